@@ -1,0 +1,27 @@
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <vector>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "squeeze: a queue manager and scheduler for GPU training jobs.\n"
+      "It squeezes idle capacity out of the GPUs a team already has (priorities, backfill,\n"
+      "slicing, preemption, packing) and proves it by replaying real cluster traces."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "squeeze 0.1.0");
+  std::vector<std::pair<CLI::App*, squeeze::CommandRun>> commands;
+  auto* simulate = app.add_subcommand(
+      "simulate", "Replay a job trace on a cluster under one or more policies and compare them");
+  commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  for (auto& [sub, run] : commands) {
+    if (sub->parsed()) return run();
+  }
+  return 2;
+}

@@ -1,0 +1,181 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "config/cluster_file.h"
+#include "core/duration.h"
+#include "core/policy.h"
+#include "sim/metrics.h"
+#include "sim/readers/trace_reader.h"
+#include "sim/report.h"
+#include "sim/simulator.h"
+
+namespace squeeze {
+namespace {
+
+struct SimulateFlags {
+  std::string trace;
+  std::string cluster;
+  std::string policies = "squeeze";
+  uint64_t seed = 1;
+  std::string json_out;
+  std::string svg_out;
+  bool skip_bad_rows = false;
+  bool ignore_pools = false;
+  bool borrow = false;
+  std::string slice;
+  std::vector<std::string> settings;
+  bool assume_preemptible = true;
+  bool assume_checkpointable = true;
+  bool quiet = false;
+};
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep)) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "squeeze simulate: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
+  std::vector<std::string> names = Split(f.policies, ',');
+  if (names.empty()) return Status::Error("--policy: no policy named");
+  if (f.borrow) {
+    const size_t n = names.size();
+    for (size_t i = 0; i < n; ++i) names.push_back(names[i] + "+borrow");
+  }
+  std::vector<Policy> out;
+  for (const auto& name : names) {
+    auto p = NamedPolicy(name);
+    if (!p.ok()) return p.status().WithContext("--policy");
+    if (!f.slice.empty()) {
+      auto slice = ParseDuration(f.slice);
+      if (!slice.ok()) return slice.status().WithContext("--slice");
+      p->slice = *slice;
+    }
+    for (const auto& setting : f.settings) {
+      const size_t eq = setting.find('=');
+      if (eq == std::string::npos) {
+        return Status::Error("--set: '" + setting + "' is not KEY=VALUE");
+      }
+      Status st = SetPolicyOption(*p, setting.substr(0, eq), setting.substr(eq + 1));
+      if (!st.ok()) return st.WithContext("--set");
+    }
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+int RunSimulate(const SimulateFlags& f) {
+  ReadOptions read;
+  read.skip_bad_rows = f.skip_bad_rows;
+  read.default_preemptible = f.assume_preemptible;
+  read.default_checkpointable = f.assume_checkpointable;
+  auto trace = ReadTrace(f.trace, read);
+  if (!trace.ok()) {
+    std::cerr << "squeeze simulate: " << trace.status().message() << "\n";
+    return 1;
+  }
+  if (trace->skipped_rows > 0) {
+    std::cerr << "squeeze simulate: skipped " << trace->skipped_rows << " bad rows of "
+              << f.trace << "\n";
+    for (const auto& m : trace->skipped) std::cerr << "  " << m << "\n";
+  }
+  auto cluster = LoadClusterFile(f.cluster);
+  if (!cluster.ok()) {
+    std::cerr << "squeeze simulate: " << cluster.status().message() << "\n";
+    return 1;
+  }
+  auto policies = ResolvePolicies(f);
+  if (!policies.ok()) {
+    std::cerr << "squeeze simulate: " << policies.status().message() << "\n";
+    return 1;
+  }
+  const bool show_progress = !f.quiet && isatty(STDERR_FILENO);
+  std::vector<PolicyRun> runs;
+  for (const Policy& policy : *policies) {
+    SimOptions options;
+    options.seed = f.seed;
+    options.ignore_trace_pools = f.ignore_pools;
+    if (show_progress) {
+      options.progress = [&policy](double done) {
+        std::fprintf(stderr, "\r%-16s %5.1f%%", policy.name.c_str(), 100 * done);
+        if (done >= 1) std::fprintf(stderr, "\n");
+      };
+    }
+    auto result = Simulate(*trace, *cluster, policy, options);
+    if (!result.ok()) {
+      std::cerr << "squeeze simulate: policy " << policy.name << ": "
+                << result.status().message() << "\n";
+      return 1;
+    }
+    for (const auto& r : result->rejected) std::cerr << "squeeze simulate: rejected " << r << "\n";
+    Summary summary = Summarize(*result, *cluster);
+    runs.push_back({std::move(*result), std::move(summary)});
+  }
+  std::cout << FormatTable(runs);
+  if (!f.json_out.empty() && !WriteFile(f.json_out, FormatJson(runs, f.trace, f.cluster))) return 1;
+  if (!f.svg_out.empty() &&
+      !WriteFile(f.svg_out, QueueCdfSvg(runs, "Queueing delay CDF: " + f.trace))) {
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CommandRun RegisterSimulate(CLI::App& app) {
+  auto f = std::make_shared<SimulateFlags>();
+  app.add_option("--trace", f->trace,
+                 "Job trace: Philly CSV (philly.csv, philly_oct_nov.csv) or a job-profile CSV")
+      ->required();
+  app.add_option("--cluster", f->cluster, "Cluster file (YAML) or pool,nodes,gpus_per_node CSV")
+      ->required();
+  app.add_option("--policy", f->policies,
+                 "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, "
+                 "squeeze; NAME+borrow lets pools lend idle GPUs)")
+      ->capture_default_str();
+  app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
+  app.add_option("--json", f->json_out, "Write the results as JSON to this file");
+  app.add_option("--svg", f->svg_out, "Write the queueing-delay CDF plot to this file");
+  app.add_flag("--skip-bad-rows", f->skip_bad_rows,
+               "Skip and count malformed trace rows instead of failing");
+  app.add_flag("--ignore-pools", f->ignore_pools,
+               "Let every job run in any pool, whatever pool the trace names");
+  app.add_flag("--borrow", f->borrow,
+               "Also run each policy with borrowing between pools (reported as NAME+borrow)");
+  app.add_option("--slice", f->slice, "Slice length for sliced policies (e.g. 30m)");
+  app.add_option("--set", f->settings,
+                 "Change a policy setting for a what-if run, KEY=VALUE (repeatable; see "
+                 "docs/policies.md)");
+  app.add_option("--assume-preemptible", f->assume_preemptible,
+                 "Whether jobs a trace says nothing about may be preempted")
+      ->capture_default_str();
+  app.add_option("--assume-checkpointable", f->assume_checkpointable,
+                 "Whether jobs a trace says nothing about checkpoint when asked")
+      ->capture_default_str();
+  app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
+  return [f] { return RunSimulate(*f); };
+}
+
+}  // namespace squeeze

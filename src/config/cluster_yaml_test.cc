@@ -1,0 +1,225 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/cluster_file.h"
+
+namespace squeeze {
+namespace {
+
+// Expects `r` to fail with a message that contains every one of `parts`.
+void ExpectError(const Result<ClusterSpec>& r, const std::vector<std::string>& parts) {
+  ASSERT_FALSE(r.ok()) << "expected an error containing '" << parts.front() << "'";
+  const std::string message = r.status().message();
+  for (const std::string& part : parts) {
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+  }
+}
+
+Result<ClusterSpec> Parse(const std::string& text) { return ParseClusterYaml(text, "c.yaml"); }
+
+TEST(ClusterYamlTest, ParsesEveryField) {
+  const Result<ClusterSpec> r = Parse(R"(
+pools:
+  - name: a100-owned
+    kind: colocated
+    region: us-east
+    price_per_gpu_hour: 2.5
+    backend: slurm
+    team_quota_gpus: {vision: 16, nlp: 8}
+    nodes:
+      - name: a100-0
+        count: 1
+        gpus: 4
+        gpu_model: A100
+        gpu_memory_mib: 81920
+        cpu_milli: 128000
+        memory_mib: 1048576
+        labels: {rack: r1, switch: s2}
+  - name: spot
+    kind: on-demand
+    nodes:
+      - name: s-0
+)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->pools.size(), 2u);
+  const PoolSpec& p = r->pools[0];
+  EXPECT_EQ(p.name, "a100-owned");
+  EXPECT_EQ(p.kind, PoolKind::kColocated);
+  EXPECT_EQ(p.region, "us-east");
+  EXPECT_DOUBLE_EQ(p.price_per_gpu_hour, 2.5);
+  EXPECT_EQ(p.backend, "slurm");
+  EXPECT_EQ(p.team_quota_gpus, (std::map<std::string, int>{{"vision", 16}, {"nlp", 8}}));
+  EXPECT_EQ(r->pools[1].kind, PoolKind::kOnDemand);
+  ASSERT_EQ(r->nodes.size(), 2u);
+  const NodeSpec& n = r->nodes[0];
+  EXPECT_EQ(n.name, "a100-0");
+  EXPECT_EQ(n.pool, "a100-owned");
+  EXPECT_EQ(n.gpus, 4);
+  EXPECT_EQ(n.gpu_model, "A100");
+  EXPECT_EQ(n.gpu_memory_mib, 81920);
+  EXPECT_EQ(n.cpu_milli, 128000);
+  EXPECT_EQ(n.memory_mib, 1048576);
+  EXPECT_EQ(n.labels, (std::map<std::string, std::string>{{"rack", "r1"}, {"switch", "s2"}}));
+  EXPECT_EQ(r->nodes[1].pool, "spot");
+}
+
+TEST(ClusterYamlTest, NodeGroupsExpandToNames) {
+  const Result<ClusterSpec> r = Parse(R"(
+pools:
+  - name: p
+    nodes:
+      - {count: 3, name_prefix: a100-, gpus: 2, labels: {rack: r9}}
+      - count: 2
+)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> names;
+  for (const NodeSpec& n : r->nodes) names.push_back(n.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a100-0", "a100-1", "a100-2", "p-0", "p-1"}));
+  EXPECT_EQ(r->nodes[2].gpus, 2);
+  EXPECT_EQ(r->nodes[2].labels.at("rack"), "r9");
+  EXPECT_EQ(r->nodes[3].gpus, 8);
+  EXPECT_EQ(r->TotalGpus(), 3 * 2 + 2 * 8);
+}
+
+TEST(ClusterYamlTest, DefaultsApply) {
+  const Result<ClusterSpec> r = Parse("pools:\n  - name: p\n    nodes:\n      - name: n\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const PoolSpec& p = r->pools[0];
+  EXPECT_EQ(p.kind, PoolKind::kOwned);
+  EXPECT_EQ(p.region, "default");
+  EXPECT_EQ(p.price_per_gpu_hour, 0);
+  EXPECT_EQ(p.backend, "local");
+  EXPECT_TRUE(p.team_quota_gpus.empty());
+  const NodeSpec& n = r->nodes[0];
+  EXPECT_EQ(n.gpus, 8);
+  EXPECT_EQ(n.gpu_model, "gpu");
+  EXPECT_EQ(n.gpu_memory_mib, 0);
+  EXPECT_EQ(n.cpu_milli, 0);
+  EXPECT_EQ(n.memory_mib, 0);
+  EXPECT_TRUE(n.labels.empty());
+}
+
+TEST(ClusterYamlTest, AcceptsEveryKindNumericNamesAndPoolsWithoutNodes) {
+  const Result<ClusterSpec> r = Parse(R"(
+pools:
+  - {name: 6214e9, kind: owned, nodes: [{count: 1}]}
+  - {name: b, kind: colocated}
+  - {name: c, kind: spot, price_per_gpu_hour: "1e-1"}
+  - {name: d, kind: reserved, nodes: []}
+  - {name: e, kind: on-demand}
+)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->pools[0].name, "6214e9");
+  EXPECT_EQ(r->nodes[0].name, "6214e9-0");
+  EXPECT_EQ(r->pools[2].kind, PoolKind::kSpot);
+  EXPECT_DOUBLE_EQ(r->pools[2].price_per_gpu_hour, 0.1);
+  EXPECT_EQ(r->pools[3].kind, PoolKind::kReserved);
+  EXPECT_EQ(r->nodes.size(), 1u);
+}
+
+TEST(ClusterYamlTest, UnknownKeyNamesKeyPathLineAndKnownKeys) {
+  const std::string text =
+      "pools:\n"
+      "  - name: a\n"
+      "    nodes: [{name: a0}]\n"
+      "  - name: b\n"
+      "    nodes:\n"
+      "      - name: b0\n"
+      "        gpu: 8\n";
+  ExpectError(Parse(text), {"c.yaml:7: pools[1].nodes[0]: unknown key 'gpu'",
+                            "known keys: name, count, name_prefix, gpus"});
+  ExpectError(Parse("pools:\n  - name: a\n    regoin: eu\n"),
+              {"c.yaml:3: pools[0]: unknown key 'regoin'", "region"});
+  ExpectError(Parse("pool:\n  - name: a\n"), {"c.yaml:1: unknown key 'pool'", "pools"});
+}
+
+TEST(ClusterYamlTest, WrongTypeNamesPathAndValue) {
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - name: a0\n        gpus: abc\n"),
+              {"c.yaml:5: pools[0].nodes[0].gpus: value 'abc' is not an integer"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - {name: a0, gpus: 1.5}\n"),
+              {"c.yaml:4: pools[0].nodes[0].gpus: value '1.5' is not an integer"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - {name: a0, gpus: [8]}\n"),
+              {"pools[0].nodes[0].gpus: expected an integer, got a list"});
+  ExpectError(Parse("pools:\n  - name: a\n    price_per_gpu_hour: cheap\n"),
+              {"c.yaml:3: pools[0].price_per_gpu_hour: value 'cheap' is not a number"});
+  ExpectError(Parse("pools:\n  - name: a\n    region:\n"),
+              {"c.yaml:3: pools[0].region: expected a string, got nothing"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes: {name: a0}\n"),
+              {"c.yaml:3: pools[0].nodes: expected a list of nodes, got a map"});
+  ExpectError(Parse("pools:\n  - name: a\n    team_quota_gpus: {vision: lots}\n"),
+              {"pools[0].team_quota_gpus.vision: value 'lots' is not an integer"});
+}
+
+TEST(ClusterYamlTest, NegativeAndOutOfRangeValues) {
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - name: a0\n        gpus: -2\n"),
+              {"c.yaml:5: pools[0].nodes[0].gpus: value '-2' must be at least 0"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0, memory_mib: -1}]\n"),
+              {"pools[0].nodes[0].memory_mib: value '-1' must be at least 0"});
+  ExpectError(Parse("pools:\n  - name: a\n    price_per_gpu_hour: -0.5\n"),
+              {"c.yaml:3: pools[0].price_per_gpu_hour: value '-0.5' must be at least 0"});
+  ExpectError(Parse("pools:\n  - name: a\n    team_quota_gpus: {nlp: -4}\n"),
+              {"c.yaml:3: pools[0].team_quota_gpus.nlp: value '-4' must be at least 0"});
+  // The upper bound on GPUs per node is ClusterSpec::Validate's, reported with the source.
+  ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0, gpus: 65}]\n"),
+              {"c.yaml: cluster: node 'a0': gpus 65 is out of range"});
+}
+
+TEST(ClusterYamlTest, DuplicateNodeNamesNameBothPlaces) {
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - name: n0\n      - name: n0\n"),
+              {"c.yaml:5: pools[0].nodes[1].name: node 'n0' is already defined at "
+               "pools[0].nodes[0].name"});
+  ExpectError(Parse("pools:\n"
+                    "  - {name: a, nodes: [{name: x-1}]}\n"
+                    "  - {name: b, nodes: [{count: 3, name_prefix: x-}]}\n"),
+              {"c.yaml:3: pools[1].nodes[0]: node 'x-1' is already defined at pools[0]"});
+}
+
+TEST(ClusterYamlTest, BadNodeGroups) {
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - count: 0\n"),
+              {"c.yaml:4: pools[0].nodes[0].count: value '0' must be at least 1"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - count: -3\n"),
+              {"c.yaml:4: pools[0].nodes[0].count: value '-3' must be at least 1"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - {name: n, count: 2}\n"),
+              {"c.yaml:4: pools[0].nodes[0].count: value '2' must be 1 with 'name'"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - {name: n, name_prefix: m}\n"),
+              {"c.yaml:4: pools[0].nodes[0]: give either 'name'"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes:\n      - gpus: 4\n"),
+              {"c.yaml:4: pools[0].nodes[0]: a node entry needs 'name'"});
+}
+
+TEST(ClusterYamlTest, PoolErrors) {
+  ExpectError(Parse("pools:\n  - name: a\n  - kind: spot\n    region: eu\n"),
+              {"c.yaml:3: pools[1]: missing required key 'name'"});
+  ExpectError(Parse("pools:\n  - name: ''\n"),
+              {"c.yaml:2: pools[0].name: value must not be empty"});
+  ExpectError(Parse("pools:\n  - name: a\n    kind: spto\n"),
+              {"c.yaml:3: pools[0].kind: value 'spto' is not a pool kind",
+               "owned, colocated, spot, reserved, on-demand"});
+  ExpectError(Parse("pools:\n  - {name: a, nodes: [{name: a0}]}\n  - {name: a}\n"),
+              {"c.yaml:3: pools[1].name: pool 'a' is already defined at pools[0]"});
+}
+
+TEST(ClusterYamlTest, DocumentShapeErrors) {
+  ExpectError(Parse(""), {"c.yaml: the file is empty"});
+  ExpectError(Parse("# only a comment\n\n"), {"c.yaml: the file is empty"});
+  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, got a list"});
+  ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
+  ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
+  ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});
+  ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0}]\n---\npools: []\n"),
+              {"c.yaml: holds 2 YAML documents"});
+  ExpectError(Parse("pools:\n  - name: a\n    name: b\n"),
+              {"c.yaml:3: pools[0]: key 'name' is given twice"});
+  ExpectError(Parse("pools:\n  - {name: a}\n"), {"c.yaml: cluster: no nodes"});
+}
+
+TEST(ClusterYamlTest, SyntaxErrorNamesLineAndColumn) {
+  ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0\n"),
+              {"c.yaml:", "YAML syntax error"});
+  ExpectError(Parse("pools:\n  - name: [a\n  - name: b\n"), {"c.yaml:", "YAML syntax error"});
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,53 @@
+// The actions of a scheduling cycle, run in the order a policy lists them. Each walks the
+// state through the CycleContext and records what it changes as decisions.
+//   allocate  start jobs in policy order; a job that does not fit blocks its pool (strict or
+//             with a reservation when the policy backfills) or is skipped (greedy)
+//   reclaim   evict borrowers from a pool (or a team's guarantee) its owner needs
+//   backfill  start later jobs where they do not delay the reservations
+//   borrow    start preemptible jobs on other pools' idle GPUs, as borrowers
+//   preempt   evict less urgent preemptible jobs for a waiting one
+//   slice     at a slice end, a job yields to waiting work that ranks ahead of it
+#ifndef SQUEEZE_CORE_ACTIONS_ACTIONS_H_
+#define SQUEEZE_CORE_ACTIONS_ACTIONS_H_
+
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/cycle.h"
+
+namespace squeeze {
+
+void RunAllocate(CycleContext& c);
+void RunReclaim(CycleContext& c);
+void RunBackfill(CycleContext& c);
+void RunBorrow(CycleContext& c);
+void RunPreempt(CycleContext& c);
+void RunSlice(CycleContext& c);
+
+// Shared by the actions: where a job may start in one pool (honouring team guarantees) and
+// whether that start is borrowed capacity.
+struct PoolPlacement {
+  Placement placement;
+  bool borrowed = false;
+};
+std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, int pool,
+                                         const std::unordered_map<int, int>* caps);
+// Where a job may start at home: its home pool, or the first pool that fits for a job that
+// names none.
+std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
+                                         const std::unordered_map<int, int>* caps);
+// The fair-share measure for the queue walk (null when the policy has no fair share).
+PendingQueue::TeamMeasure FairShareMeasure(const CycleContext& c);
+
+// The cheapest running jobs, among those `eligible` allows, whose stopping makes room for
+// `job` in `groups` (least work lost since their last checkpoint first). Empty when the job
+// already fits or no eligible set would do.
+std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
+                                 const std::vector<int>& groups,
+                                 const std::function<bool(const Job&)>& eligible);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_ACTIONS_ACTIONS_H_

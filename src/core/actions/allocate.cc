@@ -1,0 +1,28 @@
+#include "core/actions/actions.h"
+#include "core/reservation.h"
+
+namespace squeeze {
+
+void RunAllocate(CycleContext& c) {
+  const bool reserve = c.s.policy.Has("backfill");
+  const bool strict = reserve || c.s.policy.strict;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        Job& job = c.job(p.entry.id);
+        if (!c.s.awaiting_stops.count(job.spec.id)) {
+          if (auto placed = PlaceAtHome(c, job, &c.caps)) {
+            c.Start(job, std::move(placed->placement), placed->borrowed);
+            return PendingQueue::Visit::kNext;
+          }
+        }
+        if (!strict) return PendingQueue::Visit::kNext;
+        if (reserve && !c.reservations.count(p.scope)) {
+          if (auto r = ComputeReservation(c, job)) c.AddReservation(std::move(*r));
+        }
+        return PendingQueue::Visit::kSkipScope;
+      },
+      FairShareMeasure(c));
+  c.FlushStarted();
+}
+
+}  // namespace squeeze

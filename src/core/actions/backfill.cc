@@ -1,0 +1,54 @@
+#include "core/actions/actions.h"
+
+namespace squeeze {
+namespace {
+
+// Free whole GPUs in the pools a scope may use.
+bool ScopeHasFreeGpus(const CycleContext& c, int scope) {
+  auto pool_free = [&](int pool) {
+    for (int g : c.s.cluster.PoolGroups(pool)) {
+      if (c.s.cluster.group(g).free_milli > 0) return true;
+    }
+    return false;
+  };
+  if (scope < c.AnyScope()) return pool_free(scope);
+  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+    if (pool_free(pool)) return true;
+  }
+  return false;
+}
+
+// Long-running backfill jobs use up the spare GPUs of reserved nodes.
+void ChargeCaps(CycleContext& c, const Placement& placement) {
+  for (const auto& share : placement.shares) {
+    auto it = c.caps.find(share.node);
+    if (it != c.caps.end()) it->second -= static_cast<int>(share.gpus.size());
+  }
+}
+
+}  // namespace
+
+void RunBackfill(CycleContext& c) {
+  if (c.reservations.empty()) return;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        auto r = c.reservations.find(p.scope);
+        if (r == c.reservations.end() || r->second.job == p.entry.id) {
+          return PendingQueue::Visit::kNext;
+        }
+        if (!ScopeHasFreeGpus(c, p.scope)) return PendingQueue::Visit::kSkipScope;
+        Job& job = c.job(p.entry.id);
+        if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
+        const Time run = c.ExpectedRunTime(job);
+        const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
+        auto placed = PlaceAtHome(c, job, ends_before_shadow ? nullptr : &c.caps);
+        if (!placed) return PendingQueue::Visit::kNext;
+        if (!ends_before_shadow) ChargeCaps(c, placed->placement);
+        c.Start(job, std::move(placed->placement), placed->borrowed);
+        return PendingQueue::Visit::kNext;
+      },
+      FairShareMeasure(c));
+  c.FlushStarted();
+}
+
+}  // namespace squeeze

@@ -1,0 +1,31 @@
+#include "core/actions/actions.h"
+
+namespace squeeze {
+
+void RunBorrow(CycleContext& c) {
+  if (c.s.cluster.PoolCount() < 2) return;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        if (c.s.cluster.FreeMilli() == 0) return PendingQueue::Visit::kStop;
+        Job& job = c.job(p.entry.id);
+        if (!job.spec.preemptible || job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
+          return PendingQueue::Visit::kNext;
+        }
+        for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+          if (pool == job.home_pool) continue;
+          auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
+          if (!placement) continue;
+          for (const auto& share : placement->shares) {
+            auto it = c.caps.find(share.node);
+            if (it != c.caps.end()) it->second -= static_cast<int>(share.gpus.size());
+          }
+          c.Start(job, std::move(*placement), /*borrowed=*/true);
+          break;
+        }
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  c.FlushStarted();
+}
+
+}  // namespace squeeze

@@ -1,0 +1,60 @@
+#include "core/actions/actions.h"
+
+namespace squeeze {
+namespace {
+
+// Whole GPUs of `pool` that other teams are guaranteed but do not use now.
+int UnusedGuarantees(const CycleContext& c, int pool, const std::string& except_team) {
+  int unused = 0;
+  for (const auto& [team, quota] : c.s.cluster.spec().pools[pool].team_quota_gpus) {
+    if (team == except_team) continue;
+    auto it = c.s.team_pool_gpus.find({pool, team});
+    const int used = it == c.s.team_pool_gpus.end() ? 0 : it->second;
+    unused += std::max(0, quota - used);
+  }
+  return unused;
+}
+
+int PoolWholeFree(const CycleContext& c, int pool) {
+  int free = 0;
+  for (int g : c.s.cluster.PoolGroups(pool)) free += c.s.cluster.group(g).whole_free;
+  return free;
+}
+
+}  // namespace
+
+std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, int pool,
+                                         const std::unordered_map<int, int>* caps) {
+  bool borrowed = job.home_pool >= 0 && job.home_pool != pool;
+  if (!borrowed && !c.WithinQuota(job.spec, pool)) {
+    if (job.spec.preemptible) {
+      borrowed = true;
+    } else if (PoolWholeFree(c, pool) - job.spec.gpus <
+               UnusedGuarantees(c, pool, job.spec.team)) {
+      return std::nullopt;
+    }
+  }
+  auto placement = c.Place(job, c.GroupsFor(job.spec, pool), caps);
+  if (!placement) return std::nullopt;
+  return PoolPlacement{std::move(*placement), borrowed};
+}
+
+std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
+                                         const std::unordered_map<int, int>* caps) {
+  if (job.home_pool >= 0) return PlaceInPool(c, job, job.home_pool, caps);
+  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+    if (auto p = PlaceInPool(c, job, pool, caps)) return p;
+  }
+  return std::nullopt;
+}
+
+PendingQueue::TeamMeasure FairShareMeasure(const CycleContext& c) {
+  if (!c.s.policy.fair_share) return nullptr;
+  const EngineState* s = &c.s;
+  return [s](const std::string& team) -> double {
+    auto it = s->team_running_milli.find(team);
+    return it == s->team_running_milli.end() ? 0.0 : static_cast<double>(it->second);
+  };
+}
+
+}  // namespace squeeze

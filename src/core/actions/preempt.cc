@@ -1,0 +1,106 @@
+#include <string>
+
+#include "core/actions/actions.h"
+
+namespace squeeze {
+namespace {
+
+// How many waiting jobs one cycle tries to make room for (each try looks at every node).
+constexpr int kMaxEvictionTries = 8;
+
+bool HasVictimCandidates(const CycleContext& c, int band) {
+  const auto& by_band = c.s.running_preemptible_by_band;
+  const int upto = c.s.policy.preempt_by_order ? static_cast<int>(by_band.size()) : band;
+  for (int b = 0; b < upto && b < static_cast<int>(by_band.size()); ++b) {
+    if (by_band[b] > 0) return true;
+  }
+  return false;
+}
+
+// Stops `victims` for `job`; returns how many.
+int StopAll(CycleContext& c, const std::vector<JobId>& victims, const Job& job,
+            const std::string& why, int64_t* counter) {
+  for (JobId v : victims) {
+    c.Stop(c.job(v), why + " " + std::to_string(job.spec.id), job.spec.id);
+    ++*counter;
+  }
+  return static_cast<int>(victims.size());
+}
+
+}  // namespace
+
+void RunPreempt(CycleContext& c) {
+  int tries = 0;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        Job& job = c.job(p.entry.id);
+        if (c.s.awaiting_stops.count(job.spec.id) || !HasVictimCandidates(c, p.band)) {
+          return PendingQueue::Visit::kNext;
+        }
+        const Rank rank = c.RankOfPending(p);
+        auto eligible = [&](const Job& v) {
+          if (!v.spec.preemptible || c.now < v.min_runtime_until) return false;
+          if (c.BandOf(v) < p.band) return true;
+          return c.s.policy.preempt_by_order && rank.Before(c.RankOfRunning(v));
+        };
+        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
+        StopAll(c, victims, job, "preempted for", &c.s.counters.preemptions);
+        return ++tries >= kMaxEvictionTries ? PendingQueue::Visit::kStop
+                                            : PendingQueue::Visit::kNext;
+      },
+      nullptr);
+}
+
+void RunSlice(CycleContext& c) {
+  std::set<JobId> due;
+  for (const auto& [end, id] : c.s.slice_ends) {
+    if (end > c.now) break;
+    due.insert(id);
+  }
+  if (due.empty()) return;
+  int tries = 0;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        Job& job = c.job(p.entry.id);
+        if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
+        const Rank rank = c.RankOfPending(p);
+        auto eligible = [&](const Job& v) {
+          return due.count(v.spec.id) && rank.Before(c.RankOfRunning(v));
+        };
+        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
+        StopAll(c, victims, job, "slice ended; yields to", &c.s.counters.slice_yields);
+        for (JobId v : victims) due.erase(v);
+        if (due.empty() || ++tries >= kMaxEvictionTries) return PendingQueue::Visit::kStop;
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  for (JobId id : due) {
+    Job& job = c.job(id);
+    UnindexRunning(c.s, job);
+    while (job.slice_end <= c.now) job.slice_end += c.s.policy.slice;
+    ++job.slices;
+    IndexRunning(c.s, job);
+  }
+}
+
+void RunReclaim(CycleContext& c) {
+  if (c.s.counters.borrowed_starts == 0) return;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        Job& job = c.job(p.entry.id);
+        const int pool = job.home_pool;
+        if (pool < 0 || c.s.awaiting_stops.count(job.spec.id) || !c.WithinQuota(job.spec, pool)) {
+          return PendingQueue::Visit::kNext;
+        }
+        if (PlaceInPool(c, job, pool, &c.caps)) return PendingQueue::Visit::kNext;
+        auto eligible = [&](const Job& v) {
+          return v.borrowed && (v.home_pool != pool || v.spec.team != job.spec.team);
+        };
+        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec, pool), eligible);
+        StopAll(c, victims, job, "borrowed capacity reclaimed for", &c.s.counters.preemptions);
+        return PendingQueue::Visit::kSkipScope;
+      },
+      nullptr);
+}
+
+}  // namespace squeeze

@@ -1,0 +1,129 @@
+#include <algorithm>
+
+#include "core/actions/actions.h"
+
+namespace squeeze {
+namespace {
+
+struct Candidate {
+  double cost;
+  JobId id;
+  int frees;  // GPUs (or milli, for a fractional job) it frees where it matters
+  bool operator<(const Candidate& o) const {
+    return cost != o.cost ? cost < o.cost : id < o.id;
+  }
+};
+
+struct NodePlan {
+  double cost = 0;
+  std::vector<JobId> victims;
+};
+
+// What stopping `v` frees on GPU `gpu` of `node` (milli), or whole GPUs on the node (gpu < 0).
+int Frees(const CycleContext& c, const Job& v, int node, int gpu) {
+  const NodeState& n = c.s.cluster.node(node);
+  int freed = 0;
+  for (const auto& share : v.placement.shares) {
+    if (share.node != node) continue;
+    for (int g : share.gpus) {
+      if (gpu >= 0) {
+        if (g == gpu) freed += share.milli_per_gpu;
+      } else if (n.free_milli[g] + share.milli_per_gpu == kMilliPerGpu) {
+        ++freed;
+      }
+    }
+  }
+  return freed;
+}
+
+// The cheapest victims on `node` (and GPU `gpu`, for a fractional job) that free `need` more.
+std::optional<NodePlan> PlanOnNode(const CycleContext& c, int node, int gpu, int need,
+                                   const std::function<bool(const Job&)>& eligible) {
+  std::vector<Candidate> cands;
+  for (JobId id : c.s.node_jobs[node]) {
+    const Job& v = c.s.jobs.at(id);
+    if (v.state != JobState::kRunning || !eligible(v)) continue;
+    const int frees = Frees(c, v, node, gpu);
+    if (frees > 0) cands.push_back({v.LostGpuSecondsIfStopped(c.now), id, frees});
+  }
+  std::sort(cands.begin(), cands.end());
+  NodePlan plan;
+  for (const Candidate& cand : cands) {
+    if (need <= 0) break;
+    plan.cost += cand.cost;
+    plan.victims.push_back(cand.id);
+    need -= cand.frees;
+  }
+  if (need > 0) return std::nullopt;
+  return plan;
+}
+
+bool Better(const NodePlan& a, const std::optional<NodePlan>& best) {
+  if (!best) return true;
+  if (a.cost != best->cost) return a.cost < best->cost;
+  return a.victims.size() < best->victims.size();
+}
+
+std::vector<JobId> VictimsForWholeNodes(const CycleContext& c, const Job& job,
+                                        const std::vector<int>& groups,
+                                        const std::function<bool(const Job&)>& eligible) {
+  std::vector<std::pair<NodePlan, int>> plans;  // whole free node plans with their GPU count
+  for (int g : groups) {
+    for (int ni : c.s.cluster.group(g).nodes) {
+      const NodeState& n = c.s.cluster.node(ni);
+      if (auto plan = PlanOnNode(c, ni, -1, n.gpus - n.whole_free, eligible)) {
+        plans.push_back({std::move(*plan), n.gpus});
+      }
+    }
+  }
+  std::stable_sort(plans.begin(), plans.end(), [](const auto& a, const auto& b) {
+    return a.first.cost < b.first.cost;
+  });
+  std::vector<JobId> victims;
+  int have = 0;
+  for (const auto& [plan, gpus] : plans) {
+    if (have >= job.spec.gpus) break;
+    victims.insert(victims.end(), plan.victims.begin(), plan.victims.end());
+    have += gpus;
+  }
+  if (have < job.spec.gpus) return {};
+  std::sort(victims.begin(), victims.end());
+  victims.erase(std::unique(victims.begin(), victims.end()), victims.end());
+  return victims;
+}
+
+}  // namespace
+
+std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
+                                 const std::vector<int>& groups,
+                                 const std::function<bool(const Job&)>& eligible) {
+  const JobSpec& spec = job.spec;
+  if (spec.gpus <= 0) return {};
+  std::optional<NodePlan> best;
+  bool single_node_possible = false;
+  for (int g : groups) {
+    const NodeGroup& group = c.s.cluster.group(g);
+    for (int ni : group.nodes) {
+      const NodeState& n = c.s.cluster.node(ni);
+      if (!spec.WholeGpus()) {
+        for (int k = 0; k < n.gpus; ++k) {
+          if (n.free_milli[k] >= spec.gpu_milli) return {};
+          single_node_possible = true;
+          auto plan = PlanOnNode(c, ni, k, spec.gpu_milli - n.free_milli[k], eligible);
+          if (plan && Better(*plan, best)) best = std::move(plan);
+        }
+        continue;
+      }
+      if (n.gpus < spec.gpus) continue;
+      single_node_possible = true;
+      if (n.whole_free >= spec.gpus) return {};
+      auto plan = PlanOnNode(c, ni, -1, spec.gpus - n.whole_free, eligible);
+      if (plan && Better(*plan, best)) best = std::move(plan);
+    }
+  }
+  if (best) return best->victims;
+  if (single_node_possible) return {};
+  return VictimsForWholeNodes(c, job, groups, eligible);
+}
+
+}  // namespace squeeze

@@ -1,0 +1,49 @@
+// The description of a cluster: pools and their nodes, as a cluster file gives them.
+// Plain data, validated by Validate(); shared by the simulator and the server.
+#ifndef SQUEEZE_CORE_CLUSTER_SPEC_H_
+#define SQUEEZE_CORE_CLUSTER_SPEC_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+struct PoolSpec {
+  std::string name;
+  PoolKind kind = PoolKind::kOwned;
+  std::string region = "default";
+  double price_per_gpu_hour = 0;
+  std::string backend = "local";
+  // Guaranteed whole GPUs of this pool per team. A team's unused guarantee is lent to others
+  // as preemptible capacity and taken back when the team needs it.
+  std::map<std::string, int> team_quota_gpus;
+};
+
+struct NodeSpec {
+  std::string name;
+  std::string pool;
+  std::string gpu_model = "gpu";
+  int gpus = 8;
+  int64_t gpu_memory_mib = 0;
+  int64_t cpu_milli = 0;   // 0 = not tracked
+  int64_t memory_mib = 0;  // 0 = not tracked
+  std::map<std::string, std::string> labels;
+};
+
+struct ClusterSpec {
+  std::vector<PoolSpec> pools;
+  std::vector<NodeSpec> nodes;
+
+  // Checks names are unique, every node names a known pool, counts are sane.
+  Status Validate() const;
+  int TotalGpus() const;
+  int PoolIndex(const std::string& name) const;  // -1 if absent
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_CLUSTER_SPEC_H_

@@ -1,0 +1,79 @@
+// The free capacity of a cluster, indexed for placement: nodes are grouped by (pool, GPU
+// model), and within a group kept in buckets by their number of fully free GPUs, so that
+// "the best-fitting node for g GPUs" is a bucket look-up, not a scan. Owned by the Scheduler;
+// not thread-safe.
+#ifndef SQUEEZE_CORE_CLUSTER_STATE_H_
+#define SQUEEZE_CORE_CLUSTER_STATE_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.h"
+#include "core/placement.h"
+
+namespace squeeze {
+
+struct NodeState {
+  int index = 0;
+  int pool = 0;
+  int group = 0;
+  int gpus = 0;
+  int whole_free = 0;              // GPUs with all 1000 milli free
+  std::vector<int> free_milli;     // per GPU
+  int64_t cpu_free = 0;            // meaningful when cpu_tracked
+  int64_t memory_free = 0;         // meaningful when memory_tracked
+  bool cpu_tracked = false;
+  bool memory_tracked = false;
+};
+
+// Nodes of one pool with one GPU model.
+struct NodeGroup {
+  int pool = 0;
+  std::string gpu_model;
+  int64_t gpu_memory_mib = 0;      // smallest GPU memory of its nodes
+  int max_gpus_per_node = 0;
+  std::vector<int> nodes;          // ascending node index
+  std::vector<std::set<int>> by_whole_free;  // [k] = nodes with exactly k whole free GPUs
+  int64_t free_milli = 0;          // sum of free milli over its GPUs
+  int whole_free = 0;              // sum of whole free GPUs
+  int total_gpus = 0;
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(const ClusterSpec& spec);
+
+  const ClusterSpec& spec() const { return spec_; }
+  const std::vector<NodeState>& nodes() const { return nodes_; }
+  const NodeState& node(int i) const { return nodes_[i]; }
+  const std::vector<NodeGroup>& groups() const { return groups_; }
+  const NodeGroup& group(int g) const { return groups_[g]; }
+  // Groups of a pool, in model-name order.
+  const std::vector<int>& PoolGroups(int pool) const { return pool_groups_[pool]; }
+  int PoolCount() const { return static_cast<int>(spec_.pools.size()); }
+  int TotalGpus() const { return total_gpus_; }
+  int64_t FreeMilli() const { return free_milli_; }
+  int PoolTotalGpus(int pool) const { return pool_total_gpus_[pool]; }
+
+  // Whether the node has room for `share` (GPUs free enough, CPU and memory).
+  bool Fits(const NodeShare& share) const;
+  void Allocate(const Placement& placement);
+  void Release(const Placement& placement);
+
+ private:
+  void Take(const NodeShare& share, int sign);
+  void Rebucket(NodeState& n, int old_whole);
+
+  ClusterSpec spec_;
+  std::vector<NodeState> nodes_;
+  std::vector<NodeGroup> groups_;
+  std::vector<std::vector<int>> pool_groups_;
+  std::vector<int> pool_total_gpus_;
+  int total_gpus_ = 0;
+  int64_t free_milli_ = 0;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_CLUSTER_STATE_H_

@@ -1,0 +1,149 @@
+#include "core/cycle.h"
+
+#include <algorithm>
+
+namespace squeeze {
+
+int CycleContext::ScopeOf(const JobSpec& spec) const {
+  const int pool = s.jobs.count(spec.id) ? s.jobs.at(spec.id).home_pool : -1;
+  return pool >= 0 ? pool : AnyScope();
+}
+
+std::vector<int> CycleContext::GroupsFor(const JobSpec& spec, int pool) const {
+  std::vector<int> out;
+  auto add_pool = [&](int p) {
+    const PoolSpec& ps = s.cluster.spec().pools[p];
+    if (!spec.regions.empty() &&
+        std::find(spec.regions.begin(), spec.regions.end(), ps.region) == spec.regions.end()) {
+      return;
+    }
+    for (int g : s.cluster.PoolGroups(p)) {
+      const NodeGroup& group = s.cluster.group(g);
+      if (!spec.gpu_models.empty() &&
+          std::find(spec.gpu_models.begin(), spec.gpu_models.end(), group.gpu_model) ==
+              spec.gpu_models.end()) {
+        continue;
+      }
+      if (spec.min_gpu_memory_mib > group.gpu_memory_mib) continue;
+      out.push_back(g);
+    }
+  };
+  if (pool >= 0) {
+    add_pool(pool);
+  } else {
+    const int home = s.jobs.count(spec.id) ? s.jobs.at(spec.id).home_pool : -1;
+    if (home >= 0) {
+      add_pool(home);
+    } else {
+      for (int p = 0; p < s.cluster.PoolCount(); ++p) add_pool(p);
+    }
+  }
+  return out;
+}
+
+bool CycleContext::PoolHasQuotas(int pool) const {
+  return !s.cluster.spec().pools[pool].team_quota_gpus.empty();
+}
+
+bool CycleContext::WithinQuota(const JobSpec& spec, int pool) const {
+  const auto& quotas = s.cluster.spec().pools[pool].team_quota_gpus;
+  if (quotas.empty()) return true;
+  auto q = quotas.find(spec.team);
+  if (q == quotas.end()) return false;
+  auto used = s.team_pool_gpus.find({pool, spec.team});
+  const int in_use = used == s.team_pool_gpus.end() ? 0 : used->second;
+  return in_use + spec.gpus <= q->second;
+}
+
+std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<int>& groups,
+                                             const std::unordered_map<int, int>* caps) const {
+  if (groups.empty()) return std::nullopt;
+  if (job.spec.gpus > 0) {
+    int64_t free = 0;
+    for (int g : groups) free += s.cluster.group(g).free_milli;
+    if (free < job.spec.TotalMilli()) return std::nullopt;
+  }
+  PlaceRequest req;
+  req.job = &job.spec;
+  req.groups = groups;
+  req.node_gpu_cap = caps != nullptr && !caps->empty() ? caps : nullptr;
+  return s.node_order->Place(req, s.cluster);
+}
+
+void CycleContext::Start(Job& job, Placement placement, bool borrowed) {
+  const JobId id = job.spec.id;
+  const bool restart = job.starts > 0;
+  job.placement = std::move(placement);
+  job.state = JobState::kRunning;
+  job.run_start = now;
+  job.run_overhead = restart ? RestartOverhead(job.spec) : 0;
+  job.first_start = std::min(job.first_start, now);
+  job.total_wait += now - job.queued_since;
+  ++job.starts;
+  job.borrowed = borrowed;
+  job.min_runtime_until = now + job.run_overhead + s.policy.min_runtime;
+  const bool sliced =
+      s.policy.Has("slice") && job.spec.checkpointable && job.spec.preemptible;
+  job.slice_end = sliced ? now + job.run_overhead + s.policy.slice : kNever;
+  HoldCapacity(s, job);
+  IndexRunning(s, job);
+  s.deadline_watch.erase({job.deadline_watch_at, id});
+  job.deadline_watch_at = kNever;
+  s.awaiting_stops.erase(id);
+  ++s.counters.starts;
+  if (borrowed) ++s.counters.borrowed_starts;
+
+  Decision d;
+  d.kind = Decision::Kind::kStart;
+  d.job = id;
+  d.placement = job.placement;
+  d.resume = job.work_done > 0;
+  d.overhead = job.run_overhead;
+  d.slice_end = job.slice_end;
+  d.borrowed = borrowed;
+  decisions.push_back(std::move(d));
+  started.push_back(id);
+}
+
+void CycleContext::Stop(Job& job, const std::string& reason, JobId for_job) {
+  UnindexRunning(s, job);
+  job.state = JobState::kCheckpointing;
+  job.saved_at_stop = job.SavedWorkIfStopped(now);
+  if (for_job != 0) {
+    ++s.awaiting_stops[for_job];
+    s.stop_for[job.spec.id] = for_job;
+  }
+  Decision d;
+  d.kind = Decision::Kind::kStop;
+  d.job = job.spec.id;
+  d.placement = job.placement;
+  d.reason = reason;
+  decisions.push_back(std::move(d));
+}
+
+int CycleContext::BandOf(const Job& job) const { return BaseBand(s.policy, job); }
+
+Rank CycleContext::RankOfRunning(const Job& job) const {
+  return {BandOf(job), {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id}};
+}
+
+Time CycleContext::ExpectedRunTime(const Job& job) const {
+  if (!job.spec.estimate) return kNever;
+  const Time overhead = job.starts > 0 ? RestartOverhead(job.spec) : 0;
+  return overhead + std::max<Time>(0, *job.spec.estimate - job.work_done);
+}
+
+void CycleContext::AddReservation(Reservation r) {
+  for (const auto& [node, cap] : r.caps) {
+    auto [it, inserted] = caps.emplace(node, cap);
+    if (!inserted) it->second = std::min(it->second, cap);
+  }
+  reservations[r.scope] = std::move(r);
+}
+
+void CycleContext::FlushStarted() {
+  for (JobId id : started) s.pending.Remove(id);
+  started.clear();
+}
+
+}  // namespace squeeze

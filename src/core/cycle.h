@@ -1,0 +1,76 @@
+// One scheduling cycle's working context: the engine state, "now", the decisions made so far,
+// and the reservations the allocate action left for blocked jobs. The helpers here are the
+// only way actions change state, so that every change is also a decision.
+#ifndef SQUEEZE_CORE_CYCLE_H_
+#define SQUEEZE_CORE_CYCLE_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/decision.h"
+#include "core/engine_state.h"
+
+namespace squeeze {
+
+// Capacity held for a blocked job so that later jobs cannot delay it.
+struct Reservation {
+  JobId job = 0;
+  int scope = 0;
+  Time shadow = kNever;  // when it is expected to start
+  // Whole GPUs that a job still running at `shadow` may take on each reserved node.
+  std::unordered_map<int, int> caps;
+};
+
+// A job's place in the order: higher band first, then its queue entry.
+struct Rank {
+  int band = 0;
+  QueueEntry entry;
+  bool Before(const Rank& o) const {
+    return band != o.band ? band > o.band : entry < o.entry;
+  }
+};
+
+class CycleContext {
+ public:
+  CycleContext(EngineState& state, Time now) : s(state), now(now) {}
+
+  EngineState& s;
+  const Time now;
+  std::vector<Decision> decisions;
+  std::map<int, Reservation> reservations;  // by scope
+  std::unordered_map<int, int> caps;        // all reservations' caps, merged
+  std::vector<JobId> started;               // to remove from the queue after a walk
+
+  Job& job(JobId id) { return s.jobs.at(id); }
+  int ScopeOf(const JobSpec& spec) const;
+  int AnyScope() const { return s.cluster.PoolCount(); }
+  // Node groups the job may use in `pool` (-1: its home pool, or every pool if it has none).
+  std::vector<int> GroupsFor(const JobSpec& spec, int pool = -1) const;
+  bool PoolHasQuotas(int pool) const;
+  // Whether starting the job in `pool` would be within its team's guarantee.
+  bool WithinQuota(const JobSpec& spec, int pool) const;
+
+  // A placement in the given groups honouring `caps` (or none), nullopt if it does not fit.
+  std::optional<Placement> Place(const Job& job, const std::vector<int>& groups,
+                                 const std::unordered_map<int, int>* caps) const;
+  void Start(Job& job, Placement placement, bool borrowed);
+  // Asks a running job to stop; `for_job` (0: none) is the job it makes room for.
+  void Stop(Job& job, const std::string& reason, JobId for_job);
+
+  Rank RankOfPending(const QueuePosition& p) const { return {p.band, p.entry}; }
+  Rank RankOfRunning(const Job& job) const;
+  int BandOf(const Job& job) const;
+  // Run time the job is expected to need from now, by estimate (kNever without one).
+  Time ExpectedRunTime(const Job& job) const;
+  void AddReservation(Reservation r);
+  // Removes the jobs started during a walk from the queue.
+  void FlushStarted();
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_CYCLE_H_

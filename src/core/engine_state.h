@@ -1,0 +1,63 @@
+// Everything the scheduler knows between cycles: the jobs, the free capacity and the indexes
+// the actions use. Owned by one Scheduler; not thread-safe.
+#ifndef SQUEEZE_CORE_ENGINE_STATE_H_
+#define SQUEEZE_CORE_ENGINE_STATE_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/cluster_state.h"
+#include "core/job.h"
+#include "core/pending_queue.h"
+#include "core/plugins/job_order.h"
+#include "core/plugins/node_order.h"
+#include "core/policy.h"
+
+namespace squeeze {
+
+struct SchedulerCounters {
+  int64_t submitted = 0;
+  int64_t starts = 0;
+  int64_t preemptions = 0;      // stops asked by preempt and reclaim
+  int64_t slice_yields = 0;     // stops at a slice end
+  int64_t borrowed_starts = 0;
+  int64_t cycles = 0;
+};
+
+struct EngineState {
+  EngineState(const ClusterSpec& spec, Policy p) : policy(std::move(p)), cluster(spec) {}
+
+  Policy policy;
+  std::unique_ptr<JobOrder> job_order;
+  std::unique_ptr<NodeOrder> node_order;
+  ClusterState cluster;
+  std::unordered_map<JobId, Job> jobs;  // pending and active jobs only
+  PendingQueue pending;
+  std::set<std::pair<Time, JobId>> slice_ends;      // running, sliced
+  std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate
+  std::set<std::pair<Time, JobId>> deadline_watch;  // pending, deadline not yet at risk
+  std::vector<std::vector<JobId>> node_jobs;        // active jobs on each node
+  std::map<std::string, int64_t> team_running_milli;
+  std::map<std::pair<int, std::string>, int> team_pool_gpus;  // (pool, team) GPUs held
+  std::map<JobId, int> awaiting_stops;  // job -> victims still checkpointing for it
+  std::map<JobId, JobId> stop_for;      // victim -> the job it makes room for
+  std::vector<int> running_preemptible_by_band;
+  SchedulerCounters counters;
+};
+
+int BaseBand(const Policy& policy, const Job& job);
+// Adds a job that just started running to the running-job indexes, and removes it.
+void IndexRunning(EngineState& s, const Job& job);
+void UnindexRunning(EngineState& s, const Job& job);
+// Accounts for the GPUs of a job that holds them (running or checkpointing), and releases them.
+void HoldCapacity(EngineState& s, const Job& job);
+void ReleaseCapacity(EngineState& s, const Job& job);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_ENGINE_STATE_H_

@@ -1,0 +1,95 @@
+// A job: the profile a user submits (JobSpec) and the state the scheduler keeps about it (Job).
+// Plain data; owned by the Scheduler's JobTable. Not thread-safe.
+#ifndef SQUEEZE_CORE_JOB_H_
+#define SQUEEZE_CORE_JOB_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/placement.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+struct JobSpec {
+  JobId id = 0;
+  std::string name;
+  std::string team;
+  std::string pool;  // home pool; empty = any pool
+  Urgency urgency = Urgency::kNormal;
+  Time submit_time = 0;
+
+  // Demand. A job asks for `gpus` GPUs, each `gpu_milli` of a card (1000 = whole card; a
+  // fraction is only meaningful with gpus == 1). All GPUs are given at once (gang).
+  int gpus = 1;
+  int gpu_milli = kMilliPerGpu;
+  std::vector<std::string> gpu_models;  // allowed models; empty = any
+  int64_t min_gpu_memory_mib = 0;
+  int64_t cpu_milli = 0;   // whole job, spread over its nodes in proportion to GPUs
+  int64_t memory_mib = 0;  // whole job, likewise
+
+  // Interruptibility.
+  bool preemptible = false;
+  bool checkpointable = false;      // saves its state when asked and resumes from it
+  Time checkpoint_interval = 0;     // periodic checkpoints; 0 = only when asked
+  Time checkpoint_cost = 0;         // seconds a checkpoint takes (GPUs held meanwhile)
+  std::optional<Time> restart_overhead;  // seconds lost on each restart; default by GPU count
+
+  std::optional<Time> estimate;  // estimated run time, seconds
+  std::optional<Time> deadline;  // absolute time by which it should finish
+
+  std::vector<std::string> regions;  // allowed regions; empty = any
+
+  int64_t TotalMilli() const { return static_cast<int64_t>(gpus) * gpu_milli; }
+  bool WholeGpus() const { return gpu_milli == kMilliPerGpu; }
+};
+
+// The restart overhead the reference simulators charge: 7 s (1 GPU), 30 s (2-8), 60 s (>8).
+Time DefaultRestartOverhead(int gpus);
+Time RestartOverhead(const JobSpec& spec);
+
+struct Job {
+  JobSpec spec;
+  JobState state = JobState::kPending;
+
+  // Service accounting. `work_done` is useful progress in seconds that survives a restart
+  // (up to the last checkpoint); overhead is not progress.
+  Time work_done = 0;
+  double attained_gpu_s = 0;  // GPU-seconds held while running, overhead included
+  Time first_start = kNever;
+  Time run_start = kNever;       // start of the current run
+  Time run_overhead = 0;         // restart overhead paid at the start of the current run
+  Time slice_end = kNever;       // end of the current slice, if sliced
+  Time queued_since = 0;         // when it last became pending
+  Time total_wait = 0;           // summed over all pending periods that ended
+  int preemptions = 0;
+  int slices = 0;
+  int starts = 0;
+  Time min_runtime_until = 0;    // not preemptible before this time
+  bool borrowed = false;         // running on capacity lent by another pool or team
+  bool deadline_at_risk = false;  // its deadline cannot be met unless it runs soon
+  Time deadline_watch_at = kNever;  // while pending: when its deadline becomes at risk
+  int home_pool = -1;            // index of spec.pool; -1 = any pool
+  Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
+  Placement placement;
+
+  bool IsActive() const {
+    return state == JobState::kRunning || state == JobState::kCheckpointing;
+  }
+  // Progress so far in the current run, not counting overhead (0 if not running).
+  Time RunProgress(Time now) const;
+  // Work that survives if the job is stopped now (checkpoint semantics).
+  Time SavedWorkIfStopped(Time now) const;
+  // GPU-seconds of work lost if stopped now, restart overhead and checkpoint included.
+  double LostGpuSecondsIfStopped(Time now) const;
+  double AttainedGpuSeconds(Time now) const;
+  // Remaining run time by estimate, or nullopt when the job has no estimate.
+  std::optional<Time> EstimatedRemaining(Time now) const;
+  // Expected end of the current run by estimate (or kNever without an estimate).
+  Time EstimatedEnd() const;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_JOB_H_

@@ -1,0 +1,75 @@
+#include "core/pending_queue.h"
+
+#include <set>
+#include <vector>
+
+namespace squeeze {
+
+void PendingQueue::Add(QueuePosition position) {
+  Remove(position.entry.id);
+  queues_[Key(-position.band, position.scope, position.team)].insert(position.entry);
+  where_.emplace(position.entry.id, std::move(position));
+}
+
+bool PendingQueue::Remove(JobId id) {
+  auto it = where_.find(id);
+  if (it == where_.end()) return false;
+  const QueuePosition& p = it->second;
+  auto q = queues_.find(Key(-p.band, p.scope, p.team));
+  q->second.erase(p.entry);
+  if (q->second.empty()) queues_.erase(q);
+  where_.erase(it);
+  return true;
+}
+
+const QueuePosition* PendingQueue::Find(JobId id) const {
+  auto it = where_.find(id);
+  return it == where_.end() ? nullptr : &it->second;
+}
+
+void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) const {
+  std::set<int> skipped_scopes;
+  auto it = queues_.begin();
+  while (it != queues_.end()) {
+    const int neg_band = std::get<0>(it->first);
+    const int scope = std::get<1>(it->first);
+    // The sub-queues of one (band, scope): one per team.
+    struct Cursor {
+      const std::string* team;
+      std::set<QueueEntry>::const_iterator pos, end;
+    };
+    std::vector<Cursor> cursors;
+    for (; it != queues_.end() && std::get<0>(it->first) == neg_band &&
+           std::get<1>(it->first) == scope;
+         ++it) {
+      cursors.push_back({&std::get<2>(it->first), it->second.begin(), it->second.end()});
+    }
+    if (skipped_scopes.count(scope)) continue;
+    const int band = -neg_band;
+    while (true) {
+      Cursor* next = nullptr;
+      double next_measure = 0;
+      for (Cursor& c : cursors) {
+        if (c.pos == c.end) continue;
+        const double m = team_measure && cursors.size() > 1 ? team_measure(*c.team) : 0;
+        if (next == nullptr || m < next_measure ||
+            (m == next_measure && *c.pos < *next->pos)) {
+          next = &c;
+          next_measure = m;
+        }
+      }
+      if (next == nullptr) break;
+      const QueuePosition& p = where_.at(next->pos->id);
+      ++next->pos;
+      const Visit v = visit(p);
+      if (v == Visit::kStop) return;
+      if (v == Visit::kSkipScope) {
+        skipped_scopes.insert(scope);
+        break;
+      }
+    }
+    (void)band;
+  }
+}
+
+}  // namespace squeeze

@@ -1,0 +1,62 @@
+// The ordered set of pending jobs. Jobs are kept in sub-queues by (urgency band, scope, team),
+// each ordered by the job order key, then submit time, then id. A walk visits bands from the
+// most urgent down; within a band each scope (home pool) in turn; within a scope the teams are
+// merged by a fair-share measure the caller supplies. Owned by the Scheduler; not thread-safe.
+#ifndef SQUEEZE_CORE_PENDING_QUEUE_H_
+#define SQUEEZE_CORE_PENDING_QUEUE_H_
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/types.h"
+
+namespace squeeze {
+
+struct QueueEntry {
+  double key = 0;
+  Time submit = 0;
+  JobId id = 0;
+  bool operator<(const QueueEntry& o) const {
+    return std::tie(key, submit, id) < std::tie(o.key, o.submit, o.id);
+  }
+};
+
+struct QueuePosition {
+  int band = 0;   // higher runs first
+  int scope = 0;  // home pool index; the pool count for "any pool"
+  std::string team;
+  QueueEntry entry;
+};
+
+class PendingQueue {
+ public:
+  enum class Visit { kNext, kSkipScope, kStop };
+  using Visitor = std::function<Visit(const QueuePosition&)>;
+  using TeamMeasure = std::function<double(const std::string& team)>;
+
+  void Add(QueuePosition position);
+  bool Remove(JobId id);
+  bool Contains(JobId id) const { return where_.count(id) > 0; }
+  const QueuePosition* Find(JobId id) const;
+  size_t size() const { return where_.size(); }
+  bool empty() const { return where_.empty(); }
+
+  // Visits every pending job in order. A scope skipped in one band stays skipped in the lower
+  // bands. `team_measure` (may be null) ranks teams within a scope: smaller first, and it is
+  // read again after every visit so a team that just got GPUs yields to others.
+  // The queue must not be modified during the walk.
+  void Walk(const Visitor& visit, const TeamMeasure& team_measure) const;
+
+ private:
+  using Key = std::tuple<int, int, std::string>;  // (-band, scope, team)
+  std::map<Key, std::set<QueueEntry>> queues_;
+  std::unordered_map<JobId, QueuePosition> where_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_PENDING_QUEUE_H_

@@ -1,0 +1,46 @@
+// Node order plugins: given a job and the free capacity, choose the GPUs it would run on.
+// Each plugin is a stateless judgement; the actions decide whether to commit what it proposes.
+#ifndef SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
+#define SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/cluster_state.h"
+#include "core/job.h"
+#include "core/placement.h"
+#include "core/status.h"
+
+namespace squeeze {
+
+// What a placement may use: candidate node groups (in preference order) and, for a few nodes,
+// a cap on the whole GPUs a job may take there (how reservations protect capacity).
+struct PlaceRequest {
+  const JobSpec* job = nullptr;
+  std::vector<int> groups;
+  const std::unordered_map<int, int>* node_gpu_cap = nullptr;
+
+  // Whole GPUs of `node` this request may use.
+  int Usable(const NodeState& node) const;
+};
+
+class NodeOrder {
+ public:
+  virtual ~NodeOrder() = default;
+  virtual std::string_view name() const = 0;
+  // A placement for the job on free capacity, or nullopt when it does not fit.
+  virtual std::optional<Placement> Place(const PlaceRequest& request,
+                                         const ClusterState& cluster) const = 0;
+};
+
+// first-fit, best-fit, consolidation.
+Result<std::unique_ptr<NodeOrder>> MakeNodeOrder(std::string_view name);
+std::vector<std::string> NodeOrderNames();
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_

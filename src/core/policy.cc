@@ -1,0 +1,219 @@
+#include "core/policy.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "core/duration.h"
+#include "core/plugins/node_order.h"
+
+namespace squeeze {
+namespace {
+
+const std::vector<std::string> kActions = {"reclaim", "allocate", "backfill", "borrow",
+                                           "preempt", "slice"};
+
+Policy Fifo() {
+  Policy p;
+  p.name = "fifo";
+  return p;
+}
+
+Policy Sjf() {
+  Policy p;
+  p.name = "sjf";
+  p.job_order = "sjf";
+  p.oracle_estimates = true;
+  return p;
+}
+
+Policy Srtf() {
+  Policy p;
+  p.name = "srtf";
+  p.job_order = "srtf";
+  p.actions = {"allocate", "preempt"};
+  p.strict = false;
+  p.preempt_by_order = true;
+  p.oracle_estimates = true;
+  return p;
+}
+
+Policy Las() {
+  Policy p;
+  p.name = "las";
+  p.job_order = "las";
+  p.actions = {"allocate", "backfill", "preempt"};
+  p.preempt_by_order = true;
+  return p;
+}
+
+Policy Backfill() {
+  Policy p;
+  p.name = "backfill";
+  p.actions = {"allocate", "backfill"};
+  return p;
+}
+
+Policy Squeeze() {
+  Policy p;
+  p.name = "squeeze";
+  p.job_order = "las";
+  p.priority = true;
+  p.deadline = true;
+  p.fair_share = true;
+  p.actions = {"allocate", "reclaim", "backfill", "preempt", "slice"};
+  p.min_runtime = 300;
+  return p;
+}
+
+const std::map<std::string, std::function<Policy()>, std::less<>>& Registry() {
+  static const auto* registry = new std::map<std::string, std::function<Policy()>, std::less<>>{
+      {"fifo", Fifo}, {"sjf", Sjf},         {"srtf", Srtf},
+      {"las", Las},   {"backfill", Backfill}, {"squeeze", Squeeze},
+  };
+  return *registry;
+}
+
+// Adds `action` after the last of `after` present (or at the end).
+void InsertAfter(Policy& p, const std::string& action, const std::vector<std::string>& after) {
+  if (p.Has(action)) return;
+  auto pos = p.actions.begin();
+  for (auto it = p.actions.begin(); it != p.actions.end(); ++it) {
+    if (std::find(after.begin(), after.end(), *it) != after.end()) pos = it + 1;
+  }
+  p.actions.insert(pos, action);
+}
+
+}  // namespace
+
+bool Policy::Has(std::string_view action) const {
+  return std::find(actions.begin(), actions.end(), action) != actions.end();
+}
+
+Status Policy::Validate() const {
+  for (const auto& a : actions) {
+    if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
+      return Status::Error("policy '" + name + "': unknown action '" + a +
+                           "' (known: reclaim, allocate, backfill, borrow, preempt, slice)");
+    }
+  }
+  if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");
+  if (auto o = MakeJobOrder(job_order, order_options); !o.ok()) {
+    return o.status().WithContext("policy '" + name + "'");
+  }
+  if (auto o = MakeNodeOrder(node_order); !o.ok()) {
+    return o.status().WithContext("policy '" + name + "'");
+  }
+  if (slice <= 0) {
+    return Status::Error("policy '" + name + "': slice " + std::to_string(slice) +
+                         " must be positive");
+  }
+  if (min_runtime < 0) {
+    return Status::Error("policy '" + name + "': min_runtime " + std::to_string(min_runtime) +
+                         " is negative");
+  }
+  if (!std::is_sorted(order_options.las_thresholds.begin(), order_options.las_thresholds.end())) {
+    return Status::Error("policy '" + name + "': las thresholds must be ascending");
+  }
+  return Status::Ok();
+}
+
+Result<Policy> NamedPolicy(std::string_view name) {
+  const std::string full(name);
+  const size_t plus = full.find('+');
+  const std::string base = full.substr(0, plus);
+  auto it = Registry().find(base);
+  if (it == Registry().end()) {
+    std::string known;
+    for (const auto& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;
+    return Status::Error("unknown policy '" + base + "' (known: " + known + ")");
+  }
+  Policy p = it->second();
+  p.name = full;
+  size_t start = plus;
+  while (start != std::string::npos) {
+    const size_t next = full.find('+', start + 1);
+    const std::string modifier = full.substr(start + 1, next == std::string::npos ? std::string::npos : next - start - 1);
+    if (modifier == "borrow") {
+      InsertAfter(p, "reclaim", {"allocate"});
+      InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
+    } else {
+      return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
+                           "' (known: borrow)");
+    }
+    start = next;
+  }
+  return p;
+}
+
+namespace {
+
+std::vector<std::string> SplitBar(std::string_view value) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t bar = value.find('|', start);
+    const size_t end = bar == std::string_view::npos ? value.size() : bar;
+    if (end > start) out.emplace_back(value.substr(start, end - start));
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) {
+  const std::string k(key), v(value);
+  auto bad = [&](const std::string& why) {
+    return Status::Error("policy option " + k + ": value '" + v + "' " + why);
+  };
+  auto as_bool = [&](bool* out) -> Status {
+    if (v == "true" || v == "yes" || v == "1") *out = true;
+    else if (v == "false" || v == "no" || v == "0") *out = false;
+    else return bad("is not true or false");
+    return Status::Ok();
+  };
+  auto as_duration = [&](Time* out) -> Status {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return bad("is not a duration");
+    *out = *d;
+    return Status::Ok();
+  };
+  Status st;
+  if (k == "slice") st = as_duration(&p.slice);
+  else if (k == "min_runtime") st = as_duration(&p.min_runtime);
+  else if (k == "deadline_margin") st = as_duration(&p.deadline_margin);
+  else if (k == "job_order") p.job_order = v;
+  else if (k == "node_order") p.node_order = v;
+  else if (k == "priority") st = as_bool(&p.priority);
+  else if (k == "fair_share") st = as_bool(&p.fair_share);
+  else if (k == "deadline") st = as_bool(&p.deadline);
+  else if (k == "strict") st = as_bool(&p.strict);
+  else if (k == "preempt_by_order") st = as_bool(&p.preempt_by_order);
+  else if (k == "actions") p.actions = SplitBar(v);
+  else if (k == "las_gpu_weighted") st = as_bool(&p.order_options.las_gpu_weighted);
+  else if (k == "las_thresholds") {
+    p.order_options.las_thresholds.clear();
+    for (const auto& t : SplitBar(v)) {
+      auto d = ParseDuration(t);
+      if (!d.ok()) return bad("has '" + t + "', not a number of GPU-seconds");
+      p.order_options.las_thresholds.push_back(static_cast<double>(*d));
+    }
+  } else {
+    return Status::Error("unknown policy option '" + k +
+                         "' (known: slice, min_runtime, deadline_margin, job_order, node_order, "
+                         "priority, fair_share, deadline, strict, preempt_by_order, actions, "
+                         "las_thresholds)");
+  }
+  if (!st.ok()) return st;
+  return p.Validate();
+}
+
+std::vector<std::string> PolicyNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : Registry()) names.push_back(name);
+  return names;
+}
+
+}  // namespace squeeze

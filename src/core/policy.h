@@ -1,0 +1,57 @@
+// A policy is a named configuration of actions and plugins. The named ones (fifo, sjf, srtf,
+// las, squeeze, ...) are listed by PolicyNames() and explained in docs/policies.md.
+#ifndef SQUEEZE_CORE_POLICY_H_
+#define SQUEEZE_CORE_POLICY_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/plugins/job_order.h"
+#include "core/status.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+struct Policy {
+  std::string name;
+  // Actions in the order they run: any of "reclaim", "allocate", "backfill", "borrow",
+  // "preempt", "slice".
+  std::vector<std::string> actions = {"allocate"};
+  // Without "backfill": true = allocation stops at the first job of a pool that does not fit
+  // (strict head-of-line order); false = any later job that fits starts (greedy, no
+  // reservation, big jobs may starve).
+  bool strict = true;
+  std::string job_order = "fifo";  // fifo | sjf | las | srtf
+  std::string node_order = "consolidation";
+  JobOrderOptions order_options;
+  bool priority = false;    // urgency classes rank before the job order
+  bool fair_share = false;  // within a class, the team with the least running GPUs first
+  bool deadline = false;    // a job whose deadline is at risk moves up within its class
+  Time deadline_margin = 600;  // at risk when it cannot finish by deadline - margin if started later
+  Time slice = 1800;        // slice length for checkpointable, preemptible jobs
+  Time min_runtime = 0;     // a job is not preempted before it ran this long
+  // The "preempt" action evicts jobs of a lower urgency class; with this, also jobs of the same
+  // class that the job order ranks below the waiting job (srtf: longer remaining time).
+  bool preempt_by_order = false;
+  // Simulation only: reveal each job's true duration to the policy as its estimate (the
+  // references sjf and srtf do; squeeze never does).
+  bool oracle_estimates = false;
+
+  bool Has(std::string_view action) const;
+  Status Validate() const;
+};
+
+// A named policy, optionally with modifiers: "squeeze+borrow" lets pools lend idle GPUs to
+// other pools' preemptible jobs (adding the reclaim and borrow actions).
+Result<Policy> NamedPolicy(std::string_view name);
+std::vector<std::string> PolicyNames();
+
+// Changes one setting of a policy by name, for what-if runs: slice, min_runtime,
+// deadline_margin (durations); job_order, node_order; priority, fair_share, deadline, strict,
+// preempt_by_order (true/false); actions, las_thresholds ('|'-separated lists).
+Status SetPolicyOption(Policy& policy, std::string_view key, std::string_view value);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_POLICY_H_

@@ -1,0 +1,202 @@
+#include "core/scheduler.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/actions/actions.h"
+#include "core/cycle.h"
+
+namespace squeeze {
+
+Result<std::unique_ptr<Scheduler>> Scheduler::Create(const ClusterSpec& cluster,
+                                                     const Policy& policy) {
+  if (Status st = cluster.Validate(); !st.ok()) return st;
+  if (Status st = policy.Validate(); !st.ok()) return st;
+  auto state = std::make_unique<EngineState>(cluster, policy);
+  state->job_order = std::move(MakeJobOrder(policy.job_order, policy.order_options).value());
+  state->node_order = std::move(MakeNodeOrder(policy.node_order).value());
+  state->node_jobs.resize(cluster.nodes.size());
+  return std::unique_ptr<Scheduler>(new Scheduler(std::move(state)));
+}
+
+Status Scheduler::Validate(const JobSpec& spec) const {
+  const std::string who = "job " + std::to_string(spec.id);
+  if (state_->jobs.count(spec.id)) return Status::Error(who + ": id is already in use");
+  if (spec.gpus < 0) return Status::Error(who + ": gpus " + std::to_string(spec.gpus) + " is negative");
+  if (spec.gpu_milli < 1 || spec.gpu_milli > kMilliPerGpu) {
+    return Status::Error(who + ": gpu_milli " + std::to_string(spec.gpu_milli) +
+                         " is outside 1..1000");
+  }
+  if (spec.gpu_milli < kMilliPerGpu && spec.gpus != 1) {
+    return Status::Error(who + ": a fraction of a GPU (gpu_milli " +
+                         std::to_string(spec.gpu_milli) + ") needs gpus 1, not " +
+                         std::to_string(spec.gpus));
+  }
+  if (spec.estimate && *spec.estimate < 0) {
+    return Status::Error(who + ": estimate " + std::to_string(*spec.estimate) + " is negative");
+  }
+  if (spec.checkpoint_interval < 0 || spec.checkpoint_cost < 0 ||
+      spec.restart_overhead.value_or(0) < 0) {
+    return Status::Error(who + ": checkpoint and restart times must not be negative");
+  }
+  if (!spec.pool.empty() && state_->cluster.spec().PoolIndex(spec.pool) < 0) {
+    return Status::Error(who + ": pool '" + spec.pool + "' does not exist");
+  }
+  Job probe;
+  probe.spec = spec;
+  probe.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  CycleContext c(*state_, 0);
+  int largest = 0;
+  for (int g : c.GroupsFor(spec, probe.home_pool)) {
+    const NodeGroup& group = state_->cluster.group(g);
+    largest = std::max(largest, spec.gpus <= group.max_gpus_per_node ? group.max_gpus_per_node
+                                                                      : group.total_gpus);
+  }
+  if (spec.gpus > 0 && largest < spec.gpus) {
+    return Status::Error(who + ": no node group " +
+                         (spec.pool.empty() ? std::string("of any pool")
+                                            : "of pool '" + spec.pool + "'") +
+                         " with the allowed GPU models, memory and regions can hold " +
+                         std::to_string(spec.gpus) + " GPUs (largest: " +
+                         std::to_string(largest) + ")");
+  }
+  return Status::Ok();
+}
+
+Status Scheduler::Submit(const JobSpec& spec, Time now) {
+  if (Status st = Validate(spec); !st.ok()) return st;
+  Job job;
+  job.spec = spec;
+  job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  job.queued_since = now;
+  Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
+  ++state_->counters.submitted;
+  Enqueue(stored, now);
+  return Status::Ok();
+}
+
+void Scheduler::Enqueue(Job& job, Time now) {
+  EngineState& s = *state_;
+  job.state = JobState::kPending;
+  const Policy& p = s.policy;
+  if (p.deadline && job.spec.deadline && !job.deadline_at_risk) {
+    const Time remaining = job.spec.estimate ? std::max<Time>(0, *job.spec.estimate - job.work_done) : 0;
+    const Time latest_start = *job.spec.deadline - p.deadline_margin - remaining;
+    if (now >= latest_start) {
+      job.deadline_at_risk = true;
+    } else {
+      s.deadline_watch.insert({latest_start, job.spec.id});
+      job.deadline_watch_at = latest_start;
+    }
+  }
+  QueuePosition pos;
+  pos.band = BaseBand(p, job);
+  pos.scope = job.home_pool >= 0 ? job.home_pool : s.cluster.PoolCount();
+  if (p.fair_share) pos.team = job.spec.team;
+  pos.entry = {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id};
+  s.pending.Add(std::move(pos));
+}
+
+void Scheduler::Dequeue(Job& job) {
+  state_->pending.Remove(job.spec.id);
+  state_->deadline_watch.erase({job.deadline_watch_at, job.spec.id});
+  job.deadline_watch_at = kNever;
+}
+
+void Scheduler::PromoteDeadlines(Time now) {
+  auto& watch = state_->deadline_watch;
+  while (!watch.empty() && watch.begin()->first <= now) {
+    const JobId id = watch.begin()->second;
+    watch.erase(watch.begin());
+    Job& job = state_->jobs.at(id);
+    job.deadline_watch_at = kNever;
+    job.deadline_at_risk = true;
+    Enqueue(job, now);
+  }
+}
+
+std::vector<Decision> Scheduler::Cycle(Time now) {
+  PromoteDeadlines(now);
+  CycleContext c(*state_, now);
+  for (const std::string& action : state_->policy.actions) {
+    if (action == "allocate") RunAllocate(c);
+    else if (action == "reclaim") RunReclaim(c);
+    else if (action == "backfill") RunBackfill(c);
+    else if (action == "borrow") RunBorrow(c);
+    else if (action == "preempt") RunPreempt(c);
+    else if (action == "slice") RunSlice(c);
+  }
+  ++state_->counters.cycles;
+  return std::move(c.decisions);
+}
+
+void Scheduler::Unhold(Job& job, Time now) {
+  if (job.state == JobState::kRunning) UnindexRunning(*state_, job);
+  ReleaseCapacity(*state_, job);
+  job.attained_gpu_s = job.AttainedGpuSeconds(now);
+  auto waiting = state_->stop_for.find(job.spec.id);
+  if (waiting != state_->stop_for.end()) {
+    auto a = state_->awaiting_stops.find(waiting->second);
+    if (a != state_->awaiting_stops.end() && --a->second <= 0) state_->awaiting_stops.erase(a);
+    state_->stop_for.erase(waiting);
+  }
+}
+
+Status Scheduler::Stopped(JobId id, Time now) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || it->second.state != JobState::kCheckpointing) {
+    return Status::Error("job " + std::to_string(id) + " was not asked to stop");
+  }
+  Job& job = it->second;
+  Unhold(job, now);
+  job.work_done = job.saved_at_stop;
+  job.placement = {};
+  job.slice_end = kNever;
+  job.borrowed = false;
+  ++job.preemptions;
+  job.queued_since = now;
+  Enqueue(job, now);
+  return Status::Ok();
+}
+
+Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || !it->second.IsActive()) {
+    return Status::Error("job " + std::to_string(id) + " is not running");
+  }
+  Job job = std::move(it->second);
+  Unhold(job, now);
+  job.work_done += job.RunProgress(now);
+  job.state = success ? JobState::kDone : JobState::kFailed;
+  state_->jobs.erase(it);
+  return job;
+}
+
+Result<Job> Scheduler::Cancel(JobId id, Time now) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end()) return Status::Error("job " + std::to_string(id) + " is not known");
+  Job job = std::move(it->second);
+  if (job.IsActive()) {
+    Unhold(job, now);
+  } else {
+    Dequeue(job);
+    state_->awaiting_stops.erase(id);
+  }
+  job.state = JobState::kCancelled;
+  state_->jobs.erase(it);
+  return job;
+}
+
+Time Scheduler::NextWakeup() const {
+  Time t = kNever;
+  if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
+  if (!state_->deadline_watch.empty()) t = std::min(t, state_->deadline_watch.begin()->first);
+  return t;
+}
+
+const Job* Scheduler::Find(JobId id) const {
+  auto it = state_->jobs.find(id);
+  return it == state_->jobs.end() ? nullptr : &it->second;
+}
+
+}  // namespace squeeze

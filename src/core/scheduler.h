@@ -1,0 +1,61 @@
+// The scheduling core's entry point, shared by the simulator and the server. A driver tells
+// it what happened (a job was submitted, finished, stopped, cancelled) with the time it
+// happened, and asks it to run a cycle; the cycle returns decisions the driver carries out.
+// Pure: no clock, I/O or randomness. Not thread-safe: one driver thread calls it.
+#ifndef SQUEEZE_CORE_SCHEDULER_H_
+#define SQUEEZE_CORE_SCHEDULER_H_
+
+#include <memory>
+#include <vector>
+
+#include "core/cluster_spec.h"
+#include "core/decision.h"
+#include "core/engine_state.h"
+#include "core/job.h"
+#include "core/policy.h"
+#include "core/status.h"
+
+namespace squeeze {
+
+class Scheduler {
+ public:
+  static Result<std::unique_ptr<Scheduler>> Create(const ClusterSpec& cluster,
+                                                   const Policy& policy);
+
+  // Queues a job. Fails, changing nothing, if the spec is invalid or no node could ever hold it.
+  Status Submit(const JobSpec& spec, Time now);
+  // Runs the policy's actions once. The decisions are already applied to the scheduler's state.
+  std::vector<Decision> Cycle(Time now);
+  // A running (or stopping) job exited by itself; returns its final record and forgets it.
+  Result<Job> Finished(JobId id, Time now, bool success);
+  // A job asked to stop has stopped (after its checkpoint); it waits again.
+  Status Stopped(JobId id, Time now);
+  // Removes a job; a running one releases its GPUs at once (the driver kills it).
+  Result<Job> Cancel(JobId id, Time now);
+  // The earliest time a cycle has something to do although no event came (a slice ends, a
+  // deadline becomes at risk); kNever if none.
+  Time NextWakeup() const;
+
+  const Job* Find(JobId id) const;
+  const ClusterState& cluster() const { return state_->cluster; }
+  const Policy& policy() const { return state_->policy; }
+  const SchedulerCounters& counters() const { return state_->counters; }
+  size_t PendingCount() const { return state_->pending.size(); }
+  size_t JobCount() const { return state_->jobs.size(); }
+  // Read-only view for reports and invariant checks.
+  const EngineState& state() const { return *state_; }
+
+ private:
+  explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
+  Status Validate(const JobSpec& spec) const;
+  void Enqueue(Job& job, Time now);
+  void PromoteDeadlines(Time now);
+  void Dequeue(Job& job);
+  void Unhold(Job& job, Time now);
+
+  std::unique_ptr<EngineState> state_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_SCHEDULER_H_

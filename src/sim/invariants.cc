@@ -1,0 +1,68 @@
+#include "sim/invariants.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace squeeze {
+
+InvariantChecker::InvariantChecker(const ClusterState& cluster) {
+  for (const auto& n : cluster.nodes()) used_milli_.emplace_back(n.gpus, 0);
+}
+
+Status InvariantChecker::OnStart(const Job& job) {
+  for (const auto& share : job.placement.shares) {
+    for (int g : share.gpus) {
+      int& used = used_milli_.at(share.node).at(g);
+      used += share.milli_per_gpu;
+      if (used > kMilliPerGpu) {
+        return Status::Error("invariant: GPU " + std::to_string(g) + " of node " +
+                             std::to_string(share.node) + " given twice (job " +
+                             std::to_string(job.spec.id) + " brings it to " +
+                             std::to_string(used) + " milli)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+void InvariantChecker::OnStop(const Job& job, Time run_start, Time stop_at, Time now) {
+  for (const auto& share : job.placement.shares) {
+    for (int g : share.gpus) used_milli_[share.node][g] -= share.milli_per_gpu;
+  }
+  Ledger& l = ledgers_[job.spec.id];
+  l.held_s += static_cast<double>(now - run_start);
+  l.overhead += job.run_overhead;
+  if (stop_at == kNever) {
+    l.final_progress = std::max<Time>(0, now - run_start - job.run_overhead);
+    return;
+  }
+  const Time progress = std::max<Time>(0, stop_at - run_start - job.run_overhead);
+  l.lost += progress - (job.saved_at_stop - job.work_done);
+  l.checkpoint += now - stop_at;
+}
+
+Status InvariantChecker::OnFinish(const Job& job, Time duration) {
+  const Ledger l = ledgers_[job.spec.id];
+  ledgers_.erase(job.spec.id);
+  const std::string who = "invariant: job " + std::to_string(job.spec.id);
+  if (job.work_done != duration) {
+    return Status::Error(who + " finished with " + std::to_string(job.work_done) +
+                         " s of work done, its duration is " + std::to_string(duration));
+  }
+  const double expected =
+      static_cast<double>(duration + l.overhead + l.lost + l.checkpoint);
+  if (std::abs(l.held_s - expected) > 1e-6) {
+    return Status::Error(who + " held its GPUs " + std::to_string(l.held_s) +
+                         " s, but duration + overhead + lost work + checkpoints = " +
+                         std::to_string(expected));
+  }
+  const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;
+  if (std::abs(job.attained_gpu_s - l.held_s * share) > 1e-6 * std::max(1.0, l.held_s * share)) {
+    return Status::Error(who + ": the scheduler counts " + std::to_string(job.attained_gpu_s) +
+                         " GPU-s attained, the simulator " + std::to_string(l.held_s * share));
+  }
+  return Status::Ok();
+}
+
+}  // namespace squeeze

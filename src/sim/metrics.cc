@@ -1,0 +1,71 @@
+#include "sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace squeeze {
+namespace {
+
+constexpr double kSlowdownFloorS = 10.0;
+
+// Nearest-rank percentile of sorted values.
+double Percentile(const std::vector<Time>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
+  rank = std::clamp<size_t>(rank, 1, sorted.size());
+  return static_cast<double>(sorted[rank - 1]);
+}
+
+}  // namespace
+
+Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
+  Summary s;
+  s.policy = result.policy;
+  s.jobs = static_cast<int64_t>(result.jobs.size());
+  std::vector<Time> queues;
+  queues.reserve(result.jobs.size());
+  double queue_sum = 0, jct_sum = 0, slowdown_sum = 0, lost = 0;
+  std::map<std::string, std::pair<double, double>> pool_sums;
+  for (const JobRecord& r : result.jobs) {
+    const double jct = static_cast<double>(r.end - r.submit);
+    queues.push_back(r.queue);
+    queue_sum += static_cast<double>(r.queue);
+    jct_sum += jct;
+    slowdown_sum += std::max(1.0, jct / std::max(kSlowdownFloorS, static_cast<double>(r.duration)));
+    lost += r.lost_gpu_s;
+    if (r.had_deadline) ++s.deadlines;
+    if (r.deadline_missed) ++s.deadline_misses;
+    const std::string pool = r.pool >= 0 ? cluster.pools[r.pool].name : "*";
+    PoolSummary& ps = s.per_pool[pool];
+    ++ps.jobs;
+    auto& sums = pool_sums[pool];
+    sums.first += static_cast<double>(r.queue);
+    sums.second += jct;
+  }
+  for (auto& [pool, ps] : s.per_pool) {
+    ps.avg_queue_s = pool_sums[pool].first / ps.jobs;
+    ps.avg_jct_s = pool_sums[pool].second / ps.jobs;
+  }
+  std::sort(queues.begin(), queues.end());
+  if (s.jobs > 0) {
+    s.avg_queue_s = queue_sum / s.jobs;
+    s.avg_jct_s = jct_sum / s.jobs;
+    s.avg_bounded_slowdown = slowdown_sum / s.jobs;
+  }
+  s.p50_queue_s = Percentile(queues, 50);
+  s.p95_queue_s = Percentile(queues, 95);
+  s.p99_queue_s = Percentile(queues, 99);
+  const double capacity = static_cast<double>(result.total_gpus) * result.makespan;
+  s.gpu_utilization = capacity > 0 ? result.busy_gpu_s / capacity : 0;
+  s.preemptions = result.preemptions + result.slice_yields;
+  s.slice_yields = result.slice_yields;
+  s.borrowed_starts = result.borrowed_starts;
+  s.lost_gpu_hours = lost / 3600.0;
+  s.makespan_s = result.makespan;
+  s.rejected = static_cast<int64_t>(result.rejected.size());
+  s.wall_s = result.wall_s;
+  return s;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,46 @@
+// Summary figures of a simulation: queueing delay, JCT, slowdown, utilization, preemptions,
+// lost work, per pool.
+#ifndef SQUEEZE_SIM_METRICS_H_
+#define SQUEEZE_SIM_METRICS_H_
+
+#include <map>
+#include <string>
+
+#include "core/cluster_spec.h"
+#include "sim/simulator.h"
+
+namespace squeeze {
+
+struct PoolSummary {
+  int64_t jobs = 0;
+  double avg_queue_s = 0;
+  double avg_jct_s = 0;
+};
+
+struct Summary {
+  std::string policy;
+  int64_t jobs = 0;
+  double avg_queue_s = 0;
+  double p50_queue_s = 0;
+  double p95_queue_s = 0;
+  double p99_queue_s = 0;
+  double avg_jct_s = 0;
+  double avg_bounded_slowdown = 0;  // max(1, JCT / max(duration, 10 s))
+  double gpu_utilization = 0;       // GPU-seconds held / (GPUs x makespan)
+  int64_t preemptions = 0;          // stops of all kinds (preempt, reclaim, slice yields)
+  int64_t slice_yields = 0;
+  int64_t borrowed_starts = 0;
+  double lost_gpu_hours = 0;        // held beyond the jobs' durations
+  int64_t makespan_s = 0;
+  int64_t deadlines = 0;
+  int64_t deadline_misses = 0;
+  int64_t rejected = 0;
+  double wall_s = 0;
+  std::map<std::string, PoolSummary> per_pool;  // by home pool name ("*" = any pool)
+};
+
+Summary Summarize(const SimResult& result, const ClusterSpec& cluster);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SIM_METRICS_H_

@@ -1,0 +1,159 @@
+#include "sim/readers/job_profile_reader.h"
+
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/readers/cell_parse.h"
+
+namespace squeeze {
+namespace {
+
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+// Parses a cell (non-empty unless the column is required) into *job; on failure the status
+// holds the reason.
+using ApplyCell = Status (*)(std::string_view value, TraceJob* job);
+
+struct ProfileColumn {
+  ColumnDef def;
+  ApplyCell apply;
+};
+
+template <typename T, typename Set>
+Status Apply(Result<T> parsed, Set set) {
+  if (!parsed.ok()) return parsed.status();
+  set(*parsed);
+  return Status::Ok();
+}
+
+Status ApplyUrgency(std::string_view value, TraceJob* job) {
+  const std::optional<Urgency> u = ParseUrgency(NormalizeName(value));
+  if (!u) {
+    return Status::Error("is not valid: urgency must be one of critical, high, normal, low");
+  }
+  job->spec.urgency = *u;
+  return Status::Ok();
+}
+
+enum ProfileColumnIndex { kId, kSubmitTime, kDuration, kGpus, kPool, kName, kGpuMilli };
+
+// The order of the first seven entries follows ProfileColumnIndex.
+constexpr ProfileColumn kColumns[] = {
+    {{"id", true}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 0, kMaxInt64), [&](int64_t x) { j->spec.id = x; });
+     }},
+    {{"submit_time", true}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.submit_time = x; });
+     }},
+    {{"duration", true}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 1), [&](Time x) { j->duration = x; });
+     }},
+    {{"gpus", true}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 1, kMaxJobGpus),
+                    [&](int64_t x) { j->spec.gpus = static_cast<int>(x); });
+     }},
+    {{"pool", true}, [](std::string_view v, TraceJob* j) {
+       j->spec.pool = std::string(v);
+       return Status::Ok();
+     }},
+    {{"name", false}, [](std::string_view v, TraceJob* j) {
+       j->spec.name = std::string(v);
+       return Status::Ok();
+     }},
+    {{"gpu_milli", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 1, kMilliPerGpu),
+                    [&](int64_t x) { j->spec.gpu_milli = static_cast<int>(x); });
+     }},
+    {{"team", false}, [](std::string_view v, TraceJob* j) {
+       j->spec.team = std::string(v);
+       return Status::Ok();
+     }},
+    {{"urgency", false}, ApplyUrgency},
+    {{"gpu_models", false}, [](std::string_view v, TraceJob* j) {
+       j->spec.gpu_models = SplitListCell(v);
+       return Status::Ok();
+     }},
+    {{"min_gpu_memory_mib", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 0, kMaxInt64),
+                    [&](int64_t x) { j->spec.min_gpu_memory_mib = x; });
+     }},
+    {{"cpu_milli", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 0, kMaxInt64), [&](int64_t x) { j->spec.cpu_milli = x; });
+     }},
+    {{"memory_mib", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 0, kMaxInt64), [&](int64_t x) { j->spec.memory_mib = x; });
+     }},
+    {{"preemptible", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseBoolCell(v), [&](bool x) { j->spec.preemptible = x; });
+     }},
+    {{"checkpointable", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseBoolCell(v), [&](bool x) { j->spec.checkpointable = x; });
+     }},
+    {{"checkpoint_interval", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.checkpoint_interval = x; });
+     }},
+    {{"checkpoint_cost", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.checkpoint_cost = x; });
+     }},
+    {{"restart_overhead", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.restart_overhead = x; });
+     }},
+    {{"estimate", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 1), [&](Time x) { j->spec.estimate = x; });
+     }},
+    {{"deadline", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.deadline = x; });
+     }},
+    {{"regions", false}, [](std::string_view v, TraceJob* j) {
+       j->spec.regions = SplitListCell(v);
+       return Status::Ok();
+     }},
+};
+constexpr size_t kNumColumns = std::size(kColumns);
+static_assert(kColumns[kPool].def.name == "pool" && kColumns[kName].def.name == "name" &&
+              kColumns[kGpuMilli].def.name == "gpu_milli");
+
+const std::array<ColumnDef, kNumColumns>& ColumnDefs() {
+  static const std::array<ColumnDef, kNumColumns> defs = [] {
+    std::array<ColumnDef, kNumColumns> out;
+    for (size_t i = 0; i < kNumColumns; ++i) out[i] = kColumns[i].def;
+    return out;
+  }();
+  return defs;
+}
+
+Status ParseProfileRow(const std::vector<int>& col, const CsvRecord& row,
+                       TraceBuilder* builder) {
+  TraceJob job = builder->NewJob();
+  for (size_t i = 0; i < kNumColumns; ++i) {
+    if (col[i] < 0) continue;
+    const std::string_view value = row.fields[col[i]];
+    if (value.empty() && !kColumns[i].def.required) continue;
+    Status s = kColumns[i].apply(value, &job);
+    if (!s.ok()) return builder->CellError(row.line, kColumns[i].def.name, value, s);
+  }
+  if (job.spec.gpu_milli < kMilliPerGpu && job.spec.gpus != 1) {
+    return builder->CellError(row.line, "gpu_milli", row.fields[col[kGpuMilli]],
+                              "is only allowed with gpus = 1 (this row asks for " +
+                                  std::to_string(job.spec.gpus) + " GPUs)");
+  }
+  if (job.spec.name.empty()) job.spec.name = std::to_string(job.spec.id);
+  return builder->AddUnique(std::move(job), row.line, "id", row.fields[col[kId]]);
+}
+
+}  // namespace
+
+std::span<const ColumnDef> JobProfileColumns() { return ColumnDefs(); }
+
+Status ReadJobProfileRows(const CsvRecord& header, CsvReader* csv, TraceBuilder* builder) {
+  Result<std::vector<int>> col = builder->MapHeader(header, ColumnDefs());
+  if (!col.ok()) return col.status();
+  return builder->ForEachRow(csv, header.fields.size(),
+                             [&](const CsvRecord& row, int) {
+                               return ParseProfileRow(*col, row, builder);
+                             });
+}
+
+}  // namespace squeeze

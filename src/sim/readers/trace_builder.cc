@@ -1,0 +1,169 @@
+#include "sim/readers/trace_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "sim/readers/cell_parse.h"
+
+namespace squeeze {
+namespace {
+
+// Values longer than this are cut in messages.
+constexpr size_t kMaxShownValue = 60;
+
+std::string ShowValue(std::string_view value) {
+  if (value.size() <= kMaxShownValue) return std::string(value);
+  return std::string(value.substr(0, kMaxShownValue)) + "...";
+}
+
+std::string JoinNames(std::span<const ColumnDef> columns, bool required_only) {
+  std::string out;
+  for (const ColumnDef& c : columns) {
+    if (required_only && !c.required) continue;
+    if (!out.empty()) out += ", ";
+    out += c.name;
+  }
+  return out;
+}
+
+// Stable sort by submit time. Jobs are large, so the order is found on (time, index) pairs
+// and then applied in place, cycle by cycle.
+void SortBySubmitTime(std::vector<TraceJob>* jobs) {
+  const auto by_time = [](const TraceJob& a, const TraceJob& b) {
+    return a.spec.submit_time < b.spec.submit_time;
+  };
+  if (std::is_sorted(jobs->begin(), jobs->end(), by_time)) return;
+  std::vector<std::pair<Time, size_t>> order(jobs->size());
+  for (size_t i = 0; i < jobs->size(); ++i) order[i] = {(*jobs)[i].spec.submit_time, i};
+  std::sort(order.begin(), order.end());  // the index breaks ties: stable
+  // Position i must receive the job now at order[i].second.
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i].second == i) continue;
+    TraceJob held = std::move((*jobs)[i]);
+    size_t hole = i;
+    for (;;) {
+      const size_t from = order[hole].second;
+      order[hole].second = hole;
+      if (from == i) break;
+      (*jobs)[hole] = std::move((*jobs)[from]);
+      hole = from;
+    }
+    (*jobs)[hole] = std::move(held);
+  }
+}
+
+}  // namespace
+
+TraceBuilder::TraceBuilder(std::string source, std::string format, const ReadOptions& options)
+    : options_(options) {
+  trace_.source = std::move(source);
+  trace_.format = std::move(format);
+}
+
+Result<std::vector<int>> TraceBuilder::MapHeader(const CsvRecord& header,
+                                                 std::span<const ColumnDef> columns) const {
+  std::vector<int> index(columns.size(), -1);
+  for (size_t field = 0; field < header.fields.size(); ++field) {
+    const std::string name = NormalizeName(header.fields[field]);
+    if (name.empty()) {
+      return RowError(header.line, "header field " + std::to_string(field + 1) +
+                                       " is empty (every column needs a name)");
+    }
+    const auto known = std::find_if(columns.begin(), columns.end(),
+                                    [&](const ColumnDef& c) { return c.name == name; });
+    if (known == columns.end()) {
+      return RowError(header.line, "unknown column '" + ShowValue(header.fields[field]) +
+                                       "' in a " + trace_.format + " file (known columns: " +
+                                       JoinNames(columns, false) + ")");
+    }
+    int& slot = index[known - columns.begin()];
+    if (slot >= 0) {
+      return RowError(header.line, "column '" + name + "' appears twice (fields " +
+                                       std::to_string(slot + 1) + " and " +
+                                       std::to_string(field + 1) + ")");
+    }
+    slot = static_cast<int>(field);
+  }
+  std::string missing;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].required && index[i] < 0) {
+      missing += (missing.empty() ? "'" : ", '") + std::string(columns[i].name) + "'";
+    }
+  }
+  if (!missing.empty()) {
+    return RowError(header.line, "missing required column " + missing + " (a " +
+                                     trace_.format + " file needs " +
+                                     JoinNames(columns, true) + ")");
+  }
+  return index;
+}
+
+Status TraceBuilder::ForEachRow(CsvReader* csv, size_t header_fields,
+                                const RowParser& parse_row) {
+  CsvRecord row;
+  for (;;) {
+    Result<bool> more = csv->Next(&row);
+    if (!more.ok()) return more.status();
+    if (!*more) return Status::Ok();
+    ++rows_;
+    Status s = row.fields.size() == header_fields
+                   ? parse_row(row, rows_)
+                   : RowError(row.line, "row has " + std::to_string(row.fields.size()) +
+                                            " fields but the header has " +
+                                            std::to_string(header_fields));
+    if (s.ok()) continue;
+    if (!options_.skip_bad_rows) return s;
+    ++trace_.skipped_rows;
+    if (true) {
+      trace_.skipped.push_back(s.message());
+    }
+  }
+}
+
+Status TraceBuilder::CellError(int line, std::string_view column, std::string_view value,
+                               std::string_view reason) const {
+  return RowError(line, "column '" + std::string(column) + "': value '" + ShowValue(value) +
+                            "' " + std::string(reason));
+}
+
+Status TraceBuilder::CellError(int line, std::string_view column, std::string_view value,
+                               const Status& reason) const {
+  return CellError(line, column, value, reason.message());
+}
+
+TraceJob TraceBuilder::NewJob() const {
+  TraceJob job;
+  job.spec.preemptible = options_.default_preemptible;
+  job.spec.checkpointable = options_.default_checkpointable;
+  return job;
+}
+
+Status TraceBuilder::AddUnique(TraceJob job, int line, std::string_view column,
+                               std::string_view raw_id) {
+  const auto [it, inserted] = id_lines_.emplace(job.spec.id, line);
+  if (!inserted) {
+    return CellError(line, column, raw_id,
+                     "is a duplicate id " + std::to_string(job.spec.id) + " (first on line " +
+                         std::to_string(it->second) + ")");
+  }
+  trace_.jobs.push_back(std::move(job));
+  return Status::Ok();
+}
+
+Result<Trace> TraceBuilder::Finish() {
+  if (trace_.jobs.empty()) {
+    std::string why = rows_ == 0 ? "the file has a header but no rows"
+                                 : "all " + std::to_string(rows_) +
+                                       " rows were skipped as bad; the first: " +
+                                       trace_.skipped.front();
+    return Status::Error(trace_.source + ": no jobs: " + why);
+  }
+  SortBySubmitTime(&trace_.jobs);
+  return std::move(trace_);
+}
+
+Status TraceBuilder::RowError(int line, const std::string& message) const {
+  return Status::Error(trace_.source + ":" + std::to_string(line) + ": " + message);
+}
+
+}  // namespace squeeze

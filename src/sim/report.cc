@@ -1,0 +1,153 @@
+#include "sim/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace squeeze {
+namespace {
+
+std::string Human(double seconds) {
+  if (seconds < 100) return fmt::format("{:.1f}s", seconds);
+  return fmt::format("{:.0f}", seconds);
+}
+
+}  // namespace
+
+std::string FormatTable(const std::vector<PolicyRun>& runs) {
+  std::string out = fmt::format("{:<10} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>7}\n",
+                                "policy", "jobs", "avg_queue", "p50", "p95", "p99", "avg_jct",
+                                "slowdown", "util", "preempt", "lost_gpuh", "wall_s");
+  for (const auto& r : runs) {
+    const Summary& s = r.summary;
+    out += fmt::format("{:<10} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} {:>9.1f} {:>7.2f}\n",
+                       s.policy, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s,
+                       s.p99_queue_s, s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization,
+                       s.preemptions, s.lost_gpu_hours, s.wall_s);
+  }
+  std::set<std::string> pools;
+  for (const auto& r : runs) {
+    for (const auto& [pool, ps] : r.summary.per_pool) pools.insert(pool);
+  }
+  if (pools.size() > 1) {
+    out += fmt::format("\n{:<10} {:>7}", "pool", "jobs");
+    for (const auto& r : runs) out += fmt::format(" {:>21}", r.summary.policy + " queue/jct");
+    out += "\n";
+    for (const auto& pool : pools) {
+      int64_t jobs = 0;
+      std::string cells;
+      for (const auto& r : runs) {
+        auto it = r.summary.per_pool.find(pool);
+        if (it == r.summary.per_pool.end()) {
+          cells += fmt::format(" {:>21}", "-");
+          continue;
+        }
+        jobs = it->second.jobs;
+        cells += fmt::format(" {:>21}", Human(it->second.avg_queue_s) + " / " +
+                                            Human(it->second.avg_jct_s));
+      }
+      out += fmt::format("{:<10} {:>7}{}\n", pool, jobs, cells);
+    }
+  }
+  return out;
+}
+
+std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
+                       const std::string& cluster) {
+  nlohmann::ordered_json doc;
+  doc["trace"] = trace;
+  doc["cluster"] = cluster;
+  doc["jobs"] = runs.empty() ? 0 : runs.front().summary.jobs;
+  doc["results"] = nlohmann::ordered_json::array();
+  for (const auto& r : runs) {
+    const Summary& s = r.summary;
+    nlohmann::ordered_json j;
+    j["policy"] = s.policy;
+    j["jobs"] = s.jobs;
+    j["avg_queue_s"] = s.avg_queue_s;
+    j["p50_queue_s"] = s.p50_queue_s;
+    j["p95_queue_s"] = s.p95_queue_s;
+    j["p99_queue_s"] = s.p99_queue_s;
+    j["avg_jct_s"] = s.avg_jct_s;
+    j["avg_bounded_slowdown"] = s.avg_bounded_slowdown;
+    j["gpu_utilization"] = s.gpu_utilization;
+    j["preemptions"] = s.preemptions;
+    j["slice_yields"] = s.slice_yields;
+    j["borrowed_starts"] = s.borrowed_starts;
+    j["lost_gpu_hours"] = s.lost_gpu_hours;
+    j["makespan_s"] = s.makespan_s;
+    j["deadlines"] = s.deadlines;
+    j["deadline_misses"] = s.deadline_misses;
+    j["rejected"] = s.rejected;
+    j["wall_s"] = s.wall_s;
+    nlohmann::ordered_json pools = nlohmann::ordered_json::object();
+    for (const auto& [pool, ps] : s.per_pool) {
+      pools[pool] = {{"jobs", ps.jobs}, {"avg_queue_s", ps.avg_queue_s}, {"avg_jct_s", ps.avg_jct_s}};
+    }
+    j["per_pool"] = std::move(pools);
+    doc["results"].push_back(std::move(j));
+  }
+  return doc.dump(2) + "\n";
+}
+
+std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& title) {
+  constexpr double kW = 720, kH = 440, kLeft = 70, kRight = 160, kTop = 40, kBottom = 50;
+  const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
+  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f"};
+  double max_q = 10;
+  for (const auto& r : runs) {
+    for (const auto& j : r.result.jobs) max_q = std::max(max_q, static_cast<double>(j.queue));
+  }
+  const double decades = std::ceil(std::log10(max_q + 1));
+  auto x_of = [&](double q) { return kLeft + pw * std::log10(q + 1) / decades; };
+  auto y_of = [&](double f) { return kTop + ph * (1 - f); };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
+      "fill=\"white\"/>\n<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n",
+      kW, kH, kLeft, title);
+  for (int d = 0; d <= decades; ++d) {
+    const double x = x_of(std::pow(10.0, d) - 1);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>\n",
+                       x, kTop, kTop + ph, kTop + ph + 16, d);
+  }
+  for (int i = 0; i <= 4; ++i) {
+    const double y = y_of(i / 4.0);
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:.2f}</text>\n",
+                       kLeft, y, kLeft + pw, kLeft - 6, y + 4, i / 4.0);
+  }
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">queueing delay (s, log scale)</text>\n",
+                     kLeft + pw / 2, kH - 12);
+  svg += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" text-anchor=\"middle\">fraction of jobs</text>\n",
+                     kTop + ph / 2);
+  for (size_t p = 0; p < runs.size(); ++p) {
+    std::vector<Time> q;
+    for (const auto& j : runs[p].result.jobs) q.push_back(j.queue);
+    std::sort(q.begin(), q.end());
+    const char* color = kColors[p % 8];
+    std::string points;
+    const size_t n = q.size();
+    const size_t step = std::max<size_t>(1, n / 2000);
+    for (size_t i = 0; i < n; i += step) {
+      points += fmt::format("{:.1f},{:.1f} ", x_of(static_cast<double>(q[i])),
+                            y_of(static_cast<double>(i + 1) / n));
+    }
+    if (n > 0) points += fmt::format("{:.1f},{:.1f}", x_of(static_cast<double>(q[n - 1])), y_of(1));
+    svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
+                       color, points);
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>"
+                       "<text x=\"{}\" y=\"{}\">{}</text>\n",
+                       kLeft + pw + 14, kTop + 10 + 20 * p, color, kLeft + pw + 34,
+                       kTop + 15 + 20 * p, runs[p].summary.policy);
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,29 @@
+// Reports of simulations: a side-by-side table for people, JSON for scripts, and an SVG plot
+// of each policy's queueing-delay CDF.
+#ifndef SQUEEZE_SIM_REPORT_H_
+#define SQUEEZE_SIM_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/metrics.h"
+#include "sim/simulator.h"
+
+namespace squeeze {
+
+struct PolicyRun {
+  SimResult result;
+  Summary summary;
+};
+
+// One row per policy; then, when there are several pools, mean queue and JCT per pool.
+std::string FormatTable(const std::vector<PolicyRun>& runs);
+// {"jobs": N, "trace": ..., "cluster": ..., "results": [...]} as docs/simulate.md describes.
+std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
+                       const std::string& cluster);
+// The empirical CDF of queueing delay per policy (log time axis).
+std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& title);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SIM_REPORT_H_

@@ -1,0 +1,36 @@
+// A trace: the jobs a simulation replays, each with its true duration (which policies see
+// only when they are allowed to: see Policy::oracle_estimates).
+#ifndef SQUEEZE_SIM_TRACE_H_
+#define SQUEEZE_SIM_TRACE_H_
+
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "core/status.h"
+
+namespace squeeze {
+
+struct TraceJob {
+  JobSpec spec;    // spec.id is unique in the trace; spec.submit_time >= 0
+  Time duration = 0;  // true run time without overheads, seconds (>= 1)
+};
+
+struct Trace {
+  std::string source;            // file name
+  std::string format;            // "philly", "philly-oct-nov", "job-profile"
+  std::vector<TraceJob> jobs;    // ascending submit_time, file order among equal times
+  int skipped_rows = 0;          // with ReadOptions::skip_bad_rows
+  std::vector<std::string> skipped;  // the first few skip messages
+};
+
+struct ReadOptions {
+  bool skip_bad_rows = false;
+  // What a trace that says nothing about interruptibility is taken to allow.
+  bool default_checkpointable = true;
+  bool default_preemptible = true;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SIM_TRACE_H_
