@@ -26,6 +26,7 @@ struct SimulateFlags {
   uint64_t seed = 1;
   std::string json_out;
   std::string svg_out;
+  std::string jobs_out;
   bool skip_bad_rows = false;
   bool ignore_pools = false;
   bool borrow = false;
@@ -78,7 +79,13 @@ Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
       if (eq == std::string::npos) {
         return Status::Error("--set: '" + setting + "' is not KEY=VALUE");
       }
-      Status st = SetPolicyOption(*p, setting.substr(0, eq), setting.substr(eq + 1));
+      std::string key = setting.substr(0, eq);
+      const size_t dot = key.find('.');
+      if (dot != std::string::npos) {
+        if (key.substr(0, dot) != name) continue;  // for another policy
+        key = key.substr(dot + 1);
+      }
+      Status st = SetPolicyOption(*p, key, setting.substr(eq + 1));
       if (!st.ok()) return st.WithContext("--set");
     }
     out.push_back(std::move(*p));
@@ -135,6 +142,7 @@ int RunSimulate(const SimulateFlags& f) {
   }
   std::cout << FormatTable(runs);
   if (!f.json_out.empty() && !WriteFile(f.json_out, FormatJson(runs, f.trace, f.cluster))) return 1;
+  if (!f.jobs_out.empty() && !WriteFile(f.jobs_out, FormatJobsCsv(runs, *cluster))) return 1;
   if (!f.svg_out.empty() &&
       !WriteFile(f.svg_out, QueueCdfSvg(runs, "Queueing delay CDF: " + f.trace))) {
     return 1;
@@ -158,6 +166,8 @@ CommandRun RegisterSimulate(CLI::App& app) {
   app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
   app.add_option("--svg", f->svg_out, "Write the queueing-delay CDF plot to this file");
+  app.add_option("--jobs-csv", f->jobs_out,
+                 "Write every job's outcome under every policy as CSV to this file");
   app.add_flag("--skip-bad-rows", f->skip_bad_rows,
                "Skip and count malformed trace rows instead of failing");
   app.add_flag("--ignore-pools", f->ignore_pools,
@@ -166,8 +176,8 @@ CommandRun RegisterSimulate(CLI::App& app) {
                "Also run each policy with borrowing between pools (reported as NAME+borrow)");
   app.add_option("--slice", f->slice, "Slice length for sliced policies (e.g. 30m)");
   app.add_option("--set", f->settings,
-                 "Change a policy setting for a what-if run, KEY=VALUE (repeatable; see "
-                 "docs/policies.md)");
+                 "Change a policy setting for a what-if run: KEY=VALUE for every policy, "
+                 "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md)");
   app.add_option("--assume-preemptible", f->assume_preemptible,
                  "Whether jobs a trace says nothing about may be preempted")
       ->capture_default_str();

@@ -141,6 +141,13 @@ void CycleContext::AddReservation(Reservation r) {
   reservations[r.scope] = std::move(r);
 }
 
+void CycleContext::ChargeCaps(const Placement& placement) {
+  for (const auto& share : placement.shares) {
+    auto it = caps.find(share.node);
+    if (it != caps.end()) it->second -= static_cast<int>(share.gpus.size());
+  }
+}
+
 void CycleContext::FlushStarted() {
   for (JobId id : started) s.pending.Remove(id);
   started.clear();

@@ -67,6 +67,8 @@ class CycleContext {
   // Run time the job is expected to need from now, by estimate (kNever without one).
   Time ExpectedRunTime(const Job& job) const;
   void AddReservation(Reservation r);
+  // A job that keeps running past the reservations used up spare GPUs of reserved nodes.
+  void ChargeCaps(const Placement& placement);
   // Removes the jobs started during a walk from the queue.
   void FlushStarted();
 };

@@ -22,6 +22,14 @@ bool PendingQueue::Remove(JobId id) {
   return true;
 }
 
+void PendingQueue::Rekey(const std::function<double(JobId)>& key) {
+  queues_.clear();
+  for (auto& [id, pos] : where_) {
+    pos.entry.key = key(id);
+    queues_[Key(-pos.band, pos.scope, pos.team)].insert(pos.entry);
+  }
+}
+
 const QueuePosition* PendingQueue::Find(JobId id) const {
   auto it = where_.find(id);
   return it == where_.end() ? nullptr : &it->second;
@@ -45,7 +53,6 @@ void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) c
       cursors.push_back({&std::get<2>(it->first), it->second.begin(), it->second.end()});
     }
     if (skipped_scopes.count(scope)) continue;
-    const int band = -neg_band;
     while (true) {
       Cursor* next = nullptr;
       double next_measure = 0;
@@ -68,7 +75,6 @@ void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) c
         break;
       }
     }
-    (void)band;
   }
 }
 

@@ -45,6 +45,9 @@ class PendingQueue {
   size_t size() const { return where_.size(); }
   bool empty() const { return where_.empty(); }
 
+  // Takes every job's order key anew.
+  void Rekey(const std::function<double(JobId)>& key);
+
   // Visits every pending job in order. A scope skipped in one band stays skipped in the lower
   // bands. `team_measure` (may be null) ranks teams within a scope: smaller first, and it is
   // read again after every visit so a team that just got GPUs yields to others.

@@ -1,6 +1,7 @@
 #include "core/policy.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -57,19 +58,32 @@ Policy Backfill() {
 Policy Squeeze() {
   Policy p;
   p.name = "squeeze";
-  p.job_order = "las";
+  p.job_order = "gittins";
+  p.order_options.gittins_gpu_weighted = true;
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"allocate", "reclaim", "backfill", "preempt", "slice"};
+  p.actions = {"allocate", "reclaim", "backfill", "preempt"};
+  p.reserve_after = 72 * 3600;
+  p.preempt_by_order = true;
+  p.preempt_key_ratio = 8;
   p.min_runtime = 300;
+  return p;
+}
+
+// squeeze with checkpointed slices: long jobs yield at each slice end to waiting work that
+// ranks ahead of them.
+Policy Sliced() {
+  Policy p = Squeeze();
+  p.name = "sliced";
+  p.actions.push_back("slice");
   return p;
 }
 
 const std::map<std::string, std::function<Policy()>, std::less<>>& Registry() {
   static const auto* registry = new std::map<std::string, std::function<Policy()>, std::less<>>{
       {"fifo", Fifo}, {"sjf", Sjf},         {"srtf", Srtf},
-      {"las", Las},   {"backfill", Backfill}, {"squeeze", Squeeze},
+      {"las", Las},   {"backfill", Backfill}, {"squeeze", Squeeze}, {"sliced", Sliced},
   };
   return *registry;
 }
@@ -184,6 +198,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   if (k == "slice") st = as_duration(&p.slice);
   else if (k == "min_runtime") st = as_duration(&p.min_runtime);
   else if (k == "deadline_margin") st = as_duration(&p.deadline_margin);
+  else if (k == "reserve_after") st = as_duration(&p.reserve_after);
   else if (k == "job_order") p.job_order = v;
   else if (k == "node_order") p.node_order = v;
   else if (k == "priority") st = as_bool(&p.priority);
@@ -192,7 +207,13 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "strict") st = as_bool(&p.strict);
   else if (k == "preempt_by_order") st = as_bool(&p.preempt_by_order);
   else if (k == "actions") p.actions = SplitBar(v);
+  else if (k == "preempt_key_ratio") {
+    char* end = nullptr;
+    p.preempt_key_ratio = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || p.preempt_key_ratio < 1) return bad("is not a number >= 1");
+  }
   else if (k == "las_gpu_weighted") st = as_bool(&p.order_options.las_gpu_weighted);
+  else if (k == "gittins_gpu_weighted") st = as_bool(&p.order_options.gittins_gpu_weighted);
   else if (k == "las_thresholds") {
     p.order_options.las_thresholds.clear();
     for (const auto& t : SplitBar(v)) {
@@ -202,9 +223,9 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     }
   } else {
     return Status::Error("unknown policy option '" + k +
-                         "' (known: slice, min_runtime, deadline_margin, job_order, node_order, "
-                         "priority, fair_share, deadline, strict, preempt_by_order, actions, "
-                         "las_thresholds)");
+                         "' (known: slice, min_runtime, deadline_margin, reserve_after, job_order, node_order, "
+                         "priority, fair_share, deadline, strict, preempt_by_order, preempt_key_ratio, "
+                         "actions, las_thresholds, las_gpu_weighted, gittins_gpu_weighted)");
   }
   if (!st.ok()) return st;
   return p.Validate();

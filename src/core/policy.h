@@ -22,6 +22,10 @@ struct Policy {
   // (strict head-of-line order); false = any later job that fits starts (greedy, no
   // reservation, big jobs may starve).
   bool strict = true;
+  // With "backfill": a blocked job gets a reservation only once it has waited this long;
+  // younger blocked jobs are passed by any job that fits (0 = reserve for the first blocked
+  // job at once, as EASY backfilling does).
+  Time reserve_after = 0;
   std::string job_order = "fifo";  // fifo | sjf | las | srtf
   std::string node_order = "consolidation";
   JobOrderOptions order_options;
@@ -34,6 +38,10 @@ struct Policy {
   // The "preempt" action evicts jobs of a lower urgency class; with this, also jobs of the same
   // class that the job order ranks below the waiting job (srtf: longer remaining time).
   bool preempt_by_order = false;
+  // With preempt_by_order, a running job is evicted only if its order key exceeds the waiting
+  // job's key by this factor (keys are times for sjf, srtf and gittins), so that jobs of about
+  // the same rank do not evict each other back and forth.
+  double preempt_key_ratio = 1.0;
   // Simulation only: reveal each job's true duration to the policy as its estimate (the
   // references sjf and srtf do; squeeze never does).
   bool oracle_estimates = false;

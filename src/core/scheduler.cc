@@ -169,6 +169,10 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   job.work_done += job.RunProgress(now);
   job.state = success ? JobState::kDone : JobState::kFailed;
   state_->jobs.erase(it);
+  if (state_->job_order->Observe(job)) {
+    state_->pending.Rekey(
+        [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
+  }
   return job;
 }
 

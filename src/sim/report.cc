@@ -10,6 +10,20 @@
 namespace squeeze {
 namespace {
 
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
 std::string Human(double seconds) {
   if (seconds < 100) return fmt::format("{:.1f}s", seconds);
   return fmt::format("{:.0f}", seconds);
@@ -93,6 +107,21 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
   return doc.dump(2) + "\n";
 }
 
+std::string FormatJobsCsv(const std::vector<PolicyRun>& runs, const ClusterSpec& cluster) {
+  std::string out =
+      "policy,job_id,pool,gpus,submit_time_s,start_time_s,end_time_s,queue_s,jct_s,duration_s,"
+      "preemptions\n";
+  for (const auto& r : runs) {
+    for (const JobRecord& j : r.result.jobs) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.summary.policy, j.id,
+                         j.pool >= 0 ? cluster.pools[j.pool].name : "", j.gpus, j.submit,
+                         j.first_start, j.end, j.queue, j.end - j.submit, j.duration,
+                         j.preemptions);
+    }
+  }
+  return out;
+}
+
 std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& title) {
   constexpr double kW = 720, kH = 440, kLeft = 70, kRight = 160, kTop = 40, kBottom = 50;
   const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
@@ -109,7 +138,7 @@ std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& t
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
       "fill=\"white\"/>\n<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n",
-      kW, kH, kLeft, title);
+      kW, kH, kLeft, XmlEscape(title));
   for (int d = 0; d <= decades; ++d) {
     const double x = x_of(std::pow(10.0, d) - 1);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
@@ -144,7 +173,7 @@ std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& t
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>"
                        "<text x=\"{}\" y=\"{}\">{}</text>\n",
                        kLeft + pw + 14, kTop + 10 + 20 * p, color, kLeft + pw + 34,
-                       kTop + 15 + 20 * p, runs[p].summary.policy);
+                       kTop + 15 + 20 * p, XmlEscape(runs[p].summary.policy));
   }
   svg += "</svg>\n";
   return svg;

@@ -21,6 +21,9 @@ std::string FormatTable(const std::vector<PolicyRun>& runs);
 // {"jobs": N, "trace": ..., "cluster": ..., "results": [...]} as docs/simulate.md describes.
 std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
                        const std::string& cluster);
+// One row per job and policy: policy,job_id,pool,gpus,submit_time_s,start_time_s,end_time_s,
+// queue_s,jct_s,duration_s,preemptions (comparable with the Helios per-job reference files).
+std::string FormatJobsCsv(const std::vector<PolicyRun>& runs, const ClusterSpec& cluster);
 // The empirical CDF of queueing delay per policy (log time axis).
 std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& title);
 

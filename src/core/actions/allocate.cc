@@ -16,6 +16,9 @@ void RunAllocate(CycleContext& c) {
           }
         }
         if (!strict) return PendingQueue::Visit::kNext;
+        if (reserve && c.now - job.spec.submit_time < c.s.policy.reserve_after) {
+          return PendingQueue::Visit::kNext;  // young: may be passed, not yet reserved for
+        }
         if (reserve && !c.reservations.count(p.scope)) {
           if (auto r = ComputeReservation(c, job)) c.AddReservation(std::move(*r));
         }

@@ -18,14 +18,6 @@ bool ScopeHasFreeGpus(const CycleContext& c, int scope) {
   return false;
 }
 
-// Long-running backfill jobs use up the spare GPUs of reserved nodes.
-void ChargeCaps(CycleContext& c, const Placement& placement) {
-  for (const auto& share : placement.shares) {
-    auto it = c.caps.find(share.node);
-    if (it != c.caps.end()) it->second -= static_cast<int>(share.gpus.size());
-  }
-}
-
 }  // namespace
 
 void RunBackfill(CycleContext& c) {
@@ -43,7 +35,7 @@ void RunBackfill(CycleContext& c) {
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
         auto placed = PlaceAtHome(c, job, ends_before_shadow ? nullptr : &c.caps);
         if (!placed) return PendingQueue::Visit::kNext;
-        if (!ends_before_shadow) ChargeCaps(c, placed->placement);
+        if (!ends_before_shadow) c.ChargeCaps(placed->placement);
         c.Start(job, std::move(placed->placement), placed->borrowed);
         return PendingQueue::Visit::kNext;
       },

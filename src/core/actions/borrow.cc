@@ -15,10 +15,7 @@ void RunBorrow(CycleContext& c) {
           if (pool == job.home_pool) continue;
           auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
           if (!placement) continue;
-          for (const auto& share : placement->shares) {
-            auto it = c.caps.find(share.node);
-            if (it != c.caps.end()) it->second -= static_cast<int>(share.gpus.size());
-          }
+          c.ChargeCaps(*placement);
           c.Start(job, std::move(*placement), /*borrowed=*/true);
           break;
         }

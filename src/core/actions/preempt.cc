@@ -1,3 +1,5 @@
+#include <map>
+#include <set>
 #include <string>
 
 #include "core/actions/actions.h"
@@ -5,7 +7,8 @@
 namespace squeeze {
 namespace {
 
-// How many waiting jobs one cycle tries to make room for (each try looks at every node).
+// How many waiting jobs of one pool a cycle tries to make room for (each try looks at every
+// node of the pool).
 constexpr int kMaxEvictionTries = 8;
 
 bool HasVictimCandidates(const CycleContext& c, int band) {
@@ -30,7 +33,7 @@ int StopAll(CycleContext& c, const std::vector<JobId>& victims, const Job& job,
 }  // namespace
 
 void RunPreempt(CycleContext& c) {
-  int tries = 0;
+  std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         Job& job = c.job(p.entry.id);
@@ -41,12 +44,15 @@ void RunPreempt(CycleContext& c) {
         auto eligible = [&](const Job& v) {
           if (!v.spec.preemptible || c.now < v.min_runtime_until) return false;
           if (c.BandOf(v) < p.band) return true;
-          return c.s.policy.preempt_by_order && rank.Before(c.RankOfRunning(v));
+          if (!c.s.policy.preempt_by_order || c.BandOf(v) != p.band) return false;
+          const Rank running = c.RankOfRunning(v);
+          return rank.Before(running) &&
+                 running.entry.key >= rank.entry.key * c.s.policy.preempt_key_ratio;
         };
         auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
         StopAll(c, victims, job, "preempted for", &c.s.counters.preemptions);
-        return ++tries >= kMaxEvictionTries ? PendingQueue::Visit::kStop
-                                            : PendingQueue::Visit::kNext;
+        return ++tries[p.scope] >= kMaxEvictionTries ? PendingQueue::Visit::kSkipScope
+                                                     : PendingQueue::Visit::kNext;
       },
       nullptr);
 }
@@ -58,7 +64,7 @@ void RunSlice(CycleContext& c) {
     due.insert(id);
   }
   if (due.empty()) return;
-  int tries = 0;
+  std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         Job& job = c.job(p.entry.id);
@@ -70,8 +76,9 @@ void RunSlice(CycleContext& c) {
         auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
         StopAll(c, victims, job, "slice ended; yields to", &c.s.counters.slice_yields);
         for (JobId v : victims) due.erase(v);
-        if (due.empty() || ++tries >= kMaxEvictionTries) return PendingQueue::Visit::kStop;
-        return PendingQueue::Visit::kNext;
+        if (due.empty()) return PendingQueue::Visit::kStop;
+        return ++tries[p.scope] >= kMaxEvictionTries ? PendingQueue::Visit::kSkipScope
+                                                     : PendingQueue::Visit::kNext;
       },
       nullptr);
   for (JobId id : due) {

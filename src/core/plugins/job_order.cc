@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "core/plugins/gittins_order.h"
+
 namespace squeeze {
 namespace {
 
@@ -63,6 +65,8 @@ const std::map<std::string, Factory, std::less<>>& Registry() {
       {"fifo", [](const JobOrderOptions&) { return std::make_unique<FifoOrder>(); }},
       {"sjf", [](const JobOrderOptions&) { return std::make_unique<SjfOrder>(); }},
       {"srtf", [](const JobOrderOptions&) { return std::make_unique<SrtfOrder>(); }},
+      {"gittins",
+       [](const JobOrderOptions& o) { return std::make_unique<GittinsOrder>(o); }},
       {"las",
        [](const JobOrderOptions& o) { return std::make_unique<LasOrder>(o.las_thresholds, o.las_gpu_weighted); }},
   };

@@ -1,7 +1,9 @@
-// Job order plugins: the key that ranks pending jobs. A key is computed when a job becomes
-// pending and stays fixed while it waits (attained service and remaining work do not change
-// while a job waits); dynamic judgements (urgency bands, deadline risk, fair share) are applied
-// by the PendingQueue on top of it. Every ordering ends in (submit time, id).
+// Job order plugins: the key that ranks jobs. A key is taken when a job becomes pending and
+// stays fixed while it waits (attained service and remaining work do not change while a job
+// waits), unless the plugin learns something from a finished job (Observe), when every
+// waiting job's key is taken anew. A running job's key is taken when it is compared. Dynamic
+// judgements (urgency bands, deadline risk, fair share) are applied by the PendingQueue on
+// top of it. Every ordering ends in (submit time, id).
 #ifndef SQUEEZE_CORE_PLUGINS_JOB_ORDER_H_
 #define SQUEEZE_CORE_PLUGINS_JOB_ORDER_H_
 
@@ -21,6 +23,9 @@ class JobOrder {
   virtual std::string_view name() const = 0;
   // Smaller runs first. `now` is when the key is taken.
   virtual double Key(const Job& job, Time now) const = 0;
+  // Learns from a job that left the system; true when keys of waiting jobs may have changed
+  // (the scheduler then takes them anew).
+  virtual bool Observe(const Job& finished) { return false; }
 };
 
 struct JobOrderOptions {
@@ -28,6 +33,10 @@ struct JobOrderOptions {
   std::vector<double> las_thresholds = {3600.0, 36000.0, 360000.0};
   // LAS counts attained GPU-seconds (Tiresias' 2D service); false: seconds of running time.
   bool las_gpu_weighted = true;
+  // Gittins: multiply the rank by the job's GPU count (rank GPU-time, not time).
+  bool gittins_gpu_weighted = false;
+  // Gittins: how many recent run times of a class of jobs the model keeps.
+  size_t gittins_window = 1000;
 };
 
 // fifo, sjf, las, srtf.

@@ -1,0 +1,161 @@
+// Scenario tests of the allocate action: head-of-line order per pool, greedy allocation, and
+// the judgements that order the queue it walks (fair share, deadline risk, urgency).
+#include <memory>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// Pool a: 3 of 4 GPUs taken; a 2-GPU job waits at the head, a 1-GPU job that would fit behind
+// it; pool b has a 1-GPU job.
+void BlockPoolA(Scenario& s) {
+  s.Add(NewJob(1, 3, 0).Pool("a"));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2"));
+  s.Add(NewJob(2, 2, 1).Pool("a"));
+  s.Add(NewJob(3, 1, 2).Pool("a"));
+  s.Add(NewJob(4, 1, 3).Pool("b"));
+}
+
+TEST(AllocateTest, StrictBlocksOnlyTheBlockedJobsPool) {
+  Scenario s(Cluster({{"a", 1, 4}, {"b", 1, 4}}), "fifo");
+  BlockPoolA(s);
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 4 on b0:0"));
+  EXPECT_EQ(s.sched().PendingCount(), 2u);
+  // The head starts first once it fits, then the job behind it.
+  s.Finish(1, 10);
+  EXPECT_THAT(s.Cycle(10), ElementsAre("start 2 on a0:0,1", "start 3 on a0:2"));
+}
+
+TEST(AllocateTest, GreedyLetsLaterJobsPass) {
+  Scenario s(Cluster({{"a", 1, 4}, {"b", 1, 4}}), MakePolicy("fifo", {{"strict", "false"}}));
+  BlockPoolA(s);
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a0:3", "start 4 on b0:0"));
+  EXPECT_EQ(s.job(2).state, JobState::kPending);
+}
+
+TEST(AllocateTest, JobWithoutPoolTakesTheFirstPoolThatFits) {
+  Scenario s(Cluster({{"a", 1, 4}, {"b", 1, 4}}), "fifo");
+  s.Add(NewJob(1, 3, 0));
+  s.Add(NewJob(2, 2, 1));
+  s.Add(NewJob(3, 1, 2));
+  EXPECT_THAT(s.Cycle(2), ElementsAre("start 1 on a0:0,1,2", "start 2 on b0:0,1",
+                                      "start 3 on a0:3"));
+}
+
+TEST(AllocateTest, StartRecordsTheRun) {
+  Scenario s(Cluster({{"a", 1, 4}}), "fifo");
+  s.Add(NewJob(1, 4, 0));
+  s.Add(NewJob(2, 2, 5).Elastic());
+  EXPECT_THAT(s.Cycle(5), ElementsAre("start 1 on a0:0,1,2,3"));
+  EXPECT_THAT(s.Cycle(6), IsEmpty());
+  s.Finish(1, 50);
+  EXPECT_THAT(s.Cycle(60), ElementsAre("start 2 on a0:0,1"));  // fifo has no slice action
+  const Job& j = s.job(2);
+  EXPECT_EQ(j.state, JobState::kRunning);
+  EXPECT_EQ(j.first_start, 60);
+  EXPECT_EQ(j.run_start, 60);
+  EXPECT_EQ(j.run_overhead, 0);
+  EXPECT_EQ(j.total_wait, 55);
+  EXPECT_EQ(j.starts, 1);
+  EXPECT_FALSE(j.borrowed);
+  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 2);
+  EXPECT_EQ(s.sched().counters().starts, 2);
+}
+
+TEST(FairShareTest, TeamWithFewerRunningGpusGoesFirst) {
+  for (bool fair : {false, true}) {
+    SCOPED_TRACE(fair ? "fair share" : "fifo");
+    Scenario s(Cluster({{"a", 1, 8}}),
+               MakePolicy("fifo", {{"fair_share", fair ? "true" : "false"}}));
+    s.Add(NewJob(1, 4, 0).Team("x"));
+    EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+    s.Add(NewJob(2, 4, 1).Team("x"));
+    s.Add(NewJob(3, 4, 2).Team("y"));
+    EXPECT_THAT(s.Cycle(2), ElementsAre(fair ? "start 3 on a0:4,5,6,7" : "start 2 on a0:4,5,6,7"));
+  }
+}
+
+TEST(FairShareTest, TeamsAlternateAsTheyGetGpus) {
+  Scenario s(Cluster({{"a", 1, 8}}), MakePolicy("fifo", {{"fair_share", "true"}}));
+  s.Add(NewJob(1, 2, 0).Team("x"));
+  s.Add(NewJob(2, 2, 1).Team("x"));
+  s.Add(NewJob(3, 2, 2).Team("x"));
+  s.Add(NewJob(4, 2, 3).Team("y"));
+  s.Add(NewJob(5, 2, 4).Team("y"));
+  EXPECT_THAT(s.Cycle(4), ElementsAre("start 1 on a0:0,1", "start 4 on a0:2,3",
+                                      "start 2 on a0:4,5", "start 5 on a0:6,7"));
+}
+
+// Deadline: job 3 (estimate 1000, deadline 5000, margin 600) is at risk from 3400 on.
+class DeadlineTest : public ::testing::Test {
+ protected:
+  void SetUpScenario(bool priority) {
+    s_ = std::make_unique<Scenario>(
+        Cluster({{"a", 1, 4}}),
+        MakePolicy("fifo", {{"deadline", "true"}, {"priority", priority ? "true" : "false"}}));
+    s_->Add(NewJob(1, 4, 0));
+    EXPECT_THAT(s_->Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+    s_->Add(NewJob(2, 4, 1).Urgency(priority ? Urgency::kHigh : Urgency::kNormal));
+    s_->Add(NewJob(3, 4, 2).Estimate(1000).Deadline(5000));
+  }
+  std::unique_ptr<Scenario> s_;
+};
+
+TEST_F(DeadlineTest, NextWakeupIsWhenTheDeadlineBecomesAtRisk) {
+  SetUpScenario(false);
+  EXPECT_EQ(s_->sched().NextWakeup(), 3400);
+  EXPECT_THAT(s_->Cycle(3399), IsEmpty());
+  EXPECT_FALSE(s_->job(3).deadline_at_risk);
+  EXPECT_THAT(s_->Cycle(3400), IsEmpty());
+  EXPECT_TRUE(s_->job(3).deadline_at_risk);
+  EXPECT_EQ(s_->sched().NextWakeup(), kNever);
+}
+
+TEST_F(DeadlineTest, NotYetAtRiskKeepsArrivalOrder) {
+  SetUpScenario(false);
+  s_->Finish(1, 3000);
+  EXPECT_THAT(s_->Cycle(3000), ElementsAre("start 2 on a0:0,1,2,3"));
+}
+
+TEST_F(DeadlineTest, AtRiskMovesAheadOfItsClass) {
+  SetUpScenario(false);
+  s_->Finish(1, 3500);
+  EXPECT_THAT(s_->Cycle(3500), ElementsAre("start 3 on a0:0,1,2,3"));
+  EXPECT_EQ(s_->sched().NextWakeup(), kNever);
+}
+
+TEST_F(DeadlineTest, AtRiskStaysBehindAMoreUrgentClass) {
+  SetUpScenario(true);
+  s_->Finish(1, 3500);
+  EXPECT_THAT(s_->Cycle(3500), ElementsAre("start 2 on a0:0,1,2,3"));
+  EXPECT_TRUE(s_->job(3).deadline_at_risk);
+}
+
+TEST(DeadlineSubmitTest, AtRiskOnArrivalAndCancelForgetsTheWatch) {
+  Scenario s(Cluster({{"a", 1, 4}}), MakePolicy("fifo", {{"deadline", "true"}}));
+  s.Add(NewJob(1, 4, 0));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 1));
+  s.Add(NewJob(3, 4, 2).Estimate(1000).Deadline(1500));  // latest start -100: at risk now
+  EXPECT_TRUE(s.job(3).deadline_at_risk);
+  s.Add(NewJob(4, 4, 3).Deadline(10000));  // no estimate: at risk from 9400
+  EXPECT_EQ(s.sched().NextWakeup(), 9400);
+  ASSERT_TRUE(s.sched().Cancel(4, 5).ok());
+  EXPECT_EQ(s.sched().NextWakeup(), kNever);
+  s.Finish(1, 10);
+  EXPECT_THAT(s.Cycle(10), ElementsAre("start 3 on a0:0,1,2,3"));
+}
+
+}  // namespace
+}  // namespace squeeze

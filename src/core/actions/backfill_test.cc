@@ -1,0 +1,118 @@
+// Scenario tests of the backfill action: a blocked job gets a reservation (when it is expected
+// to start and on which nodes); later jobs start only where they do not delay it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// a0 (8 GPUs): job 1 holds 6 GPUs until 100 by estimate; job 2 needs 7 and waits for it, so
+// its reservation (shadow time 100) leaves 1 GPU of a0 to jobs that run past 100.
+void Reserve(Scenario& s) {
+  s.Add(NewJob(1, 6, 0).Estimate(100));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1));
+}
+
+TEST(BackfillTest, JobThatEndsBeforeTheShadowTimeStarts) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  Reserve(s);
+  s.Add(NewJob(3, 2, 2).Estimate(50));
+  EXPECT_THAT(s.Cycle(2), ElementsAre("start 3 on a0:6,7"));
+  s.Finish(3, 52);
+  EXPECT_THAT(s.Cycle(52), IsEmpty());
+  // The reserved job starts when its shadow time comes.
+  s.Finish(1, 100);
+  EXPECT_THAT(s.Cycle(100), ElementsAre("start 2 on a0:0,1,2,3,4,5,6"));
+}
+
+TEST(BackfillTest, JobEndingExactlyAtTheShadowTimeStarts) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  Reserve(s);
+  s.Add(NewJob(3, 2, 2).Estimate(98));
+  EXPECT_THAT(s.Cycle(2), ElementsAre("start 3 on a0:6,7"));
+}
+
+TEST(BackfillTest, JobThatWouldDelayTheReservationWaits) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  Reserve(s);
+  s.Add(NewJob(3, 2, 2).Estimate(99));
+  EXPECT_THAT(s.Cycle(2), IsEmpty());
+  EXPECT_EQ(s.job(3).state, JobState::kPending);
+}
+
+TEST(BackfillTest, WithoutBackfillTheStrictQueueWaits) {
+  Scenario s(Cluster({{"a", 1, 8}}), "fifo");
+  Reserve(s);
+  s.Add(NewJob(3, 2, 2).Estimate(50));
+  EXPECT_THAT(s.Cycle(2), IsEmpty());
+}
+
+TEST(BackfillTest, JobWithoutEstimateTakesOnlySpareGpusOfTheReservedNode) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  Reserve(s);
+  s.Add(NewJob(3, 1, 2));
+  s.Add(NewJob(4, 1, 3));
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a0:6"));
+  EXPECT_THAT(s.Cycle(4), IsEmpty());  // 3 took the spare GPU; a0:7 is held for job 2
+}
+
+TEST(BackfillTest, JobWithoutEstimateUsesOtherNodes) {
+  // a0 has 8 GPUs, a1 2; job 2 (7 GPUs) can only ever run on a0.
+  Scenario s(Cluster({{"a", 1, 8}, {"a", 1, 2}}), "backfill");
+  Reserve(s);
+  s.Add(NewJob(3, 2, 2));
+  s.Add(NewJob(4, 1, 3));
+  s.Add(NewJob(5, 1, 4));
+  EXPECT_THAT(s.Cycle(4), ElementsAre("start 3 on a1:0,1", "start 4 on a0:6"));
+  EXPECT_EQ(s.job(5).state, JobState::kPending);
+}
+
+TEST(BackfillTest, WithoutEstimatesTheClosestNodeIsHeld) {
+  // Nothing says when job 2 fits: a0 (closest to holding it) is kept from jobs without an
+  // estimate; a job with an estimate cannot delay a reservation that has no time.
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  s.Add(NewJob(1, 6, 0));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1));
+  s.Add(NewJob(3, 1, 2));
+  s.Add(NewJob(4, 1, 3).Estimate(10));
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 4 on a0:6"));
+}
+
+TEST(BackfillTest, ReservationInOnePoolDoesNotHoldAnother) {
+  Scenario s(Cluster({{"a", 1, 8}, {"b", 1, 4}}), "backfill");
+  s.Add(NewJob(1, 6, 0).Pool("a").Estimate(100));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1).Pool("a"));
+  s.Add(NewJob(3, 4, 2).Pool("b"));
+  s.Add(NewJob(4, 2, 3).Pool("a"));
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on b0:0,1,2,3"));
+}
+
+TEST(BackfillTest, YoungBlockedJobIsPassedUntilReserveAfter) {
+  Scenario s(Cluster({{"a", 1, 8}}), MakePolicy("backfill", {{"reserve_after", "10m"}}));
+  Reserve(s);
+  s.Add(NewJob(3, 1, 2));
+  s.Add(NewJob(4, 1, 3));
+  // Job 2 waited less than 10 minutes: no reservation yet, both newcomers start.
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a0:6", "start 4 on a0:7"));
+  s.Finish(3, 600);
+  s.Finish(4, 600);
+  s.Add(NewJob(5, 1, 600));
+  s.Add(NewJob(6, 1, 600));
+  // At 601 job 2 has waited 600 s: its reservation keeps one of the two free GPUs.
+  EXPECT_THAT(s.Cycle(601), ElementsAre("start 5 on a0:6"));
+}
+
+}  // namespace
+}  // namespace squeeze

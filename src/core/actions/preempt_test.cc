@@ -1,0 +1,183 @@
+// Scenario tests of the preempt action: who may evict whom, the victim that loses the least
+// work, and how the victim's work and restart overhead are accounted when it runs again.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+Policy Preempting(std::initializer_list<std::pair<std::string, std::string>> more = {}) {
+  Policy p = MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|preempt"}});
+  for (const auto& [k, v] : more) EXPECT_TRUE(SetPolicyOption(p, k, v).ok()) << k;
+  return p;
+}
+
+TEST(PreemptTest, MoreUrgentJobEvictsLessUrgentPreemptibleOne) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting());
+  s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
+  EXPECT_EQ(s.job(1).state, JobState::kCheckpointing);
+  EXPECT_THAT(s.Cycle(15), IsEmpty());  // 1 still checkpoints and holds its GPUs
+  s.Stop(1, 20);
+  EXPECT_THAT(s.Cycle(20), ElementsAre("start 2 on a0:0,1,2,3"));
+  const Job& victim = s.job(1);
+  EXPECT_EQ(victim.state, JobState::kPending);
+  EXPECT_EQ(victim.work_done, 10);  // saved when asked to stop, not when it stopped
+  EXPECT_EQ(victim.preemptions, 1);
+  EXPECT_EQ(s.sched().counters().preemptions, 1);
+  // The victim resumes from its checkpoint and pays the restart overhead (4 GPUs: 30 s).
+  s.Finish(2, 110);
+  EXPECT_THAT(s.Cycle(110), ElementsAre("start 1 on a0:0,1,2,3 resume overhead=30"));
+  EXPECT_EQ(s.job(1).total_wait, 90);
+  EXPECT_EQ(s.job(1).RunProgress(200), 60);
+}
+
+TEST(PreemptTest, NeverEvictsANonPreemptibleJob) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting());
+  s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Checkpointable());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kCritical));
+  EXPECT_THAT(s.Settle(10), IsEmpty());
+}
+
+TEST(PreemptTest, NeverEvictsAJobOfEqualUrgency) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting());
+  s.Add(NewJob(1, 4, 0).Urgency(Urgency::kHigh).Elastic().Estimate(1000));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh).Estimate(5));
+  EXPECT_THAT(s.Settle(10), IsEmpty());
+}
+
+TEST(PreemptTest, PreemptByOrderEvictsAJobTheOrderRanksBelow) {
+  Scenario s(Cluster({{"a", 1, 4}}),
+             Preempting({{"job_order", "sjf"}, {"preempt_by_order", "true"}}));
+  s.Add(NewJob(1, 4, 0).Elastic().Estimate(1000));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10).Elastic().Estimate(50));
+  EXPECT_THAT(s.Settle(10), ElementsAre("stop 1: preempted for 2", "start 2 on a0:0,1,2,3"));
+  // A longer job does not evict the shorter one.
+  s.Add(NewJob(3, 4, 20).Estimate(500));
+  EXPECT_THAT(s.Settle(20), IsEmpty());
+}
+
+TEST(PreemptTest, PreemptKeyRatioSparesJobsOfAboutTheSameRank) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting({{"job_order", "sjf"},
+                                                 {"preempt_by_order", "true"},
+                                                 {"preempt_key_ratio", "30"}}));
+  s.Add(NewJob(1, 4, 0).Elastic().Estimate(1000));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10).Estimate(50));  // 1000 < 30 * 50
+  EXPECT_THAT(s.Settle(10), IsEmpty());
+  s.Add(NewJob(3, 4, 11).Estimate(20));  // 1000 >= 30 * 20
+  EXPECT_THAT(s.Settle(11), ElementsAre("stop 1: preempted for 3", "start 3 on a0:0,1,2,3"));
+}
+
+TEST(PreemptTest, HonoursMinRuntime) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting({{"min_runtime", "300"}}));
+  s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
+  EXPECT_EQ(s.job(1).min_runtime_until, 300);
+  s.Add(NewJob(2, 4, 100).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(100), IsEmpty());
+  EXPECT_THAT(s.Cycle(299), IsEmpty());
+  EXPECT_THAT(s.Cycle(300), ElementsAre("stop 1: preempted for 2"));
+}
+
+// a0 and a1 hold one 4-GPU low-urgency job each; a high-urgency job needs one node.
+class VictimTest : public ::testing::Test {
+ protected:
+  VictimTest() : s_(Cluster({{"a", 2, 4}}), Preempting()) {}
+  void Start(const JobSpec& on_a0, const JobSpec& on_a1) {
+    s_.Add(on_a0);
+    s_.Add(on_a1);
+    EXPECT_THAT(s_.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a1:0,1,2,3"));
+    s_.Add(NewJob(3, 4, 1000).Urgency(Urgency::kHigh));
+  }
+  Scenario s_;
+};
+
+TEST_F(VictimTest, CheckpointableJobLosesLessThanOneThatCannotSave) {
+  Start(NewJob(1, 4, 0).Urgency(Urgency::kLow).Preemptible(),
+        NewJob(2, 4, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s_.Settle(1000), ElementsAre("stop 2: preempted for 3", "start 3 on a1:0,1,2,3"));
+  EXPECT_EQ(s_.job(2).work_done, 1000);
+}
+
+TEST_F(VictimTest, PeriodicCheckpointBeatsAnExpensiveCheckpoint) {
+  // Job 1 saved at 900 and loses 100 s + 30 s restart; job 2 would need a 200 s checkpoint.
+  Start(NewJob(1, 4, 0).Urgency(Urgency::kLow).Preemptible().CheckpointEvery(300),
+        NewJob(2, 4, 0).Urgency(Urgency::kLow).Elastic().CheckpointCost(200));
+  EXPECT_DOUBLE_EQ(s_.job(1).LostGpuSecondsIfStopped(1000), 520.0);
+  EXPECT_DOUBLE_EQ(s_.job(2).LostGpuSecondsIfStopped(1000), 920.0);
+  EXPECT_THAT(s_.Settle(1000), ElementsAre("stop 1: preempted for 3", "start 3 on a0:0,1,2,3"));
+  EXPECT_EQ(s_.job(1).work_done, 900);
+  s_.Finish(2, 1100);
+  EXPECT_THAT(s_.Cycle(1100), ElementsAre("start 1 on a1:0,1,2,3 resume overhead=30"));
+}
+
+TEST_F(VictimTest, JobThatCannotSaveRestartsFromScratch) {
+  Start(NewJob(1, 4, 0).Urgency(Urgency::kLow).Preemptible(),
+        NewJob(2, 4, 0).Urgency(Urgency::kLow));
+  EXPECT_THAT(s_.Settle(1000), ElementsAre("stop 1: preempted for 3", "start 3 on a0:0,1,2,3"));
+  EXPECT_EQ(s_.job(1).work_done, 0);
+  s_.Finish(2, 1100);
+  EXPECT_THAT(s_.Cycle(1100), ElementsAre("start 1 on a1:0,1,2,3 overhead=30"));
+}
+
+TEST(RestartOverheadTest, DefaultsByGpuCount) {
+  EXPECT_EQ(DefaultRestartOverhead(1), 7);
+  EXPECT_EQ(DefaultRestartOverhead(2), 30);
+  EXPECT_EQ(DefaultRestartOverhead(8), 30);
+  EXPECT_EQ(DefaultRestartOverhead(9), 60);
+  EXPECT_EQ(DefaultRestartOverhead(64), 60);
+  EXPECT_EQ(RestartOverhead(NewJob(1, 16).Overhead(45)), 45);
+}
+
+// The overhead of a resumed job, by its size: 1 GPU, 16 GPUs, and one it states itself.
+std::string Resume(const ClusterSpec& cluster, const JobSpec& victim) {
+  Scenario s(cluster, Preempting());
+  s.Add(victim);
+  s.Cycle(0);
+  JobSpec urgent = NewJob(99, victim.gpus, 10).Urgency(Urgency::kHigh);
+  s.Add(urgent);
+  s.Settle(10);
+  s.Finish(99, 20);
+  auto lines = s.Cycle(20);
+  return lines.size() == 1 ? lines[0] : "(" + std::to_string(lines.size()) + " decisions)";
+}
+
+TEST(RestartOverheadTest, ChargedOnTheNextStart) {
+  EXPECT_EQ(Resume(Cluster({{"a", 1, 1}}), NewJob(1, 1).Urgency(Urgency::kLow).Elastic()),
+            "start 1 on a0:0 resume overhead=7");
+  EXPECT_EQ(Resume(Cluster({{"a", 2, 8}}), NewJob(1, 16).Urgency(Urgency::kLow).Elastic()),
+            "start 1 on a0:0,1,2,3,4,5,6,7 a1:0,1,2,3,4,5,6,7 resume overhead=60");
+  EXPECT_EQ(Resume(Cluster({{"a", 1, 2}}),
+                   NewJob(1, 2).Urgency(Urgency::kLow).Elastic().Overhead(45)),
+            "start 1 on a0:0,1 resume overhead=45");
+}
+
+TEST(PreemptTest, CancelledVictimLetsThePreemptorStart) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting());
+  s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic().CheckpointCost(60));
+  s.Cycle(0);
+  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
+  auto cancelled = s.sched().Cancel(1, 30);
+  ASSERT_TRUE(cancelled.ok());
+  EXPECT_EQ(cancelled->state, JobState::kCancelled);
+  EXPECT_THAT(s.Cycle(30), ElementsAre("start 2 on a0:0,1,2,3"));
+}
+
+}  // namespace
+}  // namespace squeeze

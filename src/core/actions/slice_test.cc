@@ -1,0 +1,115 @@
+// Scenario tests of the slice action: a checkpointable, preemptible job runs in slices; at a
+// slice end it yields to a waiting job that ranks ahead of it, or runs another slice.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// LAS with the default thresholds (3600, 36000, ... GPU-seconds) and 1800 s slices.
+Policy Slicing() {
+  return MakePolicy("fifo", {{"job_order", "las"}, {"actions", "allocate|slice"}});
+}
+
+TEST(SliceTest, YieldsAtSliceEndToAJobThatRanksAhead) {
+  Scenario s(Cluster({{"a", 1, 4}}), Slicing());
+  s.Add(NewJob(1, 4, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3 slice_end=1800"));
+  EXPECT_EQ(s.sched().NextWakeup(), 1800);
+  s.Add(NewJob(2, 4, 100));
+  EXPECT_THAT(s.Cycle(100), IsEmpty());
+  EXPECT_THAT(s.Cycle(1799), IsEmpty());
+  // At 1800 job 1 attained 7200 GPU-s (LAS level 1); job 2 is in level 0.
+  EXPECT_THAT(s.Settle(1800),
+              ElementsAre("stop 1: slice ended; yields to 2", "start 2 on a0:0,1,2,3"));
+  EXPECT_EQ(s.sched().counters().slice_yields, 1);
+  EXPECT_EQ(s.sched().counters().preemptions, 0);
+  EXPECT_EQ(s.job(1).work_done, 1800);
+  EXPECT_EQ(s.job(1).preemptions, 1);
+  EXPECT_EQ(s.sched().NextWakeup(), kNever);  // job 2 is not sliced
+  // Resumed, its next slice starts after the restart overhead.
+  s.Finish(2, 2000);
+  EXPECT_THAT(s.Cycle(2000),
+              ElementsAre("start 1 on a0:0,1,2,3 resume overhead=30 slice_end=3830"));
+  EXPECT_EQ(s.sched().NextWakeup(), 3830);
+}
+
+TEST(SliceTest, ContinuesWhenNothingWaits) {
+  Scenario s(Cluster({{"a", 1, 4}}), Slicing());
+  s.Add(NewJob(1, 4, 0).Elastic());
+  s.Cycle(0);
+  EXPECT_THAT(s.Cycle(1800), IsEmpty());
+  EXPECT_EQ(s.job(1).slice_end, 3600);
+  EXPECT_EQ(s.job(1).slices, 1);
+  EXPECT_EQ(s.sched().NextWakeup(), 3600);
+  // A late cycle moves the slice end past now.
+  EXPECT_THAT(s.Cycle(7300), IsEmpty());
+  EXPECT_EQ(s.job(1).slice_end, 9000);
+  EXPECT_EQ(s.job(1).slices, 2);
+  EXPECT_EQ(s.sched().NextWakeup(), 9000);
+}
+
+TEST(SliceTest, ContinuesWhenTheWaitingJobRanksBehind) {
+  Scenario s(Cluster({{"a", 1, 1}}), Slicing());
+  s.Add(NewJob(1, 1, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0 slice_end=1800"));
+  s.Add(NewJob(2, 1, 100));
+  // 1800 GPU-s: both in LAS level 0, and 1 arrived first.
+  EXPECT_THAT(s.Settle(1800), IsEmpty());
+  EXPECT_EQ(s.job(1).slice_end, 3600);
+  // 3600 GPU-s: level 1, behind job 2.
+  EXPECT_THAT(s.Settle(3600), ElementsAre("stop 1: slice ended; yields to 2", "start 2 on a0:0"));
+}
+
+TEST(SliceTest, OnlyCheckpointablePreemptibleJobsAreSliced) {
+  Scenario s(Cluster({{"a", 1, 4}}), Slicing());
+  s.Add(NewJob(1, 1, 0).Preemptible());
+  s.Add(NewJob(2, 1, 0).Checkpointable());
+  s.Add(NewJob(3, 1, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0", "start 2 on a0:1",
+                                      "start 3 on a0:2 slice_end=1800"));
+}
+
+TEST(SliceTest, NoSliceWithoutTheAction) {
+  Scenario s(Cluster({{"a", 1, 4}}), "fifo");
+  s.Add(NewJob(1, 1, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0"));
+  EXPECT_EQ(s.sched().NextWakeup(), kNever);
+}
+
+TEST(SliceTest, SliceLengthIsAPolicyOption) {
+  Policy p = Slicing();
+  ASSERT_TRUE(SetPolicyOption(p, "slice", "10m").ok());
+  ASSERT_TRUE(SetPolicyOption(p, "las_thresholds", "1000|10000").ok());
+  Scenario s(Cluster({{"a", 1, 4}}), p);
+  s.Add(NewJob(1, 4, 0).Elastic());
+  EXPECT_THAT(s.Cycle(5), ElementsAre("start 1 on a0:0,1,2,3 slice_end=605"));
+  s.Add(NewJob(2, 4, 6));
+  EXPECT_THAT(s.Settle(604), IsEmpty());
+  EXPECT_THAT(s.Settle(605),  // 2400 GPU-s: level 1
+              ElementsAre("stop 1: slice ended; yields to 2", "start 2 on a0:0,1,2,3"));
+}
+
+TEST(SliceTest, UrgentWaitingJobRanksAheadWithPriority) {
+  Scenario s(Cluster({{"a", 1, 1}}),
+             MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|slice"}}));
+  s.Add(NewJob(1, 1, 0).Elastic());
+  s.Cycle(0);
+  s.Add(NewJob(2, 1, 10).Urgency(Urgency::kLow));
+  EXPECT_THAT(s.Settle(1800), IsEmpty());
+  s.Add(NewJob(3, 1, 2000).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Settle(2000), IsEmpty());  // no preempt action: it waits for the slice end
+  EXPECT_THAT(s.Settle(3600), ElementsAre("stop 1: slice ended; yields to 3", "start 3 on a0:0"));
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,105 @@
+#include "core/plugins/gittins_order.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace squeeze {
+namespace {
+
+constexpr size_t kMinSamples = 20;   // fewer: ask a broader class
+constexpr int kRebuildEvery = 25;    // completions of a class between rebuilds
+constexpr double kGridStep = 1.2;    // ratio between consecutive grid points
+constexpr double kGridMax = 1e8;     // seconds
+
+}  // namespace
+
+void RunTimeModel::Observe(Time run_time, size_t window) {
+  samples_.push_back(run_time);
+  while (samples_.size() > window) samples_.pop_front();
+}
+
+void RunTimeModel::Rebuild(const std::vector<double>& grid) {
+  std::vector<double> v(samples_.begin(), samples_.end());
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  std::vector<double> prefix(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + v[i];
+  table_.assign(grid.size(), 0);
+  for (size_t gi = 0; gi < grid.size(); ++gi) {
+    const double a = grid[gi];
+    const size_t i0 = std::upper_bound(v.begin(), v.end(), a) - v.begin();
+    if (i0 == n) {
+      // Outlived every sample: nothing says when it ends; rank it by what it has attained.
+      table_[gi] = std::max(a, n ? v.back() : 1.0);
+      continue;
+    }
+    double best = HUGE_VAL;
+    for (size_t k = i0; k < n; ++k) {
+      const double done = static_cast<double>(k - i0 + 1);
+      const double work = (prefix[k + 1] - prefix[i0]) - done * a +
+                          static_cast<double>(n - 1 - k) * (v[k] - a);
+      best = std::min(best, work / done);
+    }
+    table_[gi] = std::max(best, 1.0);
+  }
+}
+
+double RunTimeModel::Rank(double attained, const std::vector<double>& grid) const {
+  const size_t i = std::upper_bound(grid.begin(), grid.end(), attained) - grid.begin();
+  return table_[i == 0 ? 0 : i - 1];
+}
+
+GittinsOrder::GittinsOrder(const JobOrderOptions& options) : options_(options) {
+  grid_.push_back(0);
+  for (double g = 1; g < kGridMax; g *= kGridStep) grid_.push_back(std::floor(g));
+  grid_.erase(std::unique(grid_.begin(), grid_.end()), grid_.end());
+}
+
+int GittinsOrder::GpuClass(int gpus) {
+  if (gpus <= 1) return 1;
+  if (gpus <= 4) return 4;
+  if (gpus <= 8) return 8;
+  return 64;
+}
+
+const RunTimeModel* GittinsOrder::ModelFor(const Job& job) const {
+  for (const ClassKey& key : {ClassKey{job.home_pool, GpuClass(job.spec.gpus)},
+                              ClassKey{job.home_pool, -1}, ClassKey{-1, -1}}) {
+    auto it = models_.find(key);
+    if (it != models_.end() && it->second.size() >= kMinSamples) return &it->second;
+  }
+  return nullptr;
+}
+
+double GittinsOrder::Key(const Job& job, Time now) const {
+  const double attained = static_cast<double>(job.work_done + job.RunProgress(now));
+  double rank;
+  if (job.spec.estimate) {
+    rank = std::max(1.0, static_cast<double>(*job.spec.estimate) - attained);
+  } else if (const RunTimeModel* m = ModelFor(job)) {
+    rank = m->Rank(attained, grid_);
+  } else {
+    rank = attained + 1;  // nothing learned yet: least attained service first
+  }
+  if (options_.gittins_gpu_weighted && job.spec.gpus > 0) rank *= job.spec.gpus;
+  return rank;
+}
+
+bool GittinsOrder::Observe(const Job& finished) {
+  if (finished.state != JobState::kDone) return false;
+  bool rebuilt = false;
+  for (const ClassKey& key : {ClassKey{finished.home_pool, GpuClass(finished.spec.gpus)},
+                              ClassKey{finished.home_pool, -1}, ClassKey{-1, -1}}) {
+    RunTimeModel& m = models_[key];
+    m.Observe(finished.work_done, options_.gittins_window);
+    int& count = since_rebuild_[key];
+    if (++count >= kRebuildEvery || m.size() == kMinSamples) {
+      m.Rebuild(grid_);
+      count = 0;
+      rebuilt = true;
+    }
+  }
+  return rebuilt;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,192 @@
+#include "core/policy.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/plugins/job_order.h"
+#include "core/plugins/node_order.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsSupersetOf;
+
+Policy Named(const std::string& name) {
+  auto p = NamedPolicy(name);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? *p : Policy{};
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string OptionError(const std::string& key, const std::string& value) {
+  Policy p = Named("fifo");
+  Status st = SetPolicyOption(p, key, value);
+  return st.ok() ? "(accepted)" : st.message();
+}
+
+TEST(PolicyTest, NamesAreListedInOrder) {
+  const std::vector<std::string> names = PolicyNames();
+  EXPECT_THAT(names, IsSupersetOf({"backfill", "fifo", "las", "sjf", "squeeze", "srtf"}));
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST(PolicyTest, EveryNamedPolicyValidates) {
+  for (const std::string& name : PolicyNames()) {
+    auto p = NamedPolicy(name);
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status().message();
+    EXPECT_EQ(p->name, name);
+    EXPECT_TRUE(p->Validate().ok()) << name << ": " << p->Validate().message();
+    auto with_borrow = NamedPolicy(name + "+borrow");
+    ASSERT_TRUE(with_borrow.ok()) << name;
+    EXPECT_TRUE(with_borrow->Validate().ok()) << name;
+  }
+}
+
+TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
+  Policy fifo = Named("fifo");
+  EXPECT_THAT(fifo.actions, ElementsAre("allocate"));
+  EXPECT_TRUE(fifo.strict);
+  EXPECT_EQ(fifo.job_order, "fifo");
+  EXPECT_EQ(fifo.node_order, "consolidation");
+  EXPECT_FALSE(fifo.oracle_estimates);
+
+  Policy sjf = Named("sjf");
+  EXPECT_EQ(sjf.job_order, "sjf");
+  EXPECT_TRUE(sjf.oracle_estimates);
+  EXPECT_THAT(sjf.actions, ElementsAre("allocate"));
+
+  Policy srtf = Named("srtf");
+  EXPECT_EQ(srtf.job_order, "srtf");
+  EXPECT_THAT(srtf.actions, ElementsAre("allocate", "preempt"));
+  EXPECT_FALSE(srtf.strict);
+  EXPECT_TRUE(srtf.preempt_by_order);
+  EXPECT_TRUE(srtf.oracle_estimates);
+
+  Policy las = Named("las");
+  EXPECT_EQ(las.job_order, "las");
+  EXPECT_THAT(las.actions, ElementsAre("allocate", "backfill", "preempt"));
+  EXPECT_TRUE(las.preempt_by_order);
+
+  EXPECT_THAT(Named("backfill").actions, ElementsAre("allocate", "backfill"));
+
+  Policy sq = Named("squeeze");
+  EXPECT_EQ(sq.job_order, "las");
+  EXPECT_TRUE(sq.priority);
+  EXPECT_TRUE(sq.deadline);
+  EXPECT_TRUE(sq.fair_share);
+  EXPECT_FALSE(sq.oracle_estimates);
+  EXPECT_EQ(sq.min_runtime, 300);
+  EXPECT_EQ(sq.slice, 1800);
+  EXPECT_THAT(sq.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt", "slice"));
+}
+
+TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
+  auto p = NamedPolicy("x");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(), "unknown policy 'x' (known: " + Joined(PolicyNames()) + ")");
+  auto m = NamedPolicy("fifo+turbo");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow)");
+}
+
+TEST(PolicyTest, BorrowModifierAddsReclaimAndBorrow) {
+  Policy sq = Named("squeeze+borrow");
+  EXPECT_EQ(sq.name, "squeeze+borrow");
+  EXPECT_THAT(sq.actions,
+              ElementsAre("allocate", "reclaim", "backfill", "borrow", "preempt", "slice"));
+  EXPECT_THAT(Named("fifo+borrow").actions, ElementsAre("allocate", "reclaim", "borrow"));
+  EXPECT_THAT(Named("las+borrow").actions,
+              ElementsAre("allocate", "reclaim", "backfill", "borrow", "preempt"));
+  EXPECT_THAT(Named("srtf+borrow").actions,
+              ElementsAre("allocate", "reclaim", "borrow", "preempt"));
+  EXPECT_TRUE(Named("fifo+borrow").Has("borrow"));
+  EXPECT_FALSE(Named("fifo").Has("borrow"));
+}
+
+TEST(PolicyTest, SetPolicyOptionChangesOneSetting) {
+  Policy p = Named("fifo");
+  ASSERT_TRUE(SetPolicyOption(p, "slice", "30m").ok());
+  EXPECT_EQ(p.slice, 1800);
+  ASSERT_TRUE(SetPolicyOption(p, "min_runtime", "90").ok());
+  EXPECT_EQ(p.min_runtime, 90);
+  ASSERT_TRUE(SetPolicyOption(p, "deadline_margin", "1h").ok());
+  EXPECT_EQ(p.deadline_margin, 3600);
+  ASSERT_TRUE(SetPolicyOption(p, "job_order", "srtf").ok());
+  EXPECT_EQ(p.job_order, "srtf");
+  ASSERT_TRUE(SetPolicyOption(p, "node_order", "best-fit").ok());
+  EXPECT_EQ(p.node_order, "best-fit");
+  ASSERT_TRUE(SetPolicyOption(p, "priority", "yes").ok());
+  EXPECT_TRUE(p.priority);
+  ASSERT_TRUE(SetPolicyOption(p, "strict", "0").ok());
+  EXPECT_FALSE(p.strict);
+  ASSERT_TRUE(SetPolicyOption(p, "fair_share", "true").ok());
+  ASSERT_TRUE(SetPolicyOption(p, "deadline", "1").ok());
+  ASSERT_TRUE(SetPolicyOption(p, "preempt_by_order", "true").ok());
+  EXPECT_TRUE(p.fair_share && p.deadline && p.preempt_by_order);
+  ASSERT_TRUE(SetPolicyOption(p, "actions", "allocate|backfill||preempt").ok());
+  EXPECT_THAT(p.actions, ElementsAre("allocate", "backfill", "preempt"));
+  ASSERT_TRUE(SetPolicyOption(p, "las_thresholds", "100|1h|2d").ok());
+  EXPECT_THAT(p.order_options.las_thresholds, ElementsAre(100.0, 3600.0, 172800.0));
+  ASSERT_TRUE(SetPolicyOption(p, "las_gpu_weighted", "false").ok());
+  EXPECT_FALSE(p.order_options.las_gpu_weighted);
+}
+
+TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
+  EXPECT_EQ(OptionError("slice", "abc"), "policy option slice: value 'abc' is not a duration");
+  EXPECT_EQ(OptionError("min_runtime", "-5"),
+            "policy option min_runtime: value '-5' is not a duration");
+  EXPECT_EQ(OptionError("strict", "maybe"),
+            "policy option strict: value 'maybe' is not true or false");
+  EXPECT_EQ(OptionError("las_thresholds", "1h|x"),
+            "policy option las_thresholds: value '1h|x' has 'x', not a number of GPU-seconds");
+  EXPECT_EQ(OptionError("slice", "0"), "policy 'fifo': slice 0 must be positive");
+  EXPECT_EQ(OptionError("las_thresholds", "2h|1h"),
+            "policy 'fifo': las thresholds must be ascending");
+  EXPECT_EQ(OptionError("job_order", "random"),
+            "policy 'fifo': unknown job order 'random' (known: " + Joined(JobOrderNames()) + ")");
+  EXPECT_EQ(OptionError("node_order", "worst-fit"),
+            "policy 'fifo': unknown node order 'worst-fit' (known: " + Joined(NodeOrderNames()) +
+                ")");
+  EXPECT_EQ(OptionError("actions", "allocate|fly"),
+            "policy 'fifo': unknown action 'fly' "
+            "(known: reclaim, allocate, backfill, borrow, preempt, slice)");
+  EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
+  const std::string unknown = OptionError("speed", "11");
+  EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)
+      << unknown;
+}
+
+TEST(PolicyTest, ReserveAfterAndPreemptKeyRatio) {
+  Policy p = Named("backfill");
+  EXPECT_EQ(p.reserve_after, 0);
+  ASSERT_TRUE(SetPolicyOption(p, "reserve_after", "10m").ok());
+  EXPECT_EQ(p.reserve_after, 600);
+  EXPECT_DOUBLE_EQ(p.preempt_key_ratio, 1.0);
+  ASSERT_TRUE(SetPolicyOption(p, "preempt_key_ratio", "2.5").ok());
+  EXPECT_DOUBLE_EQ(p.preempt_key_ratio, 2.5);
+  EXPECT_EQ(SetPolicyOption(p, "preempt_key_ratio", "0.5").message(),
+            "policy option preempt_key_ratio: value '0.5' is not a number >= 1");
+  EXPECT_EQ(SetPolicyOption(p, "preempt_key_ratio", "x").message(),
+            "policy option preempt_key_ratio: value 'x' is not a number >= 1");
+  EXPECT_EQ(SetPolicyOption(p, "reserve_after", "soon").message(),
+            "policy option reserve_after: value 'soon' is not a duration");
+}
+
+TEST(PolicyTest, ValidateRejectsNegativeMinRuntime) {
+  Policy p = Named("fifo");
+  p.min_runtime = -1;
+  EXPECT_EQ(p.Validate().message(), "policy 'fifo': min_runtime -1 is negative");
+}
+
+}  // namespace
+}  // namespace squeeze
