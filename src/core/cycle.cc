@@ -9,7 +9,28 @@ int CycleContext::ScopeOf(const JobSpec& spec) const {
   return pool >= 0 ? pool : AnyScope();
 }
 
-std::vector<int> CycleContext::GroupsFor(const JobSpec& spec, int pool) const {
+const std::vector<int>& CycleContext::GroupsFor(const JobSpec& spec, int pool) const {
+  if (pool < 0) pool = s.jobs.count(spec.id) ? s.jobs.at(spec.id).home_pool : -1;
+  const bool plain = spec.gpu_models.empty() && spec.min_gpu_memory_mib == 0 &&
+                     spec.regions.empty();
+  auto& cache = plain ? pool_groups_cache_ : job_groups_cache_[spec.id];
+  auto it = cache.find(pool);
+  if (it == cache.end()) it = cache.emplace(pool, ComputeGroups(spec, pool)).first;
+  return it->second;
+}
+
+bool CycleContext::ScopeHasFreeGpus(int scope) const {
+  auto pool_free = [&](int pool) {
+    for (int g : s.cluster.PoolGroups(pool)) {
+      if (s.cluster.group(g).free_milli > 0) return true;
+    }
+    return false;
+  };
+  if (scope < AnyScope()) return pool_free(scope);
+  return s.cluster.FreeMilli() > 0;
+}
+
+std::vector<int> CycleContext::ComputeGroups(const JobSpec& spec, int pool) const {
   std::vector<int> out;
   auto add_pool = [&](int p) {
     const PoolSpec& ps = s.cluster.spec().pools[p];
@@ -31,12 +52,7 @@ std::vector<int> CycleContext::GroupsFor(const JobSpec& spec, int pool) const {
   if (pool >= 0) {
     add_pool(pool);
   } else {
-    const int home = s.jobs.count(spec.id) ? s.jobs.at(spec.id).home_pool : -1;
-    if (home >= 0) {
-      add_pool(home);
-    } else {
-      for (int p = 0; p < s.cluster.PoolCount(); ++p) add_pool(p);
-    }
+    for (int p = 0; p < s.cluster.PoolCount(); ++p) add_pool(p);
   }
   return out;
 }

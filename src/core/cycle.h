@@ -45,12 +45,23 @@ class CycleContext {
   std::unordered_map<int, int> caps;        // all reservations' caps, merged
   std::vector<JobId> started;               // to remove from the queue after a walk
 
+ private:
+  std::vector<int> ComputeGroups(const JobSpec& spec, int pool) const;
+  // Node groups by (pool or -1, job): the plain ones by pool, the constrained ones by job id.
+  mutable std::unordered_map<int, std::vector<int>> pool_groups_cache_;
+  mutable std::unordered_map<JobId, std::unordered_map<int, std::vector<int>>> job_groups_cache_;
+
+ public:
+
   Job& job(JobId id) { return s.jobs.at(id); }
   int ScopeOf(const JobSpec& spec) const;
   int AnyScope() const { return s.cluster.PoolCount(); }
   // Node groups the job may use in `pool` (-1: its home pool, or every pool if it has none).
-  std::vector<int> GroupsFor(const JobSpec& spec, int pool = -1) const;
+  // The list is kept for the cycle.
+  const std::vector<int>& GroupsFor(const JobSpec& spec, int pool = -1) const;
   bool PoolHasQuotas(int pool) const;
+  // Whether any pool a job of `scope` may use has a free GPU (or part of one).
+  bool ScopeHasFreeGpus(int scope) const;
   // Whether starting the job in `pool` would be within its team's guarantee.
   bool WithinQuota(const JobSpec& spec, int pool) const;
 

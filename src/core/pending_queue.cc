@@ -53,12 +53,19 @@ void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) c
       cursors.push_back({&std::get<2>(it->first), it->second.begin(), it->second.end()});
     }
     if (skipped_scopes.count(scope)) continue;
+    // Team measures change only for the team just visited: keep them.
+    const bool measured = team_measure && cursors.size() > 1;
+    std::vector<double> measures(cursors.size(), 0);
+    if (measured) {
+      for (size_t i = 0; i < cursors.size(); ++i) measures[i] = team_measure(*cursors[i].team);
+    }
     while (true) {
       Cursor* next = nullptr;
       double next_measure = 0;
-      for (Cursor& c : cursors) {
+      for (size_t i = 0; i < cursors.size(); ++i) {
+        Cursor& c = cursors[i];
         if (c.pos == c.end) continue;
-        const double m = team_measure && cursors.size() > 1 ? team_measure(*c.team) : 0;
+        const double m = measures[i];
         if (next == nullptr || m < next_measure ||
             (m == next_measure && *c.pos < *next->pos)) {
           next = &c;
@@ -69,6 +76,7 @@ void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) c
       const QueuePosition& p = where_.at(next->pos->id);
       ++next->pos;
       const Visit v = visit(p);
+      if (measured) measures[next - cursors.data()] = team_measure(*next->team);
       if (v == Visit::kStop) return;
       if (v == Visit::kSkipScope) {
         skipped_scopes.insert(scope);

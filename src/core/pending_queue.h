@@ -44,6 +44,8 @@ class PendingQueue {
   const QueuePosition* Find(JobId id) const;
   size_t size() const { return where_.size(); }
   bool empty() const { return where_.empty(); }
+  // The most urgent band with a waiting job (0 when none waits).
+  int TopBand() const { return queues_.empty() ? 0 : -std::get<0>(queues_.begin()->first); }
 
   // Takes every job's order key anew.
   void Rekey(const std::function<double(JobId)>& key);

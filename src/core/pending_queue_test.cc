@@ -144,5 +144,20 @@ TEST(PendingQueueTest, RemoveFindAndReAdd) {
   EXPECT_THAT(Order(q), IsEmpty());
 }
 
+TEST(PendingQueueTest, RekeyReordersByTheNewKeys) {
+  PendingQueue q;
+  q.Add(Pos(1, 0, 0, 1.0, 1));
+  q.Add(Pos(2, 0, 0, 2.0, 2));
+  q.Add(Pos(3, 1, 0, 3.0, 3));
+  q.Add(Pos(4, 0, 0, 4.0, 4, "x"));
+  EXPECT_THAT(Order(q), ElementsAre(3, 1, 2, 4));
+  q.Rekey([](JobId id) { return static_cast<double>(10 - id); });
+  EXPECT_THAT(Order(q), ElementsAre(3, 4, 2, 1));  // bands and teams stay
+  EXPECT_EQ(q.Find(1)->entry.key, 9.0);
+  EXPECT_EQ(q.Find(4)->team, "x");
+  EXPECT_TRUE(q.Remove(2));
+  EXPECT_THAT(Order(q), ElementsAre(3, 4, 1));
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -9,7 +9,9 @@ void RunAllocate(CycleContext& c) {
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         Job& job = c.job(p.entry.id);
-        if (!c.s.awaiting_stops.count(job.spec.id)) {
+        const bool can_fit = c.ScopeHasFreeGpus(p.scope) || job.spec.gpus == 0;
+        if (!strict && !can_fit) return PendingQueue::Visit::kSkipScope;
+        if (can_fit && !c.s.awaiting_stops.count(job.spec.id)) {
           if (auto placed = PlaceAtHome(c, job, &c.caps)) {
             c.Start(job, std::move(placed->placement), placed->borrowed);
             return PendingQueue::Visit::kNext;
@@ -17,7 +19,8 @@ void RunAllocate(CycleContext& c) {
         }
         if (!strict) return PendingQueue::Visit::kNext;
         if (reserve && c.now - job.spec.submit_time < c.s.policy.reserve_after) {
-          return PendingQueue::Visit::kNext;  // young: may be passed, not yet reserved for
+          // Young: later jobs may pass it, and it is not yet reserved for.
+          return can_fit ? PendingQueue::Visit::kNext : PendingQueue::Visit::kSkipScope;
         }
         if (reserve && !c.reservations.count(p.scope)) {
           if (auto r = ComputeReservation(c, job)) c.AddReservation(std::move(*r));

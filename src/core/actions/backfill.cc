@@ -1,25 +1,6 @@
 #include "core/actions/actions.h"
 
 namespace squeeze {
-namespace {
-
-// Free whole GPUs in the pools a scope may use.
-bool ScopeHasFreeGpus(const CycleContext& c, int scope) {
-  auto pool_free = [&](int pool) {
-    for (int g : c.s.cluster.PoolGroups(pool)) {
-      if (c.s.cluster.group(g).free_milli > 0) return true;
-    }
-    return false;
-  };
-  if (scope < c.AnyScope()) return pool_free(scope);
-  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
-    if (pool_free(pool)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void RunBackfill(CycleContext& c) {
   if (c.reservations.empty()) return;
   c.s.pending.Walk(
@@ -28,7 +9,7 @@ void RunBackfill(CycleContext& c) {
         if (r == c.reservations.end() || r->second.job == p.entry.id) {
           return PendingQueue::Visit::kNext;
         }
-        if (!ScopeHasFreeGpus(c, p.scope)) return PendingQueue::Visit::kSkipScope;
+        if (!c.ScopeHasFreeGpus(p.scope)) return PendingQueue::Visit::kSkipScope;
         Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);

@@ -99,6 +99,42 @@ TEST(BackfillTest, ReservationInOnePoolDoesNotHoldAnother) {
   EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on b0:0,1,2,3"));
 }
 
+// A job that ends before its own scope's shadow time may still run past another scope's:
+// it must not take what that reservation holds. Pool a (model x) reserves a0 for job 2 from
+// 100 on, leaving 1 spare GPU; job 4 (any pool, model y only) is reserved b0 from 1000 on.
+// Job 5 (any pool, 2 GPUs until 502) ends before 1000 but would hold a0:6,7 past 100.
+TEST(BackfillTest, EndingBeforeOwnShadowDoesNotTakeAnotherReservation) {
+  Scenario s(Cluster({{"a", 1, 8, "x"}, {"b", 1, 8, "y"}}), "backfill");
+  s.Add(NewJob(1, 6, 0).Pool("a").Estimate(100));
+  s.Add(NewJob(3, 8, 0).Models({"y"}).Estimate(1000));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5", "start 3 on b0:0,1,2,3,4,5,6,7"));
+  s.Add(NewJob(2, 7, 1).Pool("a"));
+  s.Add(NewJob(4, 8, 1).Models({"y"}));
+  s.Add(NewJob(5, 2, 2).Estimate(500));
+  EXPECT_THAT(s.Cycle(2), IsEmpty());
+  s.Finish(1, 100);
+  EXPECT_THAT(s.Cycle(100), ElementsAre("start 2 on a0:0,1,2,3,4,5,6"));
+}
+
+// A job of two nodes: its shadow time is when the second of the running jobs ends.
+TEST(BackfillTest, MultiNodeReservationWaitsForEnoughNodes) {
+  Scenario s(Cluster({{"a", 2, 8}}), "backfill");
+  s.Add(NewJob(1, 8, 0).Estimate(100));
+  s.Add(NewJob(2, 4, 0).Estimate(200));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7", "start 2 on a1:0,1,2,3"));
+  s.Add(NewJob(3, 16, 1));
+  s.Add(NewJob(4, 1, 2).Estimate(300));  // would run past 200
+  s.Add(NewJob(5, 1, 3).Estimate(150));  // ends at 153
+  s.Add(NewJob(6, 1, 4));                // no estimate: a1 has no spare GPU at 200
+  EXPECT_THAT(s.Cycle(4), ElementsAre("start 5 on a1:4"));
+  s.Finish(1, 100);
+  EXPECT_THAT(s.Cycle(100), IsEmpty());  // a0 is held for job 3
+  s.Finish(2, 200);
+  s.Finish(5, 200);
+  EXPECT_THAT(s.Cycle(200),
+              ElementsAre("start 3 on a0:0,1,2,3,4,5,6,7 a1:0,1,2,3,4,5,6,7"));
+}
+
 TEST(BackfillTest, YoungBlockedJobIsPassedUntilReserveAfter) {
   Scenario s(Cluster({{"a", 1, 8}}), MakePolicy("backfill", {{"reserve_after", "10m"}}));
   Reserve(s);

@@ -97,6 +97,24 @@ TEST(QuotaTest, NoReclaimForATeamOverItsQuota) {
   EXPECT_THAT(s.Cycle(2), ElementsAre("stop 1: borrowed capacity reclaimed for 4"));
 }
 
+TEST(QuotaTest, ReclaimSparesTheOwnTeamsBorrowedJobs) {
+  Scenario s(Shared(), Reclaiming());
+  s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
+  s.Add(NewJob(2, 2, 0).Pool("a").Team("x").Elastic());
+  s.Add(NewJob(3, 2, 0).Pool("a").Team("y"));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5 borrowed",
+                                      "start 3 on a0:6,7"));
+  s.Finish(1, 50);
+  s.Add(NewJob(4, 4, 50).Pool("a").Team("z").Preemptible());
+  EXPECT_THAT(s.Cycle(50), ElementsAre("start 4 on a0:0,1,2,3 borrowed"));
+  // x holds 2 (job 2, borrowed) of its 4: job 5 is within its quota. Stopping job 2 would
+  // lose less, but it is x's own; job 4 (team z) is reclaimed.
+  s.Add(NewJob(5, 2, 60).Pool("a").Team("x"));
+  EXPECT_DOUBLE_EQ(s.job(2).LostGpuSecondsIfStopped(60), 60.0);
+  EXPECT_DOUBLE_EQ(s.job(4).LostGpuSecondsIfStopped(60), 160.0);
+  EXPECT_THAT(s.Cycle(60), ElementsAre("stop 4: borrowed capacity reclaimed for 5"));
+}
+
 // Pools a and b, one 4-GPU node each; "+borrow" lends idle GPUs across pools.
 class BorrowTest : public ::testing::Test {
  protected:

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -33,13 +34,13 @@ int StopAll(CycleContext& c, const std::vector<JobId>& victims, const Job& job,
 }  // namespace
 
 void RunPreempt(CycleContext& c) {
+  if (!HasVictimCandidates(c, c.s.pending.TopBand())) return;
   std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         Job& job = c.job(p.entry.id);
-        if (c.s.awaiting_stops.count(job.spec.id) || !HasVictimCandidates(c, p.band)) {
-          return PendingQueue::Visit::kNext;
-        }
+        if (!HasVictimCandidates(c, p.band)) return PendingQueue::Visit::kStop;  // nor below
+        if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Rank rank = c.RankOfPending(p);
         auto eligible = [&](const Job& v) {
           if (!v.spec.preemptible || c.now < v.min_runtime_until) return false;

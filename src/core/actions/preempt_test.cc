@@ -8,6 +8,7 @@
 namespace squeeze {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using testing::Cluster;
@@ -165,6 +166,32 @@ TEST(RestartOverheadTest, ChargedOnTheNextStart) {
   EXPECT_EQ(Resume(Cluster({{"a", 1, 2}}),
                    NewJob(1, 2).Urgency(Urgency::kLow).Elastic().Overhead(45)),
             "start 1 on a0:0,1 resume overhead=45");
+}
+
+TEST(PreemptTest, FractionalJobEvictsTheJobSharingItsGpu) {
+  Scenario s(Cluster({{"a", 1, 1}}), Preempting());
+  s.Add(NewJob(1, 1, 0).Milli(600).Urgency(Urgency::kLow).Elastic());
+  s.Add(NewJob(2, 1, 0).Milli(300));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 2 on a0:0 milli=300", "start 1 on a0:0 milli=600"));
+  s.Add(NewJob(3, 1, 10).Milli(500).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Settle(10), ElementsAre("stop 1: preempted for 3", "start 3 on a0:0 milli=500"));
+  s.Add(NewJob(4, 1, 20).Milli(100).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Settle(20), ElementsAre("start 4 on a0:0 milli=100"));  // it fits: no victim
+}
+
+// A victim is stopped only for a job that can then start. Here the critical job 3 is blocked
+// for good (job 1 cannot be preempted) and, strict, blocks the pool: if job 2 is evicted for
+// job 4, job 4 must start on the GPUs it freed, not leave them idle.
+TEST(PreemptTest, VictimIsNotStoppedForAJobThatStillCannotStart) {
+  Scenario s(Cluster({{"a", 1, 8}}), Preempting());
+  s.Add(NewJob(1, 4, 0));
+  s.Add(NewJob(2, 4, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5,6,7"));
+  s.Add(NewJob(3, 8, 10).Urgency(Urgency::kCritical));
+  s.Add(NewJob(4, 4, 10).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Settle(10),
+              AnyOf(IsEmpty(), ElementsAre("stop 2: preempted for 4", "start 4 on a0:4,5,6,7")));
+  EXPECT_EQ(s.sched().cluster().FreeMilli(), 0) << "GPUs idle after a preemption";
 }
 
 TEST(PreemptTest, CancelledVictimLetsThePreemptorStart) {

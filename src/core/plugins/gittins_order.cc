@@ -7,20 +7,26 @@ namespace squeeze {
 namespace {
 
 constexpr size_t kMinSamples = 20;   // fewer: ask a broader class
-constexpr int kRebuildEvery = 25;    // completions of a class between rebuilds
+constexpr int kRebuildEvery = 25;    // completions of a class between rebuilds of its ranks
 constexpr double kGridStep = 1.2;    // ratio between consecutive grid points
 constexpr double kGridMax = 1e8;     // seconds
+constexpr size_t kMaxEndPoints = 128;  // candidate end points tried per grid point
 
 }  // namespace
 
 void RunTimeModel::Observe(Time run_time, size_t window) {
   samples_.push_back(run_time);
-  while (samples_.size() > window) samples_.pop_front();
+  const double t = static_cast<double>(run_time);
+  sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), t), t);
+  while (samples_.size() > window) {
+    const double old = static_cast<double>(samples_.front());
+    samples_.pop_front();
+    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), old));
+  }
 }
 
 void RunTimeModel::Rebuild(const std::vector<double>& grid) {
-  std::vector<double> v(samples_.begin(), samples_.end());
-  std::sort(v.begin(), v.end());
+  const std::vector<double>& v = sorted_;
   const size_t n = v.size();
   std::vector<double> prefix(n + 1, 0);
   for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + v[i];
@@ -34,7 +40,8 @@ void RunTimeModel::Rebuild(const std::vector<double>& grid) {
       continue;
     }
     double best = HUGE_VAL;
-    for (size_t k = i0; k < n; ++k) {
+    const size_t step = std::max<size_t>(1, (n - i0) / kMaxEndPoints);
+    for (size_t k = i0; k < n; k += step) {
       const double done = static_cast<double>(k - i0 + 1);
       const double work = (prefix[k + 1] - prefix[i0]) - done * a +
                           static_cast<double>(n - 1 - k) * (v[k] - a);
@@ -62,9 +69,14 @@ int GittinsOrder::GpuClass(int gpus) {
   return 64;
 }
 
+GittinsOrder::Classes GittinsOrder::ClassesOf(const Job& job) {
+  const int gpu_class = GpuClass(job.spec.gpus);
+  if (job.home_pool < 0) return {{ClassKey{-1, gpu_class}, ClassKey{-1, -1}, ClassKey{}}, 2};
+  return {{ClassKey{job.home_pool, gpu_class}, ClassKey{job.home_pool, -1}, ClassKey{-1, -1}}, 3};
+}
+
 const RunTimeModel* GittinsOrder::ModelFor(const Job& job) const {
-  for (const ClassKey& key : {ClassKey{job.home_pool, GpuClass(job.spec.gpus)},
-                              ClassKey{job.home_pool, -1}, ClassKey{-1, -1}}) {
+  for (const ClassKey& key : ClassesOf(job)) {
     auto it = models_.find(key);
     if (it != models_.end() && it->second.size() >= kMinSamples) return &it->second;
   }
@@ -88,8 +100,7 @@ double GittinsOrder::Key(const Job& job, Time now) const {
 bool GittinsOrder::Observe(const Job& finished) {
   if (finished.state != JobState::kDone) return false;
   bool rebuilt = false;
-  for (const ClassKey& key : {ClassKey{finished.home_pool, GpuClass(finished.spec.gpus)},
-                              ClassKey{finished.home_pool, -1}, ClassKey{-1, -1}}) {
+  for (const ClassKey& key : ClassesOf(finished)) {
     RunTimeModel& m = models_[key];
     m.Observe(finished.work_done, options_.gittins_window);
     int& count = since_rebuild_[key];

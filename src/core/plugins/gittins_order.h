@@ -7,6 +7,7 @@
 #ifndef SQUEEZE_CORE_PLUGINS_GITTINS_ORDER_H_
 #define SQUEEZE_CORE_PLUGINS_GITTINS_ORDER_H_
 
+#include <array>
 #include <deque>
 #include <map>
 #include <utility>
@@ -28,8 +29,9 @@ class RunTimeModel {
   double Rank(double attained, const std::vector<double>& grid) const;
 
  private:
-  std::deque<Time> samples_;
-  std::vector<double> table_;  // rank at each grid point
+  std::deque<Time> samples_;      // in arrival order, for the window
+  std::vector<double> sorted_;    // the same, ascending
+  std::vector<double> table_;     // rank at each grid point
 };
 
 class GittinsOrder : public JobOrder {
@@ -43,6 +45,14 @@ class GittinsOrder : public JobOrder {
   using ClassKey = std::pair<int, int>;  // (pool, GPU class); -1 = any
   static int GpuClass(int gpus);
   const RunTimeModel* ModelFor(const Job& job) const;
+  // The classes a job belongs to, from the narrowest: (pool, GPU class), (pool, any), (any).
+  struct Classes {
+    std::array<ClassKey, 3> keys;
+    int count;
+    const ClassKey* begin() const { return keys.data(); }
+    const ClassKey* end() const { return keys.data() + count; }
+  };
+  static Classes ClassesOf(const Job& job);
 
   JobOrderOptions options_;
   std::vector<double> grid_;  // attained seconds at which ranks are tabled

@@ -128,7 +128,7 @@ inline std::string DescribePlacement(const Placement& p, const ClusterSpec& clus
     for (size_t i = 0; i < share.gpus.size(); ++i) {
       out += (i ? "," : "") + std::to_string(share.gpus[i]);
     }
-    if (share.milli_per_gpu != kMilliPerGpu) milli = share.milli_per_gpu;
+    if (!share.gpus.empty() && share.milli_per_gpu != kMilliPerGpu) milli = share.milli_per_gpu;
   }
   if (milli != kMilliPerGpu) out += " milli=" + std::to_string(milli);
   return out;

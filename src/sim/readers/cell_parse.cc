@@ -102,7 +102,7 @@ Result<Time> ParseTimestampCell(std::string_view text) {
       minute > 59 || second > 59) {
     return Reason("is not a valid date and time (expected YYYY-MM-DD HH:MM:SS, UTC)");
   }
-  return DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  return DaysFromCivil(year, month, day) * 86400 + Time{hour} * 3600 + Time{minute} * 60 + second;
 }
 
 int64_t DaysFromCivil(int64_t year, int month, int day) {

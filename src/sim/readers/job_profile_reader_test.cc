@@ -161,6 +161,8 @@ TEST(JobProfileReaderTest, HeaderErrors) {
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "
                                "(known columns: id, submit_time, duration, gpus, pool, name, "),
                     EndsWith(", deadline, regions)")));
+  EXPECT_THAT(ErrorOf("jobid,when\n1,2\n"),  // a header of no known format
+              StartsWith("t.csv:1: unknown column 'jobid' in a job-profile file"));
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,timestamp\n"),
               StartsWith("t.csv:1: unknown column 'timestamp' in a job-profile file"));
   EXPECT_EQ(ErrorOf("id,submit_time,duration,gpus\n1,0,1,1\n"),

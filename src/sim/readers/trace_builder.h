@@ -60,8 +60,9 @@ class TraceBuilder {
   // Records a job without checking its id (the reader guarantees uniqueness).
   void Add(TraceJob job) { trace_.jobs.push_back(std::move(job)); }
 
-  // Makes room for about `rows` jobs (jobs are large: this saves regrowing).
-  void Reserve(size_t rows) { trace_.jobs.reserve(rows); }
+  // Makes room for about `rows` jobs at once, up to a cap (jobs are large: this saves
+  // regrowing and page faults).
+  void Reserve(size_t rows);
   std::vector<TraceJob>& jobs() { return trace_.jobs; }
   const ReadOptions& options() const { return options_; }
   const std::string& source() const { return trace_.source; }

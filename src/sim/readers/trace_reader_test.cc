@@ -121,6 +121,23 @@ TEST(PhillyOctNovReaderTest, ParsesAndSortsStably) {
   ExpectJob(r->jobs[3], 31394, "31394", "11cb48", 70, 61, 1);
 }
 
+TEST(PhillyOctNovReaderTest, SortKeepsFileOrderAmongEqualTimes) {
+  std::string text = kOctNovHeader;
+  for (int i = 1; i <= 200; ++i) {  // ids rise in file order; times repeat out of order
+    text += std::to_string(i) + ",vc," + std::to_string((7 * i) % 5) + ",10,1\n";
+  }
+  Result<Trace> r = Parse(text);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->jobs.size(), 200u);
+  for (size_t i = 1; i < r->jobs.size(); ++i) {
+    const JobSpec& a = r->jobs[i - 1].spec;
+    const JobSpec& b = r->jobs[i].spec;
+    ASSERT_TRUE(a.submit_time < b.submit_time || (a.submit_time == b.submit_time && a.id < b.id))
+        << "position " << i << ": job " << a.id << " at " << a.submit_time << ", then job "
+        << b.id << " at " << b.submit_time;
+  }
+}
+
 TEST(PhillyOctNovReaderTest, BadRowsNameLineColumnAndValue) {
   const std::string h = std::string(kOctNovHeader) + "7,vc,0,30,1\n";
   EXPECT_EQ(ErrorOf(h + "8,vc,0,0,1\n"),
@@ -237,6 +254,14 @@ TEST(TraceReaderTest, RealPhillyFile) {
     ASSERT_GE(job.duration, 1);
     ASSERT_GE(job.spec.gpus, 1);
   }
+  // Ids are row numbers, so file order among equal times shows as rising ids.
+  int ties = 0;
+  for (size_t i = 1; i < r->jobs.size(); ++i) {
+    if (r->jobs[i - 1].spec.submit_time != r->jobs[i].spec.submit_time) continue;
+    ++ties;
+    ASSERT_LT(r->jobs[i - 1].spec.id, r->jobs[i].spec.id) << i;
+  }
+  EXPECT_GT(ties, 100);
 }
 
 }  // namespace

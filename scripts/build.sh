@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures and builds squeeze in build/ (Release, Ninja, tests and benchmarks on).
+# Extra arguments go to the configure step, e.g. scripts/build.sh -DCMAKE_BUILD_TYPE=Debug.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+cmake -S . -B build -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DSQUEEZE_BUILD_TESTS=ON \
+  -DSQUEEZE_BUILD_BENCH=ON \
+  "$@"
+cmake --build build -j"$(nproc)"

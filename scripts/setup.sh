@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages squeeze needs to build and test (Debian 12). Idempotent: when
+# every package is already installed it does not touch apt. Run as root, or with sudo available.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#PACKAGES[@]} Debian packages already installed"
+  exit 0
+fi
+
+SUDO=()
+if [[ "$(id -u)" != 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo -n)
+  else
+    echo "setup: missing packages: ${missing[*]}" >&2
+    echo "setup: not root and no sudo; install them as root and run again" >&2
+    exit 1
+  fi
+fi
+
+echo "setup: installing ${missing[*]}"
+"${SUDO[@]}" apt-get update -q
+"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,139 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+
+TraceJob T(const JobSpec& spec, Time duration) { return TraceJob{spec, duration}; }
+
+SimResult Simulated(const std::vector<TraceJob>& jobs, const ClusterSpec& cluster,
+              const Policy& policy) {
+  Trace trace;
+  trace.source = "test";
+  trace.jobs = jobs;
+  auto r = Simulate(trace, cluster, policy, SimOptions{});
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : SimResult{};
+}
+
+// id -> (first start, end, queue, preemptions)
+std::map<JobId, std::vector<Time>> Times(const SimResult& r) {
+  std::map<JobId, std::vector<Time>> out;
+  for (const JobRecord& j : r.jobs) out[j.id] = {j.first_start, j.end, j.queue, j.preemptions};
+  return out;
+}
+
+TEST(SimulatorTest, FifoOnTwoNodesHasExactTimes) {
+  // 1 takes a0 until 100 and 2 half of a1 until 50; 3 (8 GPUs) waits for a1; 4 waits behind
+  // 3 (strict FIFO) although it would fit at once; 5 needs both nodes.
+  const std::vector<TraceJob> jobs = {
+      T(NewJob(1, 8, 0), 100), T(NewJob(2, 4, 0), 50), T(NewJob(3, 8, 10), 30),
+      T(NewJob(4, 2, 20), 10), T(NewJob(5, 16, 30), 20)};
+  SimResult r = Simulated(jobs, Cluster({{"a", 2, 8}}), MakePolicy("fifo"));
+  std::vector<JobId> order;
+  for (const JobRecord& j : r.jobs) order.push_back(j.id);
+  EXPECT_THAT(order, ElementsAre(2, 3, 4, 1, 5));  // completion order
+  auto t = Times(r);
+  EXPECT_THAT(t[1], ElementsAre(0, 100, 0, 0));
+  EXPECT_THAT(t[2], ElementsAre(0, 50, 0, 0));
+  EXPECT_THAT(t[3], ElementsAre(50, 80, 40, 0));
+  EXPECT_THAT(t[4], ElementsAre(80, 90, 60, 0));
+  EXPECT_THAT(t[5], ElementsAre(100, 120, 70, 0));
+  EXPECT_EQ(r.makespan, 120);
+  EXPECT_EQ(r.total_gpus, 16);
+  EXPECT_DOUBLE_EQ(r.busy_gpu_s, 8 * 100 + 4 * 50 + 8 * 30 + 2 * 10 + 16 * 20);
+  EXPECT_EQ(r.preemptions, 0);
+  EXPECT_TRUE(r.rejected.empty());
+  for (const JobRecord& j : r.jobs) EXPECT_DOUBLE_EQ(j.lost_gpu_s, 0.0) << j.id;
+}
+
+TEST(SimulatorTest, RejectedJobsAreReported) {
+  SimResult r = Simulated({T(NewJob(1, 8, 0), 10), T(NewJob(2, 9, 0), 10)}, Cluster({{"a", 1, 8}}),
+                    MakePolicy("fifo"));
+  ASSERT_EQ(r.rejected.size(), 1u);
+  EXPECT_THAT(r.rejected[0], ::testing::StartsWith("job 2: "));
+  EXPECT_EQ(r.jobs.size(), 1u);
+}
+
+// A low-urgency checkpointable job is preempted at 400 by a high-urgency one (squeeze: min
+// runtime 300), resumes when it ends and pays 30 s of restart overhead.
+std::vector<TraceJob> PreemptionTrace(Time checkpoint_cost) {
+  return {T(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic().CheckpointCost(checkpoint_cost),
+            1000),
+          T(NewJob(2, 4, 400).Urgency(Urgency::kHigh), 100)};
+}
+
+TEST(SimulatorTest, PreemptionKeepsTheInvariants) {
+  SimResult r = Simulated(PreemptionTrace(0), Cluster({{"a", 1, 4}}), MakePolicy("squeeze"));
+  auto t = Times(r);
+  EXPECT_THAT(t[2], ElementsAre(400, 500, 0, 0));
+  EXPECT_THAT(t[1], ElementsAre(0, 1130, 100, 1));
+  EXPECT_EQ(r.preemptions, 1);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[1].id, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[1].lost_gpu_s, 30.0 * 4);
+}
+
+TEST(SimulatorTest, CheckpointTimeDelaysThePreemptor) {
+  SimResult r = Simulated(PreemptionTrace(20), Cluster({{"a", 1, 4}}), MakePolicy("squeeze"));
+  auto t = Times(r);
+  EXPECT_THAT(t[2], ElementsAre(420, 520, 20, 0));
+  EXPECT_THAT(t[1], ElementsAre(0, 1150, 100, 1));
+  EXPECT_EQ(r.preemptions, 1);
+}
+
+TEST(SimulatorTest, RunsAreDeterministic) {
+  std::vector<TraceJob> jobs;
+  for (int i = 0; i < 40; ++i) {
+    auto spec = NewJob(i + 1, 1 << (i % 4), i * 37 % 500)
+                    .Urgency(static_cast<Urgency>(i % 3))
+                    .Team(i % 2 ? "x" : "y");
+    if (i % 3 != 1) spec.Elastic();
+    if (i % 5 == 0) spec.CheckpointEvery(120);
+    jobs.push_back(T(spec, 200 + (i * 53) % 3000));
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const TraceJob& a, const TraceJob& b) {
+    return a.spec.submit_time < b.spec.submit_time;
+  });
+  const ClusterSpec cluster = Cluster({{"a", 2, 8}, {"b", 1, 4}});
+  for (const char* name : {"squeeze", "squeeze+borrow", "las", "srtf", "backfill"}) {
+    SCOPED_TRACE(name);
+    SimResult a = Simulated(jobs, cluster, MakePolicy(name));
+    SimResult b = Simulated(jobs, cluster, MakePolicy(name));
+    ASSERT_EQ(a.jobs.size(), jobs.size());
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    for (size_t i = 0; i < a.jobs.size(); ++i) {
+      const JobRecord& x = a.jobs[i];
+      const JobRecord& y = b.jobs[i];
+      EXPECT_EQ(x.id, y.id);
+      EXPECT_EQ(x.first_start, y.first_start);
+      EXPECT_EQ(x.end, y.end);
+      EXPECT_EQ(x.queue, y.queue);
+      EXPECT_EQ(x.preemptions, y.preemptions);
+      EXPECT_DOUBLE_EQ(x.lost_gpu_s, y.lost_gpu_s);
+    }
+    if (std::string(name) != "backfill") {
+      EXPECT_GT(a.preemptions + a.slice_yields, 0) << "the trace should exercise preemption";
+    }
+    EXPECT_EQ(a.preemptions, b.preemptions);
+    EXPECT_EQ(a.slice_yields, b.slice_yields);
+    EXPECT_EQ(a.makespan, b.makespan);
+  }
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# End-to-end tests of `squeeze simulate`: the real binary on real files. CTest runs one case per
+# test (tests/CMakeLists.txt); by hand:
+#   bash tests/cli_simulate_test.sh CASE SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR [PYTHON]
+# SQUEEZE is the binary, SOURCE_DIR the repository, SHARED_DIR the folder holding traces/,
+# WORK_DIR an empty-able scratch folder (kept after a run for inspection). Cases needing the
+# Philly traces exit 77 (skipped) when SHARED_DIR lacks them.
+set -uo pipefail
+
+if (($# < 5)); then
+  sed -n '2,8p' "$0" >&2
+  exit 2
+fi
+CASE=$1 SQUEEZE=$2 SOURCE=$3 SHARED=$4 WORK=$5 PYTHON=${6:-python3}
+CHECKS="$SOURCE/tests/simulate_checks.py"
+PHILLY_TRACE="$SHARED/traces/philly/philly_oct_nov.csv"
+PHILLY_REFERENCE="$SHARED/traces/philly/reference/perjob_reference_halfnodes.csv.gz"
+PHILLY_HALF="$SOURCE/examples/clusters/philly-half.yaml"
+PHILLY_JOBS=68503
+PROFILE_EXAMPLE="$SOURCE/examples/jobs/profile-example.csv"
+SMALL_LAB="$SOURCE/examples/clusters/small-lab.yaml"
+
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 2
+
+fail() {
+  echo "FAIL [$CASE]: $*" >&2
+  exit 1
+}
+
+pass() {
+  echo "PASS [$CASE]"
+  exit 0
+}
+
+need_philly() {
+  local f
+  for f in "$PHILLY_TRACE" "$PHILLY_REFERENCE"; do
+    if [[ ! -r "$f" ]]; then
+      echo "SKIP [$CASE]: $f is not readable (shared traces missing?)"
+      exit 77
+    fi
+  done
+}
+
+# run NAME ARGS...: runs squeeze with ARGS; stdout and stderr go to $WORK/NAME.{out,err}, the
+# exit status to $RC. A crash (signal) fails the test whatever the case expects.
+run() {
+  local name=$1
+  shift
+  echo "+ squeeze $*"
+  "$SQUEEZE" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
+  RC=$?
+  if ((RC >= 124)); then
+    cat "$WORK/$name.err" >&2
+    fail "squeeze $* died with status $RC"
+  fi
+}
+
+# expect_ok NAME: the last run succeeded.
+expect_ok() {
+  if ((RC != 0)); then
+    cat "$WORK/$1.err" >&2
+    fail "squeeze exited $RC, expected 0"
+  fi
+}
+
+# expect_error NAME: the last run failed with a message.
+expect_error() {
+  if ((RC == 0)); then
+    fail "squeeze exited 0, expected an error"
+  fi
+  if [[ ! -s "$WORK/$1.err" ]]; then
+    fail "squeeze exited $RC with nothing on stderr"
+  fi
+  echo "  exit $RC; stderr: $(head -c 600 "$WORK/$1.err")"
+}
+
+# expect_in FILE TEXT...: each TEXT occurs literally in FILE.
+expect_in() {
+  local file=$1 text
+  shift
+  for text in "$@"; do
+    if ! grep -qF -- "$text" "$file"; then
+      echo "--- $file:" >&2
+      head -c 2000 "$file" >&2
+      fail "'$text' not found in $(basename "$file")"
+    fi
+  done
+}
+
+check() {
+  "$PYTHON" "$CHECKS" "$@" || fail "check '$*' failed"
+}
+
+philly_half() {  # philly_half NAME POLICIES: the Philly half set-up, JSON and SVG in $WORK.
+  run "$1" simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" --policy "$2" \
+    --json "$WORK/$1.json" --svg "$WORK/$1.svg"
+  expect_ok "$1"
+}
+
+case_philly_report() {
+  need_philly
+  philly_half run fifo,sjf
+  check shape "$WORK/run.json" --jobs "$PHILLY_JOBS" --policies fifo,sjf
+  check svg "$WORK/run.svg" --policies fifo,sjf
+  expect_in "$WORK/run.out" "fifo" "sjf" "$PHILLY_JOBS"
+  pass
+}
+
+case_philly_fidelity() {
+  need_philly
+  philly_half run fifo,sjf
+  check fidelity "$WORK/run.json" "$PHILLY_REFERENCE"
+  pass
+}
+
+case_philly_determinism() {
+  need_philly
+  philly_half first fifo,sjf
+  philly_half second fifo,sjf
+  check same-json "$WORK/first.json" "$WORK/second.json"
+  cmp "$WORK/first.svg" "$WORK/second.svg" || fail "the two SVGs differ"
+  pass
+}
+
+# The job-profile example under every named policy (preemption, slicing, deadlines, shared
+# GPUs): it loads, the report has the documented shape, and a second run gives the same figures.
+case_profile_example() {
+  local policies=fifo,sjf,srtf,las,backfill,squeeze,sliced,squeeze+borrow
+  local i
+  for i in 1 2; do
+    run "profile$i" simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" \
+      --policy "$policies" --json "$WORK/profile$i.json" --svg "$WORK/profile$i.svg"
+    expect_ok "profile$i"
+  done
+  local jobs
+  jobs=$(grep -cv '^[[:space:]]*$' "$PROFILE_EXAMPLE")
+  check shape "$WORK/profile1.json" --jobs $((jobs - 1)) --policies "$policies"
+  check svg "$WORK/profile1.svg" --policies "$policies"
+  check same-json "$WORK/profile1.json" "$WORK/profile2.json"
+  if grep -q . "$WORK/profile1.err"; then
+    cat "$WORK/profile1.err" >&2
+    fail "the example printed warnings (rejected jobs?)"
+  fi
+  pass
+}
+
+write_bad_trace() {  # a philly-oct-nov trace whose line 4 has a bad duration_s
+  cat >"$WORK/bad.csv" <<'EOF'
+job_id,vc,submit_time_s,duration_s,num_gpus
+1,6214e9,0,30,1
+2,6214e9,10,600,2
+3,6214e9,20,12x,1
+4,ee9e8c,30,45,8
+EOF
+}
+
+case_bad_row() {
+  write_bad_trace
+  run bad simulate --trace "$WORK/bad.csv" --cluster "$PHILLY_HALF" --policy fifo
+  expect_error bad
+  expect_in "$WORK/bad.err" "$WORK/bad.csv:4" "duration_s" "'12x'"
+  pass
+}
+
+case_skip_bad_rows() {
+  write_bad_trace
+  run skip simulate --trace "$WORK/bad.csv" --cluster "$PHILLY_HALF" --policy fifo,sjf \
+    --skip-bad-rows --json "$WORK/skip.json"
+  expect_ok skip
+  expect_in "$WORK/skip.err" "skipped 1 bad rows" "$WORK/bad.csv:4" "'12x'"
+  check shape "$WORK/skip.json" --jobs 3 --policies fifo,sjf
+  pass
+}
+
+case_bad_profile_cell() {
+  cat >"$WORK/profile.csv" <<'EOF'
+id,submit_time,duration,gpus,pool,urgency
+1,0,1h,1,lab-a100,normal
+2,5m,30m,2,lab-a100,urgent
+EOF
+  run bad simulate --trace "$WORK/profile.csv" --cluster "$SMALL_LAB"
+  expect_error bad
+  expect_in "$WORK/bad.err" "$WORK/profile.csv:3" "urgency" "'urgent'"
+  pass
+}
+
+case_unknown_policy() {
+  write_bad_trace
+  run unknown simulate --trace "$WORK/bad.csv" --cluster "$PHILLY_HALF" --skip-bad-rows \
+    --policy fifo,fastest-first
+  expect_error unknown
+  expect_in "$WORK/unknown.err" "fastest-first"
+  pass
+}
+
+case_missing_cluster() {
+  write_bad_trace
+  local missing="$WORK/no-such-dir/cluster.yaml"
+  run missing simulate --trace "$WORK/bad.csv" --cluster "$missing" --skip-bad-rows
+  expect_error missing
+  expect_in "$WORK/missing.err" "$missing"
+  pass
+}
+
+case_missing_trace() {
+  local missing="$WORK/no-such-trace.csv"
+  run missing simulate --trace "$missing" --cluster "$PHILLY_HALF"
+  expect_error missing
+  expect_in "$WORK/missing.err" "$missing"
+  pass
+}
+
+# A title with XML specials (the trace path) must still give a well-formed SVG.
+case_svg_escaping() {
+  mkdir -p "$WORK/R&D <lab>" || fail "cannot make a folder with '&' and '<' in its name"
+  cp "$PROFILE_EXAMPLE" "$WORK/R&D <lab>/jobs.csv"
+  run svg simulate --trace "$WORK/R&D <lab>/jobs.csv" --cluster "$SMALL_LAB" --policy fifo \
+    --svg "$WORK/plot.svg"
+  expect_ok svg
+  check svg "$WORK/plot.svg" --policies fifo
+  pass
+}
+
+case_help() {
+  run help --help
+  expect_ok help
+  expect_in "$WORK/help.out" "simulate"
+  run simhelp simulate --help
+  expect_ok simhelp
+  expect_in "$WORK/simhelp.out" "--trace" "--policy" "--cluster" "--json" "--svg" \
+    "--skip-bad-rows"
+  run nosub
+  expect_error nosub
+  pass
+}
+
+if ! declare -F "case_$CASE" >/dev/null; then
+  echo "unknown case '$CASE'; known: $(declare -F | sed -n 's/^declare -f case_//p' | tr '\n' ' ')" >&2
+  exit 2
+fi
+"case_$CASE"
