@@ -46,6 +46,10 @@ struct EngineState {
   std::map<std::pair<int, std::string>, int> team_pool_gpus;  // (pool, team) GPUs held
   std::map<JobId, int> awaiting_stops;  // job -> victims still checkpointing for it
   std::map<JobId, JobId> stop_for;      // victim -> the job it makes room for
+  // Jobs whose victims have all stopped: the next allocate tries them first, so that the room
+  // made for them is theirs (not taken by a job ahead of them in order, such as the borrower
+  // that was just reclaimed, nor left idle behind a blocked head).
+  std::set<JobId> claims;
   std::vector<int> running_preemptible_by_band;
   SchedulerCounters counters;
 };

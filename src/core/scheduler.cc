@@ -19,6 +19,36 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const ClusterSpec& cluster,
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(state)));
 }
 
+namespace {
+
+// A job that fits on one node must find a node with its CPU and memory; a bigger one needs its
+// share on each node.
+Status CheckCpuMemory(const CycleContext& c, const JobSpec& spec, int pool) {
+  if (spec.cpu_milli == 0 && spec.memory_mib == 0) return Status::Ok();
+  int64_t best_cpu = 0, best_mem = 0;
+  for (int g : c.GroupsFor(spec, pool)) {
+    for (int ni : c.s.cluster.group(g).nodes) {
+      const NodeSpec& n = c.s.cluster.spec().nodes[ni];
+      const int on_node = spec.gpus <= 0 ? 0 : std::min(spec.gpus, n.gpus);
+      if (spec.gpus > 0 && on_node == 0) continue;
+      const int64_t cpu = spec.gpus > 0 ? spec.cpu_milli * on_node / spec.gpus : spec.cpu_milli;
+      const int64_t mem = spec.gpus > 0 ? spec.memory_mib * on_node / spec.gpus : spec.memory_mib;
+      const bool cpu_ok = n.cpu_milli == 0 || cpu <= n.cpu_milli;
+      const bool mem_ok = n.memory_mib == 0 || mem <= n.memory_mib;
+      if (cpu_ok && mem_ok) return Status::Ok();
+      best_cpu = std::max(best_cpu, n.cpu_milli);
+      best_mem = std::max(best_mem, n.memory_mib);
+    }
+  }
+  return Status::Error("job " + std::to_string(spec.id) + ": no node can hold its cpu_milli " +
+                       std::to_string(spec.cpu_milli) + " and memory_mib " +
+                       std::to_string(spec.memory_mib) + " (largest node: cpu_milli " +
+                       std::to_string(best_cpu) + ", memory_mib " + std::to_string(best_mem) +
+                       ")");
+}
+
+}  // namespace
+
 Status Scheduler::Validate(const JobSpec& spec) const {
   const std::string who = "job " + std::to_string(spec.id);
   if (state_->jobs.count(spec.id)) return Status::Error(who + ": id is already in use");
@@ -52,6 +82,7 @@ Status Scheduler::Validate(const JobSpec& spec) const {
     largest = std::max(largest, spec.gpus <= group.max_gpus_per_node ? group.max_gpus_per_node
                                                                       : group.total_gpus);
   }
+  if (Status st = CheckCpuMemory(c, spec, probe.home_pool); !st.ok()) return st;
   if (spec.gpus > 0 && largest < spec.gpus) {
     return Status::Error(who + ": no node group " +
                          (spec.pool.empty() ? std::string("of any pool")
@@ -137,7 +168,10 @@ void Scheduler::Unhold(Job& job, Time now) {
   auto waiting = state_->stop_for.find(job.spec.id);
   if (waiting != state_->stop_for.end()) {
     auto a = state_->awaiting_stops.find(waiting->second);
-    if (a != state_->awaiting_stops.end() && --a->second <= 0) state_->awaiting_stops.erase(a);
+    if (a != state_->awaiting_stops.end() && --a->second <= 0) {
+      state_->claims.insert(a->first);
+      state_->awaiting_stops.erase(a);
+    }
     state_->stop_for.erase(waiting);
   }
 }
@@ -185,6 +219,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
   } else {
     Dequeue(job);
     state_->awaiting_stops.erase(id);
+    state_->claims.erase(id);
   }
   job.state = JobState::kCancelled;
   state_->jobs.erase(it);

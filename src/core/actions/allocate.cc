@@ -1,9 +1,30 @@
+#include <set>
+
 #include "core/actions/actions.h"
 #include "core/reservation.h"
 
 namespace squeeze {
 
+namespace {
+
+// Jobs whose victims have stopped start first on the room made for them.
+void StartClaims(CycleContext& c) {
+  std::set<JobId> claims;
+  claims.swap(c.s.claims);
+  for (JobId id : claims) {
+    auto it = c.s.jobs.find(id);
+    if (it == c.s.jobs.end() || it->second.state != JobState::kPending) continue;
+    if (auto placed = PlaceAtHome(c, it->second, &c.caps)) {
+      c.Start(it->second, std::move(placed->placement), placed->borrowed);
+    }
+  }
+  c.FlushStarted();
+}
+
+}  // namespace
+
 void RunAllocate(CycleContext& c) {
+  StartClaims(c);
   const bool reserve = c.s.policy.Has("backfill");
   const bool strict = reserve || c.s.policy.strict;
   c.s.pending.Walk(

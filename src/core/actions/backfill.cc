@@ -14,7 +14,16 @@ void RunBackfill(CycleContext& c) {
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
-        auto placed = PlaceAtHome(c, job, ends_before_shadow ? nullptr : &c.caps);
+        // A job that ends before a reservation's shadow time does not delay it; it must still
+        // respect every reservation that comes due before it ends.
+        std::unordered_map<int, int> due_caps;
+        if (ends_before_shadow) {
+          for (const auto& [scope, other] : c.reservations) {
+            if (other.shadow >= c.now + run) continue;
+            for (const auto& [node, cap] : other.caps) due_caps.emplace(node, c.caps.at(node));
+          }
+        }
+        auto placed = PlaceAtHome(c, job, ends_before_shadow ? &due_caps : &c.caps);
         if (!placed) return PendingQueue::Visit::kNext;
         if (!ends_before_shadow) c.ChargeCaps(placed->placement);
         c.Start(job, std::move(placed->placement), placed->borrowed);
