@@ -114,10 +114,19 @@ case_philly_fidelity() {
   pass
 }
 
+# squeeze reads no true duration and must still wait less than the reference SJF, which knows
+# every one (issue 2); the reference figures come from the per-job reference file.
+case_philly_squeeze_beats_sjf() {
+  need_philly
+  philly_half run squeeze
+  check beats "$WORK/run.json" "$PHILLY_REFERENCE" --policy squeeze --reference-policy sjf
+  pass
+}
+
 case_philly_determinism() {
   need_philly
-  philly_half first fifo,sjf
-  philly_half second fifo,sjf
+  philly_half first fifo,sjf,squeeze+borrow
+  philly_half second fifo,sjf,squeeze+borrow
   check same-json "$WORK/first.json" "$WORK/second.json"
   cmp "$WORK/first.svg" "$WORK/second.svg" || fail "the two SVGs differ"
   pass

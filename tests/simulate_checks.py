@@ -250,6 +250,24 @@ def cmd_fidelity(args):
     print("fidelity: OK")
 
 
+def cmd_beats(args):
+    """Our policy's overall mean queue and JCT are below the reference policy's."""
+    doc = load_json(args.json)
+    ref = reference_means(args.reference, {args.reference_policy})
+    if args.reference_policy not in ref:
+        fail(f"{args.reference}: no rows for policy {args.reference_policy}")
+    results = {r["policy"]: r for r in doc.get("results", [])}
+    if args.policy not in results:
+        fail(f"{args.json}: no result for policy {args.policy}")
+    ours = results[args.policy]
+    _, ref_jct, ref_queue = ref[args.reference_policy]["all"]
+    print(f"beats: {args.policy} queue {ours['avg_queue_s']:.1f} s, JCT {ours['avg_jct_s']:.1f} s; "
+          f"reference {args.reference_policy} queue {ref_queue:.1f} s, JCT {ref_jct:.1f} s")
+    if not (ours["avg_queue_s"] < ref_queue and ours["avg_jct_s"] < ref_jct):
+        fail(f"beats: {args.policy} is not below the reference {args.reference_policy}")
+    print("beats: OK")
+
+
 WALL_LINE = re.compile(rb'^\s*"wall_s": [^\n]*\n', re.MULTILINE)
 
 
@@ -295,6 +313,12 @@ def main():
     p.add_argument("json")
     p.add_argument("reference")
     p.set_defaults(run=cmd_fidelity)
+    p = sub.add_parser("beats")
+    p.add_argument("json")
+    p.add_argument("reference")
+    p.add_argument("--policy", required=True)
+    p.add_argument("--reference-policy", required=True)
+    p.set_defaults(run=cmd_beats)
     p = sub.add_parser("same-json")
     p.add_argument("a")
     p.add_argument("b")
