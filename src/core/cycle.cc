@@ -103,8 +103,8 @@ void CycleContext::Start(Job& job, Placement placement, bool borrowed) {
   job.slice_end = sliced ? now + job.run_overhead + s.policy.slice : kNever;
   HoldCapacity(s, job);
   IndexRunning(s, job);
-  s.deadline_watch.erase({job.deadline_watch_at, id});
-  job.deadline_watch_at = kNever;
+  s.boost_watch.erase({job.boost_at, id});
+  job.boost_at = kNever;
   s.awaiting_stops.erase(id);
   ++s.counters.starts;
   if (borrowed) ++s.counters.borrowed_starts;

@@ -6,7 +6,7 @@ namespace squeeze {
 
 int BaseBand(const Policy& policy, const Job& job) {
   const int urgency = policy.priority ? static_cast<int>(job.spec.urgency) : 0;
-  return urgency * 2 + (job.deadline_at_risk ? 1 : 0);
+  return urgency * 2 + (job.boosted ? 1 : 0);
 }
 
 void IndexRunning(EngineState& s, const Job& job) {

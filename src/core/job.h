@@ -68,8 +68,9 @@ struct Job {
   int starts = 0;
   Time min_runtime_until = 0;    // not preemptible before this time
   bool borrowed = false;         // running on capacity lent by another pool or team
-  bool deadline_at_risk = false;  // its deadline cannot be met unless it runs soon
-  Time deadline_watch_at = kNever;  // while pending: when its deadline becomes at risk
+  // Moved up within its urgency class: its deadline is at risk, or it has waited too long.
+  bool boosted = false;
+  Time boost_at = kNever;  // while pending and not boosted: when it will be
   int home_pool = -1;            // index of spec.pool; -1 = any pool
   Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
   Placement placement;

@@ -199,6 +199,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "min_runtime") st = as_duration(&p.min_runtime);
   else if (k == "deadline_margin") st = as_duration(&p.deadline_margin);
   else if (k == "reserve_after") st = as_duration(&p.reserve_after);
+  else if (k == "starve_after") st = as_duration(&p.starve_after);
   else if (k == "job_order") p.job_order = v;
   else if (k == "node_order") p.node_order = v;
   else if (k == "priority") st = as_bool(&p.priority);
@@ -223,7 +224,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     }
   } else {
     return Status::Error("unknown policy option '" + k +
-                         "' (known: slice, min_runtime, deadline_margin, reserve_after, job_order, node_order, "
+                         "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, preempt_by_order, preempt_key_ratio, "
                          "actions, las_thresholds, las_gpu_weighted, gittins_gpu_weighted)");
   }

@@ -32,7 +32,10 @@ struct Policy {
   bool priority = false;    // urgency classes rank before the job order
   bool fair_share = false;  // within a class, the team with the least running GPUs first
   bool deadline = false;    // a job whose deadline is at risk moves up within its class
-  Time deadline_margin = 600;  // at risk when it cannot finish by deadline - margin if started later
+  Time deadline_margin = 600;
+  // A job that has waited this long since it was submitted moves up within its class, as a
+  // job whose deadline is at risk does (0 = never), so that it may evict jobs that did not.
+  Time starve_after = 0;  // at risk when it cannot finish by deadline - margin if started later
   Time slice = 1800;        // slice length for checkpointable, preemptible jobs
   Time min_runtime = 0;     // a job is not preempted before it ran this long
   // The "preempt" action evicts jobs of a lower urgency class; with this, also jobs of the same

@@ -110,14 +110,19 @@ void Scheduler::Enqueue(Job& job, Time now) {
   EngineState& s = *state_;
   job.state = JobState::kPending;
   const Policy& p = s.policy;
-  if (p.deadline && job.spec.deadline && !job.deadline_at_risk) {
-    const Time remaining = job.spec.estimate ? std::max<Time>(0, *job.spec.estimate - job.work_done) : 0;
-    const Time latest_start = *job.spec.deadline - p.deadline_margin - remaining;
-    if (now >= latest_start) {
-      job.deadline_at_risk = true;
-    } else {
-      s.deadline_watch.insert({latest_start, job.spec.id});
-      job.deadline_watch_at = latest_start;
+  if (!job.boosted) {
+    Time boost_at = kNever;
+    if (p.deadline && job.spec.deadline) {
+      const Time remaining =
+          job.spec.estimate ? std::max<Time>(0, *job.spec.estimate - job.work_done) : 0;
+      boost_at = *job.spec.deadline - p.deadline_margin - remaining;
+    }
+    if (p.starve_after > 0) boost_at = std::min(boost_at, job.spec.submit_time + p.starve_after);
+    if (now >= boost_at) {
+      job.boosted = true;
+    } else if (boost_at != kNever) {
+      s.boost_watch.insert({boost_at, job.spec.id});
+      job.boost_at = boost_at;
     }
   }
   QueuePosition pos;
@@ -130,24 +135,24 @@ void Scheduler::Enqueue(Job& job, Time now) {
 
 void Scheduler::Dequeue(Job& job) {
   state_->pending.Remove(job.spec.id);
-  state_->deadline_watch.erase({job.deadline_watch_at, job.spec.id});
-  job.deadline_watch_at = kNever;
+  state_->boost_watch.erase({job.boost_at, job.spec.id});
+  job.boost_at = kNever;
 }
 
-void Scheduler::PromoteDeadlines(Time now) {
-  auto& watch = state_->deadline_watch;
+void Scheduler::PromoteBoosted(Time now) {
+  auto& watch = state_->boost_watch;
   while (!watch.empty() && watch.begin()->first <= now) {
     const JobId id = watch.begin()->second;
     watch.erase(watch.begin());
     Job& job = state_->jobs.at(id);
-    job.deadline_watch_at = kNever;
-    job.deadline_at_risk = true;
+    job.boost_at = kNever;
+    job.boosted = true;
     Enqueue(job, now);
   }
 }
 
 std::vector<Decision> Scheduler::Cycle(Time now) {
-  PromoteDeadlines(now);
+  PromoteBoosted(now);
   CycleContext c(*state_, now);
   for (const std::string& action : state_->policy.actions) {
     if (action == "allocate") RunAllocate(c);
@@ -229,7 +234,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
 Time Scheduler::NextWakeup() const {
   Time t = kNever;
   if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
-  if (!state_->deadline_watch.empty()) t = std::min(t, state_->deadline_watch.begin()->first);
+  if (!state_->boost_watch.empty()) t = std::min(t, state_->boost_watch.begin()->first);
   return t;
 }
 

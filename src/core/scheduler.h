@@ -49,7 +49,7 @@ class Scheduler {
   explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
   Status Validate(const JobSpec& spec) const;
   void Enqueue(Job& job, Time now);
-  void PromoteDeadlines(Time now);
+  void PromoteBoosted(Time now);
   void Dequeue(Job& job);
   void Unhold(Job& job, Time now);
 

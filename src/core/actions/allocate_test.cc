@@ -116,9 +116,9 @@ TEST_F(DeadlineTest, NextWakeupIsWhenTheDeadlineBecomesAtRisk) {
   SetUpScenario(false);
   EXPECT_EQ(s_->sched().NextWakeup(), 3400);
   EXPECT_THAT(s_->Cycle(3399), IsEmpty());
-  EXPECT_FALSE(s_->job(3).deadline_at_risk);
+  EXPECT_FALSE(s_->job(3).boosted);
   EXPECT_THAT(s_->Cycle(3400), IsEmpty());
-  EXPECT_TRUE(s_->job(3).deadline_at_risk);
+  EXPECT_TRUE(s_->job(3).boosted);
   EXPECT_EQ(s_->sched().NextWakeup(), kNever);
 }
 
@@ -139,7 +139,7 @@ TEST_F(DeadlineTest, AtRiskStaysBehindAMoreUrgentClass) {
   SetUpScenario(true);
   s_->Finish(1, 3500);
   EXPECT_THAT(s_->Cycle(3500), ElementsAre("start 2 on a0:0,1,2,3"));
-  EXPECT_TRUE(s_->job(3).deadline_at_risk);
+  EXPECT_TRUE(s_->job(3).boosted);
 }
 
 TEST(DeadlineSubmitTest, AtRiskOnArrivalAndCancelForgetsTheWatch) {
@@ -148,13 +148,32 @@ TEST(DeadlineSubmitTest, AtRiskOnArrivalAndCancelForgetsTheWatch) {
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
   s.Add(NewJob(2, 4, 1));
   s.Add(NewJob(3, 4, 2).Estimate(1000).Deadline(1500));  // latest start -100: at risk now
-  EXPECT_TRUE(s.job(3).deadline_at_risk);
+  EXPECT_TRUE(s.job(3).boosted);
   s.Add(NewJob(4, 4, 3).Deadline(10000));  // no estimate: at risk from 9400
   EXPECT_EQ(s.sched().NextWakeup(), 9400);
   ASSERT_TRUE(s.sched().Cancel(4, 5).ok());
   EXPECT_EQ(s.sched().NextWakeup(), kNever);
   s.Finish(1, 10);
   EXPECT_THAT(s.Cycle(10), ElementsAre("start 3 on a0:0,1,2,3"));
+}
+
+// starve_after: job 2 (8 GPUs) waits behind long 4-GPU jobs; once it has waited 1 h it moves
+// up within its class and, with preemption, evicts the cheapest jobs to start.
+TEST(StarveAfterTest, AJobThatWaitedTooLongMovesUpAndEvicts) {
+  Scenario s(Cluster({{"a", 1, 8}}),
+             MakePolicy("fifo", {{"starve_after", "1h"},
+                                 {"actions", "allocate|preempt"},
+                                 {"strict", "false"}}));
+  s.Add(NewJob(1, 4, 0).Elastic());
+  s.Add(NewJob(3, 4, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 3 on a0:4,5,6,7"));
+  s.Add(NewJob(2, 8, 10));
+  EXPECT_EQ(s.sched().NextWakeup(), 3610);
+  EXPECT_THAT(s.Cycle(3609), IsEmpty());
+  EXPECT_FALSE(s.job(2).boosted);
+  EXPECT_THAT(s.Settle(3610), ElementsAre("stop 1: preempted for 2", "stop 3: preempted for 2",
+                                          "start 2 on a0:0,1,2,3,4,5,6,7"));
+  EXPECT_TRUE(s.job(2).boosted);
 }
 
 }  // namespace
