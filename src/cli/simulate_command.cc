@@ -160,7 +160,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
   app.add_option("--cluster", f->cluster, "Cluster file (YAML) or pool,nodes,gpus_per_node CSV")
       ->required();
   app.add_option("--policy", f->policies,
-                 "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, "
+                 "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs)")
       ->capture_default_str();
   app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
