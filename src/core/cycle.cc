@@ -144,9 +144,18 @@ Rank CycleContext::RankOfRunning(const Job& job) const {
 }
 
 Time CycleContext::ExpectedRunTime(const Job& job) const {
-  if (!job.spec.estimate) return kNever;
   const Time overhead = job.starts > 0 ? RestartOverhead(job.spec) : 0;
-  return overhead + std::max<Time>(0, *job.spec.estimate - job.work_done);
+  if (job.spec.estimate) return overhead + std::max<Time>(0, *job.spec.estimate - job.work_done);
+  if (!s.policy.learned_estimates) return kNever;
+  auto learned = s.job_order->PredictRemaining(job, now);
+  return learned ? overhead + *learned : kNever;
+}
+
+Time CycleContext::ExpectedEnd(const Job& running) const {
+  if (running.spec.estimate) return running.EstimatedEnd();
+  if (!s.policy.learned_estimates) return kNever;
+  auto learned = s.job_order->PredictRemaining(running, now);
+  return learned ? std::max(now, running.run_start + running.run_overhead) + *learned : kNever;
 }
 
 void CycleContext::AddReservation(Reservation r) {

@@ -77,6 +77,8 @@ class CycleContext {
   int BandOf(const Job& job) const;
   // Run time the job is expected to need from now, by estimate (kNever without one).
   Time ExpectedRunTime(const Job& job) const;
+  // When a running job is expected to end, by estimate or what the order learned (kNever).
+  Time ExpectedEnd(const Job& running) const;
   void AddReservation(Reservation r);
   // A job that keeps running past the reservations used up spare GPUs of reserved nodes.
   void ChargeCaps(const Placement& placement);

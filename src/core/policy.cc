@@ -64,7 +64,8 @@ Policy Squeeze() {
   p.deadline = true;
   p.fair_share = true;
   p.actions = {"allocate", "reclaim", "backfill", "preempt"};
-  p.reserve_after = 72 * 3600;
+  p.reserve_after = 12 * 3600;
+  p.learned_estimates = true;
   p.preempt_by_order = true;
   p.preempt_key_ratio = 8;
   p.min_runtime = 300;
@@ -206,6 +207,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "fair_share") st = as_bool(&p.fair_share);
   else if (k == "deadline") st = as_bool(&p.deadline);
   else if (k == "strict") st = as_bool(&p.strict);
+  else if (k == "learned_estimates") st = as_bool(&p.learned_estimates);
   else if (k == "preempt_by_order") st = as_bool(&p.preempt_by_order);
   else if (k == "actions") p.actions = SplitBar(v);
   else if (k == "preempt_key_ratio") {
@@ -225,7 +227,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   } else {
     return Status::Error("unknown policy option '" + k +
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
-                         "priority, fair_share, deadline, strict, preempt_by_order, preempt_key_ratio, "
+                         "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
                          "actions, las_thresholds, las_gpu_weighted, gittins_gpu_weighted)");
   }
   if (!st.ok()) return st;

@@ -26,6 +26,10 @@ struct Policy {
   // younger blocked jobs are passed by any job that fits (0 = reserve for the first blocked
   // job at once, as EASY backfilling does).
   Time reserve_after = 0;
+  // Jobs without an estimate are taken to need what the job order has learned (the median run
+  // time still to come for jobs like them, from the gittins order) when reservations and
+  // backfill ask how long they will run.
+  bool learned_estimates = false;
   std::string job_order = "fifo";  // fifo | sjf | las | srtf
   std::string node_order = "consolidation";
   JobOrderOptions order_options;

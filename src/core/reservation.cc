@@ -97,6 +97,34 @@ std::optional<std::vector<NodeNeed>> ClosestNodes(const CycleContext& c, const J
   return std::nullopt;
 }
 
+// The running jobs in the groups with an expected end, soonest first.
+std::vector<std::pair<Time, JobId>> ExpectedEnds(const CycleContext& c,
+                                                 const std::vector<int>& groups,
+                                                 const std::vector<bool>& in_groups) {
+  std::vector<std::pair<Time, JobId>> ends;
+  if (!c.s.policy.learned_estimates) {
+    for (const auto& [end, id] : c.s.estimated_ends) {
+      const Job& j = c.s.jobs.at(id);
+      if (!j.placement.empty() && in_groups[c.s.cluster.node(j.placement.shares[0].node).group]) {
+        ends.push_back({end, id});
+      }
+    }
+    return ends;
+  }
+  for (int g : groups) {
+    for (int ni : c.s.cluster.group(g).nodes) {
+      for (JobId id : c.s.node_jobs[ni]) {
+        const Job& j = c.s.jobs.at(id);
+        if (j.state != JobState::kRunning || j.placement.shares[0].node != ni) continue;
+        const Time end = c.ExpectedEnd(j);
+        if (end != kNever) ends.push_back({end, id});
+      }
+    }
+  }
+  std::sort(ends.begin(), ends.end());
+  return ends;
+}
+
 }  // namespace
 
 std::optional<Reservation> ComputeReservation(const CycleContext& c, const Job& job) {
@@ -110,7 +138,7 @@ std::optional<Reservation> ComputeReservation(const CycleContext& c, const Job& 
   r.job = job.spec.id;
   r.scope = c.ScopeOf(job.spec);
   std::optional<std::vector<NodeNeed>> fit;
-  for (const auto& [end, id] : c.s.estimated_ends) {
+  for (const auto& [end, id] : ExpectedEnds(c, groups, in_groups)) {
     const Job& running = c.s.jobs.at(id);
     bool touched = false;
     for (const auto& share : running.placement.shares) {

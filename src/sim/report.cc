@@ -32,13 +32,15 @@ std::string Human(double seconds) {
 }  // namespace
 
 std::string FormatTable(const std::vector<PolicyRun>& runs) {
-  std::string out = fmt::format("{:<10} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>7}\n",
-                                "policy", "jobs", "avg_queue", "p50", "p95", "p99", "avg_jct",
-                                "slowdown", "util", "preempt", "lost_gpuh", "wall_s");
+  size_t width = 10;
+  for (const auto& r : runs) width = std::max(width, r.summary.policy.size());
+  std::string out = fmt::format("{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>7}\n",
+                                "policy", width, "jobs", "avg_queue", "p50", "p95", "p99",
+                                "avg_jct", "slowdown", "util", "preempt", "lost_gpuh", "wall_s");
   for (const auto& r : runs) {
     const Summary& s = r.summary;
-    out += fmt::format("{:<10} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} {:>9.1f} {:>7.2f}\n",
-                       s.policy, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s,
+    out += fmt::format("{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} {:>9.1f} {:>7.2f}\n",
+                       s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s,
                        s.p99_queue_s, s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization,
                        s.preemptions, s.lost_gpu_hours, s.wall_s);
   }

@@ -150,5 +150,34 @@ TEST(BackfillTest, YoungBlockedJobIsPassedUntilReserveAfter) {
   EXPECT_THAT(s.Cycle(601), ElementsAre("start 5 on a0:6"));
 }
 
+// learned_estimates: after twenty 1-GPU jobs of 100 s, the order has learned that a job like
+// them runs about 100 s more. Job 100 (4 GPUs) runs; job 101 (8 GPUs) is blocked and reserves
+// a0 for when 100 is expected to end (t=10100); job 102 (2 GPUs, no estimate) is expected to
+// end by then (all three arrive at t=10000), so it may use the reserved node's free GPUs, which it may not without learning.
+void LearnThenBlock(Scenario& s) {
+  for (JobId id = 1; id <= 20; ++id) {
+    s.Add(NewJob(id, 1, id * 1000));
+    EXPECT_EQ(s.Cycle(id * 1000).size(), 1u);
+    s.Finish(id, id * 1000 + 100);
+  }
+  s.Add(NewJob(100, 4, 10000));
+  s.Add(NewJob(101, 8, 10000));
+  s.Add(NewJob(102, 2, 10000));
+}
+
+TEST(LearnedEstimatesTest, AJobExpectedToEndBeforeTheShadowBackfills) {
+  Scenario s(Cluster({{"a", 1, 8}}),
+             MakePolicy("backfill", {{"job_order", "gittins"}, {"learned_estimates", "true"}}));
+  LearnThenBlock(s);
+  EXPECT_THAT(s.Cycle(10000), ElementsAre("start 100 on a0:0,1,2,3", "start 102 on a0:4,5"));
+}
+
+TEST(LearnedEstimatesTest, WithoutLearningTheReservedNodeStaysClosed) {
+  Scenario s(Cluster({{"a", 1, 8}}),
+             MakePolicy("backfill", {{"job_order", "gittins"}, {"learned_estimates", "false"}}));
+  LearnThenBlock(s);
+  EXPECT_THAT(s.Cycle(10000), ElementsAre("start 100 on a0:0,1,2,3"));
+}
+
 }  // namespace
 }  // namespace squeeze

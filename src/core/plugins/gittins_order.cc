@@ -56,6 +56,12 @@ double RunTimeModel::Rank(double attained, const std::vector<double>& grid) cons
   return table_[i == 0 ? 0 : i - 1];
 }
 
+std::optional<double> RunTimeModel::MedianRemaining(double attained) const {
+  const size_t i0 = std::upper_bound(sorted_.begin(), sorted_.end(), attained) - sorted_.begin();
+  if (i0 == sorted_.size()) return std::nullopt;
+  return sorted_[i0 + (sorted_.size() - i0) / 2] - attained;
+}
+
 GittinsOrder::GittinsOrder(const JobOrderOptions& options) : options_(options) {
   grid_.push_back(0);
   for (double g = 1; g < kGridMax; g *= kGridStep) grid_.push_back(std::floor(g));
@@ -95,6 +101,14 @@ double GittinsOrder::Key(const Job& job, Time now) const {
   }
   if (options_.gittins_gpu_weighted && job.spec.gpus > 0) rank *= job.spec.gpus;
   return rank;
+}
+
+std::optional<Time> GittinsOrder::PredictRemaining(const Job& job, Time now) const {
+  const RunTimeModel* m = ModelFor(job);
+  if (m == nullptr) return std::nullopt;
+  auto r = m->MedianRemaining(static_cast<double>(job.work_done + job.RunProgress(now)));
+  if (!r) return std::nullopt;
+  return static_cast<Time>(std::ceil(*r));
 }
 
 bool GittinsOrder::Observe(const Job& finished) {

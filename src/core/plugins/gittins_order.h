@@ -27,6 +27,9 @@ class RunTimeModel {
   // The Gittins rank (expected run time per unit of completion probability, seconds) of a job
   // that has run `attained` seconds; smaller runs first.
   double Rank(double attained, const std::vector<double>& grid) const;
+  // The median of the run time still to come for a job that has run `attained` seconds;
+  // nullopt when it has outlived every sample.
+  std::optional<double> MedianRemaining(double attained) const;
 
  private:
   std::deque<Time> samples_;      // in arrival order, for the window
@@ -40,6 +43,7 @@ class GittinsOrder : public JobOrder {
   std::string_view name() const override { return "gittins"; }
   double Key(const Job& job, Time now) const override;
   bool Observe(const Job& finished) override;
+  std::optional<Time> PredictRemaining(const Job& job, Time now) const override;
 
  private:
   using ClassKey = std::pair<int, int>;  // (pool, GPU class); -1 = any

@@ -8,6 +8,7 @@
 #define SQUEEZE_CORE_PLUGINS_JOB_ORDER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,10 @@ class JobOrder {
   // Learns from a job that left the system; true when keys of waiting jobs may have changed
   // (the scheduler then takes them anew).
   virtual bool Observe(const Job& finished) { return false; }
+  // What the plugin has learned of how much longer the job will run (seconds), if anything.
+  virtual std::optional<Time> PredictRemaining(const Job& job, Time now) const {
+    return std::nullopt;
+  }
 };
 
 struct JobOrderOptions {

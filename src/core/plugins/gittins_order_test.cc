@@ -1,0 +1,98 @@
+// Unit tests of the Gittins job order: the rank it learns from finished jobs, its fallbacks
+// while it knows too little, and the run time it predicts for reservations.
+#include "core/plugins/gittins_order.h"
+
+#include <gtest/gtest.h>
+
+namespace squeeze {
+namespace {
+
+Job Finished(JobId id, Time run_time, int pool = 0, int gpus = 1) {
+  Job j;
+  j.spec.id = id;
+  j.spec.gpus = gpus;
+  j.home_pool = pool;
+  j.work_done = run_time;
+  j.state = JobState::kDone;
+  return j;
+}
+
+Job Waiting(Time attained, int pool = 0, int gpus = 1) {
+  Job j;
+  j.spec.id = 1000;
+  j.spec.gpus = gpus;
+  j.home_pool = pool;
+  j.work_done = attained;
+  return j;
+}
+
+// Ten jobs ran 100 s and ten ran 1,000 s in pool 0.
+GittinsOrder Trained(const JobOrderOptions& options = {}) {
+  GittinsOrder order(options);
+  for (int i = 0; i < 10; ++i) order.Observe(Finished(i, 100));
+  for (int i = 10; i < 20; ++i) order.Observe(Finished(i, 1000));
+  return order;
+}
+
+TEST(GittinsOrderTest, RankIsTheLeastExpectedWorkPerCompletion) {
+  GittinsOrder order = Trained();
+  // From 0: stop at 100 s: 10 of 20 finish, expected work 100 each => 2000 / 10 = 200.
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 200);
+  // Past 100 s only the 1,000 s jobs remain. The grid point at or below 150 is 137 s:
+  // all ten finish after 863 s more => 863.
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(150), 0), 863);
+  // Outliving every sample: ranked by what it attained (at the grid point below it).
+  const double outlived = order.Key(Waiting(5000), 0);
+  EXPECT_GT(outlived, 4000);
+  EXPECT_LE(outlived, 5000);
+  EXPECT_GT(order.Key(Waiting(20000), 0), outlived);
+}
+
+TEST(GittinsOrderTest, FewerThanTwentySamplesFallsBackToLeastAttainedService) {
+  GittinsOrder order{JobOrderOptions{}};
+  for (int i = 0; i < 19; ++i) order.Observe(Finished(i, 100));
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 1);
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(40), 0), 41);
+  EXPECT_TRUE(order.Observe(Finished(19, 100)));  // the 20th builds the ranks
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 100);
+}
+
+TEST(GittinsOrderTest, AnotherPoolBorrowsTheWholeClustersModelUntilItHasItsOwn) {
+  GittinsOrder order = Trained();
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(0, /*pool=*/1), 0), 200);
+}
+
+TEST(GittinsOrderTest, GpuWeightingMultipliesByGpus) {
+  JobOrderOptions options;
+  options.gittins_gpu_weighted = true;
+  GittinsOrder order = Trained(options);
+  // The 4-GPU class of pool 0 is empty: the pool's model ranks it, times 4 GPUs.
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(0, 0, 4), 0), 800);
+}
+
+TEST(GittinsOrderTest, AnEstimateRanksByTheRemainingEstimate) {
+  GittinsOrder order = Trained();
+  Job j = Waiting(100);
+  j.spec.estimate = 400;
+  EXPECT_DOUBLE_EQ(order.Key(j, 0), 300);
+}
+
+TEST(GittinsOrderTest, PredictsTheMedianRunTimeStillToCome) {
+  GittinsOrder order = Trained();
+  EXPECT_EQ(order.PredictRemaining(Waiting(0), 0), 1000);   // upper median of 100 and 1000
+  EXPECT_EQ(order.PredictRemaining(Waiting(150), 0), 850);  // only the 1,000 s jobs remain
+  EXPECT_EQ(order.PredictRemaining(Waiting(5000), 0), std::nullopt);
+  GittinsOrder empty{JobOrderOptions{}};
+  EXPECT_EQ(empty.PredictRemaining(Waiting(0), 0), std::nullopt);
+}
+
+TEST(GittinsOrderTest, FailedJobsTeachNothing) {
+  GittinsOrder order{JobOrderOptions{}};
+  Job failed = Finished(1, 100);
+  failed.state = JobState::kFailed;
+  for (int i = 0; i < 30; ++i) EXPECT_FALSE(order.Observe(failed));
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(7), 0), 8);
+}
+
+}  // namespace
+}  // namespace squeeze
