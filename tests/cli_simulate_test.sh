@@ -147,6 +147,14 @@ case_profile_example() {
   check shape "$WORK/profile1.json" --jobs $((jobs - 1)) --policies "$policies"
   check svg "$WORK/profile1.svg" --policies "$policies"
   check same-json "$WORK/profile1.json" "$WORK/profile2.json"
+  # The example's four deadlines are counted; the table reports misses per policy.
+  "$PYTHON" - "$WORK/profile1.json" <<'PY' || fail "deadlines are not counted in the JSON"
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+assert all(r["deadlines"] == 4 for r in results), [r["deadlines"] for r in results]
+assert all(0 <= r["deadline_misses"] <= 4 for r in results)
+PY
+  expect_in "$WORK/profile1.out" "of 4 deadlines missed"
   if grep -q . "$WORK/profile1.err"; then
     cat "$WORK/profile1.err" >&2
     fail "the example printed warnings (rejected jobs?)"

@@ -44,6 +44,13 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
                        s.p99_queue_s, s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization,
                        s.preemptions, s.lost_gpu_hours, s.wall_s);
   }
+  for (const auto& r : runs) {
+    const Summary& s = r.summary;
+    if (s.deadlines > 0 || s.rejected > 0) {
+      out += fmt::format("{}: {} of {} deadlines missed, {} jobs rejected\n", s.policy,
+                         s.deadline_misses, s.deadlines, s.rejected);
+    }
+  }
   std::set<std::string> pools;
   for (const auto& r : runs) {
     for (const auto& [pool, ps] : r.summary.per_pool) pools.insert(pool);
