@@ -135,7 +135,9 @@ TEST(PolicyTest, BorrowModifierAddsReclaimAndBorrow) {
     EXPECT_LT(IndexOf(p.actions, "allocate"), reclaim);
     EXPECT_LT(reclaim, borrow);
     EXPECT_LT(IndexOf(p.actions, "backfill"), borrow);
-    if (base.Has("preempt")) EXPECT_LT(borrow, IndexOf(p.actions, "preempt"));
+    if (base.Has("preempt")) {
+      EXPECT_LT(borrow, IndexOf(p.actions, "preempt"));
+    }
     std::vector<std::string> rest;
     for (const auto& a : p.actions) {
       if (a != "borrow" && (a != "reclaim" || base.Has("reclaim"))) rest.push_back(a);

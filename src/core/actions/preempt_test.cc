@@ -155,7 +155,9 @@ std::string Resume(const ClusterSpec& cluster, const JobSpec& victim) {
   s.Settle(10);
   s.Finish(99, 20);
   auto lines = s.Cycle(20);
-  return lines.size() == 1 ? lines[0] : "(" + std::to_string(lines.size()) + " decisions)";
+  if (lines.size() == 1) return lines[0];
+  std::string count = std::to_string(lines.size());
+  return count.append(" decisions");
 }
 
 TEST(RestartOverheadTest, ChargedOnTheNextStart) {

@@ -124,9 +124,11 @@ inline std::string DescribePlacement(const Placement& p, const ClusterSpec& clus
   int milli = kMilliPerGpu;
   for (const NodeShare& share : p.shares) {
     if (!out.empty()) out += " ";
-    out += cluster.nodes[share.node].name + ":";
+    out += cluster.nodes[share.node].name;
+    out += ':';
     for (size_t i = 0; i < share.gpus.size(); ++i) {
-      out += (i ? "," : "") + std::to_string(share.gpus[i]);
+      if (i > 0) out += ',';
+      out += std::to_string(share.gpus[i]);
     }
     if (!share.gpus.empty() && share.milli_per_gpu != kMilliPerGpu) milli = share.milli_per_gpu;
   }
