@@ -11,6 +11,7 @@ constexpr int kRebuildEvery = 25;    // completions of a class between rebuilds 
 constexpr double kGridStep = 1.2;    // ratio between consecutive grid points
 constexpr double kGridMax = 1e8;     // seconds
 constexpr size_t kMaxEndPoints = 128;  // candidate end points tried per grid point
+constexpr double kRerankDrift = 0.05;   // relative change of a new job's rank that re-ranks
 
 }  // namespace
 
@@ -52,6 +53,7 @@ void RunTimeModel::Rebuild(const std::vector<double>& grid) {
 }
 
 double RunTimeModel::Rank(double attained, const std::vector<double>& grid) const {
+  if (table_.empty()) return 0;
   const size_t i = std::upper_bound(grid.begin(), grid.end(), attained) - grid.begin();
   return table_[i == 0 ? 0 : i - 1];
 }
@@ -119,9 +121,15 @@ bool GittinsOrder::Observe(const Job& finished) {
     m.Observe(finished.work_done, options_.gittins_window);
     int& count = since_rebuild_[key];
     if (++count >= kRebuildEvery || m.size() == kMinSamples) {
+      const double before = m.Rank(0, grid_);
       m.Rebuild(grid_);
       count = 0;
-      rebuilt = true;
+      // Waiting jobs are re-ranked when a model is new or has moved: re-ranking every waiting
+      // job after each small drift would cost more than the drift changes.
+      const double after = m.Rank(0, grid_);
+      if (m.size() == kMinSamples || std::abs(after - before) > kRerankDrift * before) {
+        rebuilt = true;
+      }
     }
   }
   return rebuilt;

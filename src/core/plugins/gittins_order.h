@@ -26,6 +26,7 @@ class RunTimeModel {
   void Rebuild(const std::vector<double>& grid);
   // The Gittins rank (expected run time per unit of completion probability, seconds) of a job
   // that has run `attained` seconds; smaller runs first.
+  // (0 before the first Rebuild.)
   double Rank(double attained, const std::vector<double>& grid) const;
   // The median of the run time still to come for a job that has run `attained` seconds;
   // nullopt when it has outlived every sample.

@@ -57,6 +57,17 @@ TEST(GittinsOrderTest, FewerThanTwentySamplesFallsBackToLeastAttainedService) {
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 100);
 }
 
+TEST(GittinsOrderTest, WaitingJobsAreReRankedOnlyWhenTheModelMoves) {
+  GittinsOrder order{JobOrderOptions{}};
+  int id = 0;
+  for (int i = 0; i < 20; ++i) order.Observe(Finished(id++, 100));
+  bool reranked = false;
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 100));
+  EXPECT_FALSE(reranked) << "the same run times again must not re-rank";
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 10000));
+  EXPECT_TRUE(reranked);
+}
+
 TEST(GittinsOrderTest, AnotherPoolBorrowsTheWholeClustersModelUntilItHasItsOwn) {
   GittinsOrder order = Trained();
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0, /*pool=*/1), 0), 200);
