@@ -1,5 +1,6 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <queue>
 #include <unordered_map>
@@ -94,7 +95,8 @@ Result<SimResult> SimRun::Run() {
   result_.slice_yields = counters.slice_yields;
   result_.borrowed_starts = counters.borrowed_starts;
   result_.cycles = counters.cycles;
-  Time first_submit = trace_.jobs.empty() ? 0 : trace_.jobs.front().spec.submit_time;
+  Time first_submit = trace_.jobs.empty() ? 0 : kNever;
+  for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);
   result_.makespan = last - first_submit;
   result_.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

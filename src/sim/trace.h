@@ -18,8 +18,10 @@ struct TraceJob {
 
 struct Trace {
   std::string source;            // file name
-  std::string format;            // "philly", "philly-oct-nov", "job-profile"
-  std::vector<TraceJob> jobs;    // ascending submit_time, file order among equal times
+  std::string format;            // "philly", "philly-oct-nov", "job-profile", "openb-pods"
+  // Ascending submit_time, file order among equal times; openb-pods keeps file order (its
+  // fill protocol does not use submit times).
+  std::vector<TraceJob> jobs;
   int skipped_rows = 0;          // with ReadOptions::skip_bad_rows
   std::vector<std::string> skipped;  // the first few skip messages
 };
