@@ -2,12 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "config/file_io.h"
 #include "config/text_util.h"
 
 namespace squeeze {
@@ -28,24 +24,11 @@ bool LooksLikeCsv(std::string_view text) {
   return text.substr(start, 5) == "pool,";
 }
 
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::Error(path + ": is a directory, not a cluster file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": cannot open the cluster file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::Error(path + ": cannot read the cluster file");
-  return text.str();
-}
-
 }  // namespace
 
 Result<ClusterSpec> LoadClusterFile(const std::string& path) {
   const Result<std::string> text = ReadWholeFile(path);
-  if (!text.ok()) return text.status();
+  if (!text.ok()) return text.status().WithContext("cluster file");
   if (HasCsvExtension(path) || LooksLikeCsv(*text)) return ParseClusterCsv(*text, path);
   return ParseClusterYaml(*text, path);
 }

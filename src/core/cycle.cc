@@ -57,10 +57,6 @@ std::vector<int> CycleContext::ComputeGroups(const JobSpec& spec, int pool) cons
   return out;
 }
 
-bool CycleContext::PoolHasQuotas(int pool) const {
-  return !s.cluster.spec().pools[pool].team_quota_gpus.empty();
-}
-
 bool CycleContext::WithinQuota(const JobSpec& spec, int pool) const {
   const auto& quotas = s.cluster.spec().pools[pool].team_quota_gpus;
   if (quotas.empty()) return true;

@@ -59,7 +59,6 @@ class CycleContext {
   // Node groups the job may use in `pool` (-1: its home pool, or every pool if it has none).
   // The list is kept for the cycle.
   const std::vector<int>& GroupsFor(const JobSpec& spec, int pool = -1) const;
-  bool PoolHasQuotas(int pool) const;
   // Whether any pool a job of `scope` may use has a free GPU (or part of one).
   bool ScopeHasFreeGpus(int scope) const;
   // Whether starting the job in `pool` would be within its team's guarantee.

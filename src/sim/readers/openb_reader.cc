@@ -1,17 +1,13 @@
 #include "sim/readers/openb_reader.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "config/file_io.h"
 #include "sim/readers/cell_parse.h"
 #include "sim/readers/csv.h"
 #include "sim/readers/trace_builder.h"
@@ -38,19 +34,6 @@ constexpr ColumnDef kPodColumns[] = {
     {"qos", false},           {"pod_phase", false},     {"creation_time", false},
     {"deletion_time", false}, {"scheduled_time", false},
 };
-
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::Error(path + ": is a directory, not an openb CSV file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::Error("cannot read '" + path + "'");
-  return text.str();
-}
 
 // pandas writes a missing gpu_spec or model as "nan"; the shared CSVs leave the cell empty.
 bool IsNoValue(std::string_view cell) { return cell.empty() || NormalizeName(cell) == "nan"; }

@@ -1,16 +1,12 @@
 #include "sim/readers/trace_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "config/file_io.h"
 #include "sim/readers/cell_parse.h"
 #include "sim/readers/csv.h"
 #include "sim/readers/job_profile_reader.h"
@@ -19,32 +15,6 @@
 
 namespace squeeze {
 namespace {
-
-Status SystemError(const std::string& what, const std::string& path) {
-  return Status::Error("cannot " + what + " '" + path + "': " + std::strerror(errno));
-}
-
-Result<std::string> ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return SystemError("open", path);
-  std::string text;
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) text.reserve(static_cast<size_t>(st.st_size));
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status error = SystemError("read", path);
-      ::close(fd);
-      return error;
-    }
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return text;
-}
 
 struct Format {
   const char* name;
