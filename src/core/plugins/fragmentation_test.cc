@@ -5,25 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "core/testing/pod_builders.h"
+
 namespace squeeze {
 namespace {
 
-PodSpec Pod(int64_t c, int g, int k, std::vector<std::string> models = {}) {
-  PodSpec p;
-  p.cpu_milli = c;
-  p.gpu_milli = g;
-  p.gpus = k;
-  p.gpu_models = std::move(models);
-  return p;
-}
-
-NodeView Node(int64_t cpu, std::vector<int> free, std::string model = "V100") {
-  NodeView n;
-  n.cpu_free = cpu;
-  n.free_milli = std::move(free);
-  n.gpu_model = std::move(model);
-  return n;
-}
+using testing::Node;
+using testing::Pod;
 
 std::vector<PodSpec> Repeat(const PodSpec& p, int n) { return std::vector<PodSpec>(n, p); }
 
