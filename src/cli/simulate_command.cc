@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/fill_command.h"
 #include "config/cluster_file.h"
 #include "core/duration.h"
 #include "core/policy.h"
@@ -35,6 +36,12 @@ struct SimulateFlags {
   bool assume_preemptible = true;
   bool assume_checkpointable = true;
   bool quiet = false;
+  // --protocol fill (the FGD experiment on openb traces)
+  std::string protocol = "replay";
+  std::string nodes;
+  std::string placements = "random,dotprod,packing,clustering,bestfit,fgd,squeeze";
+  std::string seeds = "42-51";
+  double fill = 1.3;
 };
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -93,7 +100,30 @@ Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
   return out;
 }
 
+int RunFill(const SimulateFlags& f) {
+  FillFlags fill;
+  fill.trace = f.trace;
+  fill.nodes = f.nodes;
+  fill.placements = f.placements;
+  fill.seeds = f.seeds;
+  fill.fill = f.fill;
+  fill.json_out = f.json_out;
+  fill.svg_out = f.svg_out;
+  fill.quiet = f.quiet;
+  return RunFillProtocol(fill);
+}
+
 int RunSimulate(const SimulateFlags& f) {
+  if (f.protocol == "fill") return RunFill(f);
+  if (f.protocol != "replay") {
+    std::cerr << "squeeze simulate: --protocol: '" << f.protocol
+              << "' is not a protocol (replay, fill)\n";
+    return 1;
+  }
+  if (f.cluster.empty()) {
+    std::cerr << "squeeze simulate: --cluster is required (a cluster file)\n";
+    return 1;
+  }
   ReadOptions read;
   read.skip_bad_rows = f.skip_bad_rows;
   read.default_preemptible = f.assume_preemptible;
@@ -155,17 +185,34 @@ int RunSimulate(const SimulateFlags& f) {
 CommandRun RegisterSimulate(CLI::App& app) {
   auto f = std::make_shared<SimulateFlags>();
   app.add_option("--trace", f->trace,
-                 "Job trace: Philly CSV (philly.csv, philly_oct_nov.csv) or a job-profile CSV")
+                 "Job trace: Philly CSV (philly.csv, philly_oct_nov.csv), a job-profile CSV, "
+                 "or with --protocol fill an openb pod list (openb_pod_list_*.csv)")
       ->required();
-  app.add_option("--cluster", f->cluster, "Cluster file (YAML) or pool,nodes,gpus_per_node CSV")
-      ->required();
+  app.add_option("--cluster", f->cluster,
+                 "Cluster file (YAML) or pool,nodes,gpus_per_node CSV (required for a replay)");
+  app.add_option("--protocol", f->protocol,
+                 "replay: run the trace's jobs through time under each --policy; fill: the FGD "
+                 "experiment (pods arrive in a seeded order up to --fill x capacity, never "
+                 "leave, each --placement places them; see docs/fragmentation.md)")
+      ->capture_default_str();
+  app.add_option("--nodes", f->nodes, "fill: the openb node list (openb_node_list_gpu_node.csv)");
+  app.add_option("--placement", f->placements,
+                 "fill: node orders to compare, comma-separated (random, dotprod, packing, "
+                 "clustering, bestfit, fgd, squeeze, best-fit, first-fit, consolidation)")
+      ->capture_default_str();
+  app.add_option("--seeds", f->seeds, "fill: seeds, FIRST-LAST or one; the columns are means")
+      ->capture_default_str();
+  app.add_option("--fill", f->fill, "fill: total GPU demand as a multiple of capacity")
+      ->capture_default_str();
   app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs)")
       ->capture_default_str();
   app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
-  app.add_option("--svg", f->svg_out, "Write the queueing-delay CDF plot to this file");
+  app.add_option("--svg", f->svg_out,
+                 "Write the queueing-delay CDF plot (fill: allocation ratio against arrived "
+                 "load) to this file");
   app.add_option("--jobs-csv", f->jobs_out,
                  "Write every job's outcome under every policy as CSV to this file");
   app.add_flag("--skip-bad-rows", f->skip_bad_rows,

@@ -1,10 +1,20 @@
 #include "core/cluster_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <map>
 
 namespace squeeze {
+namespace {
+
+// Stamps for NodeState::stamp: unique over the process, so that two states never share one.
+uint64_t NextStamp() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
   pool_groups_.resize(spec_.pools.size());
@@ -35,6 +45,7 @@ ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
     n.memory_tracked = ns.memory_mib > 0;
     n.cpu_free = ns.cpu_milli;
     n.memory_free = ns.memory_mib;
+    n.stamp = NextStamp();
     g.gpu_memory_mib = std::min(g.gpu_memory_mib, ns.gpu_memory_mib);
     g.max_gpus_per_node = std::max(g.max_gpus_per_node, ns.gpus);
     g.nodes.push_back(n.index);
@@ -88,6 +99,11 @@ void ClusterState::Take(const NodeShare& share, int sign) {
   free_milli_ += milli;
   n.cpu_free += sign * share.cpu_milli;
   n.memory_free += sign * share.memory_mib;
+  if (!share.gpus.empty()) {
+    const bool is_share = share.gpus.size() == 1 && share.milli_per_gpu < kMilliPerGpu;
+    (is_share ? n.share_pods : n.kgpu_pods) += sign;
+  }
+  n.stamp = NextStamp();
   if (n.whole_free != old_whole) Rebucket(n, old_whole);
 }
 

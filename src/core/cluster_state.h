@@ -5,6 +5,7 @@
 #ifndef SQUEEZE_CORE_CLUSTER_STATE_H_
 #define SQUEEZE_CORE_CLUSTER_STATE_H_
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,13 @@ struct NodeState {
   int64_t memory_free = 0;         // meaningful when memory_tracked
   bool cpu_tracked = false;
   bool memory_tracked = false;
+  // Pods the node hosts by class, as GPU packing and clustering scores see them: "share"
+  // (one GPU, part of it) and "k-gpu" (whole GPUs). CPU-only shares count in neither.
+  int share_pods = 0;
+  int kgpu_pods = 0;
+  // Changes whenever the node's free capacity does; unique across every ClusterState and
+  // copy in the process, so a plugin may cache a score per (node, stamp).
+  uint64_t stamp = 0;
 };
 
 // Nodes of one pool with one GPU model.

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "sim/rng.h"
+#include "core/rng.h"
 
 namespace squeeze {
 namespace {

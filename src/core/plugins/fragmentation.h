@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,17 +57,55 @@ class TargetWorkload {
     double p = 0;
   };
 
+  struct Options {
+    double coverage = 0.95;  // keep the top specs until they cover this share of pods
+  };
+
   TargetWorkload() = default;
   // Counts `pods` per (c, g, k, gpu_spec), sorts by count descending (ties to the larger
   // (c, g, k, gpu_spec)), keeps the top specs until they cover >= 95% of the pods, and sets
   // p_m = count_m / (sum of kept counts). CPU-only pods count like any other; memory is no
   // part of a spec (entries carry memory_mib 0).
-  explicit TargetWorkload(const std::vector<PodSpec>& pods);
+  explicit TargetWorkload(const std::vector<PodSpec>& pods) : TargetWorkload(pods, Options{}) {}
+  TargetWorkload(const std::vector<PodSpec>& pods, const Options& options);
 
   const std::vector<Entry>& entries() const { return entries_; }
+  // The same specs with p_m in proportion to weights[m] (one per entry), summing to 1.
+  TargetWorkload Reweighted(const std::vector<double>& weights) const;
 
  private:
   std::vector<Entry> entries_;
+};
+
+// A target workload prepared for evaluating many nodes fast: each spec's allowed models are
+// resolved once per GPU model. Gives the same F_n as NodeFragmentation. Not thread-safe (it
+// caches per model).
+class FragmentationCalculator {
+ public:
+  FragmentationCalculator() = default;
+  explicit FragmentationCalculator(const TargetWorkload& target);
+
+  const TargetWorkload& target() const { return target_; }
+  // FGD's F_n (see NodeFragmentation).
+  double Fragmentation(const NodeView& node) const;
+  // The free GPU milli a stream of pods of each spec could never fill, weighted by p_m: for
+  // spec m, U_n - R_m x (how many m-pods the node could still take, by its GPUs and its CPU);
+  // all of U_n for CPU-only specs and specs the node's model does not serve. Unlike F_n it
+  // counts what each pod strands on the GPU it takes (190 milli for an 810-milli pod on a free
+  // GPU) and GPUs the node has no CPU left to use.
+  double StreamWaste(const NodeView& node) const;
+  // share x Fragmentation + (1 - share) x StreamWaste, in one pass.
+  double MixedWaste(const NodeView& node, double share) const;
+  // How many pods of entry `i` the node could still take, alone.
+  int64_t Room(const NodeView& node, size_t i) const;
+
+ private:
+  const std::vector<char>& AllowedOn(const std::string& model) const;
+
+  TargetWorkload target_;
+  mutable std::string last_model_;
+  mutable const std::vector<char>* last_allowed_ = nullptr;
+  mutable std::map<std::string, std::vector<char>> allowed_;  // model -> per entry
 };
 
 // f_n(m): the free GPU milli of `node` that a pod of spec `m` could not use.

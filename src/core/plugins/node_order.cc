@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/plugins/node_orders.h"
+#include "core/plugins/scored_orders.h"
 
 namespace squeeze {
 namespace {
@@ -15,6 +16,13 @@ const std::map<std::string, Factory, std::less<>>& Registry() {
       {"first-fit", [] { return std::make_unique<FirstFitOrder>(); }},
       {"best-fit", [] { return std::make_unique<BestFitOrder>(); }},
       {"consolidation", [] { return std::make_unique<ConsolidationOrder>(); }},
+      {"random", [] { return std::make_unique<RandomOrder>(); }},
+      {"dotprod", [] { return std::make_unique<DotProdOrder>(); }},
+      {"packing", [] { return std::make_unique<PackingOrder>(); }},
+      {"clustering", [] { return std::make_unique<ClusteringOrder>(); }},
+      {"bestfit", [] { return std::make_unique<BestFitScoreOrder>(); }},
+      {"fgd", [] { return std::make_unique<FgdOrder>(); }},
+      {"squeeze", [] { return std::make_unique<SqueezePlacementOrder>(); }},
   };
   return *registry;
 }

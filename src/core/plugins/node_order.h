@@ -3,6 +3,7 @@
 #ifndef SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
 #define SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "core/cluster_state.h"
 #include "core/job.h"
+#include "core/plugins/fragmentation.h"
 #include "core/placement.h"
 #include "core/status.h"
 
@@ -35,6 +37,17 @@ class NodeOrder {
   // A placement for the job on free capacity, or nullopt when it does not fit.
   virtual std::optional<Placement> Place(const PlaceRequest& request,
                                          const ClusterState& cluster) const = 0;
+
+  // Ties between equally good nodes go to the lowest rank[node] (a permutation the caller
+  // draws; the core has no randomness of its own). Orders that tie-break by index ignore it.
+  virtual void SetNodeRank(std::vector<int> rank) {}
+  // The seed of the `random` order's draws; others ignore it.
+  virtual void SetSeed(uint64_t seed) {}
+  // The pods seen in the past (a trace, the last weeks' submissions): the fragmentation-aware
+  // orders derive the workload they expect from it; others ignore it.
+  virtual void SetWorkloadHistory(const std::vector<PodSpec>& pods) {}
+  // A job arrived. Orders that learn the expected workload online watch the arrivals.
+  virtual void ObserveArrival(const JobSpec& job) {}
 };
 
 // first-fit, best-fit, consolidation.

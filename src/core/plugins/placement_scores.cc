@@ -122,11 +122,15 @@ NodeView AfterPlacement(const NodeView& node, const PodSpec& pod, const std::vec
 }
 
 FgdResult FgdScore(const NodeView& node, const PodSpec& pod, const TargetWorkload& m) {
+  return FgdScore(node, pod, FragmentationCalculator(m));
+}
+
+FgdResult FgdScore(const NodeView& node, const PodSpec& pod, const FragmentationCalculator& m) {
   FgdResult result;
   if (!PodFits(node, pod)) return result;
-  const double before = NodeFragmentation(node, m);
+  const double before = m.Fragmentation(node);
   auto score = [&](const std::vector<int>& gpus) {
-    const double delta = before - NodeFragmentation(AfterPlacement(node, pod, gpus), m);
+    const double delta = before - m.Fragmentation(AfterPlacement(node, pod, gpus));
     const double sigmoid = 1.0 / (1.0 + std::exp(-delta / 1000.0));
     return Clamp100(static_cast<int64_t>(std::floor(100.0 * sigmoid)));
   };
@@ -142,6 +146,11 @@ FgdResult FgdScore(const NodeView& node, const PodSpec& pod, const TargetWorkloa
   int best = -1;
   for (int i = 0; i < node.Gpus(); ++i) {
     if (node.free_milli[i] < pod.gpu_milli) continue;
+    // An earlier GPU with the same free milli scores the same and wins the tie.
+    if (std::find(node.free_milli.begin(), node.free_milli.begin() + i, node.free_milli[i]) !=
+        node.free_milli.begin() + i) {
+      continue;
+    }
     const int s = score({i});
     if (best < 0 || s > result.score) {
       best = i;

@@ -50,6 +50,8 @@ NodeView AfterPlacement(const NodeView& node, const PodSpec& pod, const std::vec
 // tries every GPU with free >= g and keeps the best, lowest index on ties; a whole-GPU pod
 // takes the k lowest-index fully free GPUs. Score 0 and no GPUs when the pod does not fit.
 FgdResult FgdScore(const NodeView& node, const PodSpec& pod, const TargetWorkload& m);
+// The same with the target prepared for speed.
+FgdResult FgdScore(const NodeView& node, const PodSpec& pod, const FragmentationCalculator& m);
 
 }  // namespace squeeze
 

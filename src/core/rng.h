@@ -1,8 +1,8 @@
 // A small deterministic PRNG for reproducible experiments: SplitMix64 (Steele, Lea and Flood,
 // 2014), whose output for a seed is fixed by its definition, so a run gives the same numbers on
 // every platform and standard library (unlike std::*_distribution). Not thread-safe.
-#ifndef SQUEEZE_SIM_RNG_H_
-#define SQUEEZE_SIM_RNG_H_
+#ifndef SQUEEZE_CORE_RNG_H_
+#define SQUEEZE_CORE_RNG_H_
 
 #include <cstdint>
 
@@ -23,4 +23,4 @@ class Rng {
 
 }  // namespace squeeze
 
-#endif  // SQUEEZE_SIM_RNG_H_
+#endif  // SQUEEZE_CORE_RNG_H_

@@ -1,0 +1,146 @@
+// The node orders the FGD paper (Weng et al., ATC '23) compares, on the ScoredNodeOrder frame:
+// random, dotprod, packing, clustering, bestfit and fgd, as ../shared/traces/openb/PROTOCOL.md
+// section 5 defines them. Each lives in its own file (<name>_order.cc). Not thread-safe.
+#ifndef SQUEEZE_CORE_PLUGINS_SCORED_ORDERS_H_
+#define SQUEEZE_CORE_PLUGINS_SCORED_ORDERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/plugins/fragmentation.h"
+#include "core/plugins/scored_order.h"
+#include "core/rng.h"
+
+namespace squeeze {
+
+// A uniformly random feasible node; a fraction of a GPU goes on a uniformly random fitting
+// GPU. The draws come from SetSeed's stream.
+class RandomOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "random"; }
+  std::optional<Placement> Place(const PlaceRequest& request,
+                                 const ClusterState& cluster) const override;
+  void SetSeed(uint64_t seed) override { rng_ = Rng(seed); }
+
+ protected:
+  int64_t Score(const NodeView&, const PodSpec&) const override { return 0; }
+  std::vector<int> Gpus(const NodeView& node, const PodSpec& pod) const override;
+
+ private:
+  mutable Rng rng_{0};
+};
+
+// The smallest dot product of the node's free (CPU, GPU) and the pod's demand.
+class DotProdOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "dotprod"; }
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+};
+
+// GPU packing: partly used GPUs first, then partly used nodes, then free nodes.
+class PackingOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "packing"; }
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+};
+
+// GPU clustering: nodes already hosting pods of the same class (share / k-gpu).
+class ClusteringOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "clustering"; }
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+};
+
+// Best fit: the least CPU and GPU left over, min-max normalised over the feasible nodes.
+class BestFitScoreOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "bestfit"; }
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+  bool NormalisesScores() const override { return true; }
+};
+
+// FGD: the node whose expected fragmentation (against the target workload) grows least.
+// The target is built from the history SetWorkloadHistory gives (the reference's way: top
+// specs covering 95% of the pods); without one, it is learned from the arrivals
+// (ObserveArrival), rebuilt each time their number doubles.
+class FgdOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "fgd"; }
+  void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
+  void ObserveArrival(const JobSpec& job) override;
+  const TargetWorkload& target() const { return calculator_.target(); }
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+  std::vector<int> Gpus(const NodeView& node, const PodSpec& pod) const override;
+
+ private:
+  FragmentationCalculator calculator_;
+  bool target_given_ = false;
+  std::vector<PodSpec> arrivals_;
+  size_t rebuilt_at_ = 0;
+};
+
+// squeeze's own placement. FGD decides first (its score: how much the node's expected
+// fragmentation for the next pod grows). Among the nodes FGD rates equal, which are many, the
+// node wins where the *waste* grows least: half FGD's fragmentation, half the capacity that
+// a stream of each expected pod shape could never fill there (what each pod strands on its
+// GPU, GPUs without CPU left to use them), over every shape seen, each weighted by how scarce
+// room for it has become since the cluster was empty (cubed), so that the last nodes able to
+// host a rare big shape are kept for it. Then the node rank. The expected shapes come from the
+// history given, else from the arrivals (rebuilt each time their number doubles).
+class SqueezePlacementOrder : public ScoredNodeOrder {
+ public:
+  std::string_view name() const override { return "squeeze"; }
+  std::optional<Placement> Place(const PlaceRequest& request,
+                                 const ClusterState& cluster) const override;
+  void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
+  void ObserveArrival(const JobSpec& job) override;
+
+ protected:
+  int64_t Score(const NodeView& node, const PodSpec& pod) const override;
+  std::vector<int> Gpus(const NodeView& node, const PodSpec& pod) const override;
+
+ private:
+  struct Cached {
+    uint64_t stamp = 0;
+    uint64_t epoch = 0;
+    int score = 0;
+  };
+  void SetTargets(const std::vector<PodSpec>& pods);
+  // Refreshes the room each shape has left and the scarcity weights of the waste measure.
+  void Reweigh(const ClusterState& cluster) const;
+  int WasteScore(const NodeView& node, const PodSpec& pod) const;
+
+  FragmentationCalculator fgd_;     // FGD's target: the top shapes covering 95% of pods
+  TargetWorkload all_shapes_;       // every shape, by count
+  mutable FragmentationCalculator waste_;  // all_shapes_ weighted by scarcity
+  bool history_given_ = false;
+  std::vector<PodSpec> arrivals_;
+  size_t rebuilt_at_ = 0;
+
+  mutable std::vector<uint64_t> room_stamp_;           // [node]
+  mutable std::vector<std::vector<int64_t>> room_;     // [node][shape]
+  mutable std::vector<int64_t> room_total_, room_when_empty_;  // [shape]
+  mutable int64_t placements_ = 0;
+  mutable uint64_t epoch_ = 1;  // changes with the weights
+  mutable std::vector<std::vector<Cached>> waste_cache_;  // [pod shape][node]
+  // [pod shape] -> (epoch, node state -> score): nodes in the same state share a score.
+  mutable std::vector<std::pair<uint64_t, std::unordered_map<std::string, int>>> waste_memo_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_PLUGINS_SCORED_ORDERS_H_
