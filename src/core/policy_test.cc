@@ -104,7 +104,8 @@ TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
   EXPECT_EQ(p.status().message(), "unknown policy 'x' (known: " + Joined(PolicyNames()) + ")");
   auto m = NamedPolicy("fifo+turbo");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().message(), "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow)");
+  EXPECT_EQ(m.status().message(),
+            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag)");
 }
 
 // Position of `action` in `actions`, -1 if absent.
@@ -150,6 +151,45 @@ TEST(PolicyTest, BorrowModifierAddsReclaimAndBorrow) {
   }
   const Policy sq = Named("squeeze+borrow");
   EXPECT_TRUE(sq.Has("reclaim") && sq.Has("borrow"));
+}
+
+TEST(PolicyTest, DefragModifierAddsDefragAfterAllocateAndReclaim) {
+  EXPECT_THAT(Named("fifo+defrag").actions, ElementsAre("allocate", "defrag"));
+  EXPECT_THAT(Named("squeeze+defrag").actions,
+              ElementsAre("allocate", "reclaim", "defrag", "backfill", "preempt"));
+  EXPECT_THAT(Named("squeeze+borrow+defrag").actions,
+              ElementsAre("allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"));
+  EXPECT_EQ(Named("squeeze+defrag").name, "squeeze+defrag");
+  for (const std::string& name : PolicyNames()) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(Named(name).Has("defrag"));
+    const Policy p = Named(name + "+defrag");
+    EXPECT_TRUE(p.Validate().ok()) << p.Validate().message();
+    std::vector<std::string> rest = p.actions;
+    rest.erase(rest.begin() + IndexOf(rest, "defrag"));
+    EXPECT_EQ(rest, Named(name).actions);
+    EXPECT_EQ(p.defrag_max_moves_per_hour, 1);
+  }
+}
+
+TEST(PolicyTest, DefragOptions) {
+  Policy p = Named("squeeze");
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
+  EXPECT_EQ(p.actions, Named("squeeze+defrag").actions);
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "1").ok());
+  EXPECT_EQ(p.actions, Named("squeeze+defrag").actions);
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
+  EXPECT_EQ(p.actions, Named("squeeze").actions);
+  ASSERT_TRUE(SetPolicyOption(p, "defrag_max_moves_per_hour", "3").ok());
+  EXPECT_EQ(p.defrag_max_moves_per_hour, 3);
+  EXPECT_EQ(OptionError("defrag", "often"),
+            "policy option defrag: value 'often' is not true or false");
+  EXPECT_EQ(OptionError("defrag_max_moves_per_hour", "-1"),
+            "policy option defrag_max_moves_per_hour: value '-1' is not a count >= 0");
+  EXPECT_EQ(OptionError("defrag_max_moves_per_hour", "2x"),
+            "policy option defrag_max_moves_per_hour: value '2x' is not a count >= 0");
+  p.defrag_max_moves_per_hour = -2;
+  EXPECT_EQ(p.Validate().message(), "policy 'squeeze': defrag_max_moves_per_hour -2 is negative");
 }
 
 TEST(PolicyTest, SetPolicyOptionChangesOneSetting) {
@@ -198,7 +238,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
                 ")");
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
-            "(known: reclaim, allocate, backfill, borrow, preempt, slice)");
+            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)
