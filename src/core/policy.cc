@@ -63,7 +63,7 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"allocate", "reclaim", "backfill", "preempt"};
+  p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt"};
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
   p.preempt_by_order = true;

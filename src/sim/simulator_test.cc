@@ -133,7 +133,7 @@ TEST(SimulatorTest, RunsAreDeterministic) {
   });
   const ClusterSpec cluster = Cluster({{"a", 2, 8}, {"b", 1, 4}});
   for (const char* name :
-       {"squeeze", "squeeze+borrow", "squeeze+defrag", "las", "srtf", "backfill"}) {
+       {"squeeze", "squeeze+borrow", "las", "las+defrag", "srtf", "backfill"}) {
     SCOPED_TRACE(name);
     SimResult a = Simulated(jobs, cluster, MakePolicy(name));
     SimResult b = Simulated(jobs, cluster, MakePolicy(name));
