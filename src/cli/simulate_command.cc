@@ -167,7 +167,8 @@ CommandRun RegisterSimulate(CLI::App& app) {
   app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs, NAME+defrag moves jobs to "
-                 "consolidate free GPUs for a job blocked by fragmentation)")
+                 "consolidate free GPUs for a job blocked by fragmentation, as squeeze and "
+                 "sliced do already)")
       ->capture_default_str();
   app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
