@@ -33,7 +33,8 @@ struct Plan {
   bool Before(const Plan& o) const {
     if (movers.size() != o.movers.size()) return movers.size() < o.movers.size();
     if (cost != o.cost) return cost < o.cost;
-    return targets < o.targets;
+    if (targets != o.targets) return targets < o.targets;
+    return movers < o.movers;
   }
 };
 
