@@ -162,6 +162,25 @@ PY
   pass
 }
 
+# --defrag adds a NAME+defrag run of every policy; the report counts the moves.
+case_defrag_flag() {
+  run defrag simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy fifo,las \
+    --defrag --json "$WORK/defrag.json"
+  expect_ok defrag
+  local jobs
+  jobs=$(grep -cv '^[[:space:]]*$' "$PROFILE_EXAMPLE")
+  check shape "$WORK/defrag.json" --jobs $((jobs - 1)) --policies fifo,las,fifo+defrag,las+defrag
+  expect_in "$WORK/defrag.out" "fifo+defrag" "las+defrag"
+  run nodefrag simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy squeeze \
+    --set defrag=false --set defrag_max_moves_per_hour=0
+  expect_ok nodefrag
+  run bad simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" \
+    --set defrag_max_moves_per_hour=-1
+  expect_error bad
+  expect_in "$WORK/bad.err" "defrag_max_moves_per_hour" "'-1'"
+  pass
+}
+
 write_bad_trace() {  # a philly-oct-nov trace whose line 4 has a bad duration_s
   cat >"$WORK/bad.csv" <<'EOF'
 job_id,vc,submit_time_s,duration_s,num_gpus
@@ -246,7 +265,7 @@ case_help() {
   run simhelp simulate --help
   expect_ok simhelp
   expect_in "$WORK/simhelp.out" "--trace" "--policy" "--cluster" "--json" "--svg" \
-    "--skip-bad-rows"
+    "--skip-bad-rows" "--borrow" "--defrag"
   run nosub
   expect_error nosub
   pass

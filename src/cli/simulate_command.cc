@@ -31,6 +31,7 @@ struct SimulateFlags {
   bool skip_bad_rows = false;
   bool ignore_pools = false;
   bool borrow = false;
+  bool defrag = false;
   std::string slice;
   std::vector<std::string> settings;
   bool assume_preemptible = true;
@@ -71,6 +72,10 @@ Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
   if (f.borrow) {
     const size_t n = names.size();
     for (size_t i = 0; i < n; ++i) names.push_back(names[i] + "+borrow");
+  }
+  if (f.defrag) {
+    const size_t n = names.size();
+    for (size_t i = 0; i < n; ++i) names.push_back(names[i] + "+defrag");
   }
   std::vector<Policy> out;
   for (const auto& name : names) {
@@ -206,7 +211,9 @@ CommandRun RegisterSimulate(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
-                 "squeeze; NAME+borrow lets pools lend idle GPUs)")
+                 "squeeze; NAME+borrow lets pools lend idle GPUs, NAME+defrag moves jobs to "
+                 "consolidate free GPUs for a job blocked by fragmentation, as squeeze and "
+                 "sliced do already)")
       ->capture_default_str();
   app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
@@ -221,6 +228,9 @@ CommandRun RegisterSimulate(CLI::App& app) {
                "Let every job run in any pool, whatever pool the trace names");
   app.add_flag("--borrow", f->borrow,
                "Also run each policy with borrowing between pools (reported as NAME+borrow)");
+  app.add_flag("--defrag", f->defrag,
+               "Also run each policy (and each +borrow variant) with defragmentation moves "
+               "(reported as NAME+defrag)");
   app.add_option("--slice", f->slice, "Slice length for sliced policies (e.g. 30m)");
   app.add_option("--set", f->settings,
                  "Change a policy setting for a what-if run: KEY=VALUE for every policy, "

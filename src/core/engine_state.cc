@@ -48,4 +48,11 @@ void ReleaseCapacity(EngineState& s, const Job& job) {
   s.team_running_milli[job.spec.team] -= job.spec.TotalMilli();
 }
 
+void DropMove(EngineState& s, JobId id) {
+  auto it = s.moves.find(id);
+  if (it == s.moves.end()) return;
+  s.cluster.Release(it->second.to);
+  s.moves.erase(it);
+}
+
 }  // namespace squeeze

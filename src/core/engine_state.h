@@ -26,6 +26,7 @@ struct SchedulerCounters {
   int64_t preemptions = 0;      // stops asked by preempt and reclaim
   int64_t slice_yields = 0;     // stops at a slice end
   int64_t borrowed_starts = 0;
+  int64_t defrag_moves = 0;     // jobs stopped by defrag to restart on other nodes
   int64_t cycles = 0;
 };
 
@@ -50,6 +51,16 @@ struct EngineState {
   // made for them is theirs (not taken by a job ahead of them in order, such as the borrower
   // that was just reclaimed, nor left idle behind a blocked head).
   std::set<JobId> claims;
+  // Defragmentation moves in flight: a job asked to stop so that it restarts on `to`, whose
+  // GPUs are taken in `cluster` (and nowhere else) from the move until the job restarts there.
+  struct Move {
+    Placement to;
+    bool borrowed = false;
+  };
+  std::map<JobId, Move> moves;
+  // Nodes a blocked job will start on once the jobs moved off them have stopped: no other job
+  // may take their free GPUs meanwhile (job -> nodes).
+  std::map<JobId, std::vector<int>> defrag_holds;
   std::vector<int> running_preemptible_by_band;
   SchedulerCounters counters;
 };
@@ -61,6 +72,8 @@ void UnindexRunning(EngineState& s, const Job& job);
 // Accounts for the GPUs of a job that holds them (running or checkpointing), and releases them.
 void HoldCapacity(EngineState& s, const Job& job);
 void ReleaseCapacity(EngineState& s, const Job& job);
+// Forgets a move in flight (the job finished or was cancelled) and frees its destination.
+void DropMove(EngineState& s, JobId id);
 
 }  // namespace squeeze
 

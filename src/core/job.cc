@@ -42,6 +42,11 @@ double Job::AttainedGpuSeconds(Time now) const {
   return a;
 }
 
+int Job::MovesSince(Time since) const {
+  return static_cast<int>(move_times.end() -
+                          std::upper_bound(move_times.begin(), move_times.end(), since));
+}
+
 std::optional<Time> Job::EstimatedRemaining(Time now) const {
   if (!spec.estimate) return std::nullopt;
   const Time done = work_done + RunProgress(now);

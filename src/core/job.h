@@ -64,6 +64,8 @@ struct Job {
   Time queued_since = 0;         // when it last became pending
   Time total_wait = 0;           // summed over all pending periods that ended
   int preemptions = 0;
+  int moves = 0;                 // stops and restarts elsewhere by the defrag action
+  std::vector<Time> move_times;  // when it was moved within the last hour, oldest first
   int slices = 0;
   int starts = 0;
   Time min_runtime_until = 0;    // not preemptible before this time
@@ -85,6 +87,8 @@ struct Job {
   // GPU-seconds of work lost if stopped now, restart overhead and checkpoint included.
   double LostGpuSecondsIfStopped(Time now) const;
   double AttainedGpuSeconds(Time now) const;
+  // Moves after `since` (exclusive).
+  int MovesSince(Time since) const;
   // Remaining run time by estimate, or nullopt when the job has no estimate.
   std::optional<Time> EstimatedRemaining(Time now) const;
   // Expected end of the current run by estimate (or kNever without an estimate).

@@ -11,8 +11,8 @@
 namespace squeeze {
 namespace {
 
-const std::vector<std::string> kActions = {"reclaim", "allocate", "backfill", "borrow",
-                                           "preempt", "slice"};
+const std::vector<std::string> kActions = {"reclaim", "allocate", "defrag", "backfill",
+                                           "borrow",  "preempt",  "slice"};
 
 Policy Fifo() {
   Policy p;
@@ -63,7 +63,7 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"allocate", "reclaim", "backfill", "preempt"};
+  p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt"};
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
   p.preempt_by_order = true;
@@ -109,7 +109,8 @@ Status Policy::Validate() const {
   for (const auto& a : actions) {
     if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
       return Status::Error("policy '" + name + "': unknown action '" + a +
-                           "' (known: reclaim, allocate, backfill, borrow, preempt, slice)");
+                           "' (known: reclaim, allocate, defrag, backfill, borrow, preempt, "
+                           "slice)");
     }
   }
   if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");
@@ -126,6 +127,10 @@ Status Policy::Validate() const {
   if (min_runtime < 0) {
     return Status::Error("policy '" + name + "': min_runtime " + std::to_string(min_runtime) +
                          " is negative");
+  }
+  if (defrag_max_moves_per_hour < 0) {
+    return Status::Error("policy '" + name + "': defrag_max_moves_per_hour " +
+                         std::to_string(defrag_max_moves_per_hour) + " is negative");
   }
   if (!std::is_sorted(order_options.las_thresholds.begin(), order_options.las_thresholds.end())) {
     return Status::Error("policy '" + name + "': las thresholds must be ascending");
@@ -152,9 +157,11 @@ Result<Policy> NamedPolicy(std::string_view name) {
     if (modifier == "borrow") {
       InsertAfter(p, "reclaim", {"allocate"});
       InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
+    } else if (modifier == "defrag") {
+      InsertAfter(p, "defrag", {"allocate", "reclaim"});
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
-                           "' (known: borrow)");
+                           "' (known: borrow, defrag)");
     }
     start = next;
   }
@@ -210,6 +217,18 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "learned_estimates") st = as_bool(&p.learned_estimates);
   else if (k == "preempt_by_order") st = as_bool(&p.preempt_by_order);
   else if (k == "actions") p.actions = SplitBar(v);
+  else if (k == "defrag") {
+    bool on = false;
+    if (Status b = as_bool(&on); !b.ok()) return b;
+    if (on) InsertAfter(p, "defrag", {"allocate", "reclaim"});
+    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "defrag"), p.actions.end());
+  }
+  else if (k == "defrag_max_moves_per_hour") {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0 || n > 1000000) return bad("is not a count >= 0");
+    p.defrag_max_moves_per_hour = static_cast<int>(n);
+  }
   else if (k == "preempt_key_ratio") {
     char* end = nullptr;
     p.preempt_key_ratio = std::strtod(v.c_str(), &end);
@@ -228,7 +247,8 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     return Status::Error("unknown policy option '" + k +
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
-                         "actions, las_thresholds, las_gpu_weighted, gittins_gpu_weighted)");
+                         "actions, defrag, defrag_max_moves_per_hour, las_thresholds, las_gpu_weighted, "
+                         "gittins_gpu_weighted)");
   }
   if (!st.ok()) return st;
   return p.Validate();

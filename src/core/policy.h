@@ -15,8 +15,8 @@ namespace squeeze {
 
 struct Policy {
   std::string name;
-  // Actions in the order they run: any of "reclaim", "allocate", "backfill", "borrow",
-  // "preempt", "slice".
+  // Actions in the order they run: any of "reclaim", "allocate", "defrag", "backfill",
+  // "borrow", "preempt", "slice".
   std::vector<std::string> actions = {"allocate"};
   // Without "backfill": true = allocation stops at the first job of a pool that does not fit
   // (strict head-of-line order); false = any later job that fits starts (greedy, no
@@ -49,6 +49,8 @@ struct Policy {
   // job's key by this factor (keys are times for sjf, srtf and gittins), so that jobs of about
   // the same rank do not evict each other back and forth.
   double preempt_key_ratio = 1.0;
+  // With "defrag": a job is moved at most this many times in any hour (0 = never).
+  int defrag_max_moves_per_hour = 1;
   // Simulation only: reveal each job's true duration to the policy as its estimate (the
   // references sjf and srtf do; squeeze never does).
   bool oracle_estimates = false;
@@ -58,13 +60,15 @@ struct Policy {
 };
 
 // A named policy, optionally with modifiers: "squeeze+borrow" lets pools lend idle GPUs to
-// other pools' preemptible jobs (adding the reclaim and borrow actions).
+// other pools' preemptible jobs (adding the reclaim and borrow actions); "+defrag" adds the
+// defrag action (moves jobs to consolidate free GPUs for a job blocked by fragmentation).
 Result<Policy> NamedPolicy(std::string_view name);
 std::vector<std::string> PolicyNames();
 
 // Changes one setting of a policy by name, for what-if runs: slice, min_runtime,
 // deadline_margin (durations); job_order, node_order; priority, fair_share, deadline, strict,
-// preempt_by_order (true/false); actions, las_thresholds ('|'-separated lists).
+// preempt_by_order, defrag (true/false); defrag_max_moves_per_hour (a count); actions,
+// las_thresholds ('|'-separated lists).
 Status SetPolicyOption(Policy& policy, std::string_view key, std::string_view value);
 
 }  // namespace squeeze

@@ -87,7 +87,8 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_TRUE(sq.fair_share);
   EXPECT_FALSE(sq.oracle_estimates);
   EXPECT_EQ(sq.min_runtime, 300);
-  EXPECT_TRUE(sq.Has("allocate") && sq.Has("reclaim") && sq.Has("backfill") && sq.Has("preempt"));
+  EXPECT_THAT(sq.actions, ElementsAre("allocate", "reclaim", "defrag", "backfill", "preempt"));
+  EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_NE(sq.job_order, "sjf");
   EXPECT_NE(sq.job_order, "srtf");
   // sliced: squeeze with checkpointed slices.
@@ -104,7 +105,8 @@ TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
   EXPECT_EQ(p.status().message(), "unknown policy 'x' (known: " + Joined(PolicyNames()) + ")");
   auto m = NamedPolicy("fifo+turbo");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().message(), "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow)");
+  EXPECT_EQ(m.status().message(),
+            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag)");
 }
 
 // Position of `action` in `actions`, -1 if absent.
@@ -150,6 +152,52 @@ TEST(PolicyTest, BorrowModifierAddsReclaimAndBorrow) {
   }
   const Policy sq = Named("squeeze+borrow");
   EXPECT_TRUE(sq.Has("reclaim") && sq.Has("borrow"));
+}
+
+TEST(PolicyTest, DefragModifierAddsDefragAfterAllocateAndReclaim) {
+  EXPECT_THAT(Named("fifo+defrag").actions, ElementsAre("allocate", "defrag"));
+  EXPECT_THAT(Named("las+defrag").actions,
+              ElementsAre("allocate", "defrag", "backfill", "preempt"));
+  EXPECT_THAT(Named("fifo+borrow+defrag").actions,
+              ElementsAre("allocate", "reclaim", "defrag", "borrow"));
+  EXPECT_EQ(Named("fifo+defrag").name, "fifo+defrag");
+  // squeeze and sliced defragment already: the modifier changes nothing there.
+  EXPECT_EQ(Named("squeeze+defrag").actions, Named("squeeze").actions);
+  EXPECT_EQ(Named("sliced+defrag").actions, Named("sliced").actions);
+  for (const std::string& name : PolicyNames()) {
+    SCOPED_TRACE(name);
+    const Policy p = Named(name + "+defrag");
+    EXPECT_TRUE(p.Validate().ok()) << p.Validate().message();
+    EXPECT_LT(IndexOf(p.actions, "allocate"), IndexOf(p.actions, "defrag"));
+    std::vector<std::string> rest = p.actions;
+    rest.erase(rest.begin() + IndexOf(rest, "defrag"));
+    std::vector<std::string> base = Named(name).actions;
+    base.erase(std::remove(base.begin(), base.end(), "defrag"), base.end());
+    EXPECT_EQ(rest, base);
+    EXPECT_EQ(p.defrag_max_moves_per_hour, 1);
+  }
+}
+
+TEST(PolicyTest, DefragOptions) {
+  Policy p = Named("squeeze");
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
+  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt"));
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
+  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt"));
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
+  EXPECT_EQ(p.actions, Named("squeeze").actions);
+  ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
+  EXPECT_EQ(p.actions, Named("squeeze").actions);
+  ASSERT_TRUE(SetPolicyOption(p, "defrag_max_moves_per_hour", "3").ok());
+  EXPECT_EQ(p.defrag_max_moves_per_hour, 3);
+  EXPECT_EQ(OptionError("defrag", "often"),
+            "policy option defrag: value 'often' is not true or false");
+  EXPECT_EQ(OptionError("defrag_max_moves_per_hour", "-1"),
+            "policy option defrag_max_moves_per_hour: value '-1' is not a count >= 0");
+  EXPECT_EQ(OptionError("defrag_max_moves_per_hour", "2x"),
+            "policy option defrag_max_moves_per_hour: value '2x' is not a count >= 0");
+  p.defrag_max_moves_per_hour = -2;
+  EXPECT_EQ(p.Validate().message(), "policy 'squeeze': defrag_max_moves_per_hour -2 is negative");
 }
 
 TEST(PolicyTest, SetPolicyOptionChangesOneSetting) {
@@ -198,7 +246,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
                 ")");
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
-            "(known: reclaim, allocate, backfill, borrow, preempt, slice)");
+            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

@@ -154,9 +154,11 @@ void Scheduler::PromoteBoosted(Time now) {
 std::vector<Decision> Scheduler::Cycle(Time now) {
   PromoteBoosted(now);
   CycleContext c(*state_, now);
+  ResumeMoves(c);
   for (const std::string& action : state_->policy.actions) {
     if (action == "allocate") RunAllocate(c);
     else if (action == "reclaim") RunReclaim(c);
+    else if (action == "defrag") RunDefrag(c);
     else if (action == "backfill") RunBackfill(c);
     else if (action == "borrow") RunBorrow(c);
     else if (action == "preempt") RunPreempt(c);
@@ -175,6 +177,7 @@ void Scheduler::Unhold(Job& job, Time now) {
     auto a = state_->awaiting_stops.find(waiting->second);
     if (a != state_->awaiting_stops.end() && --a->second <= 0) {
       state_->claims.insert(a->first);
+      state_->defrag_holds.erase(a->first);
       state_->awaiting_stops.erase(a);
     }
     state_->stop_for.erase(waiting);
@@ -192,8 +195,12 @@ Status Scheduler::Stopped(JobId id, Time now) {
   job.placement = {};
   job.slice_end = kNever;
   job.borrowed = false;
-  ++job.preemptions;
   job.queued_since = now;
+  if (state_->moves.count(id)) {
+    job.state = JobState::kPending;  // the next cycle restarts it where the move holds GPUs
+    return Status::Ok();
+  }
+  ++job.preemptions;
   Enqueue(job, now);
   return Status::Ok();
 }
@@ -205,6 +212,7 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   }
   Job job = std::move(it->second);
   Unhold(job, now);
+  DropMove(*state_, id);
   job.work_done += job.RunProgress(now);
   job.state = success ? JobState::kDone : JobState::kFailed;
   state_->jobs.erase(it);
@@ -219,12 +227,14 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
   auto it = state_->jobs.find(id);
   if (it == state_->jobs.end()) return Status::Error("job " + std::to_string(id) + " is not known");
   Job job = std::move(it->second);
+  DropMove(*state_, id);
   if (job.IsActive()) {
     Unhold(job, now);
   } else {
     Dequeue(job);
     state_->awaiting_stops.erase(id);
     state_->claims.erase(id);
+    state_->defrag_holds.erase(id);
   }
   job.state = JobState::kCancelled;
   state_->jobs.erase(it);

@@ -61,6 +61,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.preemptions = result.preemptions + result.slice_yields;
   s.slice_yields = result.slice_yields;
   s.borrowed_starts = result.borrowed_starts;
+  s.defrag_moves = result.defrag_moves;
   s.lost_gpu_hours = lost / 3600.0;
   s.makespan_s = result.makespan;
   s.rejected = static_cast<int64_t>(result.rejected.size());

@@ -30,6 +30,7 @@ struct Summary {
   int64_t preemptions = 0;          // stops of all kinds (preempt, reclaim, slice yields)
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
+  int64_t defrag_moves = 0;         // jobs moved to consolidate free GPUs (not in preemptions)
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   int64_t makespan_s = 0;
   int64_t deadlines = 0;

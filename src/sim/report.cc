@@ -50,6 +50,10 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{}: {} of {} deadlines missed, {} jobs rejected\n", s.policy,
                          s.deadline_misses, s.deadlines, s.rejected);
     }
+    if (s.defrag_moves > 0) {
+      out += fmt::format("{}: {} jobs moved to consolidate free GPUs (defrag)\n", s.policy,
+                         s.defrag_moves);
+    }
   }
   std::set<std::string> pools;
   for (const auto& r : runs) {
@@ -100,6 +104,7 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["preemptions"] = s.preemptions;
     j["slice_yields"] = s.slice_yields;
     j["borrowed_starts"] = s.borrowed_starts;
+    j["defrag_moves"] = s.defrag_moves;
     j["lost_gpu_hours"] = s.lost_gpu_hours;
     j["makespan_s"] = s.makespan_s;
     j["deadlines"] = s.deadlines;

@@ -51,6 +51,7 @@ struct SimResult {
   int64_t preemptions = 0;
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
+  int64_t defrag_moves = 0;
   int64_t cycles = 0;
   double wall_s = 0;
 };

@@ -96,6 +96,28 @@ TEST(SimulatorTest, CheckpointTimeDelaysThePreemptor) {
   EXPECT_EQ(r.preemptions, 1);
 }
 
+// Defrag moves job 1 off a0 at 100 so that job 4 (4 GPUs) starts; the move is charged as a
+// preemption is (checkpoint time held, restart overhead) but it is not counted as one.
+TEST(SimulatorTest, DefragMoveKeepsTheInvariants) {
+  for (Time checkpoint : {0, 20}) {
+    SCOPED_TRACE(checkpoint);
+    const std::vector<TraceJob> jobs = {
+        T(NewJob(1, 2, 0).Elastic().Estimate(10000).CheckpointCost(checkpoint), 10000),
+        T(NewJob(2, 2, 0), 50),
+        T(NewJob(3, 2, 0).Elastic().Estimate(10000).CheckpointCost(checkpoint), 10000),
+        T(NewJob(4, 4, 100), 500)};
+    SimResult r = Simulated(jobs, Cluster({{"a", 2, 4}}), MakePolicy("fifo+defrag"));
+    auto t = Times(r);
+    EXPECT_THAT(t[4], ElementsAre(100 + checkpoint, 600 + checkpoint, checkpoint, 0));
+    EXPECT_THAT(t[1], ElementsAre(0, 10030 + checkpoint, 0, 0));
+    EXPECT_EQ(r.defrag_moves, 1);
+    EXPECT_EQ(r.preemptions, 0);
+    for (const JobRecord& j : r.jobs) {
+      EXPECT_DOUBLE_EQ(j.lost_gpu_s, j.id == 1 ? (30.0 + checkpoint) * 2 : 0.0) << j.id;
+    }
+  }
+}
+
 TEST(SimulatorTest, RunsAreDeterministic) {
   std::vector<TraceJob> jobs;
   for (int i = 0; i < 40; ++i) {
@@ -110,7 +132,8 @@ TEST(SimulatorTest, RunsAreDeterministic) {
     return a.spec.submit_time < b.spec.submit_time;
   });
   const ClusterSpec cluster = Cluster({{"a", 2, 8}, {"b", 1, 4}});
-  for (const char* name : {"squeeze", "squeeze+borrow", "las", "srtf", "backfill"}) {
+  for (const char* name :
+       {"squeeze", "squeeze+borrow", "las", "las+defrag", "srtf", "backfill"}) {
     SCOPED_TRACE(name);
     SimResult a = Simulated(jobs, cluster, MakePolicy(name));
     SimResult b = Simulated(jobs, cluster, MakePolicy(name));

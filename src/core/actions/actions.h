@@ -3,6 +3,8 @@
 //   allocate  start jobs in policy order; a job that does not fit blocks its pool (strict or
 //             with a reservation when the policy backfills) or is skipped (greedy)
 //   reclaim   evict borrowers from a pool (or a team's guarantee) its owner needs
+//   defrag    move checkpointable jobs to other nodes so that a job blocked only by
+//             fragmentation fits, when the wait it saves outweighs what the moves cost
 //   backfill  start later jobs where they do not delay the reservations
 //   borrow    start preemptible jobs on other pools' idle GPUs, as borrowers
 //   preempt   evict less urgent preemptible jobs for a waiting one
@@ -21,6 +23,10 @@ namespace squeeze {
 
 void RunAllocate(CycleContext& c);
 void RunReclaim(CycleContext& c);
+void RunDefrag(CycleContext& c);
+// Not an action: at the start of every cycle, restarts the jobs defrag moved whose checkpoint
+// is done on the GPUs held for them, and keeps the nodes held for the jobs they made room for.
+void ResumeMoves(CycleContext& c);
 void RunBackfill(CycleContext& c);
 void RunBorrow(CycleContext& c);
 void RunPreempt(CycleContext& c);

@@ -15,12 +15,16 @@ void RunBackfill(CycleContext& c) {
         const Time run = c.ExpectedRunTime(job);
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
         // A job that ends before a reservation's shadow time does not delay it; it must still
-        // respect every reservation that comes due before it ends.
+        // respect every reservation that comes due before it ends, and the nodes held for a
+        // job that defrag makes room for.
         std::unordered_map<int, int> due_caps;
         if (ends_before_shadow) {
           for (const auto& [scope, other] : c.reservations) {
             if (other.shadow >= c.now + run) continue;
             for (const auto& [node, cap] : other.caps) due_caps.emplace(node, c.caps.at(node));
+          }
+          for (const auto& [held_for, nodes] : c.s.defrag_holds) {
+            for (int node : nodes) due_caps.emplace(node, c.caps.at(node));
           }
         }
         auto placed = PlaceAtHome(c, job, ends_before_shadow ? &due_caps : &c.caps);
