@@ -238,6 +238,12 @@ Time Scheduler::NextWakeup() const {
   return t;
 }
 
+FragmentationBlocked Scheduler::BlockedByFragmentation(Time now,
+                                                       FragmentationCache* cache) const {
+  const CycleContext c(*state_, now);
+  return MeasureFragmentationBlocked(c, cache);
+}
+
 const Job* Scheduler::Find(JobId id) const {
   auto it = state_->jobs.find(id);
   return it == state_->jobs.end() ? nullptr : &it->second;
