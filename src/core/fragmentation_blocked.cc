@@ -44,13 +44,12 @@ class FreeLedger {
   int64_t total_ = 0;
 };
 
-// One measure: the queue walk, the ledger and what is already known of placements.
+// One measure: the queue walk, the ledger and what is already known of placements. Adds the
+// jobs it finds blocked to `out`.
 class BlockedScan {
  public:
-  explicit BlockedScan(const CycleContext& c)
-      : c_(c), ledger_(c.s.cluster), borrowing_(c.s.policy.Has("borrow")) {
-    out_.milli_by_scope.assign(c.AnyScope() + 1, 0);
-  }
+  BlockedScan(const CycleContext& c, FragmentationBlocked& out)
+      : c_(c), ledger_(c.s.cluster), borrowing_(c.s.policy.Has("borrow")), out_(out) {}
 
   PendingQueue::Visit Visit(const QueuePosition& p) {
     if (ledger_.total() <= 0) return PendingQueue::Visit::kStop;
@@ -67,9 +66,6 @@ class BlockedScan {
     out_.milli_by_scope[p.scope] += demand;
     return PendingQueue::Visit::kNext;
   }
-
-  const FragmentationBlocked& out() const { return out_; }
-  FragmentationBlocked Take() { return std::move(out_); }
 
  private:
   // The pools a job may start in: its home pool (every pool for a job of any pool) and, under
@@ -122,28 +118,28 @@ class BlockedScan {
   const bool borrowing_;
   std::map<std::tuple<int, int, int>, bool> placeable_;  // (pool, gpus, gpu_milli)
   std::vector<int> pools_;  // UsablePools' answer, kept to spare an allocation per job
-  FragmentationBlocked out_;
+  FragmentationBlocked& out_;
 };
 
 }  // namespace
 
-FragmentationBlocked MeasureFragmentationBlocked(const CycleContext& c,
-                                                 FragmentationCache* cache) {
+const FragmentationBlocked& FragmentationMeter::Measure(const CycleContext& c) {
+  blocked_.jobs = 0;
+  blocked_.milli = 0;
+  blocked_.milli_by_scope.assign(c.AnyScope() + 1, 0);
   const PendingQueue& pending = c.s.pending;
   const bool shared = c.s.policy.Has("borrow") || c.s.policy.fair_share ||
                       pending.Stamp(c.AnyScope()).jobs > 0;
-  if (cache == nullptr || shared) {
-    if (cache != nullptr) cache->scopes.clear();
-    BlockedScan scan(c);
+  if (!reuse_ || shared) {
+    scopes_.clear();
+    BlockedScan scan(c, blocked_);
     pending.Walk([&](const QueuePosition& p) { return scan.Visit(p); }, FairShareMeasure(c));
-    return scan.Take();
+    return blocked_;
   }
-  FragmentationBlocked out;
-  out.milli_by_scope.assign(c.AnyScope() + 1, 0);
   std::optional<BlockedScan> scan;  // made for the first scope that changed
-  cache->scopes.resize(c.AnyScope());
+  scopes_.resize(c.AnyScope());
   for (int scope = 0; scope < c.AnyScope(); ++scope) {
-    FragmentationCache::Scope& kept = cache->scopes[scope];
+    Scope& kept = scopes_[scope];
     const PendingQueue::ScopeStamp stamp = pending.Stamp(scope);
     const uint64_t pool_version = c.s.cluster.PoolVersion(scope);
     if (stamp.jobs == 0) {
@@ -151,17 +147,18 @@ FragmentationBlocked MeasureFragmentationBlocked(const CycleContext& c,
       continue;
     }
     if (!kept.valid || kept.pool_version != pool_version || kept.queue_version != stamp.version) {
-      if (!scan) scan.emplace(c);
-      const int jobs_before = scan->out().jobs;
+      if (!scan) scan.emplace(c, blocked_);
+      const int jobs_before = blocked_.jobs;
       pending.WalkScope(scope, [&](const QueuePosition& p) { return scan->Visit(p); }, nullptr);
-      kept = {true, pool_version, stamp.version, scan->out().jobs - jobs_before,
-              scan->out().milli_by_scope[scope]};
+      kept = {true, pool_version, stamp.version, blocked_.jobs - jobs_before,
+              blocked_.milli_by_scope[scope]};
+      continue;
     }
-    out.jobs += kept.jobs;
-    out.milli += kept.milli;
-    out.milli_by_scope[scope] = kept.milli;
+    blocked_.jobs += kept.jobs;
+    blocked_.milli += kept.milli;
+    blocked_.milli_by_scope[scope] = kept.milli;
   }
-  return out;
+  return blocked_;
 }
 
 }  // namespace squeeze

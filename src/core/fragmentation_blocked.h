@@ -5,7 +5,7 @@
 // free capacity: the free GPUs are scattered over nodes, over the GPUs of a node (a fraction),
 // or over pools (a job of any pool runs in one). Jobs are taken in the scheduler's queue order
 // and each one counted is charged against the free capacity it was measured on, so the same
-// free GPUs never count twice. A pure query of the engine state; not thread-safe.
+// free GPUs never count twice. Measuring reads the engine state and changes nothing in it.
 #ifndef SQUEEZE_CORE_FRAGMENTATION_BLOCKED_H_
 #define SQUEEZE_CORE_FRAGMENTATION_BLOCKED_H_
 
@@ -23,10 +23,24 @@ struct FragmentationBlocked {
   std::vector<int64_t> milli_by_scope;
 };
 
-// What the last measure found in each scope (home pool) and the versions of the pool's free
-// capacity and of the scope's queue it found it at, so that the next measure walks only the
-// scopes that changed. Owned by the caller, one per scheduler; plain data.
-struct FragmentationCache {
+// Measures the fragmentation-blocked demand of one scheduler again and again. It keeps what
+// it found in each scope (home pool) with the versions of the pool's free capacity and of the
+// scope's queue it found it at, so that the next measure walks only the scopes that changed.
+// That holds while scopes share no capacity or order (no borrowing, no fair share, no job of
+// any pool waiting); else every scope is walked again. Owned by the caller; not thread-safe.
+class FragmentationMeter {
+ public:
+  // `reuse` false walks every waiting job each time (to check the kept figures against).
+  explicit FragmentationMeter(bool reuse = true) : reuse_(reuse) {}
+
+  // Walks the pending jobs of `c`'s state in queue order, stopping once no free capacity is
+  // left uncharged. The placement search is the one the actions use, without reservation
+  // caps. The figures stay valid until the next call.
+  const FragmentationBlocked& Measure(const CycleContext& c);
+  // What the last call measured (nothing blocked before the first).
+  const FragmentationBlocked& last() const { return blocked_; }
+
+ private:
   struct Scope {
     bool valid = false;
     uint64_t pool_version = 0;
@@ -34,16 +48,11 @@ struct FragmentationCache {
     int jobs = 0;
     int64_t milli = 0;
   };
-  std::vector<Scope> scopes;
-};
 
-// Walks the pending jobs of `c`'s state in queue order, stopping once no free capacity is
-// left uncharged. The placement search is the one the actions use, without reservation caps.
-// With a cache, a scope whose pool and queue did not change since the last measure keeps its
-// figures; that holds while scopes do not share capacity or order (no borrowing, no fair
-// share, no job of any pool waiting), else every scope is walked again.
-FragmentationBlocked MeasureFragmentationBlocked(const CycleContext& c,
-                                                 FragmentationCache* cache = nullptr);
+  const bool reuse_;
+  std::vector<Scope> scopes_;  // by pool index
+  FragmentationBlocked blocked_;
+};
 
 }  // namespace squeeze
 

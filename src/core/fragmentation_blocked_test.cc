@@ -18,6 +18,12 @@ using testing::NewJob;
 using testing::Quota;
 using testing::Scenario;
 
+// A measure that walks every waiting job.
+FragmentationBlocked Measure(Scenario& s, Time now) {
+  FragmentationMeter meter(/*reuse=*/false);
+  return s.sched().BlockedByFragmentation(now, meter);
+}
+
 // Four 2-GPU jobs fill two 4-GPU nodes under fifo (best fit: 1 and 2 on a0, 3 and 4 on a1);
 // `waiting` jobs come at 50, the `ended` ones end at 100; the measure after the cycle at 100.
 FragmentationBlocked AfterEnds(const std::vector<JobSpec>& waiting,
@@ -29,7 +35,7 @@ FragmentationBlocked AfterEnds(const std::vector<JobSpec>& waiting,
   for (const JobSpec& job : waiting) s.Add(job);
   for (JobId id : ended) s.Finish(id, 100);
   EXPECT_THAT(s.Cycle(100), ElementsAre());
-  return s.sched().BlockedByFragmentation(100, nullptr);
+  return Measure(s, 100);
 }
 
 TEST(FragmentationBlockedTest, FreeGpusOnTwoNodesBlockAJobOfFour) {
@@ -62,7 +68,7 @@ TEST(FragmentationBlockedTest, TheSameFreeGpusCountOnce) {
   for (JobId id = 7; id <= 9; ++id) s.Add(NewJob(id, 4, id));
   for (JobId id : {1, 3, 5}) s.Finish(id, 100);
   EXPECT_THAT(s.Cycle(100), ElementsAre());
-  const FragmentationBlocked b = s.sched().BlockedByFragmentation(100, nullptr);
+  const FragmentationBlocked b = Measure(s, 100);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
 }
@@ -74,7 +80,7 @@ TEST(FragmentationBlockedTest, FractionsScatteredOverGpus) {
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0 milli=600", "start 2 on a0:1 milli=600"));
   s.Add(NewJob(3, 1, 10).Milli(700));  // 400 + 400 free, no GPU with 700
   EXPECT_THAT(s.Cycle(10), ElementsAre());
-  const FragmentationBlocked b = s.sched().BlockedByFragmentation(10, nullptr);
+  const FragmentationBlocked b = Measure(s, 10);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 700);
 }
@@ -90,7 +96,7 @@ TEST(FragmentationBlockedTest, AJobGuaranteesKeepOutIsNotBlockedByFragmentation)
   s.Finish(1, 100);
   s.Finish(3, 100);
   EXPECT_THAT(s.Cycle(100), ElementsAre());
-  const FragmentationBlocked b = s.sched().BlockedByFragmentation(100, nullptr);
+  const FragmentationBlocked b = Measure(s, 100);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
 }
@@ -102,8 +108,8 @@ TEST(FragmentationBlockedTest, AJobOfAnyPoolRunsInOnePool) {
   EXPECT_EQ(s.Cycle(0).size(), 2u);
   s.Add(NewJob(3, 4, 10));  // 2 free in a, 2 in b
   EXPECT_THAT(s.Cycle(10), ElementsAre());
-  FragmentationCache cache;
-  const FragmentationBlocked b = s.sched().BlockedByFragmentation(10, &cache);
+  FragmentationMeter meter;
+  const FragmentationBlocked b = s.sched().BlockedByFragmentation(10, meter);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_THAT(b.milli_by_scope, ElementsAre(0, 0, 4000));
 }
@@ -120,14 +126,15 @@ class Lcg {
   uint64_t state_ = 7;
 };
 
-// Submits, finishes and stops jobs at random on three pools; after every cycle the cached
-// measure must equal one made from scratch. Returns the cycles after which a job was blocked.
-int ExpectCacheAgrees(const std::string& policy, bool any_pool_jobs) {
+// Submits, finishes and stops jobs at random on three pools; after every cycle a meter that
+// keeps figures per scope must agree with one that walks every job. Returns the number of
+// cycles after which some job was blocked.
+int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs) {
   SCOPED_TRACE(policy);
   Scenario s(Cluster({{"a", 3, 4}, {"b", 2, 8}, {"c", 1, 2}}), policy);
   const std::vector<std::string> pools = {"a", "b", "c"};
   const std::vector<std::vector<int>> sizes = {{1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}};
-  FragmentationCache cache;
+  FragmentationMeter kept, fresh(/*reuse=*/false);
   std::set<JobId> running;
   Lcg rng;
   JobId next = 1;
@@ -156,22 +163,22 @@ int ExpectCacheAgrees(const std::string& policy, bool any_pool_jobs) {
         s.Stop(d.job, now);
       }
     }
-    const FragmentationBlocked cached = s.sched().BlockedByFragmentation(now, &cache);
-    const FragmentationBlocked fresh = s.sched().BlockedByFragmentation(now, nullptr);
-    EXPECT_EQ(cached.jobs, fresh.jobs) << "at " << now;
-    EXPECT_EQ(cached.milli, fresh.milli) << "at " << now;
-    EXPECT_EQ(cached.milli_by_scope, fresh.milli_by_scope) << "at " << now;
-    if (fresh.jobs > 0) ++blocked_moments;
+    const FragmentationBlocked& a = s.sched().BlockedByFragmentation(now, kept);
+    const FragmentationBlocked& b = s.sched().BlockedByFragmentation(now, fresh);
+    EXPECT_EQ(a.jobs, b.jobs) << "at " << now;
+    EXPECT_EQ(a.milli, b.milli) << "at " << now;
+    EXPECT_EQ(a.milli_by_scope, b.milli_by_scope) << "at " << now;
+    if (b.jobs > 0) ++blocked_moments;
   }
   EXPECT_GT(blocked_moments, 0) << "the stream should keep jobs blocked by fragmentation";
   return blocked_moments;
 }
 
-TEST(FragmentationBlockedTest, CachedMeasureEqualsAFreshOne) {
+TEST(FragmentationBlockedTest, KeptFiguresEqualAFullWalk) {
   int blocked_moments = 0;
   for (const char* policy : {"fifo", "sjf", "backfill", "las", "squeeze"}) {
-    blocked_moments += ExpectCacheAgrees(policy, false);
-    blocked_moments += ExpectCacheAgrees(policy, true);
+    blocked_moments += ExpectKeptFiguresAgree(policy, false);
+    blocked_moments += ExpectKeptFiguresAgree(policy, true);
   }
   EXPECT_GT(blocked_moments, 500);
 }

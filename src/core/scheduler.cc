@@ -238,10 +238,10 @@ Time Scheduler::NextWakeup() const {
   return t;
 }
 
-FragmentationBlocked Scheduler::BlockedByFragmentation(Time now,
-                                                       FragmentationCache* cache) const {
+const FragmentationBlocked& Scheduler::BlockedByFragmentation(Time now,
+                                                              FragmentationMeter& meter) const {
   const CycleContext c(*state_, now);
-  return MeasureFragmentationBlocked(c, cache);
+  return meter.Measure(c);
 }
 
 const Job* Scheduler::Find(JobId id) const {

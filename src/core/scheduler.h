@@ -36,9 +36,9 @@ class Scheduler {
   // The earliest time a cycle has something to do although no event came (a slice ends, a
   // deadline becomes at risk); kNever if none.
   Time NextWakeup() const;
-  // The pending jobs fragmentation blocks now and their demand (core/fragmentation_blocked.h);
-  // `cache` (may be null) is the caller's, kept from one call to the next.
-  FragmentationBlocked BlockedByFragmentation(Time now, FragmentationCache* cache) const;
+  // The pending jobs fragmentation blocks now and their demand, as the caller's meter
+  // measures them (core/fragmentation_blocked.h); valid until the meter measures again.
+  const FragmentationBlocked& BlockedByFragmentation(Time now, FragmentationMeter& meter) const;
 
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }

@@ -66,8 +66,7 @@ class SimRun {
   SimResult result_;
   size_t finished_ = 0;
   bool changed_ = false;  // the queue or the free capacity changed since the last measure
-  FragmentationBlocked blocked_;
-  FragmentationCache blocked_cache_;
+  FragmentationMeter blocked_;
   Time blocked_since_ = 0;
 };
 
@@ -92,7 +91,7 @@ Result<SimResult> SimRun::Run() {
     }
     if (Status st = CycleAt(now); !st.ok()) return st;
     if (changed_) {
-      blocked_ = sched_->BlockedByFragmentation(now, &blocked_cache_);
+      sched_->BlockedByFragmentation(now, blocked_);
       changed_ = false;
     }
     if (options_.progress && (finished_ & 0x3fff) == 0) {
@@ -120,11 +119,12 @@ Result<SimResult> SimRun::Run() {
 void SimRun::AccrueBlocked(Time now) {
   const double seconds = static_cast<double>(now - blocked_since_);
   blocked_since_ = now;
-  if (blocked_.milli == 0 || seconds <= 0) return;
-  result_.frag_blocked_gpu_s += seconds * static_cast<double>(blocked_.milli) / kMilliPerGpu;
-  for (size_t scope = 0; scope < blocked_.milli_by_scope.size(); ++scope) {
+  const FragmentationBlocked& blocked = blocked_.last();
+  if (blocked.milli == 0 || seconds <= 0) return;
+  result_.frag_blocked_gpu_s += seconds * static_cast<double>(blocked.milli) / kMilliPerGpu;
+  for (size_t scope = 0; scope < blocked.milli_by_scope.size(); ++scope) {
     result_.frag_blocked_gpu_s_by_scope[scope] +=
-        seconds * static_cast<double>(blocked_.milli_by_scope[scope]) / kMilliPerGpu;
+        seconds * static_cast<double>(blocked.milli_by_scope[scope]) / kMilliPerGpu;
   }
 }
 
