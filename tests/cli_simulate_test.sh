@@ -103,7 +103,7 @@ case_philly_report() {
   philly_half run fifo,sjf
   check shape "$WORK/run.json" --jobs "$PHILLY_JOBS" --policies fifo,sjf
   check svg "$WORK/run.svg" --policies fifo,sjf
-  expect_in "$WORK/run.out" "fifo" "sjf" "$PHILLY_JOBS"
+  expect_in "$WORK/run.out" "fifo" "sjf" "$PHILLY_JOBS" "frag_gpuh"
   pass
 }
 

@@ -26,12 +26,12 @@ TOP_KEYS = ["trace", "cluster", "jobs", "results"]
 RESULT_KEYS = [
     "policy", "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s",
     "avg_jct_s", "avg_bounded_slowdown", "gpu_utilization", "preemptions", "slice_yields",
-    "borrowed_starts", "defrag_moves", "lost_gpu_hours", "makespan_s", "deadlines", "deadline_misses",
-    "rejected", "wall_s", "per_pool",
+    "borrowed_starts", "defrag_moves", "lost_gpu_hours", "frag_blocked_gpu_hours", "makespan_s",
+    "deadlines", "deadline_misses", "rejected", "wall_s", "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "makespan_s",
             "deadlines", "deadline_misses", "rejected"}
-POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s"]
+POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
 
 # Fidelity: the policies compared with the reference, the tolerance, and which VCs count.
 FIDELITY_POLICIES = ["fifo", "sjf"]
@@ -106,12 +106,16 @@ def check_result(where, r):
         check_keys(pwhere, p, POOL_KEYS)
         if not is_int(p["jobs"]) or p["jobs"] <= 0:
             fail(f"{pwhere}.jobs: {p['jobs']!r} is not a positive integer")
-        for key in ("avg_queue_s", "avg_jct_s"):
+        for key in ("avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"):
             if not is_number(p[key]) or p[key] < 0:
                 fail(f"{pwhere}.{key}: {p[key]!r} is not a non-negative number")
         total += p["jobs"]
     if total != r["jobs"]:
         fail(f"{where}.per_pool: pools hold {total} jobs, the result {r['jobs']}")
+    frag = sum(p["frag_blocked_gpu_hours"] for p in pools.values())
+    if not math.isclose(frag, r["frag_blocked_gpu_hours"], rel_tol=1e-9, abs_tol=1e-6):
+        fail(f"{where}.per_pool: pools' frag_blocked_gpu_hours add up to {frag}, "
+             f"the result's is {r['frag_blocked_gpu_hours']}")
 
 
 def cmd_shape(args):

@@ -19,6 +19,7 @@ uint64_t NextStamp() {
 ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
   pool_groups_.resize(spec_.pools.size());
   pool_total_gpus_.assign(spec_.pools.size(), 0);
+  pool_versions_.assign(spec_.pools.size(), 0);
   std::map<std::pair<int, std::string>, int> group_of;
   for (size_t i = 0; i < spec_.nodes.size(); ++i) {
     const NodeSpec& ns = spec_.nodes[i];
@@ -86,6 +87,7 @@ void ClusterState::Release(const Placement& placement) {
 void ClusterState::Take(const NodeShare& share, int sign) {
   NodeState& n = nodes_[share.node];
   NodeGroup& g = groups_[n.group];
+  ++pool_versions_[n.pool];
   const int old_whole = n.whole_free;
   for (int gpu : share.gpus) {
     int& f = n.free_milli[gpu];

@@ -63,6 +63,9 @@ class ClusterState {
   int TotalGpus() const { return total_gpus_; }
   int64_t FreeMilli() const { return free_milli_; }
   int PoolTotalGpus(int pool) const { return pool_total_gpus_[pool]; }
+  // A number that changes whenever the pool's free capacity changes, for callers that keep
+  // what they derived from it.
+  uint64_t PoolVersion(int pool) const { return pool_versions_[pool]; }
 
   // Whether the node has room for `share` (GPUs free enough, CPU and memory).
   bool Fits(const NodeShare& share) const;
@@ -78,6 +81,7 @@ class ClusterState {
   std::vector<NodeGroup> groups_;
   std::vector<std::vector<int>> pool_groups_;
   std::vector<int> pool_total_gpus_;
+  std::vector<uint64_t> pool_versions_;
   int total_gpus_ = 0;
   int64_t free_milli_ = 0;
 };

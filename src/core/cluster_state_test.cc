@@ -92,6 +92,17 @@ TEST(ClusterStateTest, AllocateAndReleaseWholeGpusKeepBucketsAndSums) {
   EXPECT_EQ(c.FreeMilli(), 18000);
 }
 
+TEST(ClusterStateTest, PoolVersionChangesWithThatPoolsCapacityOnly) {
+  ClusterState c(Mixed());
+  const uint64_t a = c.PoolVersion(0), b = c.PoolVersion(1);
+  c.Allocate(Of({Share(3, {0})}));
+  EXPECT_EQ(c.PoolVersion(0), a);
+  EXPECT_NE(c.PoolVersion(1), b);
+  const uint64_t b_after = c.PoolVersion(1);
+  c.Release(Of({Share(3, {0})}));
+  EXPECT_NE(c.PoolVersion(1), b_after);  // back to the same capacity, but a new version
+}
+
 TEST(ClusterStateTest, FractionsTakeMilliAndTheWholeGpuOnlyOnce) {
   ClusterState c(Mixed());
   c.Allocate(Of({Share(1, {2}, 300)}));

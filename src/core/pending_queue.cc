@@ -8,6 +8,10 @@ namespace squeeze {
 void PendingQueue::Add(QueuePosition position) {
   Remove(position.entry.id);
   queues_[Key(-position.band, position.scope, position.team)].insert(position.entry);
+  if (position.scope >= static_cast<int>(stamps_.size())) stamps_.resize(position.scope + 1);
+  ScopeStamp& stamp = stamps_[position.scope];
+  ++stamp.version;
+  ++stamp.jobs;
   where_.emplace(position.entry.id, std::move(position));
 }
 
@@ -18,6 +22,9 @@ bool PendingQueue::Remove(JobId id) {
   auto q = queues_.find(Key(-p.band, p.scope, p.team));
   q->second.erase(p.entry);
   if (q->second.empty()) queues_.erase(q);
+  ScopeStamp& stamp = stamps_[p.scope];
+  ++stamp.version;
+  --stamp.jobs;
   where_.erase(it);
   return true;
 }
@@ -28,6 +35,7 @@ void PendingQueue::Rekey(const std::function<double(JobId)>& key) {
     pos.entry.key = key(id);
     queues_[Key(-pos.band, pos.scope, pos.team)].insert(pos.entry);
   }
+  for (ScopeStamp& stamp : stamps_) ++stamp.version;
 }
 
 const QueuePosition* PendingQueue::Find(JobId id) const {
@@ -36,6 +44,17 @@ const QueuePosition* PendingQueue::Find(JobId id) const {
 }
 
 void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) const {
+  WalkScopes(-1, visit, team_measure);
+}
+
+void PendingQueue::WalkScope(int scope, const Visitor& visit,
+                             const TeamMeasure& team_measure) const {
+  WalkScopes(scope, visit, team_measure);
+}
+
+// Walks the scope `only_scope`, or every scope when it is negative.
+void PendingQueue::WalkScopes(int only_scope, const Visitor& visit,
+                              const TeamMeasure& team_measure) const {
   std::set<int> skipped_scopes;
   auto it = queues_.begin();
   while (it != queues_.end()) {
@@ -46,13 +65,15 @@ void PendingQueue::Walk(const Visitor& visit, const TeamMeasure& team_measure) c
       const std::string* team;
       std::set<QueueEntry>::const_iterator pos, end;
     };
+    const bool wanted = (only_scope < 0 || scope == only_scope) && !skipped_scopes.count(scope);
     std::vector<Cursor> cursors;
     for (; it != queues_.end() && std::get<0>(it->first) == neg_band &&
            std::get<1>(it->first) == scope;
          ++it) {
+      if (!wanted) continue;
       cursors.push_back({&std::get<2>(it->first), it->second.begin(), it->second.end()});
     }
-    if (skipped_scopes.count(scope)) continue;
+    if (!wanted) continue;
     // Team measures change only for the team just visited: keep them.
     const bool measured = team_measure && cursors.size() > 1;
     std::vector<double> measures(cursors.size(), 0);

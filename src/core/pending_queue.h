@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "core/types.h"
 
@@ -46,6 +47,15 @@ class PendingQueue {
   bool empty() const { return where_.empty(); }
   // The most urgent band with a waiting job (0 when none waits).
   int TopBand() const { return queues_.empty() ? 0 : -std::get<0>(queues_.begin()->first); }
+  // How many jobs a scope holds and a number that changes whenever its jobs or their order
+  // change, for callers that keep what they derived from a scope.
+  struct ScopeStamp {
+    uint64_t version = 0;
+    size_t jobs = 0;
+  };
+  ScopeStamp Stamp(int scope) const {
+    return scope < static_cast<int>(stamps_.size()) ? stamps_[scope] : ScopeStamp{};
+  }
 
   // Takes every job's order key anew.
   void Rekey(const std::function<double(JobId)>& key);
@@ -55,11 +65,16 @@ class PendingQueue {
   // read again after every visit so a team that just got GPUs yields to others.
   // The queue must not be modified during the walk.
   void Walk(const Visitor& visit, const TeamMeasure& team_measure) const;
+  // Walk over one scope's jobs only; kSkipScope ends it.
+  void WalkScope(int scope, const Visitor& visit, const TeamMeasure& team_measure) const;
 
  private:
   using Key = std::tuple<int, int, std::string>;  // (-band, scope, team)
+  void WalkScopes(int only_scope, const Visitor& visit, const TeamMeasure& team_measure) const;
+
   std::map<Key, std::set<QueueEntry>> queues_;
   std::unordered_map<JobId, QueuePosition> where_;
+  std::vector<ScopeStamp> stamps_;  // by scope
 };
 
 }  // namespace squeeze

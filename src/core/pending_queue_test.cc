@@ -159,5 +159,49 @@ TEST(PendingQueueTest, RekeyReordersByTheNewKeys) {
   EXPECT_THAT(Order(q), ElementsAre(3, 4, 1));
 }
 
+TEST(PendingQueueTest, WalkScopeVisitsOneScopeInBandOrder) {
+  PendingQueue q;
+  q.Add(Pos(1, 0, 0, 0, 1));
+  q.Add(Pos(2, 2, 1, 0, 2));
+  q.Add(Pos(3, 2, 0, 0, 3));
+  q.Add(Pos(4, 1, 1, 0, 4));
+  q.Add(Pos(5, 0, 1, 0, 5));
+  std::vector<JobId> out;
+  auto visit = [&](const QueuePosition& p) {
+    out.push_back(p.entry.id);
+    return p.entry.id == 4 ? PendingQueue::Visit::kSkipScope : PendingQueue::Visit::kNext;
+  };
+  q.WalkScope(1, visit, nullptr);
+  EXPECT_THAT(out, ElementsAre(2, 4));  // skipping ends it: 5 is not visited
+  out.clear();
+  q.WalkScope(0, visit, nullptr);
+  EXPECT_THAT(out, ElementsAre(3, 1));
+  out.clear();
+  q.WalkScope(7, visit, nullptr);
+  EXPECT_THAT(out, IsEmpty());
+}
+
+TEST(PendingQueueTest, StampCountsJobsAndChangesWithTheScope) {
+  PendingQueue q;
+  EXPECT_EQ(q.Stamp(3).jobs, 0u);
+  q.Add(Pos(1, 0, 0, 0, 1));
+  q.Add(Pos(2, 0, 1, 0, 2));
+  const PendingQueue::ScopeStamp zero = q.Stamp(0), one = q.Stamp(1);
+  EXPECT_EQ(zero.jobs, 1u);
+  EXPECT_EQ(one.jobs, 1u);
+  q.Add(Pos(3, 0, 1, 0, 3));
+  EXPECT_EQ(q.Stamp(0).version, zero.version);  // scope 0 did not change
+  EXPECT_NE(q.Stamp(1).version, one.version);
+  EXPECT_EQ(q.Stamp(1).jobs, 2u);
+  const uint64_t before = q.Stamp(1).version;
+  EXPECT_TRUE(q.Remove(2));
+  EXPECT_NE(q.Stamp(1).version, before);
+  EXPECT_EQ(q.Stamp(1).jobs, 1u);
+  const uint64_t before_rekey = q.Stamp(0).version;
+  q.Rekey([](JobId id) { return static_cast<double>(id); });
+  EXPECT_NE(q.Stamp(0).version, before_rekey);  // the order may have changed
+  EXPECT_EQ(q.Stamp(0).jobs, 1u);
+}
+
 }  // namespace
 }  // namespace squeeze

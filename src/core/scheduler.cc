@@ -248,6 +248,12 @@ Time Scheduler::NextWakeup() const {
   return t;
 }
 
+const FragmentationBlocked& Scheduler::BlockedByFragmentation(Time now,
+                                                              FragmentationMeter& meter) const {
+  const CycleContext c(*state_, now);
+  return meter.Measure(c);
+}
+
 const Job* Scheduler::Find(JobId id) const {
   auto it = state_->jobs.find(id);
   return it == state_->jobs.end() ? nullptr : &it->second;

@@ -11,6 +11,7 @@
 #include "core/cluster_spec.h"
 #include "core/decision.h"
 #include "core/engine_state.h"
+#include "core/fragmentation_blocked.h"
 #include "core/job.h"
 #include "core/policy.h"
 #include "core/status.h"
@@ -35,6 +36,9 @@ class Scheduler {
   // The earliest time a cycle has something to do although no event came (a slice ends, a
   // deadline becomes at risk); kNever if none.
   Time NextWakeup() const;
+  // The pending jobs fragmentation blocks now and their demand, as the caller's meter
+  // measures them (core/fragmentation_blocked.h); valid until the meter measures again.
+  const FragmentationBlocked& BlockedByFragmentation(Time now, FragmentationMeter& meter) const;
 
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }

@@ -47,6 +47,12 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     ps.avg_queue_s = pool_sums[pool].first / ps.jobs;
     ps.avg_jct_s = pool_sums[pool].second / ps.jobs;
   }
+  const auto& blocked = result.frag_blocked_gpu_s_by_scope;
+  for (size_t scope = 0; scope < blocked.size(); ++scope) {
+    const bool any = scope >= cluster.pools.size();
+    auto it = s.per_pool.find(any ? "*" : cluster.pools[scope].name);
+    if (it != s.per_pool.end()) it->second.frag_blocked_gpu_hours = blocked[scope] / 3600.0;
+  }
   std::sort(queues.begin(), queues.end());
   if (s.jobs > 0) {
     s.avg_queue_s = queue_sum / s.jobs;
@@ -63,6 +69,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.borrowed_starts = result.borrowed_starts;
   s.defrag_moves = result.defrag_moves;
   s.lost_gpu_hours = lost / 3600.0;
+  s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = result.makespan;
   s.rejected = static_cast<int64_t>(result.rejected.size());
   s.wall_s = result.wall_s;

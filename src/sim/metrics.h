@@ -1,5 +1,5 @@
 // Summary figures of a simulation: queueing delay, JCT, slowdown, utilization, preemptions,
-// lost work, per pool.
+// lost work, waiting blocked by fragmentation, per pool.
 #ifndef SQUEEZE_SIM_METRICS_H_
 #define SQUEEZE_SIM_METRICS_H_
 
@@ -15,6 +15,7 @@ struct PoolSummary {
   int64_t jobs = 0;
   double avg_queue_s = 0;
   double avg_jct_s = 0;
+  double frag_blocked_gpu_hours = 0;  // demand of this pool's jobs blocked by fragmentation
 };
 
 struct Summary {
@@ -32,6 +33,9 @@ struct Summary {
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;         // jobs moved to consolidate free GPUs (not in preemptions)
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
+  // GPU-hours of pending demand that the free GPUs could have held had they not been
+  // scattered (core/fragmentation_blocked.h has the definition).
+  double frag_blocked_gpu_hours = 0;
   int64_t makespan_s = 0;
   int64_t deadlines = 0;
   int64_t deadline_misses = 0;

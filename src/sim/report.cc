@@ -34,15 +34,18 @@ std::string Human(double seconds) {
 std::string FormatTable(const std::vector<PolicyRun>& runs) {
   size_t width = 10;
   for (const auto& r : runs) width = std::max(width, r.summary.policy.size());
-  std::string out = fmt::format("{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>7}\n",
-                                "policy", width, "jobs", "avg_queue", "p50", "p95", "p99",
-                                "avg_jct", "slowdown", "util", "preempt", "lost_gpuh", "wall_s");
+  std::string out = fmt::format(
+      "{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>9} {:>7}\n",
+      "policy", width, "jobs", "avg_queue", "p50", "p95", "p99", "avg_jct", "slowdown", "util",
+      "preempt", "lost_gpuh", "frag_gpuh", "wall_s");
   for (const auto& r : runs) {
     const Summary& s = r.summary;
-    out += fmt::format("{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} {:>9.1f} {:>7.2f}\n",
-                       s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s,
-                       s.p99_queue_s, s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization,
-                       s.preemptions, s.lost_gpu_hours, s.wall_s);
+    out += fmt::format(
+        "{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} "
+        "{:>9.1f} {:>9.1f} {:>7.2f}\n",
+        s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
+        s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
+        s.lost_gpu_hours, s.frag_blocked_gpu_hours, s.wall_s);
   }
   for (const auto& r : runs) {
     const Summary& s = r.summary;
@@ -106,6 +109,7 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["borrowed_starts"] = s.borrowed_starts;
     j["defrag_moves"] = s.defrag_moves;
     j["lost_gpu_hours"] = s.lost_gpu_hours;
+    j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
     j["makespan_s"] = s.makespan_s;
     j["deadlines"] = s.deadlines;
     j["deadline_misses"] = s.deadline_misses;
@@ -113,7 +117,10 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["wall_s"] = s.wall_s;
     nlohmann::ordered_json pools = nlohmann::ordered_json::object();
     for (const auto& [pool, ps] : s.per_pool) {
-      pools[pool] = {{"jobs", ps.jobs}, {"avg_queue_s", ps.avg_queue_s}, {"avg_jct_s", ps.avg_jct_s}};
+      pools[pool] = {{"jobs", ps.jobs},
+                     {"avg_queue_s", ps.avg_queue_s},
+                     {"avg_jct_s", ps.avg_jct_s},
+                     {"frag_blocked_gpu_hours", ps.frag_blocked_gpu_hours}};
     }
     j["per_pool"] = std::move(pools);
     doc["results"].push_back(std::move(j));

@@ -5,6 +5,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "core/fragmentation_blocked.h"
 #include "core/scheduler.h"
 #include "sim/invariants.h"
 
@@ -49,6 +50,8 @@ class SimRun {
   Status CycleAt(Time now);
   Status Apply(const Decision& d, Time now, bool* zero_cost_stop);
   Status Finish(JobId id, Time now);
+  // Adds the blocked demand measured last over the time since it was measured.
+  void AccrueBlocked(Time now);
 
   const Trace& trace_;
   const Policy& policy_;
@@ -62,12 +65,16 @@ class SimRun {
   int64_t next_seq_ = 1LL << 40;
   SimResult result_;
   size_t finished_ = 0;
+  bool changed_ = false;  // the queue or the free capacity changed since the last measure
+  FragmentationMeter blocked_;
+  Time blocked_since_ = 0;
 };
 
 Result<SimResult> SimRun::Run() {
   const auto t0 = std::chrono::steady_clock::now();
   result_.policy = policy_.name;
   result_.total_gpus = sched_->cluster().TotalGpus();
+  result_.frag_blocked_gpu_s_by_scope.assign(sched_->cluster().PoolCount() + 1, 0.0);
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
   }
@@ -76,12 +83,17 @@ Result<SimResult> SimRun::Run() {
     const Time now = events_.top().time;
     if (now < last) return Status::Error("simulation: time went back from " + std::to_string(last));
     last = now;
+    AccrueBlocked(now);
     while (!events_.empty() && events_.top().time == now) {
       Event e = events_.top();
       events_.pop();
       if (Status st = Handle(e); !st.ok()) return st;
     }
     if (Status st = CycleAt(now); !st.ok()) return st;
+    if (changed_) {
+      sched_->BlockedByFragmentation(now, blocked_);
+      changed_ = false;
+    }
     if (options_.progress && (finished_ & 0x3fff) == 0) {
       options_.progress(static_cast<double>(finished_) / trace_.jobs.size());
     }
@@ -105,6 +117,18 @@ Result<SimResult> SimRun::Run() {
   return std::move(result_);
 }
 
+void SimRun::AccrueBlocked(Time now) {
+  const double seconds = static_cast<double>(now - blocked_since_);
+  blocked_since_ = now;
+  const FragmentationBlocked& blocked = blocked_.last();
+  if (blocked.milli == 0 || seconds <= 0) return;
+  result_.frag_blocked_gpu_s += seconds * static_cast<double>(blocked.milli) / kMilliPerGpu;
+  for (size_t scope = 0; scope < blocked.milli_by_scope.size(); ++scope) {
+    result_.frag_blocked_gpu_s_by_scope[scope] +=
+        seconds * static_cast<double>(blocked.milli_by_scope[scope]) / kMilliPerGpu;
+  }
+}
+
 Status SimRun::Handle(const Event& e) {
   switch (e.kind) {
     case EventKind::kArrival: {
@@ -117,11 +141,13 @@ Status SimRun::Handle(const Event& e) {
         return Status::Ok();
       }
       index_of_[spec.id] = static_cast<int>(e.seq);
+      changed_ = true;
       return Status::Ok();
     }
     case EventKind::kFinish: {
       auto it = running_.find(e.job);
       if (it == running_.end() || it->second.run != e.run) return Status::Ok();  // stale
+      changed_ = true;
       return Finish(e.job, e.time);
     }
     case EventKind::kStopped: {
@@ -130,10 +156,12 @@ Status SimRun::Handle(const Event& e) {
       const Job* job = sched_->Find(e.job);
       checker_.OnStop(*job, it->second.run_start, it->second.stop_at, e.time);
       running_.erase(it);
+      changed_ = true;
       return sched_->Stopped(e.job, e.time);
     }
     case EventKind::kWakeup:
       if (e.time == next_wakeup_) next_wakeup_ = kNever;
+      changed_ = true;  // jobs may have moved up in the queue
       return Status::Ok();
   }
   return Status::Ok();
@@ -173,6 +201,7 @@ Status SimRun::CycleAt(Time now) {
   for (int round = 0; round < 64; ++round) {
     bool zero_cost_stop = false;
     for (const Decision& d : sched_->Cycle(now)) {
+      changed_ = true;
       if (Status st = Apply(d, now, &zero_cost_stop); !st.ok()) return st;
     }
     if (!zero_cost_stop) break;

@@ -53,6 +53,11 @@ struct SimResult {
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;
   int64_t cycles = 0;
+  // GPU-seconds of pending demand blocked by fragmentation (core/fragmentation_blocked.h),
+  // measured after each cycle that changed something and held until the next event; in all
+  // and by the blocked jobs' home pool (index; the last entry: jobs of any pool).
+  double frag_blocked_gpu_s = 0;
+  std::vector<double> frag_blocked_gpu_s_by_scope;
   double wall_s = 0;
 };
 

@@ -61,6 +61,53 @@ TEST(SimulatorTest, FifoOnTwoNodesHasExactTimes) {
   for (const JobRecord& j : r.jobs) EXPECT_DOUBLE_EQ(j.lost_gpu_s, 0.0) << j.id;
 }
 
+// Two 4-GPU nodes hold four 2-GPU jobs (1, 2 on a0; 3, 4 on a1). Job 5 (4 GPUs) comes at 50.
+// `first_end` and `third_end` end jobs 1 and 3; job 2 ends at 400, job 4 at 1000.
+SimResult TwoNodesAndAJobOfFour(Time first_end, Time third_end) {
+  const std::vector<TraceJob> jobs = {
+      T(NewJob(1, 2, 0).Pool("a"), first_end), T(NewJob(2, 2, 0).Pool("a"), 400),
+      T(NewJob(3, 2, 0).Pool("a"), third_end), T(NewJob(4, 2, 0).Pool("a"), 1000),
+      T(NewJob(5, 4, 50).Pool("a"), 10)};
+  return Simulated(jobs, Cluster({{"a", 2, 4}}), MakePolicy("fifo"));
+}
+
+TEST(SimulatorTest, FragmentationBlockedGpuTimeIsIntegrated) {
+  // From 100 (1 and 3 end) 2 + 2 GPUs are free but no node has 4: job 5 waits for job 2 to
+  // end at 400, blocked by fragmentation for 300 s: 4 GPUs x 300 s. From 50 to 100 nothing
+  // was free: that wait is not fragmentation.
+  SimResult r = TwoNodesAndAJobOfFour(100, 100);
+  EXPECT_THAT(Times(r)[5], ElementsAre(400, 410, 350, 0));
+  EXPECT_DOUBLE_EQ(r.frag_blocked_gpu_s, 4 * 300.0);
+  EXPECT_THAT(r.frag_blocked_gpu_s_by_scope, ElementsAre(4 * 300.0, 0.0));
+}
+
+TEST(SimulatorTest, WaitingForTooFewFreeGpusIsNotFragmentation) {
+  // Only job 1 ends early: 2 GPUs are free until 400, fewer than job 5 needs.
+  SimResult r = TwoNodesAndAJobOfFour(100, 1000);
+  EXPECT_THAT(Times(r)[5], ElementsAre(400, 410, 350, 0));
+  EXPECT_DOUBLE_EQ(r.frag_blocked_gpu_s, 0.0);
+}
+
+TEST(SimulatorTest, FreeGpusAreChargedToOneBlockedJobAtATime) {
+  // Three 4-GPU nodes, each with one 2-GPU job left after 100 (2 on a0 until 300, 4 on a1 and
+  // 6 on a2 until 1000). Jobs 7, 8, 9 (4 GPUs, 10 s each) wait; the 6 free GPUs hold one of
+  // them had they been together, so 4 GPUs are blocked, not 12: 7 from 100 to 300 (a0 frees),
+  // 8 from 300 to 310 and 9 from 310 to 320, each starting on a0 when the one before ends.
+  std::vector<TraceJob> jobs;
+  for (JobId id = 1; id <= 6; ++id) {
+    const Time duration = id % 2 == 1 ? 100 : (id == 2 ? 300 : 1000);
+    jobs.push_back(T(NewJob(id, 2, 0), duration));
+  }
+  for (JobId id = 7; id <= 9; ++id) jobs.push_back(T(NewJob(id, 4, 40 + id), 10));
+  SimResult r = Simulated(jobs, Cluster({{"a", 3, 4}}), MakePolicy("fifo"));
+  auto t = Times(r);
+  EXPECT_EQ(t[7][0], 300);
+  EXPECT_EQ(t[8][0], 310);
+  EXPECT_EQ(t[9][0], 320);
+  EXPECT_DOUBLE_EQ(r.frag_blocked_gpu_s, 4 * 200.0 + 4 * 10.0 + 4 * 10.0);
+  EXPECT_THAT(r.frag_blocked_gpu_s_by_scope, ElementsAre(0.0, 880.0));  // jobs of any pool
+}
+
 TEST(SimulatorTest, RejectedJobsAreReported) {
   SimResult r = Simulated({T(NewJob(1, 8, 0), 10), T(NewJob(2, 9, 0), 10)}, Cluster({{"a", 1, 8}}),
                     MakePolicy("fifo"));

@@ -32,8 +32,11 @@ void RunBorrow(CycleContext& c);
 void RunPreempt(CycleContext& c);
 void RunSlice(CycleContext& c);
 
-// Shared by the actions: where a job may start in one pool (honouring team guarantees) and
-// whether that start is borrowed capacity.
+// Shared by the actions: whether team guarantees let a job start in a pool (not at all, on
+// its own share, or as a borrower that may be reclaimed: another pool, or beyond its team's
+// guarantee); where it may start in one pool, and whether that start is borrowed capacity.
+enum class Admission { kRefused, kOwn, kBorrowed };
+Admission AdmitToPool(const CycleContext& c, const Job& job, int pool);
 struct PoolPlacement {
   Placement placement;
   bool borrowed = false;

@@ -23,20 +23,23 @@ int PoolWholeFree(const CycleContext& c, int pool) {
 
 }  // namespace
 
+Admission AdmitToPool(const CycleContext& c, const Job& job, int pool) {
+  if (job.home_pool >= 0 && job.home_pool != pool) return Admission::kBorrowed;
+  if (c.WithinQuota(job.spec, pool)) return Admission::kOwn;
+  if (job.spec.preemptible) return Admission::kBorrowed;
+  if (PoolWholeFree(c, pool) - job.spec.gpus < UnusedGuarantees(c, pool, job.spec.team)) {
+    return Admission::kRefused;
+  }
+  return Admission::kOwn;
+}
+
 std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, int pool,
                                          const std::unordered_map<int, int>* caps) {
-  bool borrowed = job.home_pool >= 0 && job.home_pool != pool;
-  if (!borrowed && !c.WithinQuota(job.spec, pool)) {
-    if (job.spec.preemptible) {
-      borrowed = true;
-    } else if (PoolWholeFree(c, pool) - job.spec.gpus <
-               UnusedGuarantees(c, pool, job.spec.team)) {
-      return std::nullopt;
-    }
-  }
+  const Admission admission = AdmitToPool(c, job, pool);
+  if (admission == Admission::kRefused) return std::nullopt;
   auto placement = c.Place(job, c.GroupsFor(job.spec, pool), caps);
   if (!placement) return std::nullopt;
-  return PoolPlacement{std::move(*placement), borrowed};
+  return PoolPlacement{std::move(*placement), admission == Admission::kBorrowed};
 }
 
 std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,

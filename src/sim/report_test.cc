@@ -1,0 +1,76 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/testing/scenario.h"
+#include "sim/metrics.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Cluster;
+
+JobRecord Record(JobId id, int pool) {
+  JobRecord r;
+  r.id = id;
+  r.pool = pool;
+  r.gpus = 1;
+  r.end = 100;
+  r.duration = 100;
+  return r;
+}
+
+// Two pools; job 1 of pool a, job 2 of any pool; 2 GPU-hours blocked by fragmentation in a,
+// half a GPU-hour in the any-pool scope.
+PolicyRun FragmentedRun(const ClusterSpec& cluster) {
+  SimResult r;
+  r.policy = "fifo";
+  r.jobs = {Record(1, 0), Record(2, -1)};
+  r.total_gpus = 8;
+  r.makespan = 100;
+  r.frag_blocked_gpu_s = 2.5 * 3600;
+  r.frag_blocked_gpu_s_by_scope = {2 * 3600, 0, 0.5 * 3600};
+  Summary s = Summarize(r, cluster);
+  return {std::move(r), std::move(s)};
+}
+
+TEST(ReportTest, SummaryHasFragmentationBlockedGpuHoursInAllAndPerPool) {
+  const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  const Summary s = FragmentedRun(cluster).summary;
+  EXPECT_DOUBLE_EQ(s.frag_blocked_gpu_hours, 2.5);
+  ASSERT_EQ(s.per_pool.size(), 2u);  // b ran no job: no entry
+  EXPECT_DOUBLE_EQ(s.per_pool.at("a").frag_blocked_gpu_hours, 2.0);
+  EXPECT_DOUBLE_EQ(s.per_pool.at("*").frag_blocked_gpu_hours, 0.5);
+}
+
+TEST(ReportTest, JsonCarriesFragmentationBlockedGpuHoursAfterLostGpuHours) {
+  const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  const auto doc = nlohmann::ordered_json::parse(
+      FormatJson({FragmentedRun(cluster)}, "trace.csv", "cluster.yaml"));
+  const auto& result = doc["results"][0];
+  EXPECT_DOUBLE_EQ(result["frag_blocked_gpu_hours"].get<double>(), 2.5);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : result.items()) keys.push_back(key);
+  auto lost = std::find(keys.begin(), keys.end(), "lost_gpu_hours");
+  ASSERT_NE(lost, keys.end());
+  EXPECT_EQ(*(lost + 1), "frag_blocked_gpu_hours");
+  EXPECT_DOUBLE_EQ(result["per_pool"]["a"]["frag_blocked_gpu_hours"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(result["per_pool"]["*"]["frag_blocked_gpu_hours"].get<double>(), 0.5);
+}
+
+TEST(ReportTest, TableHasAFragmentationColumn) {
+  const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  const std::string table = FormatTable({FragmentedRun(cluster)});
+  EXPECT_THAT(table, HasSubstr("lost_gpuh frag_gpuh  wall_s\n"));
+  EXPECT_THAT(table, HasSubstr("      0.0       2.5    0.00\n"));
+}
+
+}  // namespace
+}  // namespace squeeze
