@@ -64,6 +64,7 @@ Policy Squeeze() {
   p.deadline = true;
   p.fair_share = true;
   p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt"};
+  p.node_order = "squeeze";
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
   p.preempt_by_order = true;

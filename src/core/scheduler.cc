@@ -102,6 +102,7 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   job.queued_since = now;
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
+  state_->node_order->ObserveArrival(spec);  // orders that learn the workload watch arrivals
   Enqueue(stored, now);
   return Status::Ok();
 }

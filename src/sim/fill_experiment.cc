@@ -128,6 +128,7 @@ Result<std::vector<PlacementOutcome>> RunFillExperiment(const Trace& pods,
       }
       out.alloc_by_seed[seed] = r.alloc_at;
       failed += static_cast<double>(r.pods_failed);
+      out.pods_tried += r.pods_tried;
       ++out.seeds;
       if (options.progress) options.progress(name, seed);
     }

@@ -36,6 +36,7 @@ struct PlacementOutcome {
   std::map<uint64_t, std::map<int, double>> alloc_by_seed;
   int seeds = 0;
   double failed_pods = 0;  // mean over the seeds
+  int64_t pods_tried = 0;  // over all the seeds
   double wall_s = 0;       // all seeds together
 };
 

@@ -46,6 +46,13 @@ void TuneDown(double target, int64_t total, Rng& rng, std::vector<JobSpec>& out)
   }
 }
 
+bool NearColumn(int r, const std::vector<int>& columns) {
+  for (int x : columns) {
+    if (r >= x - 1 && r <= x + 1) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<JobSpec> FillOrder(const Trace& pods, int64_t cluster_gpu_milli,
@@ -128,7 +135,9 @@ FillResult RunFill(const std::vector<JobSpec>& ordered, const ClusterSpec& clust
     const double percent = static_cast<double>(arrived) / static_cast<double>(total_gpus) / 10.0;
     const int r = static_cast<int>(RoundHalfEven(percent));
     alloc_events.emplace_back(r, Round2(alloc));
-    if (frag) frag_events.emplace_back(r, Round2(frag(state)));
+    // A column reads the events of its own percent, or failing those its neighbours', so
+    // the measure is only taken near a column.
+    if (frag && NearColumn(r, options.report_at)) frag_events.emplace_back(r, Round2(frag(state)));
   }
   for (int x : options.report_at) {
     if (auto v = ColumnAt(alloc_events, x)) result.alloc_at[x] = *v;

@@ -7,7 +7,7 @@ namespace squeeze {
 std::optional<Placement> RandomOrder::Place(const PlaceRequest& req,
                                             const ClusterState& cluster) const {
   if (NeedsSeveralNodes(req, cluster)) return ConsolidationOrder().Place(req, cluster);
-  const std::vector<Feasible> feasible = ScoreFeasibleNodes(req, cluster);
+  const std::vector<Feasible>& feasible = ScoreFeasibleNodes(req, cluster);
   if (feasible.empty()) return std::nullopt;
   return PlaceOn(feasible[rng_.UniformInt(feasible.size())].node, req, cluster);
 }

@@ -87,7 +87,7 @@ int ScoredNodeOrder::ShapeId(const PodSpec& pod) const {
 std::optional<Placement> ScoredNodeOrder::Place(const PlaceRequest& req,
                                                 const ClusterState& cluster) const {
   if (NeedsSeveralNodes(req, cluster)) return ConsolidationOrder().Place(req, cluster);
-  const std::vector<Feasible> feasible = ScoreFeasibleNodes(req, cluster);
+  const std::vector<Feasible>& feasible = ScoreFeasibleNodes(req, cluster);
   if (feasible.empty()) return std::nullopt;
   const Feasible* best = &feasible.front();
   for (const Feasible& f : feasible) {
@@ -98,7 +98,7 @@ std::optional<Placement> ScoredNodeOrder::Place(const PlaceRequest& req,
   return PlaceOn(best->node, req, cluster);
 }
 
-std::vector<ScoredNodeOrder::Feasible> ScoredNodeOrder::ScoreFeasibleNodes(
+const std::vector<ScoredNodeOrder::Feasible>& ScoredNodeOrder::ScoreFeasibleNodes(
     const PlaceRequest& req, const ClusterState& cluster) const {
   const JobSpec& job = *req.job;
   const PodSpec pod = PodOf(job);
@@ -111,7 +111,8 @@ std::vector<ScoredNodeOrder::Feasible> ScoredNodeOrder::ScoreFeasibleNodes(
   std::vector<Cached>& cache = cache_[id];
   if (cache.size() < cluster.nodes().size()) cache.resize(cluster.nodes().size());
 
-  std::vector<Feasible> feasible;
+  std::vector<Feasible>& feasible = feasible_;
+  feasible.clear();
   for (int gi : req.groups) {
     const NodeGroup& group = cluster.group(gi);
     for (int ni : group.nodes) {

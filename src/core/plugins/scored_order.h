@@ -56,8 +56,9 @@ class ScoredNodeOrder : public NodeOrder {
   };
   // Every node of the request's groups where the pod fits, with its score (normalised when
   // the order normalises). The request must fit on one node.
-  std::vector<Feasible> ScoreFeasibleNodes(const PlaceRequest& request,
-                                           const ClusterState& cluster) const;
+  // The vector is reused by the next call.
+  const std::vector<Feasible>& ScoreFeasibleNodes(const PlaceRequest& request,
+                                                  const ClusterState& cluster) const;
   // The pod on `node`, on the GPUs Gpus() picks.
   std::optional<Placement> PlaceOn(int node, const PlaceRequest& request,
                                    const ClusterState& cluster) const;
@@ -69,6 +70,7 @@ class ScoredNodeOrder : public NodeOrder {
     int64_t score = 0;
   };
   std::vector<int> rank_;
+  mutable std::vector<Feasible> feasible_;
   mutable std::map<std::tuple<int64_t, int, int, std::string>, int> shape_ids_;
   mutable std::vector<std::vector<Cached>> cache_;  // [shape][node]
 };

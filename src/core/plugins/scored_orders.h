@@ -100,7 +100,9 @@ class FgdOrder : public ScoredNodeOrder {
 // GPU, GPUs without CPU left to use them), over every shape seen, each weighted by how scarce
 // room for it has become since the cluster was empty (cubed), so that the last nodes able to
 // host a rare big shape are kept for it. Then the node rank. The expected shapes come from the
-// history given, else from the arrivals (rebuilt each time their number doubles).
+// history given, else from the arrivals (rebuilt each time their number doubles). A workload
+// of whole GPUs without CPU demands, and jobs bigger than a node, are placed as
+// ConsolidationOrder does (best fit on whole GPUs), which queues less there.
 class SqueezePlacementOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "squeeze"; }
@@ -128,6 +130,7 @@ class SqueezePlacementOrder : public ScoredNodeOrder {
   TargetWorkload all_shapes_;       // every shape, by count
   mutable FragmentationCalculator waste_;  // all_shapes_ weighted by scarcity
   bool history_given_ = false;
+  bool whole_gpus_only_ = false;  // no shape asks for CPU or part of a GPU
   std::vector<PodSpec> arrivals_;
   size_t rebuilt_at_ = 0;
 
