@@ -11,10 +11,8 @@ void FgdOrder::SetWorkloadHistory(const std::vector<PodSpec>& pods) {
 
 void FgdOrder::ObserveArrival(const JobSpec& job) {
   if (target_given_) return;
-  arrivals_.push_back(PodOf(job));
-  if (arrivals_.size() < 2 * rebuilt_at_) return;
-  calculator_ = FragmentationCalculator(TargetWorkload(arrivals_));
-  rebuilt_at_ = arrivals_.size();
+  if (!recent_.Add(PodOf(job))) return;
+  calculator_ = FragmentationCalculator(TargetWorkload(recent_.shapes()));
   ForgetScores();
 }
 

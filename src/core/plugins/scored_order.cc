@@ -25,6 +25,18 @@ bool MayHaveGpus(const NodeState& n, const JobSpec& job) {
 
 }  // namespace
 
+bool RecentShapes::Add(PodSpec pod) {
+  pod.memory_mib = 0;
+  if (ring_.size() < kWindow) {
+    ring_.push_back(std::move(pod));
+  } else {
+    ring_[next_] = std::move(pod);
+    next_ = (next_ + 1) % kWindow;
+  }
+  ++seen_;
+  return seen_ <= kWindow ? (seen_ & (seen_ - 1)) == 0 : seen_ % kWindow == 0;
+}
+
 bool NeedsSeveralNodes(const PlaceRequest& req, const ClusterState& cluster) {
   const JobSpec& job = *req.job;
   if (job.gpus <= 1) return false;

@@ -75,6 +75,21 @@ class ScoredNodeOrder : public NodeOrder {
   mutable std::vector<std::vector<Cached>> cache_;  // [shape][node]
 };
 
+// The shapes of the most recent arrivals, for the orders that learn the workload online.
+class RecentShapes {
+ public:
+  static constexpr size_t kWindow = 4096;
+  // Adds an arrival; true when the learned workload should be rebuilt: after 1, 2, 4, ...
+  // arrivals, then every kWindow.
+  bool Add(PodSpec pod);
+  const std::vector<PodSpec>& shapes() const { return ring_; }
+
+ private:
+  std::vector<PodSpec> ring_;
+  size_t next_ = 0;
+  uint64_t seen_ = 0;
+};
+
 // Whether no single node of the request's groups could hold the job (a gang across nodes).
 bool NeedsSeveralNodes(const PlaceRequest& request, const ClusterState& cluster);
 

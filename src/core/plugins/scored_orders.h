@@ -73,8 +73,8 @@ class BestFitScoreOrder : public ScoredNodeOrder {
 
 // FGD: the node whose expected fragmentation (against the target workload) grows least.
 // The target is built from the history SetWorkloadHistory gives (the reference's way: top
-// specs covering 95% of the pods); without one, it is learned from the arrivals
-// (ObserveArrival), rebuilt each time their number doubles.
+// specs covering 95% of the pods); without one, it is learned from the recent arrivals
+// (ObserveArrival; RecentShapes).
 class FgdOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "fgd"; }
@@ -89,8 +89,7 @@ class FgdOrder : public ScoredNodeOrder {
  private:
   FragmentationCalculator calculator_;
   bool target_given_ = false;
-  std::vector<PodSpec> arrivals_;
-  size_t rebuilt_at_ = 0;
+  RecentShapes recent_;
 };
 
 // squeeze's own placement. FGD decides first (its score: how much the node's expected
@@ -100,7 +99,7 @@ class FgdOrder : public ScoredNodeOrder {
 // GPU, GPUs without CPU left to use them), over every shape seen, each weighted by how scarce
 // room for it has become since the cluster was empty (cubed), so that the last nodes able to
 // host a rare big shape are kept for it. Then the node rank. The expected shapes come from the
-// history given, else from the arrivals (rebuilt each time their number doubles). A workload
+// history given, else from the recent arrivals (RecentShapes). A workload
 // of whole GPUs without CPU demands, and jobs bigger than a node, are placed as
 // ConsolidationOrder does (best fit on whole GPUs), which queues less there.
 class SqueezePlacementOrder : public ScoredNodeOrder {
@@ -131,8 +130,7 @@ class SqueezePlacementOrder : public ScoredNodeOrder {
   mutable FragmentationCalculator waste_;  // all_shapes_ weighted by scarcity
   bool history_given_ = false;
   bool whole_gpus_only_ = false;  // no shape asks for CPU or part of a GPU
-  std::vector<PodSpec> arrivals_;
-  size_t rebuilt_at_ = 0;
+  RecentShapes recent_;
 
   mutable std::vector<uint64_t> room_stamp_;           // [node]
   mutable std::vector<std::vector<int64_t>> room_;     // [node][shape]

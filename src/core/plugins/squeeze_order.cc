@@ -53,10 +53,7 @@ void SqueezePlacementOrder::SetWorkloadHistory(const std::vector<PodSpec>& pods)
 
 void SqueezePlacementOrder::ObserveArrival(const JobSpec& job) {
   if (history_given_) return;
-  arrivals_.push_back(PodOf(job));
-  if (arrivals_.size() < 2 * rebuilt_at_) return;
-  rebuilt_at_ = arrivals_.size();
-  SetTargets(arrivals_);
+  if (recent_.Add(PodOf(job))) SetTargets(recent_.shapes());
 }
 
 void SqueezePlacementOrder::Reweigh(const ClusterState& cluster) const {
