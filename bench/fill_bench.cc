@@ -10,11 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "config/text_util.h"
 #include "sim/fill_experiment.h"
 #include "sim/readers/openb_reader.h"
 
@@ -24,16 +24,6 @@ double CpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
 }
 
 }  // namespace
@@ -75,7 +65,7 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency());
   std::printf("%-12s %8s %8s %10s %8s\n", "placement", "cpu_s", "wall_s", "pods/s", "@130");
   double total_cpu = 0, total_wall = 0;
-  for (const std::string& name : Split(placements)) {
+  for (const std::string& name : SplitList(placements, ',')) {
     FillExperimentOptions options;
     options.placements = {name};
     options.first_seed = options.last_seed = seed;

@@ -4,11 +4,11 @@
 
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
+#include "config/file_io.h"
+#include "config/text_util.h"
 #include "core/status.h"
 #include "sim/fill_experiment.h"
 #include "sim/fill_report.h"
@@ -40,25 +40,10 @@ Status ParseSeeds(const std::string& text, FillExperimentOptions& options) {
   return Status::Ok();
 }
 
-std::vector<std::string> SplitNames(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 bool WriteOut(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    std::cerr << "squeeze simulate: cannot write " << path << "\n";
-    return false;
-  }
-  return true;
+  Status st = WriteWholeFile(path, text);
+  if (!st.ok()) std::cerr << "squeeze simulate: " << st.message() << "\n";
+  return st.ok();
 }
 
 }  // namespace
@@ -74,7 +59,7 @@ int RunFillProtocol(const FillFlags& f) {
   }
   FillExperimentOptions options;
   options.fill = f.fill;
-  options.placements = SplitNames(f.placements);
+  options.placements = SplitList(f.placements, ',');
   if (options.placements.empty()) return fail("--placement: no placement named");
   if (Status st = ParseSeeds(f.seeds, options); !st.ok()) return fail(st.message());
   auto nodes = ReadOpenbNodes(f.nodes);

@@ -10,6 +10,8 @@
 #include "cli/commands.h"
 #include "cli/fill_command.h"
 #include "config/cluster_file.h"
+#include "config/file_io.h"
+#include "config/text_util.h"
 #include "core/duration.h"
 #include "core/policy.h"
 #include "sim/metrics.h"
@@ -45,29 +47,14 @@ struct SimulateFlags {
   double fill = 1.3;
 };
 
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    std::cerr << "squeeze simulate: cannot write " << path << "\n";
-    return false;
-  }
-  return true;
+  Status st = WriteWholeFile(path, text);
+  if (!st.ok()) std::cerr << "squeeze simulate: " << st.message() << "\n";
+  return st.ok();
 }
 
 Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
-  std::vector<std::string> names = Split(f.policies, ',');
+  std::vector<std::string> names = SplitList(f.policies, ',');
   if (names.empty()) return Status::Error("--policy: no policy named");
   if (f.borrow) {
     const size_t n = names.size();

@@ -1,5 +1,7 @@
 #include "config/file_io.h"
 
+#include <fstream>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +44,14 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   }
   ::close(fd);
   return text;
+}
+
+Status WriteWholeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Status::Error("cannot write '" + path + "'");
+  return Status::Ok();
 }
 
 }  // namespace squeeze

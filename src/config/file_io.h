@@ -11,6 +11,8 @@ namespace squeeze {
 
 // The file's bytes; "cannot open 'PATH': REASON" (or read) when it cannot be had.
 Result<std::string> ReadWholeFile(const std::string& path);
+// Writes `text` as the whole file; "cannot write 'PATH'" when it cannot.
+Status WriteWholeFile(const std::string& path, const std::string& text);
 
 }  // namespace squeeze
 

@@ -1,5 +1,7 @@
 #include "config/text_util.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 
@@ -38,6 +40,17 @@ std::optional<double> ParseDouble(std::string_view s) {
     return std::nullopt;
   }
   return value;
+}
+
+std::vector<std::string> SplitList(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(sep, start), s.size());
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
 }
 
 }  // namespace squeeze

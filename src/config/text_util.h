@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace squeeze {
 
@@ -15,6 +17,8 @@ std::string_view Trim(std::string_view s);
 std::string_view StripBom(std::string_view s);
 // A decimal integer with an optional sign, nothing else; nullopt if not one or out of range.
 std::optional<int64_t> ParseInt64(std::string_view s);
+// The non-empty items of a `sep`-separated list ("a,,b" -> {"a", "b"}).
+std::vector<std::string> SplitList(std::string_view s, char sep);
 // A finite decimal number (e.g. "2", "0.5", "1e-3"), nothing else; nullopt if not one.
 std::optional<double> ParseDouble(std::string_view s);
 
