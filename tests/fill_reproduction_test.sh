@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The FGD experiment on the five shared openb traces, 10 seeds, placements bestfit, fgd and
-# squeeze, checked against the published means by fill_checks.py (reproduction within 0.5
+# squeeze, checked against the published means by fill_vs_published.py (reproduction within 0.5
 # points; squeeze above the published FGD at @110..@130 and within 0.1 of its own fgd).
 #   bash tests/fill_reproduction_test.sh SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR [PYTHON]
 # Exits 77 (skipped) when SHARED_DIR lacks the openb traces.
@@ -24,4 +24,4 @@ for t in cpu050 default gpushare40 gpuspec10 multigpu20; do
     { echo "FAIL: squeeze simulate on $t"; cat "$WORK/$t.txt"; exit 1; }
   outs+=("$WORK/$t.json")
 done
-"$PYTHON" "$SOURCE/tests/fill_checks.py" "$PUBLISHED" "${outs[@]}"
+"$PYTHON" "$SOURCE/tests/fill_vs_published.py" "$PUBLISHED" "${outs[@]}"

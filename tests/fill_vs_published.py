@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares `squeeze simulate --protocol fill --json` outputs with the published FGD figures.
 
-  fill_checks.py PUBLISHED.txt OUT_cpu050.json [OUT_default.json ...]
+  fill_vs_published.py PUBLISHED.txt OUT_cpu050.json [OUT_default.json ...]
 
 Prints, per trace and column, the published BestFit and FGD means next to squeeze's bestfit,
 fgd and squeeze placements, then checks the issue's bars and exits 1 if one fails:
