@@ -5,14 +5,7 @@
 # SQUEEZE is the binary, SOURCE_DIR the repository, SHARED_DIR the folder holding traces/,
 # WORK_DIR an empty-able scratch folder (kept after a run for inspection). Cases needing the
 # Philly traces exit 77 (skipped) when SHARED_DIR lacks them.
-set -uo pipefail
-
-if (($# < 5)); then
-  sed -n '2,8p' "$0" >&2
-  exit 2
-fi
-CASE=$1 SQUEEZE=$2 SOURCE=$3 SHARED=$4 WORK=$5 PYTHON=${6:-python3}
-CHECKS="$SOURCE/tests/simulate_checks.py"
+source "$(dirname "${BASH_SOURCE[0]}")/e2e_lib.sh" "$@"
 PHILLY_TRACE="$SHARED/traces/philly/philly_oct_nov.csv"
 PHILLY_REFERENCE="$SHARED/traces/philly/reference/perjob_reference_halfnodes.csv.gz"
 PHILLY_HALF="$SOURCE/examples/clusters/philly-half.yaml"
@@ -20,76 +13,12 @@ PHILLY_JOBS=68503
 PROFILE_EXAMPLE="$SOURCE/examples/jobs/profile-example.csv"
 SMALL_LAB="$SOURCE/examples/clusters/small-lab.yaml"
 
-rm -rf "$WORK" && mkdir -p "$WORK" || exit 2
-
-fail() {
-  echo "FAIL [$CASE]: $*" >&2
-  exit 1
-}
-
-pass() {
-  echo "PASS [$CASE]"
-  exit 0
-}
-
 need_philly() {
-  local f
-  for f in "$PHILLY_TRACE" "$PHILLY_REFERENCE"; do
-    if [[ ! -r "$f" ]]; then
-      echo "SKIP [$CASE]: $f is not readable (shared traces missing?)"
-      exit 77
-    fi
-  done
-}
-
-# run NAME ARGS...: runs squeeze with ARGS; stdout and stderr go to $WORK/NAME.{out,err}, the
-# exit status to $RC. A crash (signal) fails the test whatever the case expects.
-run() {
-  local name=$1
-  shift
-  echo "+ squeeze $*"
-  "$SQUEEZE" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
-  RC=$?
-  if ((RC >= 124)); then
-    cat "$WORK/$name.err" >&2
-    fail "squeeze $* died with status $RC"
-  fi
-}
-
-# expect_ok NAME: the last run succeeded.
-expect_ok() {
-  if ((RC != 0)); then
-    cat "$WORK/$1.err" >&2
-    fail "squeeze exited $RC, expected 0"
-  fi
-}
-
-# expect_error NAME: the last run failed with a message.
-expect_error() {
-  if ((RC == 0)); then
-    fail "squeeze exited 0, expected an error"
-  fi
-  if [[ ! -s "$WORK/$1.err" ]]; then
-    fail "squeeze exited $RC with nothing on stderr"
-  fi
-  echo "  exit $RC; stderr: $(head -c 600 "$WORK/$1.err")"
-}
-
-# expect_in FILE TEXT...: each TEXT occurs literally in FILE.
-expect_in() {
-  local file=$1 text
-  shift
-  for text in "$@"; do
-    if ! grep -qF -- "$text" "$file"; then
-      echo "--- $file:" >&2
-      head -c 2000 "$file" >&2
-      fail "'$text' not found in $(basename "$file")"
-    fi
-  done
+  need_files "$PHILLY_TRACE" "$PHILLY_REFERENCE"
 }
 
 check() {
-  "$PYTHON" "$CHECKS" "$@" || fail "check '$*' failed"
+  check_with simulate_checks.py "$@"
 }
 
 philly_half() {  # philly_half NAME POLICIES: the Philly half set-up, JSON and SVG in $WORK.
@@ -271,8 +200,4 @@ case_help() {
   pass
 }
 
-if ! declare -F "case_$CASE" >/dev/null; then
-  echo "unknown case '$CASE'; known: $(declare -F | sed -n 's/^declare -f case_//p' | tr '\n' ' ')" >&2
-  exit 2
-fi
-"case_$CASE"
+run_case

@@ -300,10 +300,15 @@ def cmd_same_json(args):
     print(f"same-json: {args.a} == {args.b} byte for byte, {na} wall_s lines removed: OK")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
+def subcommand_parser(doc):
+    """A parser with `doc` as its help and the subparsers to add the subcommands to."""
+    parser = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+    return parser, parser.add_subparsers(dest="command", required=True)
+
+
+def main():
+    parser, sub = subcommand_parser(__doc__)
     p = sub.add_parser("shape")
     p.add_argument("json")
     p.add_argument("--jobs", type=int)
@@ -327,6 +332,11 @@ def main():
     p.add_argument("a")
     p.add_argument("b")
     p.set_defaults(run=cmd_same_json)
+    run_subcommand(parser)
+
+
+def run_subcommand(parser):
+    """Runs the subcommand the arguments name; a failed check exits 1 with its message."""
     args = parser.parse_args()
     try:
         args.run(args)

@@ -55,7 +55,9 @@ int RunFillProtocol(const FillFlags& f) {
   };
   if (f.nodes.empty()) return fail("--protocol fill needs --nodes (an openb node list CSV)");
   if (!(f.fill > 0) || f.fill > 10) {
-    return fail("--fill: " + std::to_string(f.fill) + " is not in (0, 10]");
+    std::ostringstream value;  // as given: -1, not -1.000000
+    value << f.fill;
+    return fail("--fill: '" + value.str() + "' is not in (0, 10]");
   }
   FillExperimentOptions options;
   options.fill = f.fill;

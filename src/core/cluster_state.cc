@@ -103,7 +103,7 @@ void ClusterState::Take(const NodeShare& share, int sign) {
   n.memory_free += sign * share.memory_mib;
   if (!share.gpus.empty()) {
     const bool is_share = share.gpus.size() == 1 && share.milli_per_gpu < kMilliPerGpu;
-    (is_share ? n.share_pods : n.kgpu_pods) += sign;
+    (is_share ? n.share_pods : n.kgpu_pods) -= sign;  // sign -1 takes capacity: a pod more
   }
   n.stamp = NextStamp();
   if (n.whole_free != old_whole) Rebucket(n, old_whole);

@@ -123,6 +123,34 @@ TEST(ClusterStateTest, FractionsTakeMilliAndTheWholeGpuOnlyOnce) {
   EXPECT_EQ(c.FreeMilli(), 18000);
 }
 
+// The pod classes GPU clustering reads: "share" (one GPU, part of it), "k-gpu" (whole GPUs);
+// a CPU-only share is neither. Every change gives the node a new stamp.
+TEST(ClusterStateTest, PodClassesAndStampFollowAllocateAndRelease) {
+  ClusterState c(Mixed());
+  const uint64_t stamp = c.node(1).stamp;
+  c.Allocate(Of({Share(1, {2}, 300), Share(1, {0, 1}), Share(1, {}, 0, 500)}));
+  EXPECT_NE(c.node(1).stamp, stamp);
+  EXPECT_EQ(c.node(1).share_pods, 1);
+  EXPECT_EQ(c.node(1).kgpu_pods, 1);
+  c.Allocate(Of({Share(1, {2}, 300), Share(1, {3})}));
+  EXPECT_EQ(c.node(1).share_pods, 2);
+  EXPECT_EQ(c.node(1).kgpu_pods, 2);
+  c.Release(Of({Share(1, {0, 1}), Share(1, {3})}));
+  EXPECT_EQ(c.node(1).share_pods, 2);
+  EXPECT_EQ(c.node(1).kgpu_pods, 0);
+  EXPECT_EQ(c.node(0).share_pods + c.node(0).kgpu_pods, 0);
+}
+
+TEST(ClusterStateTest, StampsDifferAcrossStates) {
+  ClusterState a(Mixed());
+  ClusterState b(Mixed());
+  std::set<uint64_t> stamps;
+  for (const ClusterState* s : {&a, &b}) {
+    for (const NodeState& n : s->nodes()) stamps.insert(n.stamp);
+  }
+  EXPECT_EQ(stamps.size(), 8u);
+}
+
 TEST(ClusterStateTest, FitsChecksGpusCpuAndMemory) {
   ClusterState c(Cluster({{"a", 1, 4, "gpu", 8000, 64000}, {"a", 1, 4}}));
   EXPECT_TRUE(c.node(0).cpu_tracked);

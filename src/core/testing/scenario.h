@@ -78,6 +78,7 @@ class JobBuilder {
   }
   JobBuilder& Estimate(Time t) { spec_.estimate = t; return *this; }
   JobBuilder& Urgency(squeeze::Urgency u) { spec_.urgency = u; return *this; }
+  JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
   JobBuilder& Pool(std::string p) { spec_.pool = std::move(p); return *this; }
   JobBuilder& Team(std::string t) { spec_.team = std::move(t); return *this; }
   JobBuilder& Milli(int m) { spec_.gpu_milli = m; return *this; }
