@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "config/file_io.h"

@@ -49,7 +49,7 @@ std::vector<int> NodeRank(size_t nodes, uint64_t seed) {
 
 }  // namespace
 
-double FragmentationMeter::operator()(const ClusterState& cluster) {
+double FragmentationAmountMeter::operator()(const ClusterState& cluster) {
   const auto& nodes = cluster.nodes();
   if (stamps_.size() != nodes.size()) {
     stamps_.assign(nodes.size(), 0);
@@ -116,7 +116,7 @@ Result<std::vector<PlacementOutcome>> RunFillExperiment(const Trace& pods,
         req.groups = groups.For(pod);
         return placer.Place(req, state);
       };
-      FragmentationMeter meter(target);
+      FragmentationAmountMeter meter(target);
       const FillResult r = RunFill(ordered, cluster, place, fill, std::ref(meter));
       for (const auto& [x, v] : r.alloc_at) {
         alloc_sum[x] += v;

@@ -42,9 +42,9 @@ struct PlacementOutcome {
 
 // The fragmentation amount of the protocol (§4): 100 x sum_n F_n / 1000 / GPUs, F_n against
 // `target`, in % of the cluster's GPUs. Keeps each node's F_n until the node changes.
-class FragmentationMeter {
+class FragmentationAmountMeter {
  public:
-  explicit FragmentationMeter(const TargetWorkload& target) : target_(target) {}
+  explicit FragmentationAmountMeter(const TargetWorkload& target) : target_(target) {}
   double operator()(const ClusterState& cluster);
 
  private:

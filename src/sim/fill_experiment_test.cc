@@ -135,9 +135,9 @@ TEST(FillExperimentTest, ClusterWithoutGpusIsAnError) {
 // n0 {400, 1000} with 7000 CPU (p0), n1 {0, 0} (p2). F(n0) = .5 * 400 (A: GPU 0 under 600)
 // + .25 * 1400 (B: one whole GPU, U) + .25 * 400 (C) = 650; F(n1) = 0. 100 * 650 / 1000 / 4.
 // Then p3 on n0's GPU 1, {400, 500}: A and B lack a GPU: .75 * 900, C .25 * 400: 775.
-TEST(FragmentationMeterTest, PercentOfClusterGpusByHand) {
+TEST(FragmentationAmountMeterTest, PercentOfClusterGpusByHand) {
   const Trace pods = FourPods();
-  FragmentationMeter meter{TargetWorkload(PodSpecsOf(pods))};
+  FragmentationAmountMeter meter{TargetWorkload(PodSpecsOf(pods))};
   ClusterState state(TwoNodes());
   auto put = [&](int node, std::vector<int> gpus, const JobSpec& pod) {
     Placement p;
@@ -150,11 +150,11 @@ TEST(FragmentationMeterTest, PercentOfClusterGpusByHand) {
   EXPECT_DOUBLE_EQ(meter(state), 16.25);
   put(0, {1}, pods.jobs[3].spec);
   EXPECT_DOUBLE_EQ(meter(state), 19.375);
-  FragmentationMeter fresh{TargetWorkload(PodSpecsOf(pods))};
+  FragmentationAmountMeter fresh{TargetWorkload(PodSpecsOf(pods))};
   EXPECT_DOUBLE_EQ(fresh(state), 19.375);
 }
 
-TEST(FragmentationMeterTest, PodSpecsOfKeepsTheShape) {
+TEST(FragmentationAmountMeterTest, PodSpecsOfKeepsTheShape) {
   const std::vector<PodSpec> specs = PodSpecsOf(FourPods());
   ASSERT_EQ(specs.size(), 4u);
   EXPECT_EQ(specs[2].gpus, 2);
