@@ -7,22 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "sim/xml_escape.h"
+
 namespace squeeze {
 namespace {
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::set<int> Columns(const std::vector<PlacementOutcome>& outcomes) {
   std::set<int> cols;

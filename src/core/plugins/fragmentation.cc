@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace squeeze {
@@ -28,6 +29,26 @@ int64_t NodeView::FreeMilli() const {
   for (int l : free_milli) sum += l;
   return sum;
 }
+
+namespace {
+
+// The free milli of the GPUs too small for one of m's GPUs, when enough GPUs are big enough
+// for m (CPU and model not checked); nullopt when they are not.
+std::optional<int64_t> UnusableIfFits(const NodeView& node, const PodSpec& m) {
+  int fitting = 0;
+  int64_t unusable = 0;
+  for (int l : node.free_milli) {
+    if (l >= m.gpu_milli) {
+      ++fitting;
+    } else {
+      unusable += l;
+    }
+  }
+  if (fitting < m.gpus) return std::nullopt;
+  return unusable;
+}
+
+}  // namespace
 
 TargetWorkload::TargetWorkload(const std::vector<PodSpec>& pods, const Options& options) {
   using Key = std::tuple<int64_t, int, int, std::string>;
@@ -68,20 +89,10 @@ TargetWorkload TargetWorkload::Reweighted(const std::vector<double>& weights) co
 }
 
 int64_t SpecFragmentation(const NodeView& node, const PodSpec& m) {
-  const int64_t u = node.FreeMilli();
-  if (m.CpuOnly()) return u;
-  if (!m.AllowsModel(node.gpu_model)) return u;
-  int fitting = 0;
-  int64_t unusable = 0;
-  for (int l : node.free_milli) {
-    if (l >= m.gpu_milli) {
-      ++fitting;
-    } else {
-      unusable += l;
-    }
+  if (m.CpuOnly() || !m.AllowsModel(node.gpu_model) || node.cpu_free < m.cpu_milli) {
+    return node.FreeMilli();
   }
-  if (fitting >= m.gpus && node.cpu_free >= m.cpu_milli) return unusable;
-  return u;
+  return UnusableIfFits(node, m).value_or(node.FreeMilli());
 }
 
 double NodeFragmentation(const NodeView& node, const TargetWorkload& m) {
@@ -121,16 +132,7 @@ double FragmentationCalculator::Fragmentation(const NodeView& node) const {
     const PodSpec& m = entries[i].spec;
     int64_t fm = u;
     if (!m.CpuOnly() && allowed[i] && node.cpu_free >= m.cpu_milli) {
-      int fitting = 0;
-      int64_t unusable = 0;
-      for (int l : node.free_milli) {
-        if (l >= m.gpu_milli) {
-          ++fitting;
-        } else {
-          unusable += l;
-        }
-      }
-      if (fitting >= m.gpus) fm = unusable;
+      fm = UnusableIfFits(node, m).value_or(u);
     }
     f += entries[i].p * static_cast<double>(fm);
   }
