@@ -13,7 +13,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "squeeze 0.1.0");
   std::vector<std::pair<CLI::App*, squeeze::CommandRun>> commands;
   auto* simulate = app.add_subcommand(
-      "simulate", "Replay a job trace on a cluster under one or more policies and compare them");
+      "simulate",
+      "Replay a job trace on a cluster under one or more policies and compare them, or run "
+      "the FGD fill experiment on an openb trace (--protocol fill)");
   commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
   try {
     app.parse(argc, argv);
