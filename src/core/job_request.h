@@ -1,0 +1,26 @@
+// What a user submits to the live queue (`squeeze serve`): the scheduling profile the core
+// sees, and how to run the job, which only the executor sees. Plain data.
+#ifndef SQUEEZE_CORE_JOB_REQUEST_H_
+#define SQUEEZE_CORE_JOB_REQUEST_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+
+namespace squeeze {
+
+struct JobRequest {
+  JobSpec spec;  // name, team, gpus, gpu_milli, gpu_models, urgency, preemptible, ...
+  // argv: command[0] is found on PATH and run with these arguments, never through a shell
+  // unless the job names one (["bash", "-c", "..."]).
+  std::vector<std::string> command;
+  std::string workdir;                     // empty = the data directory's job folder
+  std::map<std::string, std::string> env;  // added to the daemon's environment
+  int max_retries = -1;                    // -1 = the daemon's default
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_JOB_REQUEST_H_
