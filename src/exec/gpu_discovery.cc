@@ -1,0 +1,263 @@
+#include "exec/gpu_discovery.h"
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+namespace squeeze {
+namespace {
+
+std::string_view TrimView(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+template <typename T>
+bool ParseNumber(std::string_view s, T& out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
+}
+
+std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = line.find(',', start);
+    out.push_back(TrimView(line.substr(start, comma - start)));
+    if (comma == std::string_view::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// NVML's C API, the few calls used (nvml.h, stable since driver 3xx).
+using NvmlReturn = int;
+using NvmlDevice = void*;
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+constexpr NvmlReturn kNvmlSuccess = 0;
+
+struct NvmlApi {
+  NvmlReturn (*init)();
+  NvmlReturn (*shutdown)();
+  NvmlReturn (*count)(unsigned int*);
+  NvmlReturn (*handle)(unsigned int, NvmlDevice*);
+  NvmlReturn (*name)(NvmlDevice, char*, unsigned int);
+  NvmlReturn (*uuid)(NvmlDevice, char*, unsigned int);
+  NvmlReturn (*memory)(NvmlDevice, NvmlMemory*);
+  const char* (*error)(NvmlReturn);
+};
+
+template <typename F>
+bool Load(void* lib, const char* symbol, F& out) {
+  out = reinterpret_cast<F>(dlsym(lib, symbol));
+  return out != nullptr;
+}
+
+}  // namespace
+
+std::string ShortModelName(std::string_view name) {
+  name = TrimView(name);
+  for (std::string_view prefix : {"NVIDIA ", "Tesla ", "GeForce "}) {
+    if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  }
+  std::string out(name);
+  for (char& c : out) {
+    if (c == ' ') c = '-';
+  }
+  return out;
+}
+
+Result<std::vector<GpuDevice>> ParseNvidiaSmiCsv(std::string_view text) {
+  std::vector<GpuDevice> out;
+  int line_no = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = TrimView(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty()) continue;
+    const std::string where = "nvidia-smi output line " + std::to_string(line_no);
+    const std::vector<std::string_view> f = SplitFields(line);
+    if (f.size() != 4) {
+      return Status::Error(where + ": expected 4 fields (index, uuid, name, memory.total), got " +
+                           std::to_string(f.size()) + ": '" + std::string(line) + "'");
+    }
+    GpuDevice d;
+    if (!ParseNumber(f[0], d.index) || d.index < 0) {
+      return Status::Error(where + ": index '" + std::string(f[0]) + "' is not a GPU index");
+    }
+    if (f[2].empty()) return Status::Error(where + ": the name is empty");
+    if (!ParseNumber(f[3], d.memory_mib) || d.memory_mib < 0) {
+      return Status::Error(where + ": memory.total '" + std::string(f[3]) +
+                           "' is not a number of MiB");
+    }
+    d.uuid = std::string(f[1]);
+    d.name = std::string(f[2]);
+    d.model = ShortModelName(d.name);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<std::vector<GpuDevice>> VirtualGpus(std::string_view spec) {
+  const size_t colon = spec.find(':');
+  const std::string_view count = spec.substr(0, colon);
+  std::string model = colon == std::string_view::npos ? "virtual" : std::string(spec.substr(colon + 1));
+  int n = 0;
+  if (!ParseNumber(count, n) || n < 1 || n > 1024) {
+    return Status::Error("--virtual-gpus: '" + std::string(spec) +
+                         "' is not N or N:MODEL with N from 1 to 1024");
+  }
+  if (model.empty()) return Status::Error("--virtual-gpus: '" + std::string(spec) + "' names no model");
+  std::vector<GpuDevice> out;
+  for (int i = 0; i < n; ++i) {
+    GpuDevice d;
+    d.index = i;
+    d.name = "virtual " + model;
+    d.model = model;
+    d.is_virtual = true;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<std::vector<GpuDevice>> DiscoverWithNvml() {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* err = dlerror();
+    return Status::Error(std::string("NVML: ") + (err ? err : "libnvidia-ml.so.1 not found"));
+  }
+  NvmlApi api{};
+  const bool loaded = Load(lib, "nvmlInit_v2", api.init) && Load(lib, "nvmlShutdown", api.shutdown) &&
+                      Load(lib, "nvmlDeviceGetCount_v2", api.count) &&
+                      Load(lib, "nvmlDeviceGetHandleByIndex_v2", api.handle) &&
+                      Load(lib, "nvmlDeviceGetName", api.name) &&
+                      Load(lib, "nvmlDeviceGetUUID", api.uuid) &&
+                      Load(lib, "nvmlDeviceGetMemoryInfo", api.memory) &&
+                      Load(lib, "nvmlErrorString", api.error);
+  if (!loaded) {
+    dlclose(lib);
+    return Status::Error("NVML: libnvidia-ml.so.1 lacks a needed symbol");
+  }
+  auto fail = [&](const char* what, NvmlReturn r) {
+    const std::string msg = std::string("NVML: ") + what + ": " + api.error(r);
+    return Status::Error(msg);
+  };
+  if (NvmlReturn r = api.init(); r != kNvmlSuccess) {
+    Status st = fail("nvmlInit", r);
+    dlclose(lib);
+    return st;
+  }
+  std::vector<GpuDevice> out;
+  Status status = Status::Ok();
+  unsigned int count = 0;
+  if (NvmlReturn r = api.count(&count); r != kNvmlSuccess) status = fail("device count", r);
+  for (unsigned int i = 0; status.ok() && i < count; ++i) {
+    NvmlDevice dev = nullptr;
+    std::array<char, 96> name{}, uuid{};
+    NvmlMemory mem{};
+    NvmlReturn r = api.handle(i, &dev);
+    if (r == kNvmlSuccess) r = api.name(dev, name.data(), name.size());
+    if (r == kNvmlSuccess) r = api.uuid(dev, uuid.data(), uuid.size());
+    if (r == kNvmlSuccess) r = api.memory(dev, &mem);
+    if (r != kNvmlSuccess) {
+      status = fail(("GPU " + std::to_string(i)).c_str(), r);
+      break;
+    }
+    GpuDevice d;
+    d.index = static_cast<int>(i);
+    d.name = name.data();
+    d.uuid = uuid.data();
+    d.model = ShortModelName(d.name);
+    d.memory_mib = static_cast<int64_t>(mem.total / (1024 * 1024));
+    out.push_back(std::move(d));
+  }
+  api.shutdown();
+  dlclose(lib);
+  if (!status.ok()) return status;
+  return out;
+}
+
+Result<std::vector<GpuDevice>> DiscoverWithNvidiaSmi(const std::string& binary) {
+  int fds[2];
+  if (pipe(fds) != 0) return Status::Error(std::string("nvidia-smi: pipe: ") + std::strerror(errno));
+  const char* argv[] = {binary.c_str(), "--query-gpu=index,uuid,name,memory.total",
+                        "--format=csv,noheader,nounits", nullptr};
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return Status::Error(std::string("nvidia-smi: fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {  // only async-signal-safe calls until exec
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execvp(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string text;
+  std::array<char, 4096> buf{};
+  for (;;) {
+    const ssize_t n = read(fds[0], buf.data(), buf.size());
+    if (n > 0) {
+      text.append(buf.data(), static_cast<size_t>(n));
+      if (text.size() > (1 << 20)) break;  // a GPU list is never this long
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return Status::Error("nvidia-smi: '" + binary + "' " +
+                         (code == 127 ? std::string("could not be run")
+                                      : "exited with status " + std::to_string(code)));
+  }
+  return ParseNvidiaSmiCsv(text);
+}
+
+Result<GpuInventory> DiscoverGpus(const std::string& virtual_spec, const std::string& nvidia_smi) {
+  GpuInventory inv;
+  if (!virtual_spec.empty()) {
+    auto gpus = VirtualGpus(virtual_spec);
+    if (!gpus.ok()) return gpus.status();
+    inv.source = "virtual";
+    inv.gpus = std::move(*gpus);
+    return inv;
+  }
+  auto nvml = DiscoverWithNvml();
+  if (nvml.ok()) {
+    inv.source = "nvml";
+    inv.gpus = std::move(*nvml);
+    return inv;
+  }
+  inv.notes.push_back(nvml.status().message());
+  auto smi = DiscoverWithNvidiaSmi(nvidia_smi);
+  if (smi.ok()) {
+    inv.source = "nvidia-smi";
+    inv.gpus = std::move(*smi);
+    return inv;
+  }
+  inv.notes.push_back(smi.status().message());
+  inv.source = "none";
+  return inv;
+}
+
+}  // namespace squeeze
