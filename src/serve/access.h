@@ -1,0 +1,54 @@
+// Who may do what in `squeeze serve`: bearer tokens that map to a user and a team, and an
+// admin. The tokens live in DIR/tokens (mode 0600), one "TOKEN USER TEAM ROLE" line each
+// (ROLE = admin or user); on the first start the daemon creates an admin token and also writes
+// it alone to DIR/admin.token (0600) for the operator. Tokens are 32 random bytes from
+// /dev/urandom in hex. Thread-safe for reads once loaded.
+#ifndef SQUEEZE_SERVE_ACCESS_H_
+#define SQUEEZE_SERVE_ACCESS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace squeeze {
+
+struct Principal {
+  std::string user;
+  std::string team;
+  bool admin = false;
+};
+
+class TokenRegistry {
+ public:
+  // DIR/tokens; an empty registry when the file does not exist. Errors name the line.
+  static Result<TokenRegistry> Load(const std::string& data_dir);
+  // Who holds `token` (compared in constant time); nullopt for an unknown or empty token.
+  std::optional<Principal> Authenticate(std::string_view token) const;
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  struct Entry {
+    std::string token;
+    Principal who;
+  };
+  std::vector<Entry> entries_;
+};
+
+// Ensures an admin exists: when DIR/tokens holds no admin, creates one (user "admin", team
+// "admin"), appends it to DIR/tokens and writes DIR/admin.token. Returns the admin.token
+// path and whether it was created now.
+Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_dir);
+
+// Adds a user token (role user or admin) and returns it. User and team: [A-Za-z0-9._-]{1,64}.
+Result<std::string> AddToken(const std::string& data_dir, const std::string& user,
+                             const std::string& team, bool admin);
+
+// "Bearer TOKEN" -> TOKEN; nullopt for anything else.
+std::optional<std::string_view> BearerToken(std::string_view authorization_header);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_ACCESS_H_
