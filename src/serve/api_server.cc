@@ -1,0 +1,162 @@
+#include "serve/api_server.h"
+
+#include <httplib.h>
+
+#include <charconv>
+
+namespace squeeze {
+namespace {
+
+constexpr size_t kMaxQueryValue = 256;
+constexpr int kMaxQueryParams = 16;
+
+void SendJson(httplib::Response& res, int status, const nlohmann::json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void SendError(httplib::Response& res, int status, const std::string& message) {
+  SendJson(res, status, nlohmann::json{{"error", message}});
+}
+
+void Send(httplib::Response& res, const ApiResult& r, int ok_status = 200) {
+  if (r.error) {
+    SendError(res, r.error->http_status, r.error->message);
+  } else {
+    SendJson(res, ok_status, r.value);
+  }
+}
+
+std::optional<int64_t> ParseId(const std::string& s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 1) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Status ParseListen(const std::string& listen, ApiOptions& options) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return Status::Error("--listen: '" + listen + "' is not HOST:PORT");
+  }
+  int port = -1;
+  const std::string p = listen.substr(colon + 1);
+  auto [ptr, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
+  if (p.empty() || ec != std::errc() || ptr != p.data() + p.size() || port < 0 || port > 65535) {
+    return Status::Error("--listen: port '" + p + "' is not 0..65535");
+  }
+  options.host = listen.substr(0, colon);
+  options.port = port;
+  return Status::Ok();
+}
+
+ApiServer::ApiServer(JobService& service, const TokenRegistry& tokens, ApiOptions options)
+    : service_(service), tokens_(tokens), options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()) {
+  Routes();
+}
+
+ApiServer::~ApiServer() { Stop(); }
+
+Status ApiServer::Start() {
+  if (options_.port == 0) {
+    port_ = server_->bind_to_any_port(options_.host);
+    if (port_ <= 0) return Status::Error("cannot listen on " + options_.host + ":0");
+  } else {
+    if (!server_->bind_to_port(options_.host, options_.port)) {
+      return Status::Error("cannot listen on " + options_.host + ":" +
+                           std::to_string(options_.port) + " (in use, or not an address here)");
+    }
+    port_ = options_.port;
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return Status::Ok();
+}
+
+void ApiServer::Stop() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ApiServer::Routes() {
+  httplib::Server& s = *server_;
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.set_read_timeout(10, 0);
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    SendError(res, 500, "internal error");
+  });
+  // httplib answers 413 itself for bodies over the limit; give it our shape.
+  s.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
+    if (res.status == 413) {
+      SendError(res, 413, "request body over " + std::to_string(options_.max_body_bytes) + " bytes");
+    } else if (res.status == 404 && res.body.empty()) {
+      SendError(res, 404, "no such endpoint");
+    }
+  });
+
+  // Runs `handler` for an authenticated caller, or answers 401 / 400.
+  auto authed = [this](auto handler) {
+    return [this, handler](const httplib::Request& req, httplib::Response& res) {
+      const std::string header = req.get_header_value("Authorization");
+      auto token = BearerToken(header);
+      if (!token) return SendError(res, 401, "missing 'Authorization: Bearer TOKEN' header");
+      auto who = tokens_.Authenticate(*token);
+      if (!who) return SendError(res, 401, "unknown token");
+      if (static_cast<int>(req.params.size()) > kMaxQueryParams) {
+        return SendError(res, 400, "too many query parameters (at most " +
+                                       std::to_string(kMaxQueryParams) + ")");
+      }
+      for (const auto& [k, v] : req.params) {
+        if (v.size() > kMaxQueryValue) {
+          return SendError(res, 400, "query parameter '" + k + "' is over " +
+                                         std::to_string(kMaxQueryValue) + " bytes");
+        }
+      }
+      handler(*who, req, res);
+    };
+  };
+  auto with_id = [](auto handler) {
+    return [handler](const Principal& who, const httplib::Request& req, httplib::Response& res) {
+      auto id = ParseId(req.matches[1]);
+      if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
+      handler(who, *id, res);
+    };
+  };
+
+  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(service_.MetricsText(), "text/plain; version=0.0.4");
+  });
+  s.Post("/v1/jobs", authed([this](const Principal& who, const httplib::Request& req,
+                                   httplib::Response& res) {
+    Send(res, service_.Submit(who, req.body), 201);
+  }));
+  s.Get("/v1/jobs", authed([this](const Principal& who, const httplib::Request& req,
+                                  httplib::Response& res) {
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query[k] = v;
+    Send(res, service_.List(who, query));
+  }));
+  s.Get(R"(/v1/jobs/([^/]+))", authed(with_id([this](const Principal& who, int64_t id,
+                                                      httplib::Response& res) {
+    Send(res, service_.Get(who, id));
+  })));
+  s.Post(R"(/v1/jobs/([^/]+)/cancel)", authed(with_id([this](const Principal& who, int64_t id,
+                                                              httplib::Response& res) {
+    Send(res, service_.Cancel(who, id));
+  })));
+  s.Get(R"(/v1/jobs/([^/]+)/why)", authed(with_id([this](const Principal& who, int64_t id,
+                                                         httplib::Response& res) {
+    Send(res, service_.Why(who, id));
+  })));
+  s.Get("/v1/nodes", authed([this](const Principal& who, const httplib::Request&,
+                                   httplib::Response& res) { Send(res, service_.Nodes(who)); }));
+  s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
+                                   httplib::Response& res) { Send(res, service_.Pools(who)); }));
+}
+
+}  // namespace squeeze

@@ -1,0 +1,57 @@
+// The HTTP API of `squeeze serve`: JSON under /v1, /healthz and /metrics (cpp-httplib). It checks
+// the bearer token, bounds request bodies and parameters, routes to a JobService and turns
+// every rejection into {"error": "..."} with a status that says what was wrong. Start() runs
+// the server on its own threads; thread-safe.
+#ifndef SQUEEZE_SERVE_API_SERVER_H_
+#define SQUEEZE_SERVE_API_SERVER_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/status.h"
+#include "serve/access.h"
+#include "serve/job_service.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace squeeze {
+
+struct ApiOptions {
+  std::string host = "127.0.0.1";  // loopback unless told otherwise
+  int port = 8642;                 // 0 = any free port (see ApiServer::port())
+  size_t max_body_bytes = 64 * 1024;
+};
+
+// "HOST:PORT" (e.g. "127.0.0.1:8642", "0.0.0.0:0") into options; errors name the value.
+Status ParseListen(const std::string& listen, ApiOptions& options);
+
+class ApiServer {
+ public:
+  ApiServer(JobService& service, const TokenRegistry& tokens, ApiOptions options);
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Binds and starts serving on a background thread; an error when the address is taken.
+  Status Start();
+  void Stop();
+  int port() const { return port_; }
+
+ private:
+  void Routes();
+
+  JobService& service_;
+  const TokenRegistry& tokens_;
+  ApiOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_API_SERVER_H_

@@ -1,0 +1,156 @@
+#include "serve/api_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace squeeze {
+namespace {
+
+// The API layer's own behaviour (routing, tokens, limits, error shape) over a recording
+// service; the daemon's real service is tested end to end with the squeeze binary.
+class RecordingService : public JobService {
+ public:
+  ApiResult Submit(const Principal& who, const std::string& body) override {
+    Record("submit " + who.user + " " + body);
+    return ApiResult::Ok({{"id", 7}});
+  }
+  ApiResult List(const Principal& who, const std::map<std::string, std::string>& q) override {
+    std::string args;
+    for (const auto& [k, v] : q) args += " " + k + "=" + v;
+    Record("list " + who.user + args);
+    return ApiResult::Ok(nlohmann::json::array());
+  }
+  ApiResult Get(const Principal& who, int64_t id) override {
+    Record("get " + who.user + " " + std::to_string(id));
+    if (id == 404) return ApiResult::Fail(404, "no job 404");
+    return ApiResult::Ok({{"id", id}});
+  }
+  ApiResult Cancel(const Principal& who, int64_t id) override {
+    Record("cancel " + who.user + " " + std::to_string(id));
+    return ApiResult::Fail(403, "job " + std::to_string(id) + " is not yours");
+  }
+  ApiResult Why(const Principal& who, int64_t id) override {
+    Record("why " + who.user + " " + std::to_string(id));
+    return ApiResult::Ok({{"id", id}});
+  }
+  ApiResult Nodes(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  ApiResult Pools(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  std::string MetricsText() override { return "squeeze_up 1\n"; }
+
+  std::vector<std::string> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+
+ private:
+  void Record(std::string s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(std::move(s));
+  }
+  std::mutex mu_;
+  std::vector<std::string> calls_;
+};
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/squeeze-api-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    token_ = *AddToken(dir_, "alice", "ml", false);
+    tokens_ = *TokenRegistry::Load(dir_);
+    ApiOptions options;
+    options.port = 0;
+    options.max_body_bytes = 1024;
+    server_ = std::make_unique<ApiServer>(service_, tokens_, options);
+    ASSERT_TRUE(server_->Start().ok());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+  void TearDown() override {
+    server_->Stop();
+    std::system(("rm -rf " + dir_).c_str());
+  }
+  httplib::Headers Auth() { return {{"Authorization", "Bearer " + token_}}; }
+  static nlohmann::json Json(const httplib::Result& r) { return nlohmann::json::parse(r->body); }
+
+  std::string dir_, token_;
+  TokenRegistry tokens_;
+  RecordingService service_;
+  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ApiServerTest, HealthAndMetricsNeedNoToken) {
+  auto h = client_->Get("/healthz");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 200);
+  EXPECT_EQ(h->body, "ok\n");
+  auto m = client_->Get("/metrics");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->body, "squeeze_up 1\n");
+}
+
+TEST_F(ApiServerTest, NoTokenOrWrongTokenIsRefusedBeforeTheService) {
+  auto none = client_->Get("/v1/jobs");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  EXPECT_EQ(Json(none)["error"], "missing 'Authorization: Bearer TOKEN' header");
+  auto wrong = client_->Get("/v1/jobs", httplib::Headers{{"Authorization", "Bearer nope"}});
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  EXPECT_EQ(Json(wrong)["error"], "unknown token");
+  EXPECT_TRUE(service_.calls().empty());
+}
+
+TEST_F(ApiServerTest, RoutesWithTheCaller) {
+  auto sub = client_->Post("/v1/jobs", Auth(), R"({"name":"a"})", "application/json");
+  ASSERT_TRUE(sub);
+  EXPECT_EQ(sub->status, 201);
+  EXPECT_EQ(Json(sub)["id"], 7);
+  ASSERT_TRUE(client_->Get("/v1/jobs?state=pending&limit=5", Auth()));
+  ASSERT_TRUE(client_->Get("/v1/jobs/12/why", Auth()));
+  auto cancel = client_->Post("/v1/jobs/12/cancel", Auth(), "", "application/json");
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->status, 403);
+  EXPECT_EQ(Json(cancel)["error"], "job 12 is not yours");
+  auto missing = client_->Get("/v1/jobs/404", Auth());
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(service_.calls(), (std::vector<std::string>{
+                                  "submit alice {\"name\":\"a\"}", "list alice limit=5 state=pending",
+                                  "why alice 12", "cancel alice 12", "get alice 404"}));
+}
+
+TEST_F(ApiServerTest, LimitsAndBadIds) {
+  auto big = client_->Post("/v1/jobs", Auth(), std::string(2048, 'x'), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(Json(big)["error"], "request body over 1024 bytes");
+  auto bad = client_->Get("/v1/jobs/abc", Auth());
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(Json(bad)["error"], "job id 'abc' is not a number");
+  auto long_value = client_->Get(("/v1/jobs?owner=" + std::string(300, 'a')).c_str(), Auth());
+  ASSERT_TRUE(long_value);
+  EXPECT_EQ(long_value->status, 400);
+  auto nowhere = client_->Get("/v2/jobs", Auth());
+  ASSERT_TRUE(nowhere);
+  EXPECT_EQ(nowhere->status, 404);
+  EXPECT_EQ(Json(nowhere)["error"], "no such endpoint");
+  EXPECT_TRUE(service_.calls().empty());
+}
+
+TEST(ParseListenTest, HostAndPort) {
+  ApiOptions o;
+  ASSERT_TRUE(ParseListen("0.0.0.0:9000", o).ok());
+  EXPECT_EQ(o.host, "0.0.0.0");
+  EXPECT_EQ(o.port, 9000);
+  EXPECT_EQ(ParseListen("9000", o).message(), "--listen: '9000' is not HOST:PORT");
+  EXPECT_EQ(ParseListen("h:99999", o).message(), "--listen: port '99999' is not 0..65535");
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,52 @@
+// What the HTTP API asks of the daemon, as JSON values, so that the API layer (routing, access,
+// limits) stays apart from the queue. Implemented by the daemon; every call is made from the
+// API's threads and must be thread-safe. Errors carry an HTTP status and a message.
+#ifndef SQUEEZE_SERVE_JOB_SERVICE_H_
+#define SQUEEZE_SERVE_JOB_SERVICE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/access.h"
+
+namespace squeeze {
+
+struct ApiError {
+  int http_status = 400;  // 400 bad request, 403 not yours, 404 no such job, 409 conflict
+  std::string message;
+};
+
+// A JSON value or an ApiError.
+struct ApiResult {
+  nlohmann::json value;
+  std::optional<ApiError> error;
+  static ApiResult Ok(nlohmann::json v) { return {std::move(v), std::nullopt}; }
+  static ApiResult Fail(int status, std::string message) {
+    return {nullptr, ApiError{status, std::move(message)}};
+  }
+};
+
+class JobService {
+ public:
+  virtual ~JobService() = default;
+  // body: the job as JSON (docs/job-file.md). {"id": N} once it is stored durably.
+  virtual ApiResult Submit(const Principal& who, const std::string& body) = 0;
+  // Filters: state, owner, team; limit (<= 1000), after (an id: paging).
+  virtual ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) = 0;
+  virtual ApiResult Get(const Principal& who, int64_t id) = 0;
+  // Only the job's owner or an admin.
+  virtual ApiResult Cancel(const Principal& who, int64_t id) = 0;
+  virtual ApiResult Why(const Principal& who, int64_t id) = 0;
+  virtual ApiResult Nodes(const Principal& who) = 0;
+  virtual ApiResult Pools(const Principal& who) = 0;
+  // Prometheus text exposition format.
+  virtual std::string MetricsText() = 0;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_JOB_SERVICE_H_
