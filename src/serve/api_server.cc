@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <chrono>
 
 namespace squeeze {
 namespace {
@@ -72,6 +73,8 @@ Status ApiServer::Start() {
     port_ = options_.port;
   }
   thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // Until the loop runs, stop() would be lost (and Stop() would wait forever).
+  while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return Status::Ok();
 }
 

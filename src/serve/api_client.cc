@@ -1,0 +1,66 @@
+#include "serve/api_client.h"
+
+#include <httplib.h>
+
+#include <cstdlib>
+
+namespace squeeze {
+
+ApiClient::ApiClient(std::string url, std::string token, std::unique_ptr<httplib::Client> client)
+    : url_(std::move(url)), token_(std::move(token)), client_(std::move(client)) {}
+
+ApiClient::~ApiClient() = default;
+
+Result<std::unique_ptr<ApiClient>> ApiClient::Connect(ClientOptions options) {
+  if (options.url.empty()) {
+    const char* env = std::getenv("SQUEEZE_URL");
+    options.url = env && *env ? env : "http://127.0.0.1:8642";
+  }
+  if (options.token.empty()) {
+    const char* env = std::getenv("SQUEEZE_TOKEN");
+    options.token = env ? env : "";
+  }
+  if (options.url.rfind("http://", 0) != 0) {
+    return Status::Error("--url: '" + options.url + "' is not http://HOST:PORT");
+  }
+  auto client = std::make_unique<httplib::Client>(options.url);
+  if (!client->is_valid()) return Status::Error("--url: '" + options.url + "' is not usable");
+  client->set_connection_timeout(5, 0);
+  client->set_read_timeout(60, 0);
+  if (!options.token.empty()) client->set_bearer_token_auth(options.token);
+  return std::unique_ptr<ApiClient>(
+      new ApiClient(options.url, options.token, std::move(client)));
+}
+
+Result<nlohmann::json> ApiClient::Decode(const std::string& what, int status,
+                                         const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (status >= 200 && status < 300) {
+    if (j.is_discarded()) return Status::Error(what + ": the server sent no JSON");
+    return j;
+  }
+  std::string message = j.is_object() && j.contains("error") && j["error"].is_string()
+                            ? j["error"].get<std::string>()
+                            : body;
+  if (status == 401 && token_.empty()) message += " (set SQUEEZE_TOKEN or --token)";
+  return Status::Error(message + " (HTTP " + std::to_string(status) + ")");
+}
+
+Result<nlohmann::json> ApiClient::Get(const std::string& path) {
+  auto res = client_->Get(path.c_str());
+  if (!res) {
+    return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));
+  }
+  return Decode("GET " + path, res->status, res->body);
+}
+
+Result<nlohmann::json> ApiClient::Post(const std::string& path, const std::string& body,
+                                       const std::string& content_type) {
+  auto res = client_->Post(path.c_str(), body, content_type.c_str());
+  if (!res) {
+    return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));
+  }
+  return Decode("POST " + path, res->status, res->body);
+}
+
+}  // namespace squeeze

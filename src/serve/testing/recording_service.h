@@ -1,0 +1,60 @@
+// A JobService that records each call and answers fixed values, for testing the API layer's
+// own behaviour (routing, tokens, limits, error shape) and its client; the daemon's real
+// service is tested end to end with the squeeze binary. Thread-safe.
+#ifndef SQUEEZE_SERVE_TESTING_RECORDING_SERVICE_H_
+#define SQUEEZE_SERVE_TESTING_RECORDING_SERVICE_H_
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "serve/job_service.h"
+
+namespace squeeze {
+
+class RecordingService : public JobService {
+ public:
+  ApiResult Submit(const Principal& who, const std::string& body) override {
+    Record("submit " + who.user + " " + body);
+    return ApiResult::Ok({{"id", 7}});
+  }
+  ApiResult List(const Principal& who, const std::map<std::string, std::string>& q) override {
+    std::string args;
+    for (const auto& [k, v] : q) args += " " + k + "=" + v;
+    Record("list " + who.user + args);
+    return ApiResult::Ok(nlohmann::json::array());
+  }
+  ApiResult Get(const Principal& who, int64_t id) override {
+    Record("get " + who.user + " " + std::to_string(id));
+    if (id == 404) return ApiResult::Fail(404, "no job 404");
+    return ApiResult::Ok({{"id", id}});
+  }
+  ApiResult Cancel(const Principal& who, int64_t id) override {
+    Record("cancel " + who.user + " " + std::to_string(id));
+    return ApiResult::Fail(403, "job " + std::to_string(id) + " is not yours");
+  }
+  ApiResult Why(const Principal& who, int64_t id) override {
+    Record("why " + who.user + " " + std::to_string(id));
+    return ApiResult::Ok({{"id", id}});
+  }
+  ApiResult Nodes(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  ApiResult Pools(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  std::string MetricsText() override { return "squeeze_up 1\n"; }
+
+  std::vector<std::string> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+
+ private:
+  void Record(std::string s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(std::move(s));
+  }
+  std::mutex mu_;
+  std::vector<std::string> calls_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_TESTING_RECORDING_SERVICE_H_
