@@ -1,0 +1,109 @@
+#include "cli/client_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace squeeze {
+namespace {
+
+std::string Str(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "-";
+  const auto& v = j[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& e : v) out += (out.empty() ? "" : ",") + (e.is_string() ? e.get<std::string>() : e.dump());
+    return out.empty() ? "-" : out;
+  }
+  return v.dump();
+}
+
+const nlohmann::json& ListOf(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kEmpty = nlohmann::json::array();
+  if (j.is_array()) return j;
+  if (j.is_object() && j.contains(key) && j[key].is_array()) return j[key];
+  return kEmpty;
+}
+
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows) {
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      out += c + 1 == cells.size() ? cells[c] : fmt::format("{:<{}}  ", cells[c], width[c]);
+    }
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto& r : rows) out += line(r);
+  return out;
+}
+
+}  // namespace
+
+std::string ShortDuration(const nlohmann::json& seconds) {
+  if (!seconds.is_number()) return "-";
+  const auto s = static_cast<int64_t>(seconds.get<double>());
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{}s", s / 60, s % 60);
+  if (s < 86400) return fmt::format("{}h{}m", s / 3600, (s % 3600) / 60);
+  return fmt::format("{}d{}h", s / 86400, (s % 86400) / 3600);
+}
+
+std::string FormatQueue(const nlohmann::json& jobs) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& j : ListOf(jobs, "jobs")) {
+    std::string gpus = Str(j, "gpus");
+    if (j.contains("gpu_milli") && j["gpu_milli"].is_number() && j["gpu_milli"].get<int>() < 1000) {
+      gpus = fmt::format("{}x{}m", gpus, j["gpu_milli"].get<int>());
+    }
+    rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "owner"), Str(j, "state"), gpus,
+                    ShortDuration(j.value("wait_s", nlohmann::json())), Str(j, "reason")});
+  }
+  if (rows.empty()) return "no jobs\n";
+  return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);
+}
+
+std::string FormatJob(const nlohmann::json& job) {
+  std::string out;
+  for (const auto& [k, v] : job.items()) {
+    out += fmt::format("{}: {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
+std::string FormatWhy(const nlohmann::json& why) {
+  std::string out;
+  for (const auto& line : ListOf(why, "explanation")) {
+    out += (line.is_string() ? line.get<std::string>() : line.dump()) + "\n";
+  }
+  if (why.is_object() && why.contains("expected_start_in_s")) {
+    out += why["expected_start_in_s"].is_number()
+               ? "expected to start in about " + ShortDuration(why["expected_start_in_s"]) +
+                     " (by the running and waiting jobs' estimates)\n"
+               : "no expected start: some job in the way has no estimate\n";
+  }
+  return out.empty() ? why.dump(2) + "\n" : out;
+}
+
+std::string FormatNodes(const nlohmann::json& nodes) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& n : ListOf(nodes, "nodes")) {
+    std::string model = Str(n, "gpu_model");
+    if (n.value("virtual", false)) model += " (virtual)";
+    rows.push_back({Str(n, "name"), Str(n, "pool"), model, Str(n, "gpus"), Str(n, "free_gpus"),
+                    Str(n, "jobs")});
+  }
+  if (rows.empty()) return "no nodes\n";
+  return Table({"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"}, rows);
+}
+
+}  // namespace squeeze

@@ -1,0 +1,23 @@
+// How the client commands print what the API returns (docs/serve.md): the queue as a table
+// like squeue's, a job as "key: value" lines, `why` as sentences, the nodes as a table. Pure
+// functions of the JSON; thread-safe.
+#ifndef SQUEEZE_CLI_CLIENT_FORMAT_H_
+#define SQUEEZE_CLI_CLIENT_FORMAT_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace squeeze {
+
+// 90 -> "1m30s", 7200 -> "2h0m", 200000 -> "2d7h"; "-" for null.
+std::string ShortDuration(const nlohmann::json& seconds);
+// {"jobs": [...]} or [...] -> ID NAME OWNER STATE GPUS WAIT REASON.
+std::string FormatQueue(const nlohmann::json& jobs);
+std::string FormatJob(const nlohmann::json& job);
+std::string FormatWhy(const nlohmann::json& why);
+std::string FormatNodes(const nlohmann::json& nodes);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CLI_CLIENT_FORMAT_H_

@@ -1,0 +1,43 @@
+#include "cli/client_format.h"
+
+#include <gtest/gtest.h>
+
+namespace squeeze {
+namespace {
+
+TEST(ClientFormatTest, ShortDurations) {
+  EXPECT_EQ(ShortDuration(59), "59s");
+  EXPECT_EQ(ShortDuration(90), "1m30s");
+  EXPECT_EQ(ShortDuration(7260), "2h1m");
+  EXPECT_EQ(ShortDuration(200000), "2d7h");
+  EXPECT_EQ(ShortDuration(nullptr), "-");
+}
+
+TEST(ClientFormatTest, QueueLikeSqueue) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 3, "name": "train", "owner": "alice", "state": "running", "gpus": 2,
+     "gpu_milli": 1000, "wait_s": 95, "reason": null},
+    {"id": 14, "name": "eval-small", "owner": "bob", "state": "pending", "gpus": 1,
+     "gpu_milli": 500, "wait_s": 4000, "reason": "waiting for 1 GPU (0 free)"}]})J");
+  EXPECT_EQ(FormatQueue(jobs),
+            "ID  NAME        OWNER  STATE    GPUS    WAIT   REASON\n"
+            "3   train       alice  running  2       1m35s  -\n"
+            "14  eval-small  bob    pending  1x500m  1h6m   waiting for 1 GPU (0 free)\n");
+  EXPECT_EQ(FormatQueue(nlohmann::json::array()), "no jobs\n");
+}
+
+TEST(ClientFormatTest, WhyAndNodes) {
+  const auto why = nlohmann::json::parse(R"J({"explanation": ["needs 2 GPUs; 1 is free",
+    "job 3 (alice) holds 2 GPUs until about 10m from now"], "expected_start_in_s": 600})J");
+  EXPECT_EQ(FormatWhy(why),
+            "needs 2 GPUs; 1 is free\njob 3 (alice) holds 2 GPUs until about 10m from now\n"
+            "expected to start in about 10m0s (by the running and waiting jobs' estimates)\n");
+  const auto nodes = nlohmann::json::parse(R"J([{"name": "local", "pool": "local",
+    "gpu_model": "L4", "gpus": 4, "free_gpus": 1, "virtual": true, "jobs": [3, 14]}])J");
+  EXPECT_EQ(FormatNodes(nodes),
+            "NODE   POOL   MODEL         GPUS  FREE  JOBS\n"
+            "local  local  L4 (virtual)  4     1     3,14\n");
+}
+
+}  // namespace
+}  // namespace squeeze
