@@ -5,12 +5,16 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <utility>
+#include <vector>
 
 namespace squeeze {
 
 using CommandRun = std::function<int()>;
 
 CommandRun RegisterSimulate(CLI::App& app);
+// submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.
+void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
 
 }  // namespace squeeze
 

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
       "Replay a job trace on a cluster under one or more policies and compare them, or run "
       "the FGD fill experiment on an openb trace (--protocol fill)");
   commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
+  squeeze::RegisterClientCommands(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

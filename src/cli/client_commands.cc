@@ -1,0 +1,115 @@
+// The client subcommands of `squeeze` that talk to a running `squeeze serve`: submit, queue,
+// show, cancel, why, nodes. Each takes --url and --token (else SQUEEZE_URL, SQUEEZE_TOKEN)
+// and --json for scripts.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/client_format.h"
+#include "cli/commands.h"
+#include "config/file_io.h"
+#include "serve/api_client.h"
+
+namespace squeeze {
+namespace {
+
+struct ClientFlags {
+  ClientOptions connect;
+  bool json = false;
+};
+
+void AddConnectionFlags(CLI::App& app, ClientFlags& f) {
+  app.add_option("--url", f.connect.url, "squeeze serve's address (default $SQUEEZE_URL, else http://127.0.0.1:8642)");
+  app.add_option("--token", f.connect.token, "API token (default $SQUEEZE_TOKEN)");
+  app.add_flag("--json", f.json, "Print the server's JSON as it is, for scripts");
+}
+
+// Connects, runs `call`, prints the JSON or `format` of it; 1 with the reason on failure.
+int Run(const std::string& command, const ClientFlags& f,
+        const std::function<Result<nlohmann::json>(ApiClient&)>& call,
+        const std::function<std::string(const nlohmann::json&)>& format) {
+  auto client = ApiClient::Connect(f.connect);
+  if (!client.ok()) {
+    std::cerr << "squeeze " << command << ": " << client.status().message() << "\n";
+    return 1;
+  }
+  auto result = call(**client);
+  if (!result.ok()) {
+    std::cerr << "squeeze " << command << ": " << result.status().message() << "\n";
+    return 1;
+  }
+  std::cout << (f.json ? result->dump(2) + "\n" : format(*result));
+  return 0;
+}
+
+std::string JobPath(int64_t id, const std::string& suffix = "") {
+  return "/v1/jobs/" + std::to_string(id) + suffix;
+}
+
+}  // namespace
+
+void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  {
+    auto* sub = app.add_subcommand("submit", "Submit a job file (YAML, docs/job-file.md) to squeeze serve");
+    auto f = std::make_shared<ClientFlags>();
+    auto file = std::make_shared<std::string>();
+    sub->add_option("FILE", *file, "The job file")->required();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, file] {
+      auto text = ReadWholeFile(*file);
+      if (!text.ok()) {
+        std::cerr << "squeeze submit: " << text.status().message() << "\n";
+        return 1;
+      }
+      return Run("submit", *f,
+                 [&](ApiClient& c) { return c.Post("/v1/jobs", *text, "application/yaml"); },
+                 [](const nlohmann::json& j) { return "submitted job " + j["id"].dump() + "\n"; });
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
+    auto f = std::make_shared<ClientFlags>();
+    auto state = std::make_shared<std::string>();
+    auto all = std::make_shared<bool>(false);
+    sub->add_option("--state", *state, "Only jobs in this state (pending, running, checkpointing, done, failed, cancelled)");
+    sub->add_flag("--all", *all, "Also finished jobs (by default only pending, running and checkpointing)");
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, state, all] {
+      std::string path = "/v1/jobs?limit=1000";
+      if (!state->empty()) {
+        path += "&state=" + *state;
+      } else if (!*all) {
+        path += "&state=pending,running,checkpointing";
+      }
+      return Run("queue", *f, [&](ApiClient& c) { return c.Get(path); }, FormatQueue);
+    });
+  }
+  auto by_id = [&](const char* name, const char* help, std::string suffix, bool post,
+                   std::string (*format)(const nlohmann::json&)) {
+    auto* sub = app.add_subcommand(name, help);
+    auto f = std::make_shared<ClientFlags>();
+    auto id = std::make_shared<int64_t>(0);
+    sub->add_option("ID", *id, "The job's id")->required()->check(CLI::PositiveNumber);
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, id, suffix, post, format, name = std::string(name)] {
+      return Run(name, *f, [&](ApiClient& c) {
+        return post ? c.Post(JobPath(*id, suffix), "", "application/json") : c.Get(JobPath(*id, suffix));
+      }, format);
+    });
+  };
+  by_id("show", "Show one job: its profile, state, exit code, attempts, preemptions, last checkpoint",
+        "", false, FormatJob);
+  by_id("cancel", "Cancel a job (yours, or any as an admin)", "/cancel", true, FormatJob);
+  by_id("why", "Why a job waits, and when it is expected to start", "/why", false, FormatWhy);
+  {
+    auto* sub = app.add_subcommand("nodes", "The nodes, their GPUs (real or virtual) and what runs there");
+    auto f = std::make_shared<ClientFlags>();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f] {
+      return Run("nodes", *f, [](ApiClient& c) { return c.Get("/v1/nodes"); }, FormatNodes);
+    });
+  }
+}
+
+}  // namespace squeeze
