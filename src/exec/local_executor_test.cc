@@ -79,6 +79,13 @@ class LocalExecutorTest : public ::testing::Test {
   std::string Log(JobId id, int attempt) const {
     return ReadFileIfPresent(PathsOf(dir_, id, attempt).log).value_or("<no log>");
   }
+  // Reattaches `ex` and expects exactly one run back.
+  static RunInfo ReattachOne(LocalExecutor& ex) {
+    Result<std::vector<RunInfo>> runs = ex.Reattach();
+    EXPECT_TRUE(runs.ok()) << runs.status().message();
+    EXPECT_EQ(runs.ok() ? runs->size() : 0u, 1u);
+    return runs.ok() && runs->size() == 1 ? (*runs)[0] : RunInfo{};
+  }
   std::string CheckpointDir(JobId id) const { return PathsOf(dir_, id, 1).checkpoint_dir; }
 
   std::string dir_;
@@ -196,11 +203,9 @@ TEST_F(LocalExecutorTest, SupervisorOutlivesTheProcessThatStartedIt) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
   LocalExecutor second(Options());
-  Result<std::vector<RunInfo>> runs = second.Reattach();
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ASSERT_EQ(runs->size(), 1u);
-  EXPECT_EQ((*runs)[0].id, 6);
-  EXPECT_FALSE((*runs)[0].exit.has_value());
+  RunInfo run = ReattachOne(second);
+  EXPECT_EQ(run.id, 6);
+  EXPECT_FALSE(run.exit.has_value());
   EXPECT_TRUE(second.IsRunning(6));
   EXPECT_TRUE(second.Poll(0).empty());
   ASSERT_TRUE(WriteFileAtomically(go, "").ok());
@@ -216,14 +221,22 @@ TEST_F(LocalExecutorTest, ReattachReportsARunThatEndedWhileNoDaemonWasAround) {
   }
   ASSERT_TRUE(WaitForFile(PathsOf(dir_, 7, 2).exit));
   LocalExecutor second(Options());
-  Result<std::vector<RunInfo>> runs = second.Reattach();
-  ASSERT_TRUE(runs.ok()) << runs.status().message();
-  ASSERT_EQ(runs->size(), 1u);
-  EXPECT_EQ((*runs)[0].attempt, 2);
-  ASSERT_TRUE((*runs)[0].exit.has_value());
-  EXPECT_EQ(*(*runs)[0].exit, (ExitStatus{false, 4, ""}));
+  RunInfo run = ReattachOne(second);
+  EXPECT_EQ(run.id, 7);
+  EXPECT_EQ(run.attempt, 2);
+  EXPECT_EQ(run.exit, (ExitStatus{false, 4, ""}));
   EXPECT_FALSE(second.IsRunning(7));
   EXPECT_TRUE(second.Poll(0).empty());
+}
+
+TEST_F(LocalExecutorTest, MissingSupervisorIsAnError) {
+  ExecutorOptions options = Options();
+  options.supervisor_path = "/nonexistent/squeeze-supervisor";
+  LocalExecutor ex(options);
+  Result<RunInfo> run = ex.Start(9, 1, Request({"true"}), {}, false);
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("cannot start the supervisor"));
+  EXPECT_FALSE(ex.IsRunning(9));
 }
 
 TEST_F(LocalExecutorTest, TrainLikeExampleResumesFromItsCheckpoint) {
