@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A training-like job that follows squeeze's checkpoint protocol (docs/checkpoint-protocol.md).
+# It does STEPS steps of STEP_SECONDS each, checkpoints every CHECKPOINT_EVERY steps and when
+# squeeze sends SIGUSR1, and resumes from its checkpoint when SQUEEZE_RESUME is set.
+#   STEPS=100 STEP_SECONDS=0.1 CHECKPOINT_EVERY=20  the work
+#   STOP_AFTER_CHECKPOINT=1  exit 0 right after a SIGUSR1 checkpoint (a clean preemption);
+#                            0 keeps working until squeeze's SIGTERM
+#   FAIL_AT_STEP=N FAIL_CODE=3  exit with FAIL_CODE on reaching step N (a simulated failure)
+# Usage outside squeeze: SQUEEZE_CHECKPOINT_DIR=/tmp/ckpt examples/jobs/train-like.sh
+steps=${STEPS:-100}
+step_seconds=${STEP_SECONDS:-0.1}
+every=${CHECKPOINT_EVERY:-20}
+dir=${SQUEEZE_CHECKPOINT_DIR:?SQUEEZE_CHECKPOINT_DIR is not set}
+mkdir -p "$dir"
+
+step=0
+if [[ -n "${SQUEEZE_RESUME:-}" && -f "$dir/state" ]]; then
+  step=$(<"$dir/state")
+  echo "resuming from step $step (attempt ${SQUEEZE_ATTEMPT:-?})"
+else
+  echo "starting from step 0 (attempt ${SQUEEZE_ATTEMPT:-?})"
+fi
+
+checkpoint() {
+  echo "$step" > "$dir/state.tmp" && mv -f "$dir/state.tmp" "$dir/state"
+  echo "$step" > "$dir/COMPLETE.tmp" && mv -f "$dir/COMPLETE.tmp" "$dir/COMPLETE"
+  echo "checkpoint at step $step"
+}
+
+requested=0
+trap 'requested=1' USR1
+trap 'echo "SIGTERM at step $step"; exit 143' TERM
+
+while (( step < steps )); do
+  sleep "$step_seconds"
+  step=$((step + 1))
+  if [[ -n "${FAIL_AT_STEP:-}" ]] && (( step == FAIL_AT_STEP )); then
+    echo "failing at step $step"
+    exit "${FAIL_CODE:-3}"
+  fi
+  if (( requested )); then
+    requested=0
+    checkpoint
+    if [[ "${STOP_AFTER_CHECKPOINT:-1}" == 1 ]]; then
+      echo "stopping after the requested checkpoint"
+      exit 0
+    fi
+  elif (( step % every == 0 )); then
+    checkpoint
+  fi
+  echo "step $step/$steps"
+done
+checkpoint
+echo "done"

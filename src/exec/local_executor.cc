@@ -1,0 +1,264 @@
+#include "exec/local_executor.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <thread>
+
+#include "exec/supervisor.h"
+
+extern char** environ;
+
+namespace squeeze {
+namespace {
+
+std::string SupervisorBesideSelf() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "squeeze-supervisor";
+  std::string path(self, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/') + 1) + "squeeze-supervisor";
+}
+
+std::string JoinIndices(const std::vector<int>& gpus) {
+  std::string out;
+  for (int g : gpus) {
+    if (!out.empty()) out.push_back(',');
+    out.append(std::to_string(g));
+  }
+  return out;
+}
+
+// The daemon's environment, then the job's, then squeeze's own variables, which win.
+std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest& request,
+                                        const std::vector<int>& gpus, bool resume,
+                                        const std::string& checkpoint_dir) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [key, value] : request.env) env[key] = value;
+  env["SQUEEZE_JOB_ID"] = std::to_string(id);
+  env["SQUEEZE_ATTEMPT"] = std::to_string(attempt);
+  env["SQUEEZE_CHECKPOINT_DIR"] = checkpoint_dir;
+  env.erase("SQUEEZE_RESUME");
+  if (resume) env["SQUEEZE_RESUME"] = "1";
+  env["CUDA_VISIBLE_DEVICES"] = JoinIndices(gpus);
+  std::vector<std::string> out;
+  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+  return out;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::optional<ExitStatus> ReadExit(const std::string& path) {
+  std::optional<std::string> text = ReadFileIfPresent(path);
+  return text ? ParseExitStatus(*text) : std::nullopt;
+}
+
+std::string ReadMarker(const std::string& checkpoint_dir) {
+  std::optional<std::string> text = ReadFileIfPresent(checkpoint_dir + "/" + kCheckpointMarker);
+  if (!text) return "";
+  while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
+  return *text;
+}
+
+ExitStatus LostExit() {
+  return ExitStatus{false, -1, "the supervisor died without recording the exit status"};
+}
+
+}  // namespace
+
+LocalExecutor::LocalExecutor(ExecutorOptions options) : options_(std::move(options)) {
+  if (options_.supervisor_path.empty()) options_.supervisor_path = SupervisorBesideSelf();
+}
+
+Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& request,
+                                     const std::vector<int>& gpu_indices, bool resume) {
+  std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt);
+  if (runs_.count(id)) return Status::Error(what + ": the job is already running");
+  if (request.command.empty()) return Status::Error(what + ": the job has no command");
+  Status dirs = MakeRunDirs(options_.data_dir, id);
+  if (!dirs.ok()) return dirs.WithContext(what);
+  RunPaths paths = PathsOf(options_.data_dir, id, attempt);
+  if (Exists(paths.run) || Exists(paths.exit)) {
+    return Status::Error(what + " was already started (" + paths.run + " exists)");
+  }
+  SupervisorArgs args{options_.data_dir, id, attempt, request.workdir, request.command};
+  if (args.workdir.empty()) {
+    args.workdir = options_.data_dir + "/jobs/" + std::to_string(id);
+    mkdir((options_.data_dir + "/jobs").c_str(), 0755);
+    mkdir(args.workdir.c_str(), 0755);
+  }
+  std::vector<std::string> argv_strings = SupervisorCommandLine(options_.supervisor_path, args);
+  std::vector<std::string> env_strings =
+      JobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir);
+  std::vector<char*> argv = Pointers(argv_strings);
+  std::vector<char*> envp = Pointers(env_strings);
+  const char* supervisor = options_.supervisor_path.c_str();
+
+  pid_t pid = fork();
+  if (pid < 0) return Status::Error(what + ": cannot fork: " + std::strerror(errno));
+  if (pid == 0) {  // only async-signal-safe calls from here to exec
+    execve(supervisor, argv.data(), envp.data());
+    _exit(127);
+  }
+  Result<RunRecord> record = WaitForRunRecord(pid, paths);
+  if (!record.ok()) return record.status().WithContext(what);
+  Run run;
+  run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
+                     paths.log, ReadMarker(paths.checkpoint_dir)};
+  run.supervisor_start = record->supervisor_start;
+  runs_[id] = run;
+  return run.info;
+}
+
+// Reaps the process Start forked (it exits as soon as the supervisor has detached), then
+// waits for the detached supervisor to record the job's pid.
+Result<RunRecord> LocalExecutor::WaitForRunRecord(pid_t intermediate, const RunPaths& paths) {
+  int status = 0;
+  while (waitpid(intermediate, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Status::Error("cannot start the supervisor " + options_.supervisor_path +
+                         " (exit status " + std::to_string(status) + ")");
+  }
+  for (int waited = 0; waited <= options_.start_timeout_ms; waited += 2) {
+    std::optional<std::string> text = ReadFileIfPresent(paths.run);
+    if (text) {
+      std::optional<RunRecord> record = ParseRunRecord(*text);
+      if (record) return *record;
+      return Status::Error("unreadable run file " + paths.run);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return Status::Error("the supervisor wrote no run file " + paths.run + " in " +
+                       std::to_string(options_.start_timeout_ms) + " ms");
+}
+
+Status LocalExecutor::Signal(JobId id, bool group, int sig) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
+  const Run& run = it->second;
+  // While the supervisor lives and no exit is recorded, the job's pid is not reused.
+  if (Exists(PathsOf(options_.data_dir, id, run.info.attempt).exit) ||
+      !ProcessIsAlive(run.info.supervisor_pid, run.supervisor_start)) {
+    return Status::Error("job " + std::to_string(id) + " has already ended");
+  }
+  pid_t target = group ? -run.info.pgid : run.info.pgid;
+  if (kill(target, sig) != 0 && errno != ESRCH) {
+    return Status::Error("cannot signal job " + std::to_string(id) + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status LocalExecutor::RequestCheckpoint(JobId id) { return Signal(id, false, SIGUSR1); }
+
+Status LocalExecutor::Stop(JobId id, Time now, Time grace) {
+  Status sent = Signal(id, true, SIGTERM);
+  if (!sent.ok()) return sent;
+  Run& run = runs_[id];
+  if (!run.kill_at || *run.kill_at > now + grace) run.kill_at = now + grace;
+  return Status::Ok();
+}
+
+std::optional<std::string> LocalExecutor::NewCheckpoint(Run& run) const {
+  std::string marker =
+      ReadMarker(PathsOf(options_.data_dir, run.info.id, run.info.attempt).checkpoint_dir);
+  if (marker.empty() || marker == run.info.last_checkpoint) return std::nullopt;
+  run.info.last_checkpoint = marker;
+  return marker;
+}
+
+std::vector<ExecEvent> LocalExecutor::Poll(Time now) {
+  std::vector<ExecEvent> events;
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    Run& run = it->second;
+    const RunInfo& info = run.info;
+    bool alive = ProcessIsAlive(info.supervisor_pid, run.supervisor_start);
+    std::optional<ExitStatus> exit =
+        ReadExit(PathsOf(options_.data_dir, info.id, info.attempt).exit);
+    if (std::optional<std::string> marker = NewCheckpoint(run)) {
+      ExecEvent& e = events.emplace_back();
+      e.kind = ExecEvent::Kind::kCheckpoint;
+      e.id = info.id;
+      e.attempt = info.attempt;
+      e.checkpoint = *marker;
+    }
+    if (!exit && !alive) exit = LostExit();
+    if (exit) {
+      ExecEvent& e = events.emplace_back();
+      e.id = info.id;
+      e.attempt = info.attempt;
+      e.exit = *exit;
+      it = runs_.erase(it);
+      continue;
+    }
+    if (run.kill_at && now >= *run.kill_at) {
+      kill(-info.pgid, SIGKILL);
+      run.kill_at.reset();
+    }
+    ++it;
+  }
+  return events;
+}
+
+Result<std::vector<RunInfo>> LocalExecutor::Reattach() {
+  std::string runs_dir = options_.data_dir + "/runs";
+  DIR* dir = opendir(runs_dir.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) return std::vector<RunInfo>{};
+    return Status::Error("cannot read " + runs_dir + ": " + std::strerror(errno));
+  }
+  std::map<JobId, int> latest;
+  while (dirent* entry = readdir(dir)) {
+    long long id = 0;
+    int attempt = 0, used = 0;
+    std::string name = entry->d_name;
+    if (std::sscanf(name.c_str(), "%lld.%d.run%n", &id, &attempt, &used) == 2 &&
+        used == static_cast<int>(name.size()) && attempt >= latest[id]) {
+      latest[id] = attempt;
+    }
+  }
+  closedir(dir);
+  std::vector<RunInfo> out;
+  for (const auto& [id, attempt] : latest) {
+    RunPaths paths = PathsOf(options_.data_dir, id, attempt);
+    std::optional<std::string> text = ReadFileIfPresent(paths.run);
+    std::optional<RunRecord> record = text ? ParseRunRecord(*text) : std::nullopt;
+    if (!record) return Status::Error("unreadable run file " + paths.run);
+    Run run;
+    run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
+                       paths.log, ReadMarker(paths.checkpoint_dir)};
+    run.supervisor_start = record->supervisor_start;
+    bool alive = ProcessIsAlive(record->supervisor_pid, record->supervisor_start);
+    run.info.exit = ReadExit(paths.exit);
+    if (!run.info.exit && !alive) {
+      run.info.exit = LostExit();
+    }
+    if (!run.info.exit) runs_[id] = run;
+    out.push_back(run.info);
+  }
+  return out;
+}
+
+}  // namespace squeeze

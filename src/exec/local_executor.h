@@ -1,0 +1,93 @@
+// LocalExecutor runs jobs as real processes on this machine, each under a squeeze-supervisor
+// that outlives the daemon, and follows them through the files described in run_files.h.
+// The daemon owns one LocalExecutor; it is thread-compatible (no locks: one thread at a time).
+// Signals (see docs/checkpoint-protocol.md): a checkpoint request is SIGUSR1 to the job's main
+// process only (its helpers keep the default action, which would kill them); Stop is SIGTERM
+// to the job's whole process group, then SIGKILL to the group once the grace has passed, as
+// Poll(now) finds it. The executor never sleeps except briefly in Start, until the supervisor
+// has recorded the job's pid.
+#ifndef SQUEEZE_EXEC_LOCAL_EXECUTOR_H_
+#define SQUEEZE_EXEC_LOCAL_EXECUTOR_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job_request.h"
+#include "core/status.h"
+#include "core/types.h"
+#include "exec/run_files.h"
+
+namespace squeeze {
+
+struct ExecutorOptions {
+  std::string data_dir;         // DIR: runs/, logs/, checkpoints/, jobs/ live under it
+  std::string supervisor_path;  // empty = squeeze-supervisor beside /proc/self/exe
+  int start_timeout_ms = 5000;   // how long Start waits for the supervisor's run file
+};
+
+// One run (an attempt) of a job, as Start or Reattach sees it.
+struct RunInfo {
+  JobId id = 0;
+  int attempt = 0;
+  pid_t supervisor_pid = 0;
+  pid_t pgid = 0;                   // the job's pid and process group
+  std::optional<ExitStatus> exit;   // set when the run has ended
+  std::string log_path;
+  std::string last_checkpoint;      // the marker's content when last seen; empty = none
+};
+
+struct ExecEvent {
+  enum class Kind { kExited, kCheckpoint };
+  Kind kind = Kind::kExited;
+  JobId id = 0;
+  int attempt = 0;
+  ExitStatus exit;         // kExited
+  std::string checkpoint;  // kCheckpoint: the marker's content (e.g. the step)
+};
+
+class LocalExecutor {
+ public:
+  explicit LocalExecutor(ExecutorOptions options);
+
+  // Starts attempt `attempt` of job `id`. Refuses when the job already runs here or when that
+  // attempt was ever started (its run file exists), so nothing starts twice.
+  Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
+                        const std::vector<int>& gpu_indices, bool resume);
+  // SIGUSR1 to the job's main process. The job answers with a new COMPLETE marker.
+  Status RequestCheckpoint(JobId id);
+  // SIGTERM to the job's process group now; SIGKILL to it at the first Poll at or after
+  // now + grace if it has not ended.
+  Status Stop(JobId id, Time now, Time grace);
+  // Ends (kExited, removing the run) and new checkpoints (kCheckpoint, each marker content
+  // once); a checkpoint is reported before the exit of the same run. Sends due SIGKILLs.
+  std::vector<ExecEvent> Poll(Time now);
+  // After a daemon restart: takes back every job's latest run. Running ones are followed by
+  // Poll from now on; ended ones come back with `exit` set (the caller ignores those its store
+  // has already recorded) and are not reported again. Starts nothing.
+  Result<std::vector<RunInfo>> Reattach();
+
+  bool IsRunning(JobId id) const { return runs_.count(id) > 0; }
+  const std::string& supervisor_path() const { return options_.supervisor_path; }
+
+ private:
+  struct Run {
+    RunInfo info;
+    uint64_t supervisor_start = 0;
+    std::optional<Time> kill_at;  // set by Stop
+  };
+
+  Result<RunRecord> WaitForRunRecord(pid_t intermediate, const RunPaths& paths);
+  std::optional<std::string> NewCheckpoint(Run& run) const;
+  Status Signal(JobId id, bool group, int sig);
+
+  ExecutorOptions options_;
+  std::map<JobId, Run> runs_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXEC_LOCAL_EXECUTOR_H_

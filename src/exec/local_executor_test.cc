@@ -1,0 +1,272 @@
+#include "exec/local_executor.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Kind = ExecEvent::Kind;
+
+class LocalExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/squeeze-exec-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    for (JobId id : started_) {
+      auto infos = LocalExecutor(Options()).Reattach();
+      for (const RunInfo& info : infos.ok() ? *infos : std::vector<RunInfo>{}) {
+        if (info.id == id && !info.exit) kill(-info.pgid, SIGKILL);
+      }
+    }
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    EXPECT_EQ(system(cmd.c_str()), 0);
+  }
+
+  ExecutorOptions Options() const { return ExecutorOptions{dir_, "", 5000}; }
+  static JobRequest Request(std::vector<std::string> command,
+                            std::map<std::string, std::string> env = {}) {
+    JobRequest r;
+    r.command = std::move(command);
+    r.env = std::move(env);
+    return r;
+  }
+  RunInfo MustStart(LocalExecutor& ex, JobId id, int attempt, const JobRequest& request,
+                    std::vector<int> gpus = {}, bool resume = false) {
+    started_.push_back(id);
+    Result<RunInfo> run = ex.Start(id, attempt, request, gpus, resume);
+    EXPECT_TRUE(run.ok()) << run.status().message();
+    return run.ok() ? *run : RunInfo{};
+  }
+  // Polls (at `now`) until `done` holds for the events so far or 10 s pass.
+  static std::vector<ExecEvent> PollUntil(LocalExecutor& ex, Time now,
+                                          const std::function<bool(const ExecEvent&)>& done,
+                                          int timeout_ms = 10000) {
+    std::vector<ExecEvent> all;
+    for (int waited = 0; waited < timeout_ms; waited += 10) {
+      for (ExecEvent& e : ex.Poll(now)) {
+        all.push_back(e);
+        if (done(e)) return all;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "timed out polling";
+    return all;
+  }
+  static std::vector<ExecEvent> PollUntilExit(LocalExecutor& ex, Time now = 0) {
+    return PollUntil(ex, now, [](const ExecEvent& e) { return e.kind == Kind::kExited; });
+  }
+  static bool WaitForFile(const std::string& path, int timeout_ms = 10000) {
+    for (int waited = 0; waited < timeout_ms; waited += 10) {
+      if (ReadFileIfPresent(path)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  std::string Log(JobId id, int attempt) const {
+    return ReadFileIfPresent(PathsOf(dir_, id, attempt).log).value_or("<no log>");
+  }
+  // Reattaches `ex` and expects exactly one run back.
+  static RunInfo ReattachOne(LocalExecutor& ex) {
+    Result<std::vector<RunInfo>> runs = ex.Reattach();
+    EXPECT_TRUE(runs.ok()) << runs.status().message();
+    EXPECT_EQ(runs.ok() ? runs->size() : 0u, 1u);
+    return runs.ok() && runs->size() == 1 ? (*runs)[0] : RunInfo{};
+  }
+  std::string CheckpointDir(JobId id) const { return PathsOf(dir_, id, 1).checkpoint_dir; }
+
+  std::string dir_;
+  std::vector<JobId> started_;
+};
+
+TEST_F(LocalExecutorTest, ReportsExitCodeAndLogAndNeverStartsAnAttemptTwice) {
+  LocalExecutor ex(Options());
+  JobRequest request = Request({"sh", "-c", "echo hello from the job; echo oops >&2; exit 7"});
+  MustStart(ex, 1, 1, request);
+  std::vector<ExecEvent> events = PollUntilExit(ex);
+  ASSERT_EQ(events.back().kind, Kind::kExited);
+  EXPECT_EQ(events.back().id, 1);
+  EXPECT_EQ(events.back().attempt, 1);
+  EXPECT_EQ(events.back().exit, (ExitStatus{false, 7, ""}));
+  EXPECT_THAT(Log(1, 1), HasSubstr("hello from the job\noops\n"));
+  EXPECT_FALSE(ex.IsRunning(1));
+  Result<RunInfo> again = ex.Start(1, 1, request, {}, false);
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.status().message(), HasSubstr("already started"));
+}
+
+TEST_F(LocalExecutorTest, PassesGpusAndProtocolEnvironment) {
+  LocalExecutor ex(Options());
+  setenv("SQUEEZE_EXEC_TEST_DAEMON_VAR", "from-daemon", 1);
+  MustStart(ex, 42, 3, Request({"env"}, {{"MY_VAR", "x y"}}), {2, 5}, true);
+  PollUntilExit(ex);
+  std::string log = Log(42, 3);
+  EXPECT_THAT(log, HasSubstr("\nCUDA_VISIBLE_DEVICES=2,5\n"));
+  EXPECT_THAT(log, HasSubstr("\nSQUEEZE_JOB_ID=42\n"));
+  EXPECT_THAT(log, HasSubstr("\nSQUEEZE_ATTEMPT=3\n"));
+  EXPECT_THAT(log, HasSubstr("\nSQUEEZE_CHECKPOINT_DIR=" + dir_ + "/checkpoints/42\n"));
+  EXPECT_THAT(log, HasSubstr("\nSQUEEZE_RESUME=1\n"));
+  EXPECT_THAT(log, HasSubstr("\nMY_VAR=x y\n"));
+  EXPECT_THAT(log, HasSubstr("\nSQUEEZE_EXEC_TEST_DAEMON_VAR=from-daemon\n"));
+
+  MustStart(ex, 43, 1, Request({"env"}), {}, false);
+  PollUntilExit(ex);
+  EXPECT_THAT(Log(43, 1), Not(HasSubstr("SQUEEZE_RESUME")));
+}
+
+TEST_F(LocalExecutorTest, RunsArgvWithoutAShell) {
+  LocalExecutor ex(Options());
+  MustStart(ex, 2, 1, Request({"printf", "[%s]\\n", "a b", "'q' \"d\"", "$HOME", "*", "; ls"}));
+  PollUntilExit(ex);
+  EXPECT_THAT(Log(2, 1), HasSubstr("[a b]\n['q' \"d\"]\n[$HOME]\n[*]\n[; ls]\n"));
+}
+
+TEST_F(LocalExecutorTest, MissingCommandExits127WithTheReason) {
+  LocalExecutor ex(Options());
+  MustStart(ex, 3, 1, Request({"/nonexistent/squeeze-no-such-command", "x"}));
+  std::vector<ExecEvent> events = PollUntilExit(ex);
+  EXPECT_EQ(events.back().exit.code, 127);
+  EXPECT_FALSE(events.back().exit.signaled);
+  EXPECT_THAT(events.back().exit.error,
+              HasSubstr("cannot run '/nonexistent/squeeze-no-such-command': No such file"));
+  EXPECT_THAT(Log(3, 1), HasSubstr("cannot run '/nonexistent/squeeze-no-such-command'"));
+}
+
+TEST_F(LocalExecutorTest, ReportsEachCompletedCheckpointOnce) {
+  LocalExecutor ex(Options());
+  std::string script =
+      "n=0; trap 'n=$((n+1)); echo $n > \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE.tmp\";"
+      " mv \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE.tmp\" \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE\"' USR1;"
+      " touch \"$SQUEEZE_CHECKPOINT_DIR/ready\"; while true; do sleep 0.05; done";
+  MustStart(ex, 4, 1, Request({"bash", "-c", script}));
+  ASSERT_TRUE(WaitForFile(CheckpointDir(4) + "/ready"));
+  auto is_checkpoint = [](const ExecEvent& e) { return e.kind == Kind::kCheckpoint; };
+  ASSERT_TRUE(ex.RequestCheckpoint(4).ok());
+  std::vector<ExecEvent> first = PollUntil(ex, 0, is_checkpoint);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].checkpoint, "1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(ex.Poll(0).empty());
+  ASSERT_TRUE(ex.RequestCheckpoint(4).ok());
+  std::vector<ExecEvent> second = PollUntil(ex, 0, is_checkpoint);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].checkpoint, "2");
+
+  ASSERT_TRUE(ex.Stop(4, 0, 30).ok());
+  std::vector<ExecEvent> end = PollUntilExit(ex);
+  EXPECT_EQ(end.back().exit, (ExitStatus{true, SIGTERM, ""}));
+}
+
+TEST_F(LocalExecutorTest, StopSendsSigtermThenSigkillAfterTheGrace) {
+  LocalExecutor ex(Options());
+  MustStart(ex, 5, 1,
+            Request({"bash", "-c",
+                     "trap '' TERM; touch \"$SQUEEZE_CHECKPOINT_DIR/ready\";"
+                     " while true; do sleep 0.05; done"}));
+  ASSERT_TRUE(WaitForFile(CheckpointDir(5) + "/ready"));
+  ASSERT_TRUE(ex.Stop(5, 100, 5).ok());
+  for (int i = 0; i < 30; ++i) {
+    EXPECT_TRUE(ex.Poll(104).empty());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<ExecEvent> end = PollUntilExit(ex, 105);
+  EXPECT_EQ(end.back().exit, (ExitStatus{true, SIGKILL, ""}));
+}
+
+TEST_F(LocalExecutorTest, SupervisorOutlivesTheProcessThatStartedIt) {
+  std::string go = CheckpointDir(6) + "/go";
+  started_.push_back(6);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    LocalExecutor first(Options());
+    Result<RunInfo> run = first.Start(
+        6, 1, Request({"sh", "-c", "while [ ! -e \"$0\" ]; do sleep 0.05; done; exit 5", go}), {},
+        false);
+    _exit(run.ok() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  LocalExecutor second(Options());
+  RunInfo run = ReattachOne(second);
+  EXPECT_EQ(run.id, 6);
+  EXPECT_FALSE(run.exit.has_value());
+  EXPECT_TRUE(second.IsRunning(6));
+  EXPECT_TRUE(second.Poll(0).empty());
+  ASSERT_TRUE(WriteFileAtomically(go, "").ok());
+  std::vector<ExecEvent> end = PollUntilExit(second);
+  EXPECT_EQ(end.back().id, 6);
+  EXPECT_EQ(end.back().exit, (ExitStatus{false, 5, ""}));
+}
+
+TEST_F(LocalExecutorTest, ReattachReportsARunThatEndedWhileNoDaemonWasAround) {
+  {
+    LocalExecutor first(Options());
+    MustStart(first, 7, 2, Request({"sh", "-c", "exit 4"}));
+  }
+  ASSERT_TRUE(WaitForFile(PathsOf(dir_, 7, 2).exit));
+  LocalExecutor second(Options());
+  RunInfo run = ReattachOne(second);
+  EXPECT_EQ(run.id, 7);
+  EXPECT_EQ(run.attempt, 2);
+  EXPECT_EQ(run.exit, (ExitStatus{false, 4, ""}));
+  EXPECT_FALSE(second.IsRunning(7));
+  EXPECT_TRUE(second.Poll(0).empty());
+}
+
+TEST_F(LocalExecutorTest, MissingSupervisorIsAnError) {
+  ExecutorOptions options = Options();
+  options.supervisor_path = "/nonexistent/squeeze-supervisor";
+  LocalExecutor ex(options);
+  Result<RunInfo> run = ex.Start(9, 1, Request({"true"}), {}, false);
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("cannot start the supervisor"));
+  EXPECT_FALSE(ex.IsRunning(9));
+}
+
+TEST_F(LocalExecutorTest, TrainLikeExampleResumesFromItsCheckpoint) {
+  LocalExecutor ex(Options());
+  std::string script = std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.sh";
+  std::map<std::string, std::string> env = {
+      {"STEPS", "1000"}, {"STEP_SECONDS", "0.02"}, {"CHECKPOINT_EVERY", "1000"}};
+  MustStart(ex, 8, 1, Request({script}, env));
+  for (int i = 0; i < 500 && Log(8, 1).find("step 5/") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_THAT(Log(8, 1), HasSubstr("step 5/1000"));
+  ASSERT_TRUE(ex.RequestCheckpoint(8).ok());
+  std::vector<ExecEvent> events = PollUntilExit(ex);
+  ASSERT_EQ(events.size(), 2u);
+  ASSERT_EQ(events[0].kind, Kind::kCheckpoint);
+  int saved = std::stoi(events[0].checkpoint);
+  EXPECT_GE(saved, 5);
+  EXPECT_EQ(events[1].exit, (ExitStatus{false, 0, ""}));
+
+  env["STEPS"] = std::to_string(saved + 3);
+  MustStart(ex, 8, 2, Request({script}, env), {}, true);
+  events = PollUntilExit(ex);
+  EXPECT_EQ(events.back().exit, (ExitStatus{false, 0, ""}));
+  std::string log = Log(8, 2);
+  EXPECT_THAT(log, HasSubstr("resuming from step " + std::to_string(saved) + " "));
+  EXPECT_THAT(log, HasSubstr("step " + std::to_string(saved + 1) + "/"));
+  EXPECT_THAT(log, Not(HasSubstr("step 1/")));
+  EXPECT_EQ(events[0].checkpoint, std::to_string(saved + 3));
+}
+
+}  // namespace
+}  // namespace squeeze

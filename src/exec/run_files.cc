@@ -1,0 +1,136 @@
+#include "exec/run_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace squeeze {
+namespace {
+
+Status Errno(const std::string& what, const std::string& path) {
+  return Status::Error(what + " " + path + ": " + std::strerror(errno));
+}
+
+Status MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) return Status::Ok();
+  return Errno("cannot create folder", path);
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+}  // namespace
+
+RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt) {
+  std::string stem = std::to_string(id) + "." + std::to_string(attempt);
+  return RunPaths{data_dir + "/runs/" + stem + ".run", data_dir + "/runs/" + stem + ".exit",
+                  data_dir + "/logs/" + stem + ".log",
+                  data_dir + "/checkpoints/" + std::to_string(id)};
+}
+
+Status MakeRunDirs(const std::string& data_dir, JobId id) {
+  for (const std::string& dir : {data_dir, data_dir + "/runs", data_dir + "/logs",
+                                 data_dir + "/checkpoints", PathsOf(data_dir, id, 0).checkpoint_dir}) {
+    Status s = MakeDir(dir);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("cannot create", tmp);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = Errno("cannot write", tmp);
+      close(fd);
+      return s;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) return Errno("cannot flush", tmp);
+  if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("cannot rename to", path);
+  int dir = open(DirOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+  return Status::Ok();
+}
+
+std::optional<std::string> ReadFileIfPresent(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::optional<uint64_t> ProcessStartTime(pid_t pid) {
+  std::optional<std::string> stat = ReadFileIfPresent("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  size_t paren = stat->rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat->substr(paren + 1));
+  std::string field;
+  char state = 0;
+  fields >> state;  // field 3
+  if (state == 'Z' || state == 'X') return std::nullopt;
+  for (int i = 4; i < 22 && fields >> field; ++i) {
+  }
+  uint64_t start = 0;
+  if (!(fields >> start)) return std::nullopt;
+  return start;
+}
+
+bool ProcessIsAlive(pid_t pid, uint64_t start_time) {
+  std::optional<uint64_t> now = ProcessStartTime(pid);
+  return now && *now == start_time;
+}
+
+std::string FormatRunRecord(const RunRecord& r) {
+  return "supervisor " + std::to_string(r.supervisor_pid) + " " +
+         std::to_string(r.supervisor_start) + "\njob " + std::to_string(r.job_pid) + "\n";
+}
+
+std::optional<RunRecord> ParseRunRecord(const std::string& text) {
+  std::istringstream in(text);
+  std::string supervisor, job;
+  RunRecord r;
+  if (!(in >> supervisor >> r.supervisor_pid >> r.supervisor_start >> job >> r.job_pid) ||
+      supervisor != "supervisor" || job != "job" || r.supervisor_pid <= 0 || r.job_pid <= 0) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::string FormatExitStatus(const ExitStatus& e) {
+  std::string text = (e.signaled ? "signal " : "exit ") + std::to_string(e.code) + "\n";
+  if (!e.error.empty()) text += "error " + e.error + "\n";
+  return text;
+}
+
+std::optional<ExitStatus> ParseExitStatus(const std::string& text) {
+  std::istringstream in(text);
+  std::string kind;
+  ExitStatus e;
+  if (!(in >> kind >> e.code) || (kind != "exit" && kind != "signal")) return std::nullopt;
+  e.signaled = kind == "signal";
+  std::string line;
+  std::getline(in, line);
+  if (std::getline(in, line) && line.rfind("error ", 0) == 0) e.error = line.substr(6);
+  return e;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,68 @@
+// The files through which the executor and the supervisor talk, under the data directory DIR:
+//   DIR/runs/<id>.<attempt>.run   the supervisor's pid, its start time and the job's pid (= pgid)
+//   DIR/runs/<id>.<attempt>.exit  how the job ended, written once, atomically
+//   DIR/logs/<id>.<attempt>.log   the job's stdout and stderr
+//   DIR/checkpoints/<id>/         the job's checkpoint folder, kept across attempts; the job
+//                                 marks a complete checkpoint by renaming a file to COMPLETE
+// Plain functions and data; no state. See docs/checkpoint-protocol.md.
+#ifndef SQUEEZE_EXEC_RUN_FILES_H_
+#define SQUEEZE_EXEC_RUN_FILES_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+inline constexpr char kCheckpointMarker[] = "COMPLETE";
+
+struct RunPaths {
+  std::string run;             // DIR/runs/<id>.<attempt>.run
+  std::string exit;            // DIR/runs/<id>.<attempt>.exit
+  std::string log;             // DIR/logs/<id>.<attempt>.log
+  std::string checkpoint_dir;  // DIR/checkpoints/<id>
+};
+RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt);
+
+// Creates DIR/runs, DIR/logs and DIR/checkpoints/<id> when missing.
+Status MakeRunDirs(const std::string& data_dir, JobId id);
+
+// Writes `text` to `path` through path.tmp, fsync and rename, so a reader sees all or nothing.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
+// The whole file, or nullopt when it cannot be read (missing, say).
+std::optional<std::string> ReadFileIfPresent(const std::string& path);
+
+// A live process is identified by its pid and its start time (field 22 of /proc/<pid>/stat),
+// so that a reused pid is not mistaken for it.
+std::optional<uint64_t> ProcessStartTime(pid_t pid);
+bool ProcessIsAlive(pid_t pid, uint64_t start_time);
+
+struct RunRecord {
+  pid_t supervisor_pid = 0;
+  uint64_t supervisor_start = 0;
+  pid_t job_pid = 0;  // also the job's process group id
+};
+std::string FormatRunRecord(const RunRecord& r);
+std::optional<RunRecord> ParseRunRecord(const std::string& text);
+
+// How a job ended: an exit code, or the signal that killed it. `error` is set when the
+// supervisor could not run the job at all (exit code 127, "cannot run 'x': No such file...")
+// or lost it.
+struct ExitStatus {
+  bool signaled = false;
+  int code = 0;  // the exit code, or the signal number when signaled
+  std::string error;
+  bool Succeeded() const { return !signaled && code == 0; }
+  bool operator==(const ExitStatus&) const = default;
+};
+std::string FormatExitStatus(const ExitStatus& e);  // "exit 0\n", "signal 9\n", + "error ...\n"
+std::optional<ExitStatus> ParseExitStatus(const std::string& text);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXEC_RUN_FILES_H_

@@ -1,0 +1,148 @@
+#include "exec/supervisor.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "exec/run_files.h"
+
+namespace squeeze {
+namespace {
+
+constexpr int kCannotRun = 127;
+
+void AppendToLog(int log_fd, const std::string& line) {
+  std::string text = "squeeze-supervisor: " + line + "\n";
+  if (write(log_fd, text.data(), text.size()) < 0) {
+  }
+}
+
+// In the forked job process: its own group, the workdir, the log, default signal handling,
+// then exec. On failure writes errno to `err_fd` and exits 127.
+[[noreturn]] void ExecJob(const SupervisorArgs& args, char** argv, int log_fd, int err_fd) {
+  setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
+  int null_fd = open("/dev/null", O_RDONLY);
+  int err[2] = {0, 0};
+  if (chdir(args.workdir.c_str()) != 0) {
+    err[0] = 1;
+  } else if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0) {
+    err[0] = 2;
+  } else {
+    execvp(argv[0], argv);
+    err[0] = 3;
+  }
+  err[1] = errno;
+  if (write(err_fd, err, sizeof(err)) < 0) {
+  }
+  _exit(kCannotRun);
+}
+
+std::string DescribeFailure(const SupervisorArgs& args, int step, int err) {
+  std::string why = std::strerror(err);
+  if (step == 1) return "cannot enter workdir '" + args.workdir + "': " + why;
+  if (step == 2) return "cannot redirect the job's output: " + why;
+  return "cannot run '" + args.command[0] + "': " + why;
+}
+
+ExitStatus WaitForJob(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return ExitStatus{false, -1, std::string("lost the job: ") + std::strerror(errno)};
+    }
+  }
+  if (WIFSIGNALED(status)) return ExitStatus{true, WTERMSIG(status), ""};
+  return ExitStatus{false, WEXITSTATUS(status), ""};
+}
+
+// The detached part: runs the job to its end and records how it ended.
+int Supervise(const SupervisorArgs& args) {
+  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_IGN);
+  RunPaths paths = PathsOf(args.data_dir, args.id, args.attempt);
+  int log_fd = open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) return 1;
+  std::vector<char*> argv;
+  for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    (void)WriteFileAtomically(paths.exit, FormatExitStatus({false, kCannotRun, "cannot fork"}));
+    return 1;
+  }
+  if (pid == 0) ExecJob(args, argv.data(), log_fd, err_pipe[1]);
+  setpgid(pid, pid);
+  close(err_pipe[1]);
+  RunRecord record{getpid(), ProcessStartTime(getpid()).value_or(0), pid};
+  Status written = WriteFileAtomically(paths.run, FormatRunRecord(record));
+  if (!written.ok()) AppendToLog(log_fd, written.message());
+
+  int err[2] = {0, 0};
+  ssize_t n;
+  while ((n = read(err_pipe[0], err, sizeof(err))) < 0 && errno == EINTR) {
+  }
+  close(err_pipe[0]);
+  ExitStatus exit = WaitForJob(pid);
+  if (n == static_cast<ssize_t>(sizeof(err))) exit.error = DescribeFailure(args, err[0], err[1]);
+  if (!exit.error.empty()) AppendToLog(log_fd, exit.error);
+  std::string ended = FormatExitStatus(exit);
+  AppendToLog(log_fd, "job " + std::to_string(args.id) + " attempt " +
+                          std::to_string(args.attempt) + " ended: " +
+                          ended.substr(0, ended.find('\n')));
+  Status recorded = WriteFileAtomically(paths.exit, FormatExitStatus(exit));
+  if (!recorded.ok()) AppendToLog(log_fd, recorded.message());
+  return recorded.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
+                                               const SupervisorArgs& args) {
+  std::vector<std::string> line = {supervisor_path, args.data_dir, std::to_string(args.id),
+                                   std::to_string(args.attempt), args.workdir, "--"};
+  line.insert(line.end(), args.command.begin(), args.command.end());
+  return line;
+}
+
+std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv) {
+  if (argc < 7 || std::string(argv[5]) != "--") return std::nullopt;
+  SupervisorArgs args;
+  args.data_dir = argv[1];
+  char* end = nullptr;
+  args.id = std::strtoll(argv[2], &end, 10);
+  if (*end != '\0') return std::nullopt;
+  args.attempt = static_cast<int>(std::strtol(argv[3], &end, 10));
+  if (*end != '\0') return std::nullopt;
+  args.workdir = argv[4];
+  for (int i = 6; i < argc; ++i) args.command.push_back(argv[i]);
+  return args;
+}
+
+int RunSupervisor(const SupervisorArgs& args) {
+  pid_t pid = fork();
+  if (pid < 0) return 1;
+  if (pid > 0) return 0;
+  setsid();
+  int null_fd = open("/dev/null", O_RDWR);
+  if (null_fd >= 0) {
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    if (null_fd > 2) close(null_fd);
+  }
+  _exit(Supervise(args));
+}
+
+}  // namespace squeeze

@@ -1,0 +1,38 @@
+// The small supervisor process between the daemon and one run of a job (squeeze-supervisor).
+// It detaches from the daemon (a child that calls setsid, so the daemon's death or restart
+// neither kills it nor leaves it without a parent to reap the job), starts the job's argv in
+// a process group of its own with the environment it was given, waits for it and records the
+// exit status atomically in DIR/runs/<id>.<attempt>.exit. It forwards no signals: the
+// executor signals the job directly (see local_executor.h). Used only by supervisor_main.cc.
+#ifndef SQUEEZE_EXEC_SUPERVISOR_H_
+#define SQUEEZE_EXEC_SUPERVISOR_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+namespace squeeze {
+
+struct SupervisorArgs {
+  std::string data_dir;
+  JobId id = 0;
+  int attempt = 0;
+  std::string workdir;
+  std::vector<std::string> command;  // the job's argv, run with execvp, never through a shell
+};
+
+// Command line: squeeze-supervisor DATA_DIR JOB_ID ATTEMPT WORKDIR -- ARGV...
+std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
+                                               const SupervisorArgs& args);
+std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv);
+
+// Forks the detached supervisor and returns 0 in the calling process at once (the process the
+// daemon started exits with it); the detached child runs the job, records its exit and exits.
+// Returns non-zero when the supervisor could not even detach.
+int RunSupervisor(const SupervisorArgs& args);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXEC_SUPERVISOR_H_
