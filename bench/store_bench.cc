@@ -1,6 +1,6 @@
 // store_bench: durable submissions/s of the JobStore (group commit) with 1 and 8 client
 // threads, submit latency at a paced 500/s, and open + LoadUnfinished of 100,000 jobs.
-//   build/bench/store_bench [--dir /tmp] [--jobs 100000]
+//   build/bench/store_bench [--dir /tmp] [--jobs 100000] [--load-only]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,6 +22,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// CPU seconds (user + system) this thread has used.
+double ThreadCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
 
 JobRequest BenchRequest(int i) {
   JobRequest r;
@@ -82,9 +90,10 @@ void PacedLatency(JobStore& store, int rate, int total, double* p50_ms, double* 
   *p99_ms = latencies[total * 99 / 100];
 }
 
-void RunAll(const std::string& base, int jobs) {
+void RunAll(const std::string& base, int jobs, bool load_only) {
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
   for (bool fsync : {true, false}) {
+    if (load_only) break;
     const char* mode = fsync ? "FULL  " : "NORMAL";
     for (int threads : {1, 8}) {
       const std::string dir = base + "/tput";
@@ -108,12 +117,15 @@ void RunAll(const std::string& base, int jobs) {
     auto store = MustOpen(dir, false);
     Throughput(*store, 16, jobs / 16);
   }
+  const double cpu_start = ThreadCpuSeconds();
   const auto start = Clock::now();
   auto store = MustOpen(dir, true);
+  const auto opened = Clock::now();
   auto jobs_loaded = store->LoadUnfinished();
   if (!jobs_loaded.ok()) std::abort();
-  std::printf("open + LoadUnfinished: %zu jobs in %.3f s\n", jobs_loaded->size(),
-              Seconds(Clock::now() - start));
+  std::printf("open + LoadUnfinished: %zu jobs in %.3f s wall, %.3f s CPU (open %.3f s)\n",
+              jobs_loaded->size(), Seconds(Clock::now() - start),
+              ThreadCpuSeconds() - cpu_start, Seconds(opened - start));
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak RSS: %ld MiB\n", usage.ru_maxrss / 1024);
@@ -125,13 +137,16 @@ void RunAll(const std::string& base, int jobs) {
 int main(int argc, char** argv) {
   std::string dir = "/tmp";
   int jobs = 100000;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool load_only = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--load-only") load_only = true;
+    if (i + 1 == argc) break;
     if (flag == "--dir") dir = argv[i + 1];
     if (flag == "--jobs") jobs = std::atoi(argv[i + 1]);
   }
   const std::string base = dir + "/squeeze_store_bench_" + std::to_string(getpid());
-  squeeze::RunAll(base, jobs);
+  squeeze::RunAll(base, jobs, load_only);
   std::filesystem::remove_all(base);
   return 0;
 }
