@@ -23,10 +23,10 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// CPU seconds (user + system) this thread has used.
-double ThreadCpuSeconds() {
+// CPU seconds (user + system) the process has used.
+double CpuSeconds() {
   rusage usage{};
-  getrusage(RUSAGE_THREAD, &usage);
+  getrusage(RUSAGE_SELF, &usage);
   return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
          (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
@@ -117,7 +117,7 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
     auto store = MustOpen(dir, false);
     Throughput(*store, 16, jobs / 16);
   }
-  const double cpu_start = ThreadCpuSeconds();
+  const double cpu_start = CpuSeconds();
   const auto start = Clock::now();
   auto store = MustOpen(dir, true);
   const auto opened = Clock::now();
@@ -125,7 +125,7 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
   if (!jobs_loaded.ok()) std::abort();
   std::printf("open + LoadUnfinished: %zu jobs in %.3f s wall, %.3f s CPU (open %.3f s)\n",
               jobs_loaded->size(), Seconds(Clock::now() - start),
-              ThreadCpuSeconds() - cpu_start, Seconds(opened - start));
+              CpuSeconds() - cpu_start, Seconds(opened - start));
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak RSS: %ld MiB\n", usage.ru_maxrss / 1024);

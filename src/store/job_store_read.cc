@@ -78,11 +78,14 @@ Result<std::vector<JobRecord>> JobStore::List(const ListFilter& filter) {
   std::vector<std::string> texts;
   auto add = [&](const std::string& value) {
     texts.push_back(value);
-    return "?" + std::to_string(texts.size() + 1);
+    return std::string("?").append(std::to_string(texts.size() + 1));
   };
   if (!filter.states.empty()) {
     std::string in;
-    for (JobState s : filter.states) in += (in.empty() ? "" : ",") + add(std::string(JobStateName(s)));
+    for (JobState s : filter.states) {
+      if (!in.empty()) in += ",";
+      in += add(std::string(JobStateName(s)));
+    }
     where += " AND state IN (" + in + ")";
   }
   if (filter.owner) where += " AND owner = " + add(*filter.owner);

@@ -94,7 +94,7 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
 std::string GpusToJson(const std::vector<int>& gpus) { return json(gpus).dump(); }
 
 Result<std::vector<int>> GpusFromJson(const std::string& text) {
-  if (text.empty()) return std::vector<int>{};
+  if (text.empty() || text == "[]") return std::vector<int>{};
   try {
     return json::parse(text).get<std::vector<int>>();
   } catch (const std::exception& e) {
