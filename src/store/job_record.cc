@@ -1,0 +1,17 @@
+#include "store/job_record.h"
+
+namespace squeeze {
+
+std::optional<JobState> ParseJobState(std::string_view name) {
+  for (JobState s : {JobState::kPending, JobState::kRunning, JobState::kCheckpointing,
+                     JobState::kDone, JobState::kFailed, JobState::kCancelled}) {
+    if (JobStateName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+bool IsFinished(JobState s) {
+  return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled;
+}
+
+}  // namespace squeeze

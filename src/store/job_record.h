@@ -1,0 +1,47 @@
+// What the store keeps about one job of the live queue: the request as submitted, who owns it,
+// and its lifecycle (state, runs, exit, checkpoints). Plain data, returned by value.
+#ifndef SQUEEZE_STORE_JOB_RECORD_H_
+#define SQUEEZE_STORE_JOB_RECORD_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/job_request.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+struct JobRecord {
+  JobId id = 0;
+  JobRequest request;  // request.spec.id and request.spec.submit_time mirror id, submitted_at
+  std::string owner;
+  JobState state = JobState::kPending;
+  Time submitted_at = 0;
+  std::optional<Time> started_at;  // start of the current or last run
+  std::optional<Time> ended_at;
+  std::optional<int> exit_code;  // shell convention: 128 + signal for a job a signal ended
+  int attempts = 0;              // runs started so far
+  int preemptions = 0;
+  std::optional<Time> last_checkpoint;
+  std::string reason;     // why it is in its state ("preempted by 17", "exit 3", ...)
+  std::vector<int> gpus;  // GPU indices of the current or last run
+};
+
+// One line of a job's history, append-only.
+struct JobEvent {
+  int64_t seq = 0;  // store-wide order
+  JobId job = 0;
+  Time at = 0;
+  std::string kind;  // "submit", "state", "start", "exit", "checkpoint", "preempt", ...
+  std::string text;
+};
+
+// The inverse of core's JobStateName.
+std::optional<JobState> ParseJobState(std::string_view name);
+bool IsFinished(JobState s);  // done, failed or cancelled
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_STORE_JOB_RECORD_H_

@@ -1,0 +1,285 @@
+#include "store/job_store.h"
+
+#include <filesystem>
+
+#include "store/request_json.h"
+
+namespace squeeze {
+namespace {
+
+constexpr int64_t kSchemaVersion = 1;
+constexpr size_t kMaxBatch = 1024;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  owner TEXT NOT NULL,
+  team TEXT NOT NULL,
+  name TEXT NOT NULL,
+  urgency INTEGER NOT NULL,
+  gpus INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  submitted_at INTEGER NOT NULL,
+  started_at INTEGER,
+  ended_at INTEGER,
+  exit_code INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  preemptions INTEGER NOT NULL DEFAULT 0,
+  last_checkpoint INTEGER,
+  reason TEXT NOT NULL DEFAULT '',
+  run_gpus TEXT NOT NULL DEFAULT '[]',
+  request TEXT NOT NULL);
+CREATE INDEX jobs_by_state ON jobs(state, id);
+CREATE INDEX jobs_by_owner ON jobs(owner, id);
+CREATE INDEX jobs_by_team ON jobs(team, id);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL);
+CREATE INDEX events_by_job ON events(job_id, seq);
+)sql";
+
+// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back when it fails.
+Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
+  if (Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  Status s = body();
+  if (s.ok()) s = db.Exec("COMMIT");
+  if (!s.ok()) (void)db.Exec("ROLLBACK");
+  return s;
+}
+
+Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row ? stmt->Int(0) : int64_t{0};
+}
+
+Status SetPragmas(SqliteDb& db, bool fsync_each_commit) {
+  auto stmt = db.Prepare("PRAGMA journal_mode=WAL");
+  if (!stmt.ok()) return stmt.status();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.status();
+  if (!*row || stmt->Text(0) != "wal") {
+    return Status::Error("cannot put " + db.path() + " in WAL mode (the file system may not " +
+                         "support shared memory)");
+  }
+  return db.Exec(fsync_each_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+}
+
+Status EnsureSchema(SqliteDb& db) {
+  return InTransaction(db, [&db]() -> Status {
+    if (Status s = db.Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+        !s.ok()) {
+      return s;
+    }
+    auto version = QueryInt(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    if (!version.ok()) return version.status();
+    if (*version == kSchemaVersion) return Status::Ok();
+    if (*version > kSchemaVersion) {
+      return Status::Error(db.path() + " has schema version " + std::to_string(*version) +
+                           ", newer than this squeeze knows (" +
+                           std::to_string(kSchemaVersion) + "); use a newer squeeze");
+    }
+    if (Status s = db.Exec(kSchema); !s.ok()) return s;
+    return db.Exec("INSERT INTO schema_version(version) VALUES (" +
+                   std::to_string(kSchemaVersion) + ")");
+  });
+}
+
+std::string ExitText(int exit_code) {
+  if (exit_code > 128) return "killed by signal " + std::to_string(exit_code - 128);
+  return "exit code " + std::to_string(exit_code);
+}
+
+}  // namespace
+
+struct JobStore::PendingSubmit {
+  const JobRequest* request = nullptr;
+  const std::string* owner = nullptr;
+  Time now = 0;
+  JobId id = 0;
+  Status status;
+  bool done = false;
+};
+
+Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir) {
+  return Open(data_dir, Options());
+}
+
+Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
+                                                 const Options& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir, ec);
+  if (ec) return Status::Error("cannot create data directory " + data_dir + ": " + ec.message());
+  const std::string path = (std::filesystem::path(data_dir) / "squeeze.db").string();
+  auto writer = SqliteDb::Open(path);
+  if (!writer.ok()) return writer.status();
+  if (Status s = SetPragmas(**writer, options.fsync_each_commit); !s.ok()) {
+    return s.WithContext("opening job store");
+  }
+  if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
+  auto reader = SqliteDb::Open(path);
+  if (!reader.ok()) return reader.status();
+  if (Status s = (*reader)->Exec("PRAGMA query_only=1"); !s.ok()) return s;
+  return std::unique_ptr<JobStore>(
+      new JobStore(path, std::move(writer).value(), std::move(reader).value()));
+}
+
+JobStore::JobStore(std::string path, std::unique_ptr<SqliteDb> writer,
+                   std::unique_ptr<SqliteDb> reader)
+    : path_(std::move(path)), writer_(std::move(writer)), reader_(std::move(reader)) {}
+
+JobStore::~JobStore() = default;
+
+// Group commit: a submitter queues its request; whoever finds no commit in progress becomes
+// the leader, takes the whole queue and commits it as one transaction, then wakes the rest.
+Result<JobId> JobStore::Submit(const JobRequest& request, const std::string& owner, Time now) {
+  PendingSubmit me;
+  me.request = &request;
+  me.owner = &owner;
+  me.now = now;
+  std::unique_lock lock(queue_mu_);
+  queue_.push_back(&me);
+  while (!me.done) {
+    if (leader_active_) {
+      queue_cv_.wait(lock);
+      continue;
+    }
+    leader_active_ = true;
+    const size_t n = std::min(queue_.size(), kMaxBatch);
+    std::vector<PendingSubmit*> batch(queue_.begin(), queue_.begin() + n);
+    queue_.erase(queue_.begin(), queue_.begin() + n);
+    lock.unlock();
+    const Status status = CommitBatch(batch);
+    lock.lock();
+    for (PendingSubmit* p : batch) {
+      if (!status.ok()) p->status = status;
+      p->done = true;
+    }
+    leader_active_ = false;
+    queue_cv_.notify_all();
+  }
+  if (!me.status.ok()) return me.status;
+  return me.id;
+}
+
+Status JobStore::CommitBatch(std::vector<PendingSubmit*>& batch) {
+  std::lock_guard lock(write_mu_);
+  return InTransaction(*writer_, [&] { return InsertBatch(batch); });
+}
+
+Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
+  auto insert = writer_->Prepare(
+      "INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7) RETURNING id");
+  if (!insert.ok()) return insert.status();
+  for (PendingSubmit* p : batch) {
+    const JobSpec& spec = p->request->spec;
+    insert->Bind(1, *p->owner);
+    insert->Bind(2, spec.team);
+    insert->Bind(3, spec.name);
+    insert->Bind(4, static_cast<int64_t>(spec.urgency));
+    insert->Bind(5, static_cast<int64_t>(spec.gpus));
+    insert->Bind(6, p->now);
+    insert->Bind(7, RequestToJson(*p->request));
+    auto row = insert->Step();
+    if (!row.ok()) return row.status();
+    p->id = insert->Int(0);
+    if (Status s = insert->Run(); !s.ok()) return s;
+    insert->Reset();
+    if (Status s = InsertEvent(p->id, p->now, "submit", "submitted by " + *p->owner); !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+Status JobStore::InsertEvent(JobId id, Time at, const std::string& kind,
+                             const std::string& text) {
+  auto stmt = writer_->Prepare("INSERT INTO events(job_id, at, kind, text) VALUES (?1,?2,?3,?4)");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  stmt->Bind(2, at);
+  stmt->Bind(3, kind);
+  stmt->Bind(4, text);
+  return stmt->Run();
+}
+
+Status JobStore::Update(JobId id, const std::string& sql,
+                        const std::function<void(SqliteStmt&)>& bind, Time now,
+                        const std::string& kind, const std::string& text) {
+  std::lock_guard lock(write_mu_);
+  return InTransaction(*writer_, [&]() -> Status {
+    auto stmt = writer_->Prepare(sql);
+    if (!stmt.ok()) return stmt.status();
+    stmt->Bind(1, id);
+    bind(*stmt);
+    if (Status s = stmt->Run(); !s.ok()) return s;
+    if (writer_->Changes() == 0) {
+      return Status::Error("job " + std::to_string(id) + " not found in " + path_);
+    }
+    return InsertEvent(id, now, kind, text);
+  });
+}
+
+Status JobStore::SetState(JobId id, JobState state, const std::string& reason, Time now) {
+  const std::string name(JobStateName(state));
+  const std::optional<int64_t> ended = IsFinished(state) ? std::optional<int64_t>(now)
+                                                         : std::nullopt;
+  return Update(
+      id, "UPDATE jobs SET state=?2, reason=?3, ended_at=COALESCE(ended_at, ?4) WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, name);
+        s.Bind(3, reason);
+        s.Bind(4, ended);
+      },
+      now, "state", reason.empty() ? name : name + ": " + reason);
+}
+
+Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now) {
+  const std::string gpu_json = GpusToJson(gpus);
+  return Update(
+      id,
+      "UPDATE jobs SET state='running', attempts=?2, run_gpus=?3, started_at=?4, "
+      "ended_at=NULL, exit_code=NULL, reason='' WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, static_cast<int64_t>(attempt));
+        s.Bind(3, gpu_json);
+        s.Bind(4, now);
+      },
+      now, "start", "attempt " + std::to_string(attempt) + " on GPUs " + gpu_json);
+}
+
+Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
+  return Update(
+      id, "UPDATE jobs SET exit_code=?2, ended_at=?3 WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, static_cast<int64_t>(exit_code));
+        s.Bind(3, now);
+      },
+      now, "exit", ExitText(exit_code));
+}
+
+Status JobStore::RecordCheckpoint(JobId id, Time now) {
+  return Update(
+      id, "UPDATE jobs SET last_checkpoint=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, now); },
+      now, "checkpoint", "checkpoint saved");
+}
+
+Status JobStore::RecordPreemption(JobId id, Time now) {
+  return Update(
+      id, "UPDATE jobs SET preemptions=preemptions+1 WHERE id=?1", [](SqliteStmt&) {}, now,
+      "preempt", "preempted");
+}
+
+Status JobStore::AppendEvent(JobId id, Time at, const std::string& kind,
+                             const std::string& text) {
+  return Update(
+      id, "UPDATE jobs SET id=id WHERE id=?1", [](SqliteStmt&) {}, at, kind, text);
+}
+
+}  // namespace squeeze

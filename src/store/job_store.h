@@ -1,0 +1,100 @@
+// JobStore: the daemon's durable record of jobs and their history, one SQLite file
+// DATA_DIR/squeeze.db in WAL mode. Submit is durable when it returns (group commit: concurrent
+// submitters share one transaction). Thread-safe: any thread may call any method; writes are
+// serialized on one connection, reads use a second one and do not wait for a commit.
+#ifndef SQUEEZE_STORE_JOB_STORE_H_
+#define SQUEEZE_STORE_JOB_STORE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job_request.h"
+#include "core/status.h"
+#include "core/types.h"
+#include "store/job_record.h"
+#include "store/sqlite_db.h"
+
+namespace squeeze {
+
+struct ListFilter {
+  std::vector<JobState> states;  // empty = every state
+  std::optional<std::string> owner;
+  std::optional<std::string> team;
+  JobId after_id = 0;  // paging: only ids above this, in id order
+  int limit = 100;     // <= 0 = no limit
+};
+
+class JobStore {
+ public:
+  struct Options {
+    // true: synchronous=FULL, a commit is fsynced before it is acknowledged (survives power
+    // loss). false: synchronous=NORMAL, the WAL is written but fsynced only at checkpoints
+    // (survives a crash or kill -9 of the daemon, may lose the last commits on power loss).
+    bool fsync_each_commit = true;
+  };
+
+  static Result<std::unique_ptr<JobStore>> Open(const std::string& data_dir);
+  static Result<std::unique_ptr<JobStore>> Open(const std::string& data_dir,
+                                                const Options& options);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  // Stores a new pending job owned by `owner`; the id is assigned in commit order.
+  Result<JobId> Submit(const JobRequest& request, const std::string& owner, Time now);
+
+  // Each update also appends an event. An unknown id is an error.
+  Status SetState(JobId id, JobState state, const std::string& reason, Time now);
+  // A run begins: state running, attempts = attempt, the run's GPUs; clears the last exit.
+  Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now);
+  // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
+  Status RecordExit(JobId id, int exit_code, Time now);
+  Status RecordCheckpoint(JobId id, Time now);
+  Status RecordPreemption(JobId id, Time now);
+  Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);
+
+  Result<JobRecord> Get(JobId id);
+  Result<std::vector<JobRecord>> List(const ListFilter& filter);
+  // Every job not yet done, failed or cancelled, in id order: what a restart resumes.
+  Result<std::vector<JobRecord>> LoadUnfinished();
+  Result<std::map<JobState, int64_t>> CountByState();
+  Result<std::vector<JobEvent>> Events(JobId id);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct PendingSubmit;
+
+  JobStore(std::string path, std::unique_ptr<SqliteDb> writer, std::unique_ptr<SqliteDb> reader);
+  Status CommitBatch(std::vector<PendingSubmit*>& batch);
+  Status InsertBatch(std::vector<PendingSubmit*>& batch);
+  // Runs `sql` (?1 = id, the rest bound by `bind`) and appends an event, in one transaction.
+  Status Update(JobId id, const std::string& sql, const std::function<void(SqliteStmt&)>& bind,
+                Time now, const std::string& kind, const std::string& text);
+  Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text);
+  // Rows of jobs matching `where` (parameters bound by `bind`), in id order.
+  Result<std::vector<JobRecord>> Query(const std::string& where,
+                                       const std::function<void(SqliteStmt&)>& bind);
+
+  const std::string path_;
+  std::mutex write_mu_;  // guards writer_
+  std::unique_ptr<SqliteDb> writer_;
+  std::mutex read_mu_;  // guards reader_
+  std::unique_ptr<SqliteDb> reader_;
+
+  std::mutex queue_mu_;  // guards queue_, leader_active_
+  std::condition_variable queue_cv_;
+  std::deque<PendingSubmit*> queue_;
+  bool leader_active_ = false;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_STORE_JOB_STORE_H_

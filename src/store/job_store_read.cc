@@ -1,0 +1,138 @@
+// JobStore's reads: one job, filtered pages, the unfinished jobs a restart resumes, counts and
+// history. They run on the reader connection and see the last committed state.
+#include <string>
+
+#include "store/job_store.h"
+#include "store/request_json.h"
+
+namespace squeeze {
+namespace {
+
+constexpr const char* kColumns =
+    "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
+    "preemptions, last_checkpoint, reason, run_gpus, request FROM jobs ";
+
+std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+Result<JobRecord> RowToRecord(const SqliteStmt& row) {
+  JobRecord r;
+  r.id = row.Int(0);
+  r.owner = row.Text(1);
+  const std::string state = row.Text(2);
+  auto parsed = ParseJobState(state);
+  if (!parsed) {
+    return Status::Error("job " + std::to_string(r.id) + " has unknown state '" + state + "'");
+  }
+  r.state = *parsed;
+  r.submitted_at = row.Int(3);
+  r.started_at = row.OptionalInt(4);
+  r.ended_at = row.OptionalInt(5);
+  r.exit_code = OptionalInt32(row.OptionalInt(6));
+  r.attempts = static_cast<int>(row.Int(7));
+  r.preemptions = static_cast<int>(row.Int(8));
+  r.last_checkpoint = row.OptionalInt(9);
+  r.reason = row.Text(10);
+  auto gpus = GpusFromJson(row.Text(11));
+  if (!gpus.ok()) return gpus.status().WithContext("job " + std::to_string(r.id));
+  r.gpus = std::move(gpus).value();
+  auto request = RequestFromJson(row.Text(12));
+  if (!request.ok()) return request.status().WithContext("job " + std::to_string(r.id));
+  r.request = std::move(request).value();
+  r.request.spec.id = r.id;
+  r.request.spec.submit_time = r.submitted_at;
+  return r;
+}
+
+}  // namespace
+
+Result<std::vector<JobRecord>> JobStore::Query(const std::string& where,
+                                               const std::function<void(SqliteStmt&)>& bind) {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(kColumns + where);
+  if (!stmt.ok()) return stmt.status();
+  bind(*stmt);
+  std::vector<JobRecord> records;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    auto record = RowToRecord(*stmt);
+    if (!record.ok()) return record.status();
+    records.push_back(std::move(record).value());
+  }
+  return records;
+}
+
+Result<JobRecord> JobStore::Get(JobId id) {
+  auto records = Query("WHERE id=?1", [id](SqliteStmt& s) { s.Bind(1, id); });
+  if (!records.ok()) return records.status();
+  if (records->empty()) return Status::Error("job " + std::to_string(id) + " not found");
+  return std::move(records->front());
+}
+
+Result<std::vector<JobRecord>> JobStore::List(const ListFilter& filter) {
+  std::string where = "WHERE id > ?1";
+  std::vector<std::string> texts;
+  auto add = [&](const std::string& value) {
+    texts.push_back(value);
+    return std::string("?").append(std::to_string(texts.size() + 1));
+  };
+  if (!filter.states.empty()) {
+    std::string in;
+    for (JobState s : filter.states) {
+      if (!in.empty()) in += ",";
+      in += add(std::string(JobStateName(s)));
+    }
+    where += " AND state IN (" + in + ")";
+  }
+  if (filter.owner) where += " AND owner = " + add(*filter.owner);
+  if (filter.team) where += " AND team = " + add(*filter.team);
+  where += " ORDER BY id";
+  const int limit_index = static_cast<int>(texts.size()) + 2;
+  if (filter.limit > 0) where += " LIMIT ?" + std::to_string(limit_index);
+  return Query(where, [&](SqliteStmt& s) {
+    s.Bind(1, filter.after_id);
+    for (size_t i = 0; i < texts.size(); ++i) s.Bind(static_cast<int>(i) + 2, texts[i]);
+    if (filter.limit > 0) s.Bind(limit_index, static_cast<int64_t>(filter.limit));
+  });
+}
+
+Result<std::vector<JobRecord>> JobStore::LoadUnfinished() {
+  return Query("WHERE state IN ('pending', 'running', 'checkpointing') ORDER BY id",
+               [](SqliteStmt&) {});
+}
+
+Result<std::map<JobState, int64_t>> JobStore::CountByState() {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare("SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  if (!stmt.ok()) return stmt.status();
+  std::map<JobState, int64_t> counts;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    if (auto state = ParseJobState(stmt->Text(0))) counts[*state] = stmt->Int(1);
+  }
+  return counts;
+}
+
+Result<std::vector<JobEvent>> JobStore::Events(JobId id) {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(
+      "SELECT seq, job_id, at, kind, text FROM events WHERE job_id=?1 ORDER BY seq");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  std::vector<JobEvent> events;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Int(2), stmt->Text(3), stmt->Text(4)});
+  }
+  return events;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,349 @@
+#include "store/job_store.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace squeeze {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/squeeze_store_test_XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+JobRequest FullRequest() {
+  JobRequest r;
+  JobSpec& s = r.spec;
+  s.name = "train-llm";
+  s.team = "vision";
+  s.pool = "spot-a";
+  s.urgency = Urgency::kHigh;
+  s.gpus = 4;
+  s.gpu_milli = 500;
+  s.gpu_models = {"A100", "H100"};
+  s.min_gpu_memory_mib = 40960;
+  s.cpu_milli = 16000;
+  s.memory_mib = 65536;
+  s.preemptible = true;
+  s.checkpointable = true;
+  s.checkpoint_interval = 1800;
+  s.checkpoint_cost = 45;
+  s.restart_overhead = 33;
+  s.estimate = 7200;
+  s.deadline = 99999;
+  s.regions = {"eu-west", "us-east"};
+  r.command = {"bash", "-c", "echo \"hi\" && exit 3"};
+  r.workdir = "/work/jobs/1";
+  r.env = {{"A", "1"}, {"QUOTE", "x\"y\n"}};
+  r.max_retries = 5;
+  return r;
+}
+
+JobRequest Simple(const std::string& team = "t") {
+  JobRequest r;
+  r.spec.name = "j";
+  r.spec.team = team;
+  r.command = {"true"};
+  return r;
+}
+
+void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
+  EXPECT_EQ(a.spec.name, b.spec.name);
+  EXPECT_EQ(a.spec.team, b.spec.team);
+  EXPECT_EQ(a.spec.pool, b.spec.pool);
+  EXPECT_EQ(a.spec.urgency, b.spec.urgency);
+  EXPECT_EQ(a.spec.gpus, b.spec.gpus);
+  EXPECT_EQ(a.spec.gpu_milli, b.spec.gpu_milli);
+  EXPECT_EQ(a.spec.gpu_models, b.spec.gpu_models);
+  EXPECT_EQ(a.spec.min_gpu_memory_mib, b.spec.min_gpu_memory_mib);
+  EXPECT_EQ(a.spec.cpu_milli, b.spec.cpu_milli);
+  EXPECT_EQ(a.spec.memory_mib, b.spec.memory_mib);
+  EXPECT_EQ(a.spec.preemptible, b.spec.preemptible);
+  EXPECT_EQ(a.spec.checkpointable, b.spec.checkpointable);
+  EXPECT_EQ(a.spec.checkpoint_interval, b.spec.checkpoint_interval);
+  EXPECT_EQ(a.spec.checkpoint_cost, b.spec.checkpoint_cost);
+  EXPECT_EQ(a.spec.restart_overhead, b.spec.restart_overhead);
+  EXPECT_EQ(a.spec.estimate, b.spec.estimate);
+  EXPECT_EQ(a.spec.deadline, b.spec.deadline);
+  EXPECT_EQ(a.spec.regions, b.spec.regions);
+  EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.workdir, b.workdir);
+  EXPECT_EQ(a.env, b.env);
+  EXPECT_EQ(a.max_retries, b.max_retries);
+}
+
+ListFilter Filter(std::vector<JobState> states, std::optional<std::string> owner,
+                  std::optional<std::string> team, JobId after_id, int limit) {
+  ListFilter f;
+  f.states = std::move(states);
+  f.owner = std::move(owner);
+  f.team = std::move(team);
+  f.after_id = after_id;
+  f.limit = limit;
+  return f;
+}
+
+std::unique_ptr<JobStore> MustOpen(const std::string& dir) {
+  auto store = JobStore::Open(dir);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return std::move(store).value();
+}
+
+TEST(JobStoreTest, EveryRequestFieldRoundTrips) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobRequest full = FullRequest();
+  auto id = store->Submit(full, "alice", 1000);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto defaults_id = store->Submit(JobRequest{}, "bob", 1001);
+  ASSERT_TRUE(defaults_id.ok());
+
+  auto got = store->Get(*id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ExpectSameRequest(got->request, full);
+  EXPECT_EQ(got->id, *id);
+  EXPECT_EQ(got->request.spec.id, *id);
+  EXPECT_EQ(got->request.spec.submit_time, 1000);
+  EXPECT_EQ(got->owner, "alice");
+  EXPECT_EQ(got->state, JobState::kPending);
+  EXPECT_EQ(got->submitted_at, 1000);
+  EXPECT_FALSE(got->started_at || got->ended_at || got->exit_code || got->last_checkpoint);
+  EXPECT_EQ(got->attempts, 0);
+  EXPECT_TRUE(got->gpus.empty());
+
+  auto defaults = store->Get(*defaults_id);
+  ASSERT_TRUE(defaults.ok());
+  ExpectSameRequest(defaults->request, JobRequest{});
+}
+
+TEST(JobStoreTest, LifecycleFieldsAndEvents) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId id = *store->Submit(Simple(), "alice", 10);
+  ASSERT_TRUE(store->RecordStart(id, 1, {2, 5}, 20).ok());
+  ASSERT_TRUE(store->RecordCheckpoint(id, 30).ok());
+  ASSERT_TRUE(store->RecordPreemption(id, 35).ok());
+  ASSERT_TRUE(store->SetState(id, JobState::kCheckpointing, "preempted by 9", 35).ok());
+  ASSERT_TRUE(store->RecordExit(id, 128 + 15, 40).ok());
+  ASSERT_TRUE(store->SetState(id, JobState::kPending, "preempted by 9", 40).ok());
+  ASSERT_TRUE(store->RecordStart(id, 2, {7}, 50).ok());
+  ASSERT_TRUE(store->RecordExit(id, 0, 60).ok());
+  ASSERT_TRUE(store->SetState(id, JobState::kDone, "", 60).ok());
+  ASSERT_TRUE(store->AppendEvent(id, 61, "note", "hello").ok());
+
+  auto r = *store->Get(id);
+  EXPECT_EQ(r.state, JobState::kDone);
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.gpus, (std::vector<int>{7}));
+  EXPECT_EQ(r.started_at, 50);
+  EXPECT_EQ(r.ended_at, 60);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.last_checkpoint, 30);
+
+  auto events = *store->Events(id);
+  std::vector<std::string> kinds;
+  for (const auto& e : events) kinds.push_back(e.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"submit", "start", "checkpoint", "preempt", "state",
+                                             "exit", "state", "start", "exit", "state", "note"}));
+  EXPECT_EQ(events[5].text, "killed by signal 15");
+  EXPECT_EQ(events.back().at, 61);
+  for (size_t i = 1; i < events.size(); ++i) EXPECT_LT(events[i - 1].seq, events[i].seq);
+}
+
+TEST(JobStoreTest, UpdatesOfUnknownJobFail) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  Status s = store->SetState(42, JobState::kDone, "", 1);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("job 42 not found"), std::string::npos) << s.message();
+  EXPECT_FALSE(store->AppendEvent(42, 1, "note", "x").ok());
+  EXPECT_FALSE(store->Get(42).ok());
+}
+
+TEST(JobStoreTest, IdsAreMonotonic) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  JobId last = 0;
+  for (int i = 0; i < 50; ++i) {
+    const JobId id = *store->Submit(Simple(), "a", i);
+    EXPECT_GT(id, last);
+    last = id;
+  }
+}
+
+TEST(JobStoreTest, ConcurrentSubmitsAreAllStoredWithDistinctIds) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  constexpr int kThreads = 8, kEach = 500;
+  std::vector<std::vector<JobId>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        auto id = store->Submit(Simple("team" + std::to_string(t)), "u", i);
+        ASSERT_TRUE(id.ok()) << id.status().message();
+        ids[t].push_back(*id);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::set<JobId> all;
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_TRUE(std::is_sorted(ids[t].begin(), ids[t].end()));
+    for (JobId id : ids[t]) {
+      all.insert(id);
+      auto r = store->Get(id);
+      ASSERT_TRUE(r.ok());
+      EXPECT_EQ(r->request.spec.team, "team" + std::to_string(t));
+    }
+  }
+  EXPECT_EQ(all.size(), static_cast<size_t>(kThreads * kEach));
+  auto counts = *store->CountByState();
+  EXPECT_EQ(counts[JobState::kPending], kThreads * kEach);
+}
+
+TEST(JobStoreTest, ReopenSeesEverything) {
+  TempDir dir;
+  std::vector<JobId> ids;
+  {
+    auto store = MustOpen(dir.path());
+    for (int i = 0; i < 20; ++i) ids.push_back(*store->Submit(Simple(), "a", i));
+    ASSERT_TRUE(store->SetState(ids[3], JobState::kFailed, "exit 1", 30).ok());
+    ASSERT_TRUE(store->RecordStart(ids[4], 1, {0}, 31).ok());
+  }
+  auto store = MustOpen(dir.path());
+  EXPECT_EQ(store->List(Filter({}, {}, {}, 0, 0))->size(), 20u);
+  auto unfinished = *store->LoadUnfinished();
+  EXPECT_EQ(unfinished.size(), 19u);
+  EXPECT_EQ(store->Get(ids[4])->state, JobState::kRunning);
+  EXPECT_EQ(store->Get(ids[3])->reason, "exit 1");
+  EXPECT_GT(*store->Submit(Simple(), "a", 99), ids.back());
+}
+
+TEST(JobStoreTest, ListFiltersAndPages) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  std::vector<JobId> ids;
+  for (int i = 0; i < 30; ++i) {
+    ids.push_back(*store->Submit(Simple(i % 2 ? "odd" : "even"), i % 3 ? "bob" : "alice", i));
+  }
+  ASSERT_TRUE(store->SetState(ids[0], JobState::kCancelled, "", 40).ok());
+  ASSERT_TRUE(store->RecordStart(ids[1], 1, {0}, 40).ok());
+
+  auto alice = *store->List(Filter({}, "alice", {}, 0, 0));
+  EXPECT_EQ(alice.size(), 10u);
+  for (const auto& r : alice) EXPECT_EQ(r.owner, "alice");
+  auto odd_bob = *store->List(Filter({}, "bob", "odd", 0, 0));
+  EXPECT_EQ(odd_bob.size(), 10u);
+  auto active = *store->List(Filter({JobState::kCancelled, JobState::kRunning}, {}, {}, 0, 100));
+  ASSERT_EQ(active.size(), 2u);
+  EXPECT_EQ(active[0].id, ids[0]);
+  EXPECT_EQ(active[1].id, ids[1]);
+
+  std::vector<JobId> paged;
+  JobId after = 0;
+  while (true) {
+    auto page = *store->List(Filter({}, {}, {}, after, 7));
+    if (page.empty()) break;
+    EXPECT_LE(page.size(), 7u);
+    for (const auto& r : page) paged.push_back(r.id);
+    after = page.back().id;
+  }
+  EXPECT_EQ(paged, ids);
+}
+
+TEST(JobStoreTest, NonDatabaseFileIsAClearError) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/squeeze.db") << std::string(8192, 'x');
+  auto store = JobStore::Open(dir.path());
+  ASSERT_FALSE(store.ok());
+  const std::string m = store.status().message();
+  EXPECT_NE(m.find(dir.path() + "/squeeze.db"), std::string::npos) << m;
+  EXPECT_NE(m.find("not a database"), std::string::npos) << m;
+}
+
+TEST(JobStoreTest, UncreatableDataDirIsAClearError) {
+  TempDir dir;
+  std::ofstream(dir.path() + "/file") << "x";
+  const std::string bad = dir.path() + "/file/data";
+  auto store = JobStore::Open(bad);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("cannot create data directory " + bad),
+            std::string::npos)
+      << store.status().message();
+}
+
+// The child submits from 4 threads and writes each acknowledged id to a pipe; it is killed
+// with SIGKILL mid-burst, and every id it acknowledged must be in the reopened store.
+void CheckAcknowledgedSubmitsSurviveKill9(bool fsync_each_commit) {
+  TempDir dir;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(fds[0]);
+    auto store = JobStore::Open(dir.path(), {.fsync_each_commit = fsync_each_commit});
+    if (!store.ok()) _exit(2);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        for (int i = 0;; ++i) {
+          auto id = (*store)->Submit(Simple(), "crash", i);
+          if (!id.ok()) _exit(3);
+          const JobId v = *id;
+          if (write(fds[1], &v, sizeof v) != sizeof v) _exit(4);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    _exit(0);
+  }
+  close(fds[1]);
+  std::vector<JobId> acked;
+  JobId v;
+  while (acked.size() < 600 && read(fds[0], &v, sizeof v) == sizeof v) acked.push_back(v);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  while (read(fds[0], &v, sizeof v) == sizeof v) acked.push_back(v);
+  close(fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child status " << status;
+  ASSERT_GE(acked.size(), 600u);
+
+  auto store = MustOpen(dir.path());
+  for (JobId id : acked) {
+    auto r = store->Get(id);
+    ASSERT_TRUE(r.ok()) << "acknowledged job " << id << " lost: " << r.status().message();
+    EXPECT_EQ(r->owner, "crash");
+  }
+}
+
+TEST(JobStoreTest, AcknowledgedSubmitsSurviveKill9) { CheckAcknowledgedSubmitsSurviveKill9(true); }
+
+// synchronous=NORMAL: the WAL is not fsynced per commit, yet a process crash loses nothing.
+TEST(JobStoreTest, AcknowledgedSubmitsSurviveKill9WithoutFsync) {
+  CheckAcknowledgedSubmitsSurviveKill9(false);
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,72 @@
+// A thin RAII adapter over the SQLite C API: a connection (SqliteDb) and a prepared statement
+// (SqliteStmt) whose failures come back as Status values naming the SQL and sqlite3_errmsg.
+// A connection is used by one thread at a time (the caller holds a lock); not thread-safe.
+#ifndef SQUEEZE_STORE_SQLITE_DB_H_
+#define SQUEEZE_STORE_SQLITE_DB_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace squeeze {
+
+class SqliteStmt {
+ public:
+  SqliteStmt(sqlite3* db, sqlite3_stmt* stmt, std::string sql);
+  SqliteStmt(SqliteStmt&& other) noexcept;
+  SqliteStmt& operator=(SqliteStmt&&) = delete;
+  SqliteStmt(const SqliteStmt&) = delete;
+  ~SqliteStmt();
+
+  // Parameters are numbered from 1, as in SQLite.
+  void Bind(int index, int64_t value);
+  void Bind(int index, const std::string& value);
+  void Bind(int index, const std::optional<int64_t>& value);
+  // True while a row is ready to read, false once the statement is done.
+  Result<bool> Step();
+  // Steps to the end, expecting no rows.
+  Status Run();
+  // Makes the statement ready to bind and run again.
+  void Reset();
+
+  int64_t Int(int column) const;
+  std::optional<int64_t> OptionalInt(int column) const;
+  std::string Text(int column) const;
+
+ private:
+  Status Failure(int code) const;
+
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  std::string sql_;
+};
+
+class SqliteDb {
+ public:
+  // Opens (creating) the database file at `path`.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  ~SqliteDb();
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+
+  // Runs one or more statements that return no rows the caller needs.
+  Status Exec(const std::string& sql);
+  Result<SqliteStmt> Prepare(const std::string& sql);
+  int64_t Changes() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_STORE_SQLITE_DB_H_
