@@ -15,8 +15,7 @@ Result<std::string> ResolveInside(const std::string& data_dir, const std::string
   const fs::path full = (base / path).lexically_normal();
   const fs::path inside = full.lexically_relative(base);
   if (inside.empty() || *inside.begin() == "..") {
-    return Status::Error("path '" + path + "' leads outside the data directory " +
-                         base.string());
+    return Status::Error("path '" + path + "' leads outside the data directory " + base.string());
   }
   std::string out = full.string();
   if (out.size() > 1 && out.back() == '/') out.pop_back();

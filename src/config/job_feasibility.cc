@@ -82,8 +82,8 @@ Status CheckFitsCluster(const JobSpec& spec, const ClusterSpec& cluster) {
   for (const std::string& m : spec.gpu_models) {
     if (!models.count(m)) {
       if (spec.gpu_models.size() > 1) continue;
-      return Status::Error("asks for GPU model '" + m + "', which no node has; models: " +
-                           Join(models));
+      return Status::Error("asks for GPU model '" + m +
+                           "', which no node has; models: " + Join(models));
     }
   }
   std::map<std::pair<std::string, std::string>, Group> groups;

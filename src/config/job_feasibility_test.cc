@@ -33,12 +33,12 @@ ClusterSpec TwoPools() {
   ClusterSpec c;
   AddPool(c, "a100", "us");
   AddPool(c, "v100", "eu");
-  for (int i = 0; i < 4; ++i) {
-    NodeSpec& n = AddNode(c, std::string(1, 'a') += std::to_string(i), "a100", "A100", 8);
+  for (const char* name : {"a0", "a1", "a2", "a3"}) {
+    NodeSpec& n = AddNode(c, name, "a100", "A100", 8);
     n.cpu_milli = 64000;
     n.memory_mib = 512 * 1024;
   }
-  for (int i = 0; i < 2; ++i) AddNode(c, std::string(1, 'v') += std::to_string(i), "v100", "V100", 4);
+  for (const char* name : {"v0", "v1"}) AddNode(c, name, "v100", "V100", 4);
   return c;
 }
 
@@ -58,15 +58,18 @@ TEST(JobFeasibilityTest, FitsWithinTheLargestGroup) {
 }
 
 TEST(JobFeasibilityTest, TooManyGpusNamesTheLargestRequest) {
-  EXPECT_EQ(CheckFitsCluster(Asks(64), TwoPools()).message(),
-            "asks for 64 GPUs; the largest possible request is 32 GPUs (pool a100: 4 nodes x 8 A100)");
+  EXPECT_EQ(
+      CheckFitsCluster(Asks(64), TwoPools()).message(),
+      "asks for 64 GPUs; the largest possible request is 32 GPUs (pool a100: 4 nodes x 8 A100)");
   JobSpec v100 = Asks(16);
   v100.gpu_models = {"V100"};
-  EXPECT_EQ(CheckFitsCluster(v100, TwoPools()).message(),
-            "asks for 16 GPUs; the largest possible request is 8 GPUs (pool v100: 2 nodes x 4 V100)");
+  EXPECT_EQ(
+      CheckFitsCluster(v100, TwoPools()).message(),
+      "asks for 16 GPUs; the largest possible request is 8 GPUs (pool v100: 2 nodes x 4 V100)");
   JobSpec eu = Asks(9);
   eu.regions = {"eu"};
-  EXPECT_THAT(CheckFitsCluster(eu, TwoPools()).message(), HasSubstr("largest possible request is 8"));
+  EXPECT_THAT(CheckFitsCluster(eu, TwoPools()).message(),
+              HasSubstr("largest possible request is 8"));
 }
 
 TEST(JobFeasibilityTest, UnknownModelNamesTheModelsThatExist) {
@@ -84,7 +87,8 @@ TEST(JobFeasibilityTest, UnknownModelNamesTheModelsThatExist) {
 TEST(JobFeasibilityTest, PoolAndCpuMemory) {
   JobSpec s = Asks(1);
   s.pool = "h100";
-  EXPECT_EQ(CheckFitsCluster(s, TwoPools()).message(), "pool 'h100' does not exist; pools: a100, v100");
+  EXPECT_EQ(CheckFitsCluster(s, TwoPools()).message(),
+            "pool 'h100' does not exist; pools: a100, v100");
   s.pool = "a100";
   s.cpu_milli = 128000;
   EXPECT_THAT(CheckFitsCluster(s, TwoPools()).message(),
@@ -99,7 +103,8 @@ TEST(JobFeasibilityTest, UnevenNodesAreDescribedByTotal) {
   AddNode(c, "n0", "mixed", "gpu", 8);
   AddNode(c, "n1", "mixed", "gpu", 4);
   EXPECT_EQ(CheckFitsCluster(Asks(13), c).message(),
-            "asks for 13 GPUs; the largest possible request is 12 GPUs (pool mixed: 2 nodes of gpu, 12 GPUs in all)");
+            "asks for 13 GPUs; the largest possible request is 12 GPUs (pool mixed: 2 nodes of "
+            "gpu, 12 GPUs in all)");
 }
 
 }  // namespace

@@ -50,6 +50,14 @@ std::string DefaultName(const std::string& program) {
   return name;
 }
 
+// Stores a value read into its field, or passes the error on.
+template <typename T, typename Field>
+Status Assign(const Result<T>& value, Field& field) {
+  if (!value.ok()) return value.status();
+  field = static_cast<Field>(*value);
+  return Status::Ok();
+}
+
 class JobReader;
 using FieldFn = Status (JobReader::*)(const JobNode&, std::string_view, JobRequest&) const;
 struct FieldDef {
@@ -93,6 +101,8 @@ class JobReader {
   Result<int64_t> Int(const JobNode& n, std::string_view field, int64_t min, int64_t max) const;
   Result<bool> Bool(const JobNode& n, std::string_view field) const;
   Result<Time> PositiveDuration(const JobNode& n, std::string_view field) const;
+  Result<int64_t> Parsed(const JobNode& n, std::string_view field, std::string_view expected,
+                         Result<int64_t> (*parse)(std::string_view)) const;
   Status CheckTogether(const JobNode& root, const JobRequest& out) const;
 
   std::string source_;
@@ -143,9 +153,9 @@ Status JobReader::Error(const std::string& where, std::string_view field,
 Result<std::string> JobReader::Scalar(const JobNode& n, std::string_view field,
                                       std::string_view expected) const {
   if (n.kind != JobNode::Kind::kScalar) {
-    return Error(n, field,
-                 "expected " + std::string(expected) + ", got " +
-                     std::string(JobNodeKindName(n.kind)));
+    return Error(
+        n, field,
+        "expected " + std::string(expected) + ", got " + std::string(JobNodeKindName(n.kind)));
   }
   return n.text;
 }
@@ -173,9 +183,9 @@ Result<int64_t> JobReader::Int(const JobNode& n, std::string_view field, int64_t
   const std::optional<int64_t> value = ParseInt64(Trim(*text));
   if (!value) return Error(n, field, "value '" + *text + "' is not an integer");
   if (*value < min || *value > max) {
-    return Error(n, field,
-                 "value '" + *text + "' is outside " + std::to_string(min) + ".." +
-                     std::to_string(max));
+    return Error(
+        n, field,
+        "value '" + *text + "' is outside " + std::to_string(min) + ".." + std::to_string(max));
   }
   return *value;
 }
@@ -197,18 +207,23 @@ Result<Time> JobReader::PositiveDuration(const JobNode& n, std::string_view fiel
   return *value;
 }
 
+// A value in a form of its own (cpus, memory), read by `parse`; its message names the value.
+Result<int64_t> JobReader::Parsed(const JobNode& n, std::string_view field,
+                                  std::string_view expected,
+                                  Result<int64_t> (*parse)(std::string_view)) const {
+  const Result<std::string> text = Scalar(n, field, expected);
+  if (!text.ok()) return text.status();
+  const Result<int64_t> value = parse(*text);
+  if (!value.ok()) return Error(n, field, value.status().message());
+  return value;
+}
+
 Status JobReader::ReadName(const JobNode& n, std::string_view f, JobRequest& out) const {
-  Result<std::string> name = PlainName(n, f);
-  if (!name.ok()) return name.status();
-  out.spec.name = std::move(*name);
-  return Status::Ok();
+  return Assign(PlainName(n, f), out.spec.name);
 }
 
 Status JobReader::ReadTeam(const JobNode& n, std::string_view f, JobRequest& out) const {
-  Result<std::string> team = PlainName(n, f);
-  if (!team.ok()) return team.status();
-  out.spec.team = std::move(*team);
-  return Status::Ok();
+  return Assign(PlainName(n, f), out.spec.team);
 }
 
 Status JobReader::ReadCommand(const JobNode& n, std::string_view f, JobRequest& out) const {
@@ -265,9 +280,9 @@ Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out)
                    "'" + name + "' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
     }
     if (name.starts_with(kReservedEnvPrefix)) {
-      return Error(name_where, where,
-                   "names starting with " + std::string(kReservedEnvPrefix) +
-                       " are reserved for squeeze");
+      return Error(
+          name_where, where,
+          "names starting with " + std::string(kReservedEnvPrefix) + " are reserved for squeeze");
     }
     if (value.kind == JobNode::Kind::kNull) {
       return Error(value, where, "no value given; write \"\" for an empty value");
@@ -280,17 +295,11 @@ Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out)
 }
 
 Status JobReader::ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<int64_t> v = Int(n, f, 0, kMaxGpus);
-  if (!v.ok()) return v.status();
-  out.spec.gpus = static_cast<int>(*v);
-  return Status::Ok();
+  return Assign(Int(n, f, 0, kMaxGpus), out.spec.gpus);
 }
 
 Status JobReader::ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<int64_t> v = Int(n, f, 1, kMilliPerGpu);
-  if (!v.ok()) return v.status();
-  out.spec.gpu_milli = static_cast<int>(*v);
-  return Status::Ok();
+  return Assign(Int(n, f, 1, kMilliPerGpu), out.spec.gpu_milli);
 }
 
 Status JobReader::ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const {
@@ -301,8 +310,9 @@ Status JobReader::ReadGpuModels(const JobNode& n, std::string_view f, JobRequest
     return Error(n, f, "expected a GPU model or a list of them, got a map");
   }
   if (items.size() > kMaxGpuModels) {
-    return Error(n, f, std::to_string(items.size()) + " models; the limit is " +
-                           std::to_string(kMaxGpuModels));
+    return Error(
+        n, f,
+        std::to_string(items.size()) + " models; the limit is " + std::to_string(kMaxGpuModels));
   }
   for (const JobNode* item : items) {
     Result<std::string> model = Scalar(*item, f, "a GPU model name");
@@ -325,32 +335,20 @@ Status JobReader::ReadUrgency(const JobNode& n, std::string_view f, JobRequest& 
 }
 
 Status JobReader::ReadPreemptible(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<bool> v = Bool(n, f);
-  if (!v.ok()) return v.status();
-  out.spec.preemptible = *v;
-  return Status::Ok();
+  return Assign(Bool(n, f), out.spec.preemptible);
 }
 
 Status JobReader::ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<bool> v = Bool(n, f);
-  if (!v.ok()) return v.status();
-  out.spec.checkpointable = *v;
-  return Status::Ok();
+  return Assign(Bool(n, f), out.spec.checkpointable);
 }
 
 Status JobReader::ReadCheckpointInterval(const JobNode& n, std::string_view f,
                                          JobRequest& out) const {
-  const Result<Time> v = PositiveDuration(n, f);
-  if (!v.ok()) return v.status();
-  out.spec.checkpoint_interval = *v;
-  return Status::Ok();
+  return Assign(PositiveDuration(n, f), out.spec.checkpoint_interval);
 }
 
 Status JobReader::ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<Time> v = PositiveDuration(n, f);
-  if (!v.ok()) return v.status();
-  out.spec.estimate = *v;
-  return Status::Ok();
+  return Assign(PositiveDuration(n, f), out.spec.estimate);
 }
 
 // An RFC 3339 date-time, or "+DURATION" from now; in the future either way.
@@ -376,28 +374,15 @@ Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest&
 }
 
 Status JobReader::ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<std::string> text = Scalar(n, f, "a number of CPU cores");
-  if (!text.ok()) return text.status();
-  const Result<int64_t> milli = ParseCpuMilli(*text);
-  if (!milli.ok()) return Error(n, f, milli.status().message());
-  out.spec.cpu_milli = *milli;
-  return Status::Ok();
+  return Assign(Parsed(n, f, "a number of CPU cores", ParseCpuMilli), out.spec.cpu_milli);
 }
 
 Status JobReader::ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<std::string> text = Scalar(n, f, "a memory size");
-  if (!text.ok()) return text.status();
-  const Result<int64_t> mib = ParseMemoryMib(*text);
-  if (!mib.ok()) return Error(n, f, mib.status().message());
-  out.spec.memory_mib = *mib;
-  return Status::Ok();
+  return Assign(Parsed(n, f, "a memory size", ParseMemoryMib), out.spec.memory_mib);
 }
 
 Status JobReader::ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const {
-  const Result<int64_t> v = Int(n, f, 0, kMaxRetries);
-  if (!v.ok()) return v.status();
-  out.max_retries = static_cast<int>(*v);
-  return Status::Ok();
+  return Assign(Int(n, f, 0, kMaxRetries), out.max_retries);
 }
 
 // The rules that tie fields together; checked once every field has been read.

@@ -69,7 +69,8 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_EQ(s.name, "resnet-50");
   EXPECT_EQ(r->command, (std::vector<std::string>{"python", "train.py", "--epochs", "3"}));
   EXPECT_EQ(r->workdir, "/home/me/project");
-  EXPECT_EQ(r->env, (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "4"}, {"MODE", "fast"}}));
+  EXPECT_EQ(r->env,
+            (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "4"}, {"MODE", "fast"}}));
   EXPECT_EQ(s.gpus, 1);
   EXPECT_EQ(s.gpu_milli, 500);
   EXPECT_EQ(s.gpu_models, (std::vector<std::string>{"A100", "H100"}));
@@ -150,9 +151,9 @@ TEST(JobFileTest, DeadlineFormsAndPastDeadline) {
   EXPECT_EQ(deadline("2026-12-01t18:00:00.250z")->spec.deadline, kNow + 18 * 3600);
   EXPECT_THAT(deadline("2026-11-30T12:00:00Z").status().message(),
               HasSubstr("j:2:11: deadline: '2026-11-30T12:00:00Z' is not in the future"));
-  EXPECT_THAT(deadline("2026-02-30T00:00:00Z").status().message(),
-              HasSubstr("not a valid date"));
-  EXPECT_THAT(deadline("2026-12-02").status().message(), HasSubstr("is not a date-time (use RFC 3339"));
+  EXPECT_THAT(deadline("2026-02-30T00:00:00Z").status().message(), HasSubstr("not a valid date"));
+  EXPECT_THAT(deadline("2026-12-02").status().message(),
+              HasSubstr("is not a date-time (use RFC 3339"));
   EXPECT_THAT(deadline("2026-12-02T10:00:00").status().message(), HasSubstr("has no time zone"));
   EXPECT_THAT(deadline("+soon").status().message(), HasSubstr("is not a duration"));
 }
@@ -164,12 +165,15 @@ TEST(JobFileTest, MalformedYamlNamesLineAndColumn) {
             "job.yaml:3:6: malformed YAML: illegal map value");
   EXPECT_THAT(YamlError(""), HasSubstr("job.yaml: the job file is empty"));
   EXPECT_THAT(YamlError("- a\n- b\n"), HasSubstr("a job is a map of fields"));
-  EXPECT_THAT(YamlError("command: [a]\n---\ncommand: [b]\n"), HasSubstr("more than one YAML document"));
-  EXPECT_THAT(YamlError("command: [a]\ngpus: 1\ngpus: 2\n"), HasSubstr("job.yaml:3:1: 'gpus' is given twice"));
+  EXPECT_THAT(YamlError("command: [a]\n---\ncommand: [b]\n"),
+              HasSubstr("more than one YAML document"));
+  EXPECT_THAT(YamlError("command: [a]\ngpus: 1\ngpus: 2\n"),
+              HasSubstr("job.yaml:3:1: 'gpus' is given twice"));
 }
 
 TEST(JobFileTest, MalformedJsonNamesTheByte) {
-  EXPECT_THAT(JsonError(R"({"command": ["a"],})"), HasSubstr("JSON request: malformed JSON at byte 19"));
+  EXPECT_THAT(JsonError(R"({"command": ["a"],})"),
+              HasSubstr("JSON request: malformed JSON at byte 19"));
   EXPECT_THAT(JsonError("[1, 2]"), HasSubstr("JSON request: a job is a map of fields"));
   EXPECT_THAT(JsonError(""), HasSubstr("malformed JSON at byte"));
 }
@@ -183,38 +187,42 @@ TEST(JobFileTest, UnknownFieldSuggestsTheNearest) {
               HasSubstr("unknown field 'colour'; see docs/job-file.md"));
 }
 
-TEST(JobFileTest, WrongTypesNameFieldTypeAndValue) {
-  EXPECT_THAT(YamlError(WithCommand("gpus: two\n")),
-              HasSubstr("job.yaml:2:7: gpus: value 'two' is not an integer"));
-  EXPECT_THAT(YamlError(WithCommand("gpus: [1]\n")), HasSubstr("gpus: expected an integer, got a list"));
-  EXPECT_THAT(YamlError(WithCommand("preemptible: maybe\n")),
-              HasSubstr("preemptible: value 'maybe' is not true or false"));
-  EXPECT_THAT(YamlError(WithCommand("urgency: urgent\n")),
-              HasSubstr("urgency: value 'urgent' is not one of critical, high, normal, low"));
+// A line added to a job that has a command, and what the message for it must hold.
+struct BadLine {
+  std::string line;
+  std::string message;
+};
+
+TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
+  const BadLine kCases[] = {
+      {"gpus: two", "job.yaml:2:7: gpus: value 'two' is not an integer"},
+      {"gpus: [1]", "job.yaml:2:7: gpus: expected an integer, got a list"},
+      {"gpus: 1025", "gpus: value '1025' is outside 0..1024"},
+      {"max_retries: 101", "max_retries: value '101' is outside 0..100"},
+      {"preemptible: maybe", "preemptible: value 'maybe' is not true or false"},
+      {"urgency: urgent", "urgency: value 'urgent' is not one of critical, high, normal, low"},
+      {"name: my job", "name: value 'my job' is not a valid name"},
+      {"team: -ml", "team: value '-ml' is not a valid name"},
+      {"memory: 16GB", "memory: '16GB' is not a memory size"},
+      {"cpus: lots", "cpus: 'lots' is not a number of CPU cores"},
+      {"workdir: ~/project", "workdir: '~/project': '~' is not expanded"},
+      {"estimate: 2 hours", "job.yaml:2:11: estimate: '2 hours' is not a duration"},
+      {"estimate: 0s", "estimate: value '0s' must be more than 0s"},
+      {"checkpoint_interval: 1h30", "checkpoint_interval: '1h30' is not a duration"},
+      {"gpu_models: {a: b}", "gpu_models: expected a GPU model or a list of them, got a map"},
+      {"gpus: 2\ngpu_milli: 500",
+       "job.yaml:3:12: gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2"},
+      {"checkpoint_interval: 10m", "checkpoint_interval: needs checkpointable: true"},
+      {"env: {SQUEEZE_JOB_ID: '1'}",
+       "env.SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze"},
+      {"env: {1BAD: x}", "env.1BAD: '1BAD' is not a variable name"},
+      {"env: {EMPTY: }", "env.EMPTY: no value given; write \"\" for an empty value"},
+  };
+  for (const auto& [line, message] : kCases) {
+    EXPECT_THAT(YamlError(WithCommand(line + "\n")), HasSubstr(message)) << line;
+  }
   EXPECT_THAT(JsonError(R"({"command": ["a"], "env": ["A=1"]})"),
               HasSubstr("JSON request: env: expected a map of NAME: value, got a list"));
-  EXPECT_THAT(YamlError(WithCommand("gpus: 1025\n")), HasSubstr("gpus: value '1025' is outside 0..1024"));
-  EXPECT_THAT(YamlError(WithCommand("max_retries: 101\n")), HasSubstr("outside 0..100"));
-  EXPECT_THAT(YamlError(WithCommand("name: my job\n")), HasSubstr("name: value 'my job' is not a valid name"));
-  EXPECT_THAT(YamlError(WithCommand("memory: 16GB\n")), HasSubstr("memory: '16GB' is not a memory size"));
-  EXPECT_THAT(YamlError(WithCommand("cpus: lots\n")), HasSubstr("cpus: 'lots' is not a number of CPU cores"));
-  EXPECT_THAT(YamlError(WithCommand("workdir: ~/project\n")), HasSubstr("'~' is not expanded"));
-}
-
-TEST(JobFileTest, BadDurations) {
-  EXPECT_THAT(YamlError(WithCommand("estimate: 2 hours\n")),
-              HasSubstr("job.yaml:2:11: estimate: '2 hours' is not a duration"));
-  EXPECT_THAT(YamlError(WithCommand("estimate: 0s\n")), HasSubstr("estimate: value '0s' must be more than 0s"));
-  EXPECT_THAT(YamlError(WithCommand("checkpointable: true\ncheckpoint_interval: 1h30\n")),
-              HasSubstr("checkpoint_interval: '1h30' is not a duration"));
-}
-
-TEST(JobFileTest, FieldsThatDependOnEachOther) {
-  EXPECT_THAT(YamlError(WithCommand("gpus: 2\ngpu_milli: 500\n")),
-              HasSubstr("job.yaml:3:12: gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2"));
-  EXPECT_THAT(YamlError(WithCommand("checkpoint_interval: 10m\n")),
-              HasSubstr("checkpoint_interval: needs checkpointable: true"));
-  EXPECT_THAT(YamlError("gpus: 1\n"), HasSubstr("command: required"));
 }
 
 TEST(JobFileTest, CommandMustBeAList) {
@@ -223,14 +231,9 @@ TEST(JobFileTest, CommandMustBeAList) {
                         "'python train.py'; write it as a list, like [python, train.py], or run a "
                         "shell line with [bash, -c, \"...\"]"));
   EXPECT_THAT(YamlError("command: []\n"), HasSubstr("command: the list is empty"));
-  EXPECT_THAT(YamlError("command: [[a]]\n"), HasSubstr("command[0]: expected a string, got a list"));
-}
-
-TEST(JobFileTest, EnvironmentNamesAreChecked) {
-  EXPECT_THAT(YamlError(WithCommand("env: {SQUEEZE_JOB_ID: '1'}\n")),
-              HasSubstr("env.SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze"));
-  EXPECT_THAT(YamlError(WithCommand("env: {1BAD: x}\n")), HasSubstr("'1BAD' is not a variable name"));
-  EXPECT_THAT(YamlError(WithCommand("env: {EMPTY: }\n")), HasSubstr("write \"\" for an empty value"));
+  EXPECT_THAT(YamlError("gpus: 1\n"), HasSubstr("job.yaml:1:1: command: required"));
+  EXPECT_THAT(YamlError("command: [[a]]\n"),
+              HasSubstr("command[0]: expected a string, got a list"));
 }
 
 TEST(JobFileTest, SizesAreBounded) {
@@ -295,7 +298,8 @@ TEST(JobValuesTest, MemoryAndCpus) {
 }
 
 TEST(DataPathTest, StaysInsideTheDataDirectory) {
-  EXPECT_EQ(*ResolveInside("/var/lib/squeeze", "jobs/7/log.txt"), "/var/lib/squeeze/jobs/7/log.txt");
+  EXPECT_EQ(*ResolveInside("/var/lib/squeeze", "jobs/7/log.txt"),
+            "/var/lib/squeeze/jobs/7/log.txt");
   EXPECT_EQ(*ResolveInside("/var/lib/squeeze/", "jobs/./7/../8"), "/var/lib/squeeze/jobs/8");
   EXPECT_EQ(*ResolveInside("/var/lib/squeeze", "/var/lib/squeeze/ckpt"), "/var/lib/squeeze/ckpt");
   EXPECT_THAT(ResolveInside("/var/lib/squeeze", "../etc/passwd").status().message(),

@@ -54,7 +54,8 @@ Result<JobNode> FromYaml(const YAML::Node& node, const std::string& source, int 
       out.kind = JobNode::Kind::kMap;
       for (const auto& entry : node) {
         const std::string key_where = YamlWhere(source, entry.first.Mark());
-        if (!entry.first.IsScalar()) return Status::Error(key_where + ": a key must be a plain name");
+        if (!entry.first.IsScalar())
+          return Status::Error(key_where + ": a key must be a plain name");
         const std::string& key = entry.first.Scalar();
         if (Status s = CheckText(key, key_where); !s.ok()) return s;
         for (const JobEntry& seen : out.entries) {
@@ -102,10 +103,14 @@ Result<JobNode> FromJson(const nlohmann::json& value, const std::string& source,
 
 std::string_view JobNodeKindName(JobNode::Kind kind) {
   switch (kind) {
-    case JobNode::Kind::kMap: return "a map";
-    case JobNode::Kind::kList: return "a list";
-    case JobNode::Kind::kScalar: return "a single value";
-    case JobNode::Kind::kNull: return "nothing";
+    case JobNode::Kind::kMap:
+      return "a map";
+    case JobNode::Kind::kList:
+      return "a list";
+    case JobNode::Kind::kScalar:
+      return "a single value";
+    case JobNode::Kind::kNull:
+      return "nothing";
   }
   return "nothing";
 }

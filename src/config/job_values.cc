@@ -27,9 +27,9 @@ int Digits(std::string_view s, size_t pos, size_t count) {
 
 Result<Time> ParseDateTime(std::string_view text) {
   const std::string s(Trim(text));
-  const Status bad = Status::Error(
-      "'" + s + "' is not a date-time (use RFC 3339, like 2026-12-01T18:00:00Z or " +
-      "2026-12-01T19:00:00+01:00)");
+  const Status bad =
+      Status::Error("'" + s + "' is not a date-time (use RFC 3339, like 2026-12-01T18:00:00Z or " +
+                    "2026-12-01T19:00:00+01:00)");
   const int year = Digits(s, 0, 4), month = Digits(s, 5, 2), day = Digits(s, 8, 2);
   const int hour = Digits(s, 11, 2), minute = Digits(s, 14, 2), second = Digits(s, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return bad;
@@ -79,8 +79,8 @@ std::string FormatDateTime(Time t) {
 
 Result<int64_t> ParseMemoryMib(std::string_view text) {
   const std::string s(Trim(text));
-  const Status bad = Status::Error("'" + s + "' is not a memory size (use forms like 512MiB, " +
-                                   "16GiB, 1.5TiB)");
+  const Status bad =
+      Status::Error("'" + s + "' is not a memory size (use forms like 512MiB, " + "16GiB, 1.5TiB)");
   if (s.size() < 4) return bad;
   const std::string_view unit = std::string_view(s).substr(s.size() - 3);
   double scale = 0;
@@ -88,7 +88,8 @@ Result<int64_t> ParseMemoryMib(std::string_view text) {
   if (unit == "GiB") scale = 1024;
   if (unit == "TiB") scale = 1024.0 * 1024;
   if (scale == 0) return bad;
-  const std::optional<double> number = ParseDouble(Trim(std::string_view(s).substr(0, s.size() - 3)));
+  const std::optional<double> number =
+      ParseDouble(Trim(std::string_view(s).substr(0, s.size() - 3)));
   if (!number || *number <= 0) return bad;
   const double mib = std::round(*number * scale);
   if (mib < 1 || mib > static_cast<double>(kMaxMemoryMib)) {
@@ -102,7 +103,8 @@ Result<int64_t> ParseCpuMilli(std::string_view text) {
   const std::optional<double> cores = ParseDouble(s);
   if (!cores) return Status::Error("'" + s + "' is not a number of CPU cores (like 4 or 0.5)");
   const double milli = std::round(*cores * 1000);
-  if (milli < 1 || *cores > kMaxCpus) return Status::Error("'" + s + "' is outside 0.001..4096 cores");
+  if (milli < 1 || *cores > kMaxCpus)
+    return Status::Error("'" + s + "' is outside 0.001..4096 cores");
   return static_cast<int64_t>(milli);
 }
 

@@ -1,5 +1,6 @@
 // Small text helpers shared by the config parsers (config-internal): trimming, strict number
-// parsing that accepts the whole string or nothing, and the nearest name for typos. Pure functions; thread-safe.
+// parsing that accepts the whole string or nothing, and the nearest name for typos. Pure
+// functions; thread-safe.
 #ifndef SQUEEZE_CONFIG_TEXT_UTIL_H_
 #define SQUEEZE_CONFIG_TEXT_UTIL_H_
 
