@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 namespace squeeze {
 
@@ -51,6 +52,39 @@ std::vector<std::string> SplitList(std::string_view s, char sep) {
     start = end + 1;
   }
   return out;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
+    }
+    std::swap(before, previous);
+    std::swap(previous, row);
+  }
+  return previous[b.size()];
+}
+
+std::optional<std::string> NearestName(std::string_view name,
+                                       const std::vector<std::string_view>& candidates) {
+  std::optional<std::string> best;
+  size_t best_distance = 0;
+  for (std::string_view c : candidates) {
+    const size_t d = EditDistance(name, c);
+    const size_t allowed = std::max<size_t>(1, std::max(name.size(), c.size()) / 3);
+    if (d <= allowed && (!best || d < best_distance)) {
+      best = std::string(c);
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 }  // namespace squeeze

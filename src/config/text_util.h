@@ -1,5 +1,6 @@
-// Small text helpers shared by the cluster file parsers (config-internal): trimming and strict
-// number parsing that accepts the whole string or nothing. Pure functions; thread-safe.
+// Small text helpers shared by the config parsers (config-internal): trimming, strict number
+// parsing that accepts the whole string or nothing, and the nearest name for typos. Pure
+// functions; thread-safe.
 #ifndef SQUEEZE_CONFIG_TEXT_UTIL_H_
 #define SQUEEZE_CONFIG_TEXT_UTIL_H_
 
@@ -21,6 +22,13 @@ std::optional<int64_t> ParseInt64(std::string_view s);
 std::vector<std::string> SplitList(std::string_view s, char sep);
 // A finite decimal number (e.g. "2", "0.5", "1e-3"), nothing else; nullopt if not one.
 std::optional<double> ParseDouble(std::string_view s);
+// Edit distance counting insertions, deletions, substitutions and swaps of adjacent bytes
+// (optimal string alignment).
+size_t EditDistance(std::string_view a, std::string_view b);
+// The candidate closest to `name` by edit distance, if it is close enough to be a typo (at most
+// a third of the longer name, and at least 1 edit allowed); nullopt otherwise.
+std::optional<std::string> NearestName(std::string_view name,
+                                       const std::vector<std::string_view>& candidates);
 
 }  // namespace squeeze
 

@@ -31,5 +31,16 @@ TEST(TextUtilTest, ParseDoubleIsStrictAndFinite) {
   }
 }
 
+TEST(TextUtilTest, EditDistanceAndNearestName) {
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("gpus", "gpus"), 0u);
+  const std::vector<std::string_view> names = {"gpus", "gpu_milli", "gpu_models", "team"};
+  EXPECT_EQ(NearestName("gpu", names), "gpus");
+  EXPECT_EQ(NearestName("gpu_model", names), "gpu_models");
+  EXPECT_EQ(NearestName("taem", names), "team");
+  EXPECT_FALSE(NearestName("colour", names).has_value());
+}
+
 }  // namespace
 }  // namespace squeeze

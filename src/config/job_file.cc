@@ -1,0 +1,465 @@
+// The field table of a job, shared by the YAML and the JSON form (both arrive as a JobNode tree).
+#include "config/job_file.h"
+
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "config/file_io.h"
+#include "config/job_tree.h"
+#include "config/job_values.h"
+#include "config/text_util.h"
+#include "core/duration.h"
+
+namespace squeeze {
+namespace {
+
+constexpr size_t kMaxNameChars = 128;
+constexpr size_t kMaxCommandArgs = 1024;
+constexpr size_t kMaxEnvEntries = 256;
+constexpr size_t kMaxGpuModels = 64;
+constexpr int64_t kMaxGpus = 1024;
+constexpr int64_t kMaxRetries = 100;
+constexpr std::string_view kReservedEnvPrefix = "SQUEEZE_";
+constexpr std::string_view kJsonSource = "JSON request";
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+bool IsEnvName(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    if (!IsNameChar(c) || c == '.' || c == '-') return false;
+  }
+  return true;
+}
+
+// The job's name when the file gives none: the program's base name, made a valid name.
+std::string DefaultName(const std::string& program) {
+  std::string name = std::filesystem::path(program).filename().string();
+  for (char& c : name) {
+    if (!IsNameChar(c)) c = '-';
+  }
+  if (name.size() > kMaxNameChars) name.resize(kMaxNameChars);
+  if (name.empty() || !IsNameChar(name[0]) || name[0] == '.' || name[0] == '-' || name[0] == '_') {
+    name = "job-" + name;
+    if (name.size() > kMaxNameChars) name.resize(kMaxNameChars);
+  }
+  return name;
+}
+
+// Stores a value read into its field, or passes the error on.
+template <typename T, typename Field>
+Status Assign(const Result<T>& value, Field& field) {
+  if (!value.ok()) return value.status();
+  field = static_cast<Field>(*value);
+  return Status::Ok();
+}
+
+class JobReader;
+using FieldFn = Status (JobReader::*)(const JobNode&, std::string_view, JobRequest&) const;
+struct FieldDef {
+  std::string_view name;
+  FieldFn read;
+};
+
+// Reads one job document. Holds the source label used in messages and the submission time.
+class JobReader {
+ public:
+  JobReader(std::string source, Time now) : source_(std::move(source)), now_(now) {}
+
+  Result<JobRequest> Read(const JobNode& root) const;
+
+  Status ReadName(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadTeam(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCommand(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadWorkdir(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadEnv(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadUrgency(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadPreemptible(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCheckpointInterval(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const;
+
+ private:
+  Status Error(const JobNode& at, std::string_view field, const std::string& message) const {
+    return Error(at.where, field, message);
+  }
+  Status Error(const std::string& where, std::string_view field, const std::string& message) const;
+  Result<std::string> Scalar(const JobNode& n, std::string_view field,
+                             std::string_view expected) const;
+  Result<std::string> PlainName(const JobNode& n, std::string_view field) const;
+  Result<int64_t> Int(const JobNode& n, std::string_view field, int64_t min, int64_t max) const;
+  Result<bool> Bool(const JobNode& n, std::string_view field) const;
+  Result<Time> PositiveDuration(const JobNode& n, std::string_view field) const;
+  Result<int64_t> Parsed(const JobNode& n, std::string_view field, std::string_view expected,
+                         Result<int64_t> (*parse)(std::string_view)) const;
+  Status CheckTogether(const JobNode& root, const JobRequest& out) const;
+
+  std::string source_;
+  Time now_;
+};
+
+constexpr FieldDef kFields[] = {
+    {"name", &JobReader::ReadName},
+    {"command", &JobReader::ReadCommand},
+    {"workdir", &JobReader::ReadWorkdir},
+    {"env", &JobReader::ReadEnv},
+    {"gpus", &JobReader::ReadGpus},
+    {"gpu_milli", &JobReader::ReadGpuMilli},
+    {"gpu_models", &JobReader::ReadGpuModels},
+    {"urgency", &JobReader::ReadUrgency},
+    {"preemptible", &JobReader::ReadPreemptible},
+    {"checkpointable", &JobReader::ReadCheckpointable},
+    {"checkpoint_interval", &JobReader::ReadCheckpointInterval},
+    {"estimate", &JobReader::ReadEstimate},
+    {"deadline", &JobReader::ReadDeadline},
+    {"team", &JobReader::ReadTeam},
+    {"cpus", &JobReader::ReadCpus},
+    {"memory", &JobReader::ReadMemory},
+    {"max_retries", &JobReader::ReadMaxRetries},
+};
+
+std::vector<std::string_view> FieldNames() {
+  std::vector<std::string_view> names;
+  for (const FieldDef& f : kFields) names.push_back(f.name);
+  return names;
+}
+
+const JobNode* Find(const JobNode& root, std::string_view key) {
+  for (const JobEntry& e : root.entries) {
+    if (e.key == key && e.value.kind != JobNode::Kind::kNull) return &e.value;
+  }
+  return nullptr;
+}
+
+Status JobReader::Error(const std::string& where, std::string_view field,
+                        const std::string& message) const {
+  std::string text = where.empty() ? source_ : where;
+  text.append(": ");
+  if (!field.empty()) text.append(field).append(": ");
+  return Status::Error(text.append(message));
+}
+
+Result<std::string> JobReader::Scalar(const JobNode& n, std::string_view field,
+                                      std::string_view expected) const {
+  if (n.kind != JobNode::Kind::kScalar) {
+    return Error(
+        n, field,
+        "expected " + std::string(expected) + ", got " + std::string(JobNodeKindName(n.kind)));
+  }
+  return n.text;
+}
+
+// A name or team: 1..128 of [A-Za-z0-9._-], starting with a letter or digit.
+Result<std::string> JobReader::PlainName(const JobNode& n, std::string_view field) const {
+  Result<std::string> text = Scalar(n, field, "a name");
+  if (!text.ok()) return text;
+  const std::string& s = *text;
+  bool ok = !s.empty() && s.size() <= kMaxNameChars && IsNameChar(s[0]) && s[0] != '.' &&
+            s[0] != '-' && s[0] != '_';
+  for (char c : s) ok = ok && IsNameChar(c);
+  if (!ok) {
+    return Error(n, field,
+                 "value '" + s + "' is not a valid name (1 to 128 letters, digits, '.', '_' or " +
+                     "'-', starting with a letter or digit)");
+  }
+  return text;
+}
+
+Result<int64_t> JobReader::Int(const JobNode& n, std::string_view field, int64_t min,
+                               int64_t max) const {
+  const Result<std::string> text = Scalar(n, field, "an integer");
+  if (!text.ok()) return text.status();
+  const std::optional<int64_t> value = ParseInt64(Trim(*text));
+  if (!value) return Error(n, field, "value '" + *text + "' is not an integer");
+  if (*value < min || *value > max) {
+    return Error(
+        n, field,
+        "value '" + *text + "' is outside " + std::to_string(min) + ".." + std::to_string(max));
+  }
+  return *value;
+}
+
+Result<bool> JobReader::Bool(const JobNode& n, std::string_view field) const {
+  const Result<std::string> text = Scalar(n, field, "true or false");
+  if (!text.ok()) return text.status();
+  if (*text == "true") return true;
+  if (*text == "false") return false;
+  return Error(n, field, "value '" + *text + "' is not true or false");
+}
+
+Result<Time> JobReader::PositiveDuration(const JobNode& n, std::string_view field) const {
+  const Result<std::string> text = Scalar(n, field, "a duration");
+  if (!text.ok()) return text.status();
+  const Result<Time> value = ParseDuration(Trim(*text));
+  if (!value.ok()) return Error(n, field, value.status().message());
+  if (*value <= 0) return Error(n, field, "value '" + *text + "' must be more than 0s");
+  return *value;
+}
+
+// A value in a form of its own (cpus, memory), read by `parse`; its message names the value.
+Result<int64_t> JobReader::Parsed(const JobNode& n, std::string_view field,
+                                  std::string_view expected,
+                                  Result<int64_t> (*parse)(std::string_view)) const {
+  const Result<std::string> text = Scalar(n, field, expected);
+  if (!text.ok()) return text.status();
+  const Result<int64_t> value = parse(*text);
+  if (!value.ok()) return Error(n, field, value.status().message());
+  return value;
+}
+
+Status JobReader::ReadName(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(PlainName(n, f), out.spec.name);
+}
+
+Status JobReader::ReadTeam(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(PlainName(n, f), out.spec.team);
+}
+
+Status JobReader::ReadCommand(const JobNode& n, std::string_view f, JobRequest& out) const {
+  if (n.kind == JobNode::Kind::kScalar) {
+    return Error(n, f,
+                 "expected a list of arguments, got the single value '" + n.text +
+                     "'; write it as a list, like [python, train.py], or run a shell line with " +
+                     "[bash, -c, \"...\"]");
+  }
+  if (n.kind != JobNode::Kind::kList) {
+    return Error(n, f, "expected a list of arguments, got " + std::string(JobNodeKindName(n.kind)));
+  }
+  if (n.items.empty()) return Error(n, f, "the list is empty; give the program and its arguments");
+  if (n.items.size() > kMaxCommandArgs) {
+    return Error(n, f,
+                 std::to_string(n.items.size()) + " arguments; the limit is " +
+                     std::to_string(kMaxCommandArgs));
+  }
+  for (size_t i = 0; i < n.items.size(); ++i) {
+    const std::string where = std::string(f) + "[" + std::to_string(i) + "]";
+    Result<std::string> arg = Scalar(n.items[i], where, "a string");
+    if (!arg.ok()) return arg.status();
+    out.command.push_back(std::move(*arg));
+  }
+  if (out.command[0].empty()) return Error(n.items[0], "command[0]", "the program name is empty");
+  return Status::Ok();
+}
+
+Status JobReader::ReadWorkdir(const JobNode& n, std::string_view f, JobRequest& out) const {
+  Result<std::string> dir = Scalar(n, f, "a path");
+  if (!dir.ok()) return dir.status();
+  if (dir->empty()) return Error(n, f, "the path is empty");
+  if ((*dir)[0] == '~') {
+    return Error(n, f, "'" + *dir + "': '~' is not expanded; give the full path");
+  }
+  out.workdir = std::move(*dir);
+  return Status::Ok();
+}
+
+Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out) const {
+  if (n.kind != JobNode::Kind::kMap) {
+    return Error(n, f,
+                 "expected a map of NAME: value, got " + std::string(JobNodeKindName(n.kind)));
+  }
+  if (n.entries.size() > kMaxEnvEntries) {
+    return Error(n, f,
+                 std::to_string(n.entries.size()) + " variables; the limit is " +
+                     std::to_string(kMaxEnvEntries));
+  }
+  for (const auto& [name, name_where, value] : n.entries) {
+    const std::string where = std::string(f) + "." + name;
+    if (!IsEnvName(name)) {
+      return Error(name_where, where,
+                   "'" + name + "' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
+    }
+    if (name.starts_with(kReservedEnvPrefix)) {
+      return Error(
+          name_where, where,
+          "names starting with " + std::string(kReservedEnvPrefix) + " are reserved for squeeze");
+    }
+    if (value.kind == JobNode::Kind::kNull) {
+      return Error(value, where, "no value given; write \"\" for an empty value");
+    }
+    Result<std::string> text = Scalar(value, where, "a string");
+    if (!text.ok()) return text.status();
+    out.env[name] = std::move(*text);
+  }
+  return Status::Ok();
+}
+
+Status JobReader::ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Int(n, f, 0, kMaxGpus), out.spec.gpus);
+}
+
+Status JobReader::ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Int(n, f, 1, kMilliPerGpu), out.spec.gpu_milli);
+}
+
+Status JobReader::ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const {
+  std::vector<const JobNode*> items;
+  if (n.kind == JobNode::Kind::kScalar) items.push_back(&n);
+  for (const JobNode& item : n.items) items.push_back(&item);
+  if (n.kind == JobNode::Kind::kMap) {
+    return Error(n, f, "expected a GPU model or a list of them, got a map");
+  }
+  if (items.size() > kMaxGpuModels) {
+    return Error(
+        n, f,
+        std::to_string(items.size()) + " models; the limit is " + std::to_string(kMaxGpuModels));
+  }
+  for (const JobNode* item : items) {
+    Result<std::string> model = Scalar(*item, f, "a GPU model name");
+    if (!model.ok()) return model.status();
+    if (Trim(*model).empty()) return Error(*item, f, "a model name is empty");
+    out.spec.gpu_models.push_back(std::string(Trim(*model)));
+  }
+  return Status::Ok();
+}
+
+Status JobReader::ReadUrgency(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "an urgency class");
+  if (!text.ok()) return text.status();
+  const std::optional<Urgency> u = ParseUrgency(*text);
+  if (!u) {
+    return Error(n, f, "value '" + *text + "' is not one of critical, high, normal, low");
+  }
+  out.spec.urgency = *u;
+  return Status::Ok();
+}
+
+Status JobReader::ReadPreemptible(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Bool(n, f), out.spec.preemptible);
+}
+
+Status JobReader::ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Bool(n, f), out.spec.checkpointable);
+}
+
+Status JobReader::ReadCheckpointInterval(const JobNode& n, std::string_view f,
+                                         JobRequest& out) const {
+  return Assign(PositiveDuration(n, f), out.spec.checkpoint_interval);
+}
+
+Status JobReader::ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(PositiveDuration(n, f), out.spec.estimate);
+}
+
+// An RFC 3339 date-time, or "+DURATION" from now; in the future either way.
+Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "a date-time or +duration");
+  if (!text.ok()) return text.status();
+  const std::string_view s = Trim(*text);
+  Result<Time> at = Status::Error("unset");
+  if (s.starts_with('+')) {
+    const Result<Time> ahead = ParseDuration(s.substr(1));
+    at = ahead.ok() ? Result<Time>(now_ + *ahead) : ahead;
+  } else {
+    at = ParseDateTime(s);
+  }
+  if (!at.ok()) return Error(n, f, at.status().message());
+  if (*at <= now_) {
+    return Error(n, f,
+                 "'" + *text + "' is not in the future (it is " + FormatDateTime(*at) +
+                     "; now is " + FormatDateTime(now_) + ")");
+  }
+  out.spec.deadline = *at;
+  return Status::Ok();
+}
+
+Status JobReader::ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Parsed(n, f, "a number of CPU cores", ParseCpuMilli), out.spec.cpu_milli);
+}
+
+Status JobReader::ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Parsed(n, f, "a memory size", ParseMemoryMib), out.spec.memory_mib);
+}
+
+Status JobReader::ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Int(n, f, 0, kMaxRetries), out.max_retries);
+}
+
+// The rules that tie fields together; checked once every field has been read.
+Status JobReader::CheckTogether(const JobNode& root, const JobRequest& out) const {
+  if (out.command.empty()) {
+    return Error(root, "command",
+                 "required: the program and its arguments, like [python, train.py]");
+  }
+  if (out.spec.gpu_milli < kMilliPerGpu && out.spec.gpus != 1) {
+    const JobNode* at = Find(root, "gpu_milli");
+    return Error(at ? *at : root, "gpu_milli",
+                 "a fraction of a GPU (" + std::to_string(out.spec.gpu_milli) +
+                     ") needs gpus: 1, not " + std::to_string(out.spec.gpus));
+  }
+  if (out.spec.checkpoint_interval > 0 && !out.spec.checkpointable) {
+    const JobNode* at = Find(root, "checkpoint_interval");
+    return Error(at ? *at : root, "checkpoint_interval", "needs checkpointable: true");
+  }
+  return Status::Ok();
+}
+
+Result<JobRequest> JobReader::Read(const JobNode& root) const {
+  if (root.kind != JobNode::Kind::kMap) {
+    return Error(root, "",
+                 "a job is a map of fields (name, command, ...), got " +
+                     std::string(JobNodeKindName(root.kind)));
+  }
+  JobRequest out;
+  out.spec.submit_time = now_;
+  for (const auto& [key, key_where, node] : root.entries) {
+    const FieldDef* def = nullptr;
+    for (const FieldDef& f : kFields) def = f.name == key ? &f : def;
+    if (def == nullptr) {
+      const std::optional<std::string> near = NearestName(key, FieldNames());
+      return Error(key_where, "",
+                   "unknown field '" + key + "'" +
+                       (near ? " (did you mean '" + *near + "'?)" : "; see docs/job-file.md"));
+    }
+    if (node.kind == JobNode::Kind::kNull) continue;
+    if (Status s = (this->*(def->read))(node, def->name, out); !s.ok()) return s;
+  }
+  if (Status s = CheckTogether(root, out); !s.ok()) return s;
+  if (out.spec.name.empty()) out.spec.name = DefaultName(out.command[0]);
+  return out;
+}
+
+}  // namespace
+
+Result<JobRequest> ParseJobYaml(std::string_view text, const std::string& source, Time now) {
+  const Result<JobNode> root = ReadYamlJobTree(text, source);
+  if (!root.ok()) return root.status();
+  return JobReader(source, now).Read(*root);
+}
+
+Result<JobRequest> ParseJobJson(std::string_view text, Time now) {
+  const std::string source(kJsonSource);
+  const Result<JobNode> root = ReadJsonJobTree(text, source);
+  if (!root.ok()) return root.status();
+  Result<JobRequest> job = JobReader(source, now).Read(*root);
+  if (job.ok() && !job->workdir.empty() && job->workdir[0] != '/') {
+    return Status::Error(source + ": workdir: '" + job->workdir +
+                         "' is relative; the server needs a full path");
+  }
+  return job;
+}
+
+Result<JobRequest> ReadJobFile(const std::string& path, Time now) {
+  const Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status().WithContext("job file");
+  Result<JobRequest> job = ParseJobYaml(*text, path, now);
+  if (!job.ok()) return job;
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::current_path(ec);
+  if (ec) return Status::Error(path + ": cannot read the current directory: " + ec.message());
+  job->workdir = (here / job->workdir).lexically_normal().string();
+  if (job->workdir.size() > 1 && job->workdir.back() == '/') job->workdir.pop_back();
+  return job;
+}
+
+}  // namespace squeeze

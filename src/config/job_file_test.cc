@@ -1,0 +1,315 @@
+#include "config/job_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "config/data_path.h"
+#include "config/job_values.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+
+constexpr std::string_view kFullYaml = R"(name: resnet-50
+command: [python, train.py, --epochs, "3"]
+workdir: /home/me/project
+env:
+  OMP_NUM_THREADS: "4"
+  MODE: fast
+gpus: 1
+gpu_milli: 500
+gpu_models: [A100, H100]
+urgency: high
+preemptible: true
+checkpointable: true
+checkpoint_interval: 30m
+estimate: 2h
+deadline: 2026-12-01T18:00:00Z
+team: ml
+cpus: 4
+memory: 16GiB
+max_retries: 3
+)";
+
+constexpr std::string_view kFullJson = R"({
+  "name": "resnet-50",
+  "command": ["python", "train.py", "--epochs", "3"],
+  "workdir": "/home/me/project",
+  "env": {"OMP_NUM_THREADS": "4", "MODE": "fast"},
+  "gpus": 1, "gpu_milli": 500, "gpu_models": ["A100", "H100"],
+  "urgency": "high", "preemptible": true, "checkpointable": true,
+  "checkpoint_interval": "30m", "estimate": "2h", "deadline": "2026-12-01T18:00:00Z",
+  "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3
+})";
+
+std::string YamlError(std::string_view text) {
+  const Result<JobRequest> r = ParseJobYaml(text, "job.yaml", kNow);
+  EXPECT_FALSE(r.ok()) << text;
+  return r.status().message();
+}
+
+std::string JsonError(std::string_view text) {
+  const Result<JobRequest> r = ParseJobJson(text, kNow);
+  EXPECT_FALSE(r.ok()) << text;
+  return r.status().message();
+}
+
+std::string WithCommand(const std::string& rest) { return "command: [true]\n" + rest; }
+
+TEST(JobFileTest, ReadsEveryField) {
+  const Result<JobRequest> r = ParseJobYaml(kFullYaml, "job.yaml", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const JobSpec& s = r->spec;
+  EXPECT_EQ(s.name, "resnet-50");
+  EXPECT_EQ(r->command, (std::vector<std::string>{"python", "train.py", "--epochs", "3"}));
+  EXPECT_EQ(r->workdir, "/home/me/project");
+  EXPECT_EQ(r->env,
+            (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "4"}, {"MODE", "fast"}}));
+  EXPECT_EQ(s.gpus, 1);
+  EXPECT_EQ(s.gpu_milli, 500);
+  EXPECT_EQ(s.gpu_models, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(s.urgency, Urgency::kHigh);
+  EXPECT_TRUE(s.preemptible);
+  EXPECT_TRUE(s.checkpointable);
+  EXPECT_EQ(s.checkpoint_interval, 1800);
+  EXPECT_EQ(s.estimate, 7200);
+  EXPECT_EQ(s.deadline, kNow + 18 * 3600);
+  EXPECT_EQ(s.team, "ml");
+  EXPECT_EQ(s.cpu_milli, 4000);
+  EXPECT_EQ(s.memory_mib, 16 * 1024);
+  EXPECT_EQ(r->max_retries, 3);
+  EXPECT_EQ(s.submit_time, kNow);
+}
+
+TEST(JobFileTest, DefaultsWhenOnlyTheCommandIsGiven) {
+  const Result<JobRequest> r = ParseJobYaml("command: [/usr/bin/sleep, '5']", "job.yaml", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const JobSpec& s = r->spec;
+  EXPECT_EQ(s.name, "sleep");
+  EXPECT_EQ(r->workdir, "");
+  EXPECT_TRUE(r->env.empty());
+  EXPECT_EQ(s.gpus, 1);
+  EXPECT_EQ(s.gpu_milli, 1000);
+  EXPECT_TRUE(s.gpu_models.empty());
+  EXPECT_EQ(s.urgency, Urgency::kNormal);
+  EXPECT_FALSE(s.preemptible);
+  EXPECT_FALSE(s.checkpointable);
+  EXPECT_EQ(s.checkpoint_interval, 0);
+  EXPECT_FALSE(s.estimate.has_value());
+  EXPECT_FALSE(s.deadline.has_value());
+  EXPECT_EQ(s.team, "");
+  EXPECT_EQ(s.cpu_milli, 0);
+  EXPECT_EQ(s.memory_mib, 0);
+  EXPECT_EQ(r->max_retries, -1);
+}
+
+TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
+  const Result<JobRequest> y = ParseJobYaml(kFullYaml, "job.yaml", kNow);
+  const Result<JobRequest> j = ParseJobJson(kFullJson, kNow);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  EXPECT_EQ(y->command, j->command);
+  EXPECT_EQ(y->workdir, j->workdir);
+  EXPECT_EQ(y->env, j->env);
+  EXPECT_EQ(y->max_retries, j->max_retries);
+  const JobSpec& a = y->spec;
+  const JobSpec& b = j->spec;
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.team, b.team);
+  EXPECT_EQ(a.gpus, b.gpus);
+  EXPECT_EQ(a.gpu_milli, b.gpu_milli);
+  EXPECT_EQ(a.gpu_models, b.gpu_models);
+  EXPECT_EQ(a.urgency, b.urgency);
+  EXPECT_EQ(a.preemptible, b.preemptible);
+  EXPECT_EQ(a.checkpointable, b.checkpointable);
+  EXPECT_EQ(a.checkpoint_interval, b.checkpoint_interval);
+  EXPECT_EQ(a.estimate, b.estimate);
+  EXPECT_EQ(a.deadline, b.deadline);
+  EXPECT_EQ(a.cpu_milli, b.cpu_milli);
+  EXPECT_EQ(a.memory_mib, b.memory_mib);
+  EXPECT_EQ(a.submit_time, b.submit_time);
+}
+
+TEST(JobFileTest, OneGpuModelMayBeAString) {
+  const Result<JobRequest> r = ParseJobYaml(WithCommand("gpu_models: A100\n"), "j", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.gpu_models, (std::vector<std::string>{"A100"}));
+}
+
+TEST(JobFileTest, DeadlineFormsAndPastDeadline) {
+  auto deadline = [](const std::string& d) {
+    return ParseJobYaml(WithCommand("deadline: \"" + d + "\"\n"), "j", kNow);
+  };
+  EXPECT_EQ(deadline("+12h")->spec.deadline, kNow + 12 * 3600);
+  EXPECT_EQ(deadline("2026-12-01T19:00:00+01:00")->spec.deadline, kNow + 18 * 3600);
+  EXPECT_EQ(deadline("2026-12-01t18:00:00.250z")->spec.deadline, kNow + 18 * 3600);
+  EXPECT_THAT(deadline("2026-11-30T12:00:00Z").status().message(),
+              HasSubstr("j:2:11: deadline: '2026-11-30T12:00:00Z' is not in the future"));
+  EXPECT_THAT(deadline("2026-02-30T00:00:00Z").status().message(), HasSubstr("not a valid date"));
+  EXPECT_THAT(deadline("2026-12-02").status().message(),
+              HasSubstr("is not a date-time (use RFC 3339"));
+  EXPECT_THAT(deadline("2026-12-02T10:00:00").status().message(), HasSubstr("has no time zone"));
+  EXPECT_THAT(deadline("+soon").status().message(), HasSubstr("is not a duration"));
+}
+
+TEST(JobFileTest, MalformedYamlNamesLineAndColumn) {
+  EXPECT_EQ(YamlError("command: [a, b\ngpus: 1\n"),
+            "job.yaml:2:5: malformed YAML: end of sequence flow not found");
+  EXPECT_EQ(YamlError("command: [a]\ngpus: 1\n gpus: 2\n"),
+            "job.yaml:3:6: malformed YAML: illegal map value");
+  EXPECT_THAT(YamlError(""), HasSubstr("job.yaml: the job file is empty"));
+  EXPECT_THAT(YamlError("- a\n- b\n"), HasSubstr("a job is a map of fields"));
+  EXPECT_THAT(YamlError("command: [a]\n---\ncommand: [b]\n"),
+              HasSubstr("more than one YAML document"));
+  EXPECT_THAT(YamlError("command: [a]\ngpus: 1\ngpus: 2\n"),
+              HasSubstr("job.yaml:3:1: 'gpus' is given twice"));
+}
+
+TEST(JobFileTest, MalformedJsonNamesTheByte) {
+  EXPECT_THAT(JsonError(R"({"command": ["a"],})"),
+              HasSubstr("JSON request: malformed JSON at byte 19"));
+  EXPECT_THAT(JsonError("[1, 2]"), HasSubstr("JSON request: a job is a map of fields"));
+  EXPECT_THAT(JsonError(""), HasSubstr("malformed JSON at byte"));
+}
+
+TEST(JobFileTest, UnknownFieldSuggestsTheNearest) {
+  EXPECT_THAT(YamlError(WithCommand("gpu: 2\n")),
+              HasSubstr("job.yaml:2:1: unknown field 'gpu' (did you mean 'gpus'?)"));
+  EXPECT_THAT(JsonError(R"({"command": ["a"], "deadlin": "+1h"})"),
+              HasSubstr("JSON request: unknown field 'deadlin' (did you mean 'deadline'?)"));
+  EXPECT_THAT(YamlError(WithCommand("colour: red\n")),
+              HasSubstr("unknown field 'colour'; see docs/job-file.md"));
+}
+
+// A line added to a job that has a command, and what the message for it must hold.
+struct BadLine {
+  std::string line;
+  std::string message;
+};
+
+TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
+  const BadLine kCases[] = {
+      {"gpus: two", "job.yaml:2:7: gpus: value 'two' is not an integer"},
+      {"gpus: [1]", "job.yaml:2:7: gpus: expected an integer, got a list"},
+      {"gpus: 1025", "gpus: value '1025' is outside 0..1024"},
+      {"max_retries: 101", "max_retries: value '101' is outside 0..100"},
+      {"preemptible: maybe", "preemptible: value 'maybe' is not true or false"},
+      {"urgency: urgent", "urgency: value 'urgent' is not one of critical, high, normal, low"},
+      {"name: my job", "name: value 'my job' is not a valid name"},
+      {"team: -ml", "team: value '-ml' is not a valid name"},
+      {"memory: 16GB", "memory: '16GB' is not a memory size"},
+      {"cpus: lots", "cpus: 'lots' is not a number of CPU cores"},
+      {"workdir: ~/project", "workdir: '~/project': '~' is not expanded"},
+      {"estimate: 2 hours", "job.yaml:2:11: estimate: '2 hours' is not a duration"},
+      {"estimate: 0s", "estimate: value '0s' must be more than 0s"},
+      {"checkpoint_interval: 1h30", "checkpoint_interval: '1h30' is not a duration"},
+      {"gpu_models: {a: b}", "gpu_models: expected a GPU model or a list of them, got a map"},
+      {"gpus: 2\ngpu_milli: 500",
+       "job.yaml:3:12: gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2"},
+      {"checkpoint_interval: 10m", "checkpoint_interval: needs checkpointable: true"},
+      {"env: {SQUEEZE_JOB_ID: '1'}",
+       "env.SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze"},
+      {"env: {1BAD: x}", "env.1BAD: '1BAD' is not a variable name"},
+      {"env: {EMPTY: }", "env.EMPTY: no value given; write \"\" for an empty value"},
+  };
+  for (const auto& [line, message] : kCases) {
+    EXPECT_THAT(YamlError(WithCommand(line + "\n")), HasSubstr(message)) << line;
+  }
+  EXPECT_THAT(JsonError(R"({"command": ["a"], "env": ["A=1"]})"),
+              HasSubstr("JSON request: env: expected a map of NAME: value, got a list"));
+}
+
+TEST(JobFileTest, CommandMustBeAList) {
+  EXPECT_THAT(YamlError("command: python train.py\n"),
+              HasSubstr("command: expected a list of arguments, got the single value "
+                        "'python train.py'; write it as a list, like [python, train.py], or run a "
+                        "shell line with [bash, -c, \"...\"]"));
+  EXPECT_THAT(YamlError("command: []\n"), HasSubstr("command: the list is empty"));
+  EXPECT_THAT(YamlError("gpus: 1\n"), HasSubstr("job.yaml:1:1: command: required"));
+  EXPECT_THAT(YamlError("command: [[a]]\n"),
+              HasSubstr("command[0]: expected a string, got a list"));
+}
+
+TEST(JobFileTest, SizesAreBounded) {
+  EXPECT_THAT(YamlError("command: [a]\n#" + std::string(70000, 'x') + "\n"),
+              HasSubstr("job.yaml: the job is 70015 bytes long; the limit is 65536"));
+  EXPECT_THAT(YamlError("command: [" + std::string(5000, 'a') + "]\n"),
+              HasSubstr("a value is 5000 bytes long; the limit is 4096"));
+  std::string args = "command: [a";
+  for (int i = 0; i < 1024; ++i) args += ",b";
+  EXPECT_THAT(YamlError(args + "]\n"), HasSubstr("command: 1025 arguments; the limit is 1024"));
+  std::string env = "command: [a]\nenv:\n";
+  for (int i = 0; i < 257; ++i) env += "  V" + std::to_string(i) + ": x\n";
+  EXPECT_THAT(YamlError(env), HasSubstr("env: 257 variables; the limit is 256"));
+  EXPECT_THAT(JsonError(R"({"command": [[[[[[[[[["a"]]]]]]]]]]})"), HasSubstr("nested too deeply"));
+}
+
+TEST(JobFileTest, JsonNeedsAFullWorkdir) {
+  EXPECT_THAT(JsonError(R"({"command": ["a"], "workdir": "project"})"),
+              HasSubstr("workdir: 'project' is relative"));
+}
+
+TEST(JobFileTest, NullMeansTheDefault) {
+  const Result<JobRequest> r = ParseJobJson(R"({"command": ["a"], "gpus": null})", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.gpus, 1);
+}
+
+TEST(JobFileTest, ReadsTheExampleJobFile) {
+  const std::string path = std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.yaml";
+  const Result<JobRequest> r = ReadJobFile(path, kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->command, (std::vector<std::string>{"bash", "examples/jobs/train-like.sh"}));
+  EXPECT_EQ(r->workdir, std::filesystem::current_path().string());
+  EXPECT_EQ(r->spec.gpus, 1);
+  EXPECT_TRUE(r->spec.preemptible);
+  EXPECT_TRUE(r->spec.checkpointable);
+  EXPECT_EQ(r->spec.checkpoint_interval, 30);
+  EXPECT_EQ(r->spec.estimate, 120);
+  EXPECT_EQ(r->spec.team, "ml");
+  EXPECT_THAT(ReadJobFile("/no/such/job.yaml", kNow).status().message(),
+              HasSubstr("job file: cannot open '/no/such/job.yaml'"));
+}
+
+TEST(JobValuesTest, DateTimesRoundTrip) {
+  EXPECT_EQ(*ParseDateTime("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(*ParseDateTime("2026-12-01T00:00:00Z"), kNow);
+  EXPECT_EQ(FormatDateTime(kNow + 3661), "2026-12-01T01:01:01Z");
+  EXPECT_EQ(FormatDateTime(-1), "1969-12-31T23:59:59Z");
+  EXPECT_FALSE(ParseDateTime("2026-12-01T24:00:00Z").ok());
+  EXPECT_FALSE(ParseDateTime("2026-12-01T10:00:00+1:00").ok());
+}
+
+TEST(JobValuesTest, MemoryAndCpus) {
+  EXPECT_EQ(*ParseMemoryMib("512MiB"), 512);
+  EXPECT_EQ(*ParseMemoryMib("1.5 GiB"), 1536);
+  EXPECT_EQ(*ParseMemoryMib("1TiB"), 1024 * 1024);
+  EXPECT_FALSE(ParseMemoryMib("0GiB").ok());
+  EXPECT_FALSE(ParseMemoryMib("512").ok());
+  EXPECT_EQ(*ParseCpuMilli("0.5"), 500);
+  EXPECT_FALSE(ParseCpuMilli("0").ok());
+  EXPECT_FALSE(ParseCpuMilli("5000").ok());
+}
+
+TEST(DataPathTest, StaysInsideTheDataDirectory) {
+  EXPECT_EQ(*ResolveInside("/var/lib/squeeze", "jobs/7/log.txt"),
+            "/var/lib/squeeze/jobs/7/log.txt");
+  EXPECT_EQ(*ResolveInside("/var/lib/squeeze/", "jobs/./7/../8"), "/var/lib/squeeze/jobs/8");
+  EXPECT_EQ(*ResolveInside("/var/lib/squeeze", "/var/lib/squeeze/ckpt"), "/var/lib/squeeze/ckpt");
+  EXPECT_THAT(ResolveInside("/var/lib/squeeze", "../etc/passwd").status().message(),
+              HasSubstr("path '../etc/passwd' leads outside the data directory /var/lib/squeeze"));
+  EXPECT_FALSE(ResolveInside("/var/lib/squeeze", "jobs/../../x").ok());
+  EXPECT_FALSE(ResolveInside("/var/lib/squeeze", "/etc/passwd").ok());
+  EXPECT_FALSE(ResolveInside("/var/lib/squeeze", "/var/lib/squeeze-other/x").ok());
+  EXPECT_FALSE(ResolveInside("/var/lib/squeeze", "").ok());
+  EXPECT_FALSE(ResolveInside("relative", "x").ok());
+}
+
+}  // namespace
+}  // namespace squeeze
