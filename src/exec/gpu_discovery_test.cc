@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <string>
+#include "core/testing/temp_dir.h"
 
 namespace squeeze {
 namespace {
@@ -76,19 +76,14 @@ TEST(GpuDiscoveryTest, VirtualSpecWinsOverHardware) {
 // real one prints (the only way to run that path without a GPU), and by a missing binary.
 class NvidiaSmiTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/squeeze-gpu-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
   std::string Script(const std::string& name, const std::string& body) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << "#!/bin/sh\n" << body;
     chmod(path.c_str(), 0755);
     return path;
   }
-  std::string dir_;
+  ::squeeze::testing::TempDir temp_{"squeeze-gpu"};
+  const std::string dir_ = temp_.path();
 };
 
 TEST_F(NvidiaSmiTest, RunsTheBinaryWithTheQuery) {

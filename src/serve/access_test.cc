@@ -4,21 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
+#include "core/testing/temp_dir.h"
 
 namespace squeeze {
 namespace {
 
 class AccessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/squeeze-access-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
-  std::string dir_;
+  ::squeeze::testing::TempDir temp_{"squeeze-access"};
+  const std::string dir_ = temp_.path();
 };
 
 mode_t ModeOf(const std::string& path) {

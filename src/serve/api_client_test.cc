@@ -3,37 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 
 #include "serve/api_server.h"
 #include "serve/testing/recording_service.h"
+#include "core/testing/temp_dir.h"
 
 namespace squeeze {
 namespace {
 
-class ApiClientTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/squeeze-client-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    token_ = *AddToken(dir_, "alice", "ml", false);
-    tokens_ = *TokenRegistry::Load(dir_);
-    ApiOptions options;
-    options.port = 0;
-    server_ = std::make_unique<ApiServer>(service_, tokens_, options);
-    ASSERT_TRUE(server_->Start().ok());
-    url_ = "http://127.0.0.1:" + std::to_string(server_->port());
-  }
-  void TearDown() override {
-    server_->Stop();
-    std::system(("rm -rf " + dir_).c_str());
-  }
-  std::string dir_, token_, url_;
-  TokenRegistry tokens_;
-  RecordingService service_;
-  std::unique_ptr<ApiServer> server_;
-};
+using ApiClientTest = ServedApiTest;
 
 TEST_F(ApiClientTest, CallsCarryTheToken) {
   auto client = ApiClient::Connect({url_, token_});

@@ -3,40 +3,24 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <cstdlib>
 #include <mutex>
 
 #include "serve/testing/recording_service.h"
+#include "core/testing/temp_dir.h"
 
 namespace squeeze {
 namespace {
 
-class ApiServerTest : public ::testing::Test {
+class ApiServerTest : public ServedApiTest {
  protected:
+  ApiServerTest() : ServedApiTest(1024) {}
   void SetUp() override {
-    char tmpl[] = "/tmp/squeeze-api-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    token_ = *AddToken(dir_, "alice", "ml", false);
-    tokens_ = *TokenRegistry::Load(dir_);
-    ApiOptions options;
-    options.port = 0;
-    options.max_body_bytes = 1024;
-    server_ = std::make_unique<ApiServer>(service_, tokens_, options);
-    ASSERT_TRUE(server_->Start().ok());
+    ServedApiTest::SetUp();
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-  }
-  void TearDown() override {
-    server_->Stop();
-    std::system(("rm -rf " + dir_).c_str());
   }
   httplib::Headers Auth() { return {{"Authorization", "Bearer " + token_}}; }
   static nlohmann::json Json(const httplib::Result& r) { return nlohmann::json::parse(r->body); }
 
-  std::string dir_, token_;
-  TokenRegistry tokens_;
-  RecordingService service_;
-  std::unique_ptr<ApiServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
 

@@ -8,6 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "core/testing/temp_dir.h"
+#include "serve/api_server.h"
 #include "serve/job_service.h"
 
 namespace squeeze {
@@ -53,6 +59,32 @@ class RecordingService : public JobService {
   }
   std::mutex mu_;
   std::vector<std::string> calls_;
+};
+
+// An ApiServer on a free loopback port over a RecordingService, with one user token
+// (alice, team ml), for the API's and the client's tests.
+class ServedApiTest : public ::testing::Test {
+ protected:
+  explicit ServedApiTest(size_t max_body_bytes = 64 * 1024) : max_body_bytes_(max_body_bytes) {}
+  void SetUp() override {
+    token_ = *AddToken(dir_, "alice", "ml", false);
+    tokens_ = *TokenRegistry::Load(dir_);
+    ApiOptions options;
+    options.port = 0;
+    options.max_body_bytes = max_body_bytes_;
+    server_ = std::make_unique<ApiServer>(service_, tokens_, options);
+    ASSERT_TRUE(server_->Start().ok());
+    url_ = "http://127.0.0.1:" + std::to_string(server_->port());
+  }
+  void TearDown() override { server_->Stop(); }
+
+  size_t max_body_bytes_;
+  ::squeeze::testing::TempDir temp_{"squeeze-api"};
+  const std::string dir_ = temp_.path();
+  std::string token_, url_;
+  TokenRegistry tokens_;
+  RecordingService service_;
+  std::unique_ptr<ApiServer> server_;
 };
 
 }  // namespace squeeze
