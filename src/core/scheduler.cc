@@ -107,6 +107,37 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   return Status::Ok();
 }
 
+Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time run_start,
+                        Time now) {
+  if (Status st = Validate(spec); !st.ok()) return st;  // also refuses a known id
+  if (placement.empty()) {
+    return Status::Error("job " + std::to_string(spec.id) + ": an empty placement");
+  }
+  for (const NodeShare& share : placement.shares) {
+    if (share.node < 0 || share.node >= static_cast<int>(state_->cluster.nodes().size()) ||
+        !state_->cluster.Fits(share)) {
+      return Status::Error("job " + std::to_string(spec.id) + ": its GPUs on node " +
+                           std::to_string(share.node) + " are not free");
+    }
+  }
+  Job job;
+  job.spec = spec;
+  job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  job.state = JobState::kRunning;
+  job.placement = placement;
+  job.queued_since = run_start;
+  job.first_start = run_start;
+  job.run_start = run_start;
+  job.starts = 1;
+  job.min_runtime_until = std::min(now, run_start + state_->policy.min_runtime);
+  Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
+  ++state_->counters.submitted;
+  state_->node_order->ObserveArrival(spec);
+  HoldCapacity(*state_, stored);
+  IndexRunning(*state_, stored);
+  return Status::Ok();
+}
+
 void Scheduler::Enqueue(Job& job, Time now) {
   EngineState& s = *state_;
   job.state = JobState::kPending;

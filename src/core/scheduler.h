@@ -27,6 +27,11 @@ class Scheduler {
   Status Submit(const JobSpec& spec, Time now);
   // Runs the policy's actions once. The decisions are already applied to the scheduler's state.
   std::vector<Decision> Cycle(Time now);
+  // Takes back a job that is already running on `placement` since `run_start` (after a
+  // restart of the daemon, whose executor found it alive): it holds those GPUs and is
+  // reported back through Finished or Stopped like any other. Errors: the spec is invalid,
+  // the id is known, or the placement does not fit the free capacity.
+  Status Adopt(const JobSpec& spec, const Placement& placement, Time run_start, Time now);
   // A running (or stopping) job exited by itself; returns its final record and forgets it.
   Result<Job> Finished(JobId id, Time now, bool success);
   // A job asked to stop has stopped (after its checkpoint); it waits again.

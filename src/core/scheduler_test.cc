@@ -188,3 +188,47 @@ TEST(SchedulerApiTest, CyclesAreCounted) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+Placement OnNode(int node, std::vector<int> gpus) {
+  Placement p;
+  NodeShare share;
+  share.node = node;
+  share.gpus = std::move(gpus);
+  p.shares.push_back(share);
+  return p;
+}
+
+// After a daemon restart the executor finds job 1 alive on GPUs 0-5 of node a0: the
+// scheduler takes it back there, so a new 4-GPU job waits until it ends.
+TEST(AdoptTest, AnAdoptedJobHoldsItsGpus) {
+  Scenario s(Cluster({{"a", 1, 8}}), "fifo");
+  JobSpec running = NewJob(1, 6);
+  ASSERT_TRUE(s.sched().Adopt(running, OnNode(0, {0, 1, 2, 3, 4, 5}), 100, 500).ok());
+  ASSERT_NE(s.sched().Find(1), nullptr);
+  EXPECT_EQ(s.sched().Find(1)->state, JobState::kRunning);
+  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 2);
+  s.Add(NewJob(2, 4, 500));
+  EXPECT_THAT(s.Cycle(500), IsEmpty());
+  ASSERT_TRUE(s.sched().Finished(1, 900, true).ok());
+  EXPECT_THAT(s.Cycle(900), ElementsAre("start 2 on a0:0,1,2,3"));
+}
+
+TEST(AdoptTest, RefusesTakenGpusAndKnownIds) {
+  Scenario s(Cluster({{"a", 1, 8}}), "fifo");
+  ASSERT_TRUE(s.sched().Adopt(NewJob(1, 4), OnNode(0, {0, 1, 2, 3}), 0, 10).ok());
+  EXPECT_EQ(s.sched().Adopt(NewJob(2, 2), OnNode(0, {3, 4}), 0, 10).message(),
+            "job 2: its GPUs on node 0 are not free");
+  EXPECT_EQ(s.sched().Adopt(NewJob(1, 2), OnNode(0, {6, 7}), 0, 10).message(),
+            "job 1: id is already in use");
+  s.Add(NewJob(4, 2, 10));
+  EXPECT_THAT(s.Cycle(10), ElementsAre("start 4 on a0:4,5"));
+  EXPECT_EQ(s.sched().Adopt(NewJob(3, 2), OnNode(5, {0, 1}), 0, 10).message(),
+            "job 3: its GPUs on node 5 are not free");
+  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 2);
+}
+
+}  // namespace
+}  // namespace squeeze
