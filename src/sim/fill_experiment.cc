@@ -88,8 +88,6 @@ Result<std::vector<PlacementOutcome>> RunFillExperiment(const Trace& pods,
   const TargetWorkload target(history);  // the protocol's, for the fragmentation figures
   std::vector<PlacementOutcome> outcomes;
   for (const std::string& name : options.placements) {
-    auto probe = MakeNodeOrder(name);
-    if (!probe.ok()) return probe.status().WithContext("placement");
     PlacementOutcome out;
     out.placement = name;
     std::map<int, double> alloc_sum, frag_sum;
@@ -98,6 +96,7 @@ Result<std::vector<PlacementOutcome>> RunFillExperiment(const Trace& pods,
     const auto start = std::chrono::steady_clock::now();
     for (uint64_t seed = options.first_seed; seed <= options.last_seed; ++seed) {
       auto order = MakeNodeOrder(name);
+      if (!order.ok()) return order.status().WithContext("placement");
       (*order)->SetSeed(seed);
       (*order)->SetNodeRank(NodeRank(cluster.nodes.size(), seed));
       (*order)->SetWorkloadHistory(history);

@@ -119,6 +119,7 @@ const std::vector<ScoredNodeOrder::Feasible>& ScoredNodeOrder::ScoreFeasibleNode
   PodSpec shape = pod;       // memory is checked outside the cache
   shape.memory_mib = 0;
   const int id = ShapeId(pod);
+  last_shape_ = id;
   if (static_cast<int>(cache_.size()) <= id) cache_.resize(id + 1);
   std::vector<Cached>& cache = cache_[id];
   if (cache.size() < cluster.nodes().size()) cache.resize(cluster.nodes().size());

@@ -54,6 +54,8 @@ class ScoredNodeOrder : public NodeOrder {
     int node;
     int64_t score;
   };
+  // The shape id of the pod the last ScoreFeasibleNodes call scored.
+  int LastShapeId() const { return last_shape_; }
   // Every node of the request's groups where the pod fits, with its score (normalised when
   // the order normalises). The request must fit on one node.
   // The vector is reused by the next call.
@@ -71,6 +73,7 @@ class ScoredNodeOrder : public NodeOrder {
   };
   std::vector<int> rank_;
   mutable std::vector<Feasible> feasible_;
+  mutable int last_shape_ = -1;
   mutable std::map<std::tuple<int64_t, int, int, std::string>, int> shape_ids_;
   mutable std::vector<std::vector<Cached>> cache_;  // [shape][node]
 };

@@ -139,9 +139,8 @@ std::optional<Placement> SqueezePlacementOrder::Place(const PlaceRequest& req,
   int64_t top = feasible.front().score;
   for (const Feasible& f : feasible) top = std::max(top, f.score);
 
-  PodSpec pod = PodOf(*req.job);
-  pod.memory_mib = 0;  // memory is no part of a score
-  const int shape = ShapeId(pod);
+  const PodSpec pod = PodOf(*req.job);
+  const int shape = LastShapeId();  // the shape ScoreFeasibleNodes just scored
   if (static_cast<int>(waste_cache_.size()) <= shape) waste_cache_.resize(shape + 1);
   std::vector<Cached>& cache = waste_cache_[shape];
   if (static_cast<int>(waste_memo_.size()) <= shape) waste_memo_.resize(shape + 1);
