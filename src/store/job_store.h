@@ -18,7 +18,7 @@
 #include "core/job_request.h"
 #include "core/status.h"
 #include "core/types.h"
-#include "store/job_record.h"
+#include "store/stored_job.h"
 #include "store/sqlite_db.h"
 
 namespace squeeze {
@@ -60,10 +60,10 @@ class JobStore {
   Status RecordPreemption(JobId id, Time now);
   Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);
 
-  Result<JobRecord> Get(JobId id);
-  Result<std::vector<JobRecord>> List(const ListFilter& filter);
+  Result<StoredJob> Get(JobId id);
+  Result<std::vector<StoredJob>> List(const ListFilter& filter);
   // Every job not yet done, failed or cancelled, in id order: what a restart resumes.
-  Result<std::vector<JobRecord>> LoadUnfinished();
+  Result<std::vector<StoredJob>> LoadUnfinished();
   Result<std::map<JobState, int64_t>> CountByState();
   Result<std::vector<JobEvent>> Events(JobId id);
 
@@ -80,7 +80,7 @@ class JobStore {
                 Time now, const std::string& kind, const std::string& text);
   Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text);
   // Rows of jobs matching `where` (parameters bound by `bind`), in id order.
-  Result<std::vector<JobRecord>> Query(const std::string& where,
+  Result<std::vector<StoredJob>> Query(const std::string& where,
                                        const std::function<void(SqliteStmt&)>& bind);
 
   const std::string path_;

@@ -17,8 +17,8 @@ std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   return static_cast<int>(*v);
 }
 
-Result<JobRecord> RowToRecord(const SqliteStmt& row) {
-  JobRecord r;
+Result<StoredJob> RowToRecord(const SqliteStmt& row) {
+  StoredJob r;
   r.id = row.Int(0);
   r.owner = row.Text(1);
   const std::string state = row.Text(2);
@@ -48,13 +48,13 @@ Result<JobRecord> RowToRecord(const SqliteStmt& row) {
 
 }  // namespace
 
-Result<std::vector<JobRecord>> JobStore::Query(const std::string& where,
+Result<std::vector<StoredJob>> JobStore::Query(const std::string& where,
                                                const std::function<void(SqliteStmt&)>& bind) {
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(kColumns + where);
   if (!stmt.ok()) return stmt.status();
   bind(*stmt);
-  std::vector<JobRecord> records;
+  std::vector<StoredJob> records;
   while (true) {
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
@@ -66,14 +66,14 @@ Result<std::vector<JobRecord>> JobStore::Query(const std::string& where,
   return records;
 }
 
-Result<JobRecord> JobStore::Get(JobId id) {
+Result<StoredJob> JobStore::Get(JobId id) {
   auto records = Query("WHERE id=?1", [id](SqliteStmt& s) { s.Bind(1, id); });
   if (!records.ok()) return records.status();
   if (records->empty()) return Status::Error("job " + std::to_string(id) + " not found");
   return std::move(records->front());
 }
 
-Result<std::vector<JobRecord>> JobStore::List(const ListFilter& filter) {
+Result<std::vector<StoredJob>> JobStore::List(const ListFilter& filter) {
   std::string where = "WHERE id > ?1";
   std::vector<std::string> texts;
   auto add = [&](const std::string& value) {
@@ -100,7 +100,7 @@ Result<std::vector<JobRecord>> JobStore::List(const ListFilter& filter) {
   });
 }
 
-Result<std::vector<JobRecord>> JobStore::LoadUnfinished() {
+Result<std::vector<StoredJob>> JobStore::LoadUnfinished() {
   return Query("WHERE state IN ('pending', 'running', 'checkpointing') ORDER BY id",
                [](SqliteStmt&) {});
 }

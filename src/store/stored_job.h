@@ -13,7 +13,7 @@
 
 namespace squeeze {
 
-struct JobRecord {
+struct StoredJob {
   JobId id = 0;
   JobRequest request;  // request.spec.id and request.spec.submit_time mirror id, submitted_at
   std::string owner;

@@ -1,4 +1,4 @@
-#include "store/job_record.h"
+#include "store/stored_job.h"
 
 namespace squeeze {
 
