@@ -13,6 +13,8 @@ namespace squeeze {
 using CommandRun = std::function<int()>;
 
 CommandRun RegisterSimulate(CLI::App& app);
+// serve: the daemon.
+CommandRun RegisterServe(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
 

@@ -17,12 +17,12 @@ int main(int argc, char** argv) {
       "Replay a job trace on a cluster under one or more policies and compare them, or run "
       "the FGD fill experiment on an openb trace (--protocol fill)");
   commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
-  // The clients of `squeeze serve` (submit, queue, show, cancel, why, nodes) stay out of the
-  // help until the daemon itself lands (issue 4).
+  auto* serve = app.add_subcommand(
+      "serve",
+      "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "
+      "durable store and an HTTP API the other commands talk to");
+  commands.emplace_back(serve, squeeze::RegisterServe(*serve));
   squeeze::RegisterClientCommands(app, commands);
-  for (auto* sub : app.get_subcommands([](CLI::App* a) { return a->get_name() != "simulate"; })) {
-    sub->group("");
-  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

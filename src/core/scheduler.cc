@@ -129,7 +129,7 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   job.first_start = run_start;
   job.run_start = run_start;
   job.starts = 1;
-  job.min_runtime_until = std::min(now, run_start + state_->policy.min_runtime);
+  job.min_runtime_until = run_start + state_->policy.min_runtime;
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
   state_->node_order->ObserveArrival(spec);

@@ -71,6 +71,7 @@ class LocalExecutor {
   Result<std::vector<RunInfo>> Reattach();
 
   bool IsRunning(JobId id) const { return runs_.count(id) > 0; }
+  size_t RunningCount() const { return runs_.size(); }
   const std::string& supervisor_path() const { return options_.supervisor_path; }
 
  private:

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -138,6 +139,59 @@ std::optional<std::string_view> BearerToken(std::string_view header) {
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
   if (token.empty() || token.find(' ') != std::string_view::npos) return std::nullopt;
   return token;
+}
+
+}  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+int64_t TokensMtimeNs(const std::string& data_dir) {
+  struct stat st {};
+  if (stat((data_dir + "/tokens").c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+LiveTokens::LiveTokens(std::string data_dir, TokenRegistry tokens, int64_t mtime_ns)
+    : data_dir_(std::move(data_dir)),
+      tokens_(std::make_shared<const TokenRegistry>(std::move(tokens))), mtime_ns_(mtime_ns),
+      checked_at_ms_(SteadyMs()) {}
+
+Result<std::unique_ptr<LiveTokens>> LiveTokens::Load(const std::string& data_dir) {
+  const int64_t mtime = TokensMtimeNs(data_dir);
+  auto tokens = TokenRegistry::Load(data_dir);
+  if (!tokens.ok()) return tokens.status();
+  return std::unique_ptr<LiveTokens>(new LiveTokens(data_dir, std::move(tokens).value(), mtime));
+}
+
+void LiveTokens::ReloadIfChanged() const {
+  const int64_t now = SteadyMs();
+  if (now - checked_at_ms_ < 1000) return;
+  checked_at_ms_ = now;
+  const int64_t mtime = TokensMtimeNs(data_dir_);
+  if (mtime == mtime_ns_) return;
+  auto tokens = TokenRegistry::Load(data_dir_);
+  if (!tokens.ok()) return;  // keep what was read last
+  tokens_ = std::make_shared<const TokenRegistry>(std::move(tokens).value());
+  mtime_ns_ = mtime;
+}
+
+std::optional<Principal> LiveTokens::Authenticate(std::string_view token) const {
+  std::shared_ptr<const TokenRegistry> tokens;
+  {
+    std::lock_guard lock(mu_);
+    ReloadIfChanged();
+    tokens = tokens_;
+  }
+  return tokens->Authenticate(token);
 }
 
 }  // namespace squeeze

@@ -6,6 +6,9 @@
 #ifndef SQUEEZE_SERVE_ACCESS_H_
 #define SQUEEZE_SERVE_ACCESS_H_
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,12 +24,20 @@ struct Principal {
   bool admin = false;
 };
 
-class TokenRegistry {
+// Who holds a token: what the API asks on every request.
+class Authenticator {
+ public:
+  virtual ~Authenticator() = default;
+  // nullopt for an unknown or empty token.
+  virtual std::optional<Principal> Authenticate(std::string_view token) const = 0;
+};
+
+class TokenRegistry : public Authenticator {
  public:
   // DIR/tokens; an empty registry when the file does not exist. Errors name the line.
   static Result<TokenRegistry> Load(const std::string& data_dir);
   // Who holds `token` (compared in constant time); nullopt for an unknown or empty token.
-  std::optional<Principal> Authenticate(std::string_view token) const;
+  std::optional<Principal> Authenticate(std::string_view token) const override;
   bool empty() const { return entries_.empty(); }
 
  private:
@@ -35,6 +46,25 @@ class TokenRegistry {
     Principal who;
   };
   std::vector<Entry> entries_;
+};
+
+// The daemon's tokens: DIR/tokens, read again when the file changes (checked at most once a
+// second), so that `squeeze token add` takes effect without a restart. A file that has become
+// unreadable keeps the tokens last read. Thread-safe.
+class LiveTokens : public Authenticator {
+ public:
+  static Result<std::unique_ptr<LiveTokens>> Load(const std::string& data_dir);
+  std::optional<Principal> Authenticate(std::string_view token) const override;
+
+ private:
+  LiveTokens(std::string data_dir, TokenRegistry tokens, int64_t mtime_ns);
+  void ReloadIfChanged() const;
+
+  const std::string data_dir_;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const TokenRegistry> tokens_;
+  mutable int64_t mtime_ns_ = 0;
+  mutable int64_t checked_at_ms_ = 0;
 };
 
 // Ensures an admin exists: when DIR/tokens holds no admin, creates one (user "admin", team

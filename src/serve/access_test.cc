@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include "core/testing/temp_dir.h"
 
 namespace squeeze {
@@ -86,6 +88,32 @@ TEST(BearerTokenTest, OnlyABearerHeader) {
   EXPECT_FALSE(BearerToken("Bearer ").has_value());
   EXPECT_FALSE(BearerToken("Bearer a b").has_value());
   EXPECT_FALSE(BearerToken("").has_value());
+}
+
+}  // namespace
+}  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(LiveTokensTest, SeesATokenAddedWhileItRuns) {
+  ::squeeze::testing::TempDir dir{"squeeze-live-tokens"};
+  auto admin = EnsureAdminToken(dir.path());
+  ASSERT_TRUE(admin.ok());
+  auto live = LiveTokens::Load(dir.path());
+  ASSERT_TRUE(live.ok()) << live.status().message();
+  auto token = AddToken(dir.path(), "carol", "nlp", false);
+  ASSERT_TRUE(token.ok());
+  // Checked at most once a second: within a few seconds the new token is known.
+  std::optional<Principal> who;
+  for (int i = 0; i < 40 && !who; ++i) {
+    who = (*live)->Authenticate(*token);
+    if (!who) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(who.has_value());
+  EXPECT_EQ(who->user, "carol");
+  EXPECT_EQ(who->team, "nlp");
+  EXPECT_FALSE((*live)->Authenticate("not-a-token").has_value());
 }
 
 }  // namespace

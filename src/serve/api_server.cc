@@ -53,7 +53,7 @@ Status ParseListen(const std::string& listen, ApiOptions& options) {
   return Status::Ok();
 }
 
-ApiServer::ApiServer(JobService& service, const TokenRegistry& tokens, ApiOptions options)
+ApiServer::ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options)
     : service_(service), tokens_(tokens), options_(std::move(options)),
       server_(std::make_unique<httplib::Server>()) {
   Routes();

@@ -31,7 +31,7 @@ Status ParseListen(const std::string& listen, ApiOptions& options);
 
 class ApiServer {
  public:
-  ApiServer(JobService& service, const TokenRegistry& tokens, ApiOptions options);
+  ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options);
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
@@ -45,7 +45,7 @@ class ApiServer {
   void Routes();
 
   JobService& service_;
-  const TokenRegistry& tokens_;
+  const Authenticator& tokens_;
   ApiOptions options_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;

@@ -7,7 +7,7 @@
 namespace squeeze {
 namespace {
 
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 constexpr size_t kMaxBatch = 1024;
 
 constexpr const char* kSchema = R"sql(
@@ -28,7 +28,9 @@ CREATE TABLE jobs (
   last_checkpoint INTEGER,
   reason TEXT NOT NULL DEFAULT '',
   run_gpus TEXT NOT NULL DEFAULT '[]',
-  request TEXT NOT NULL);
+  request TEXT NOT NULL,
+  failures INTEGER NOT NULL DEFAULT 0,
+  not_before INTEGER);
 CREATE INDEX jobs_by_state ON jobs(state, id);
 CREATE INDEX jobs_by_owner ON jobs(owner, id);
 CREATE INDEX jobs_by_team ON jobs(team, id);
@@ -39,6 +41,11 @@ CREATE TABLE events (
   kind TEXT NOT NULL,
   text TEXT NOT NULL);
 CREATE INDEX events_by_job ON events(job_id, seq);
+)sql";
+
+constexpr const char* kMigrate1To2 = R"sql(
+ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN not_before INTEGER;
 )sql";
 
 // Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back when it fails.
@@ -84,7 +91,11 @@ Status EnsureSchema(SqliteDb& db) {
                            ", newer than this squeeze knows (" +
                            std::to_string(kSchemaVersion) + "); use a newer squeeze");
     }
-    if (Status s = db.Exec(kSchema); !s.ok()) return s;
+    if (*version == 0) {
+      if (Status s = db.Exec(kSchema); !s.ok()) return s;
+    } else if (*version == 1) {  // 1 -> 2: retries with back-off
+      if (Status s = db.Exec(kMigrate1To2); !s.ok()) return s;
+    }
     return db.Exec("INSERT INTO schema_version(version) VALUES (" +
                    std::to_string(kSchemaVersion) + ")");
   });
@@ -264,10 +275,30 @@ Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
       now, "exit", ExitText(exit_code));
 }
 
-Status JobStore::RecordCheckpoint(JobId id, Time now) {
+Status JobStore::RecordCheckpoint(JobId id, Time now, const std::string& label) {
   return Update(
       id, "UPDATE jobs SET last_checkpoint=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, now); },
-      now, "checkpoint", "checkpoint saved");
+      now, "checkpoint", label.empty() ? "checkpoint saved" : "checkpoint saved: " + label);
+}
+
+Status JobStore::RecordRunEnd(JobId id, const RunEnd& end, Time now) {
+  const std::string name(JobStateName(end.next));
+  std::string text = ExitText(end.exit_code) + " -> " + name;
+  if (!end.reason.empty()) text += ": " + end.reason;
+  return Update(
+      id,
+      "UPDATE jobs SET exit_code=?2, ended_at=?3, state=?4, reason=?5, "
+      "preemptions=preemptions+?6, failures=?7, not_before=?8 WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, static_cast<int64_t>(end.exit_code));
+        s.Bind(3, now);
+        s.Bind(4, name);
+        s.Bind(5, end.reason);
+        s.Bind(6, static_cast<int64_t>(end.preempted ? 1 : 0));
+        s.Bind(7, static_cast<int64_t>(end.failures));
+        s.Bind(8, end.not_before);
+      },
+      now, "end", text);
 }
 
 Status JobStore::RecordPreemption(JobId id, Time now) {

@@ -31,6 +31,16 @@ struct ListFilter {
   int limit = 100;     // <= 0 = no limit
 };
 
+// How a run ended and what becomes of the job, recorded in one transaction.
+struct RunEnd {
+  int exit_code = 0;  // 128 + signal for a run a signal ended
+  JobState next = JobState::kDone;  // done, failed, or pending (to run again)
+  std::string reason;
+  bool preempted = false;  // counts a preemption (a stop the scheduler asked for)
+  int failures = 0;        // the job's failed runs so far, this one included
+  std::optional<Time> not_before;  // pending again, but not before then (retry back-off)
+};
+
 class JobStore {
  public:
   struct Options {
@@ -56,7 +66,10 @@ class JobStore {
   Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now);
   // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
   Status RecordExit(JobId id, int exit_code, Time now);
-  Status RecordCheckpoint(JobId id, Time now);
+  // A complete checkpoint; `label` is the marker's content (the step, say).
+  Status RecordCheckpoint(JobId id, Time now, const std::string& label = "");
+  // A run ended: exit code, the job's next state and reason, preemption and failure counts.
+  Status RecordRunEnd(JobId id, const RunEnd& end, Time now);
   Status RecordPreemption(JobId id, Time now);
   Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);
 

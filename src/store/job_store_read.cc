@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
-    "preemptions, last_checkpoint, reason, run_gpus, request FROM jobs ";
+    "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -43,6 +43,8 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row) {
   r.request = std::move(request).value();
   r.request.spec.id = r.id;
   r.request.spec.submit_time = r.submitted_at;
+  r.failures = static_cast<int>(row.Int(13));
+  r.not_before = row.OptionalInt(14);
   return r;
 }
 

@@ -347,3 +347,69 @@ TEST(JobStoreTest, AcknowledgedSubmitsSurviveKill9WithoutFsync) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(JobStoreTest, RunEndRecordsExitStateAndCountsInOneStep) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId id = *store->Submit(Simple(), "alice", 10);
+  ASSERT_TRUE(store->RecordStart(id, 1, {0}, 20).ok());
+  ASSERT_TRUE(store->RecordCheckpoint(id, 25, "step 40").ok());
+  RunEnd preempted{128 + 15, JobState::kPending, "preempted for 9", true, 0, std::nullopt};
+  ASSERT_TRUE(store->RecordRunEnd(id, preempted, 30).ok());
+  ASSERT_TRUE(store->RecordStart(id, 2, {1}, 40).ok());
+  RunEnd failed{3, JobState::kPending, "exit 3; retry 1 of 2", false, 1, Time{70}};
+  ASSERT_TRUE(store->RecordRunEnd(id, failed, 50).ok());
+
+  auto r = *store->Get(id);
+  EXPECT_EQ(r.state, JobState::kPending);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.failures, 1);
+  EXPECT_EQ(r.not_before, 70);
+  EXPECT_EQ(r.reason, "exit 3; retry 1 of 2");
+  auto events = *store->Events(id);
+  bool saw_label = false;
+  for (const auto& e : events) saw_label |= e.text == "checkpoint saved: step 40";
+  EXPECT_TRUE(saw_label);
+  EXPECT_EQ(events.back().kind, "end");
+  EXPECT_EQ(events.back().text, "exit code 3 -> pending: exit 3; retry 1 of 2");
+  EXPECT_FALSE(store->RecordRunEnd(id + 100, failed, 60).ok());
+}
+
+TEST(JobStoreTest, OpensAVersionOneStoreAndAddsTheRetryColumns) {
+  TempDir dir;
+  {
+    auto opened = SqliteDb::Open(dir.path() + "/squeeze.db");
+    ASSERT_TRUE(opened.ok());
+    auto db = std::move(opened).value();
+    ASSERT_TRUE(db->Exec(R"sql(
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+INSERT INTO schema_version VALUES (1);
+CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, owner TEXT NOT NULL, team TEXT NOT NULL,
+  name TEXT NOT NULL, urgency INTEGER NOT NULL, gpus INTEGER NOT NULL, state TEXT NOT NULL,
+  submitted_at INTEGER NOT NULL, started_at INTEGER, ended_at INTEGER, exit_code INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0, preemptions INTEGER NOT NULL DEFAULT 0,
+  last_checkpoint INTEGER, reason TEXT NOT NULL DEFAULT '', run_gpus TEXT NOT NULL DEFAULT '[]',
+  request TEXT NOT NULL);
+CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id INTEGER NOT NULL,
+  at INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL);
+INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request)
+  VALUES ('bob', 'ml', 'old', 1, 1, 'pending', 5, '{"command":["true"]}');
+)sql").ok());
+  }
+  auto store = MustOpen(dir.path());
+  auto old = store->Get(1);
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->owner, "bob");
+  EXPECT_EQ(old->failures, 0);
+  EXPECT_FALSE(old->not_before.has_value());
+  RunEnd failed{1, JobState::kFailed, "exit 1", false, 1, std::nullopt};
+  ASSERT_TRUE(store->RecordRunEnd(1, failed, 9).ok());
+  EXPECT_EQ(store->Get(1)->failures, 1);
+}
+
+}  // namespace
+}  // namespace squeeze

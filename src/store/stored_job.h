@@ -27,6 +27,8 @@ struct StoredJob {
   std::optional<Time> last_checkpoint;
   std::string reason;     // why it is in its state ("preempted by 17", "exit 3", ...)
   std::vector<int> gpus;  // GPU indices of the current or last run
+  int failures = 0;       // runs that failed (counted against the job's retry limit)
+  std::optional<Time> not_before;  // a retry waits until then (back-off)
 };
 
 // One line of a job's history, append-only.

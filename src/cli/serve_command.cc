@@ -1,0 +1,75 @@
+// `squeeze serve`: the flags of the daemon (src/serve/daemon.h).
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/duration.h"
+#include "serve/daemon.h"
+
+namespace squeeze {
+
+CommandRun RegisterServe(CLI::App& app) {
+  auto o = std::make_shared<DaemonOptions>();
+  auto durations = std::make_shared<std::map<std::string, std::string>>();
+  app.add_option("--data", o->data_dir,
+                 "The data directory: job store (SQLite), logs, checkpoints, tokens "
+                 "(default $SQUEEZE_DATA, else ~/.squeeze)");
+  app.add_option("--config", o->config_path,
+                 "A cluster file (the YAML the simulator reads, docs/cluster-file.md): pools and "
+                 "nodes; the GPUs found are handed to its local nodes in order. Default: one pool "
+                 "'local' of every GPU found");
+  app.add_option("--listen", o->listen, "HOST:PORT to serve the API on (port 0 = any free one)")
+      ->capture_default_str();
+  app.add_option("--virtual-gpus", o->virtual_gpus,
+                 "N or N:MODEL: declare GPUs that do not exist (marked virtual everywhere), to "
+                 "try squeeze on a machine without one. Default: find them with NVML, else "
+                 "nvidia-smi");
+  app.add_option("--nvidia-smi", o->nvidia_smi, "The nvidia-smi to run when NVML is missing")
+      ->capture_default_str();
+  app.add_option("--policy", o->policy, "The scheduling policy (docs/policies.md)")
+      ->capture_default_str();
+  app.add_option("--set", o->settings,
+                 "Change a policy setting, KEY=VALUE (e.g. slice=30m, min_runtime=5m)");
+  app.add_option("--max-retries", o->queue.max_retries,
+                 "How often a failed job runs again unless its job file says (max_retries)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  for (const auto& [flag, help, fallback] :
+       {std::tuple<const char*, const char*, const char*>{
+            "--retry-backoff", "Wait before the first retry; doubled for each next one", "10s"},
+        {"--retry-backoff-max", "The longest wait before a retry", "10m"},
+        {"--checkpoint-grace",
+         "After asking a job to checkpoint (SIGUSR1), how long to wait for its marker before "
+         "SIGTERM",
+         "60s"},
+        {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"}}) {
+    (*durations)[flag] = fallback;
+    app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
+  }
+  auto fsync = std::make_shared<std::string>("full");
+  app.add_option("--sync", *fsync,
+                 "full: every accepted job is fsynced before it is acknowledged (survives power "
+                 "loss); normal: written through the WAL, fsynced at checkpoints (survives a "
+                 "crash of squeeze)")
+      ->check(CLI::IsMember({"full", "normal"}))
+      ->capture_default_str();
+  return [o, durations, fsync] {
+    std::map<std::string, Time*> targets = {
+        {"--retry-backoff", &o->queue.retry_backoff},
+        {"--retry-backoff-max", &o->queue.retry_backoff_max},
+        {"--checkpoint-grace", &o->queue.checkpoint_grace},
+        {"--stop-grace", &o->queue.stop_grace}};
+    for (const auto& [flag, text] : *durations) {
+      auto d = ParseDuration(text);
+      if (!d.ok() || *d <= 0) {
+        std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",
+                     flag.c_str(), text.c_str());
+        return 2;
+      }
+      *targets.at(flag) = *d;
+    }
+    o->fsync_each_commit = *fsync == "full";
+    return RunDaemon(*o);
+  };
+}
+
+}  // namespace squeeze

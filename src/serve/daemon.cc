@@ -1,0 +1,196 @@
+#include "serve/daemon.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "config/cluster_file.h"
+#include "exec/run_files.h"
+#include "serve/api_server.h"
+#include "serve/queue_service.h"
+
+namespace squeeze {
+namespace {
+
+Time Now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Say(const std::string& line) { std::fprintf(stderr, "squeeze serve: %s\n", line.c_str()); }
+
+// One daemon per data directory: an exclusive lock on DIR/serve.lock, released by the kernel
+// whenever the process ends (kill -9 included).
+Result<int> LockDataDir(const std::string& dir) {
+  const std::string path = dir + "/serve.lock";
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder = ReadFileIfPresent(path).value_or("");
+    while (!holder.empty() && holder.back() == '\n') holder.pop_back();
+    close(fd);
+    return Status::Error("another squeeze serve uses " + dir +
+                         (holder.empty() ? "" : " (pid " + holder + ")"));
+  }
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd, 0) != 0 || write(fd, pid.data(), pid.size()) < 0) {
+    // The lock holds either way; the pid is only a hint for the message above.
+  }
+  return fd;
+}
+
+Result<Policy> BuildPolicy(const DaemonOptions& o) {
+  auto policy = NamedPolicy(o.policy);
+  if (!policy.ok()) return policy.status().WithContext("--policy");
+  for (const std::string& kv : o.settings) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos) return Status::Error("--set: '" + kv + "' is not KEY=VALUE");
+    if (Status s = SetPolicyOption(*policy, kv.substr(0, eq), kv.substr(eq + 1)); !s.ok()) {
+      return s.WithContext("--set");
+    }
+  }
+  if (Status s = policy->Validate(); !s.ok()) return s.WithContext("--policy");
+  return policy;
+}
+
+Result<LocalCluster> FindCluster(const DaemonOptions& o) {
+  auto found = DiscoverGpus(o.virtual_gpus, o.nvidia_smi);
+  if (!found.ok()) return found.status().WithContext("--virtual-gpus");
+  std::optional<ClusterSpec> config;
+  if (!o.config_path.empty()) {
+    auto loaded = LoadClusterFile(o.config_path);
+    if (!loaded.ok()) return loaded.status().WithContext("--config");
+    config = std::move(loaded).value();
+  }
+  return BuildLocalCluster(*found, config, ShortHostName());
+}
+
+std::string Describe(const LocalCluster& cluster) {
+  std::string out = std::to_string(cluster.gpus.size()) + " GPUs (" + cluster.source + ")";
+  for (const NodeSpec& n : cluster.spec.nodes) {
+    out += "; node " + n.name + ": " + std::to_string(n.gpus) + " x " + n.gpu_model;
+    if (n.labels.count("virtual")) out += " (virtual: they do not exist)";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DefaultDataDir() {
+  if (const char* d = std::getenv("SQUEEZE_DATA"); d && *d) return d;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.squeeze";
+  return "squeeze-data";
+}
+
+int RunDaemon(const DaemonOptions& options) {
+  // SIGTERM and SIGINT are taken by a thread of ours (sigwait); every thread started from
+  // here on inherits the mask. Jobs get a clean mask from their supervisor.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto fail = [](const Status& s) {
+    Say(s.message());
+    return 1;
+  };
+  const std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(Status::Error("--data: cannot create " + dir + ": " + ec.message()));
+  chmod(dir.c_str(), 0700);
+  auto lock = LockDataDir(dir);
+  if (!lock.ok()) return fail(lock.status());
+
+  ApiOptions api_options;
+  if (Status s = ParseListen(options.listen, api_options); !s.ok()) return fail(s);
+  auto policy = BuildPolicy(options);
+  if (!policy.ok()) return fail(policy.status());
+  auto cluster = FindCluster(options);
+  if (!cluster.ok()) return fail(cluster.status());
+  auto admin = EnsureAdminToken(dir);
+  if (!admin.ok()) return fail(admin.status());
+  auto tokens = LiveTokens::Load(dir);
+  if (!tokens.ok()) return fail(tokens.status());
+  JobStore::Options store_options;
+  store_options.fsync_each_commit = options.fsync_each_commit;
+  auto store = JobStore::Open(dir, store_options);
+  if (!store.ok()) return fail(store.status());
+
+  ExecutorOptions exec_options;
+  exec_options.data_dir = dir;
+  LocalExecutor executor(exec_options);
+  if (access(executor.supervisor_path().c_str(), X_OK) != 0) {
+    return fail(Status::Error("cannot run the supervisor " + executor.supervisor_path() +
+                              " (it is installed beside squeeze)"));
+  }
+  auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, options.queue);
+  if (!queue.ok()) return fail(queue.status());
+  Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
+  Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
+      admin->first);
+  const Time started = Now();
+  auto recovered = (*queue)->Recover(started);
+  if (!recovered.ok()) return fail(recovered.status());
+  Say("took back " + std::to_string(recovered->adopted) + " running jobs, " +
+      std::to_string(recovered->pending) + " waiting; " +
+      std::to_string(recovered->ended_offline) + " ended while it was down, " +
+      std::to_string(recovered->requeued) + " queued again");
+
+  std::mutex wake_mu;
+  std::condition_variable wake_cv;
+  bool woken = false;
+  std::atomic<bool> stopping{false};
+  auto wake = [&] {
+    {
+      std::lock_guard l(wake_mu);
+      woken = true;
+    }
+    wake_cv.notify_one();
+  };
+  QueueService service(**store, **queue, Now, wake);
+  ApiServer api(service, **tokens, api_options);
+  if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
+  const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
+  (void)WriteFileAtomically(dir + "/serve.url", url + "\n");
+  Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
+
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    Say(std::string("got ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+        "; stopping (running jobs keep running and are taken back at the next start)");
+    stopping = true;
+    wake();
+  });
+  while (!stopping) {
+    const Time now = Now();
+    const Time next = (*queue)->Step(now);
+    std::unique_lock l(wake_mu);
+    const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
+    wake_cv.wait_until(l, std::max(until, std::chrono::system_clock::now() +
+                                              std::chrono::milliseconds(20)),
+                       [&] { return woken || stopping.load(); });
+    woken = false;
+  }
+  api.Stop();
+  signals.join();
+  close(*lock);
+  return 0;
+}
+
+}  // namespace squeeze

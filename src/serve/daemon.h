@@ -1,0 +1,37 @@
+// `squeeze serve`: the daemon. It takes the data directory (one daemon per directory, held by
+// a lock), makes sure an admin token exists, finds the GPUs, builds the cluster, takes back
+// what a previous run left (LiveQueue::Recover), serves the API and steps the queue on every
+// event and on a timer with the system clock, until SIGTERM or SIGINT. Jobs keep running
+// under their supervisors when it stops.
+#ifndef SQUEEZE_SERVE_DAEMON_H_
+#define SQUEEZE_SERVE_DAEMON_H_
+
+#include <string>
+#include <vector>
+
+#include "serve/live_queue.h"
+
+namespace squeeze {
+
+struct DaemonOptions {
+  std::string data_dir;       // DIR
+  std::string config_path;    // a cluster file; empty = one local pool of the GPUs found
+  std::string listen = "127.0.0.1:8642";
+  std::string virtual_gpus;   // "N" or "N:MODEL"; empty = find real ones
+  std::string nvidia_smi = "nvidia-smi";
+  std::string policy = "sliced";
+  std::vector<std::string> settings;  // KEY=VALUE policy settings
+  bool fsync_each_commit = true;
+  LiveQueueOptions queue;
+};
+
+// $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.
+std::string DefaultDataDir();
+
+// Runs until SIGTERM or SIGINT; 0 on a clean stop, 1 (with the reason on stderr) when it
+// cannot start.
+int RunDaemon(const DaemonOptions& options);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_DAEMON_H_

@@ -1,0 +1,60 @@
+#include "serve/job_json.h"
+
+#include "config/job_values.h"
+
+namespace squeeze {
+namespace {
+
+nlohmann::json TimeOrNull(const std::optional<Time>& t) {
+  return t ? nlohmann::json(FormatDateTime(*t)) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
+  const JobSpec& spec = job.request.spec;
+  nlohmann::json j;
+  j["id"] = job.id;
+  j["name"] = spec.name;
+  j["owner"] = job.owner;
+  j["team"] = spec.team;
+  j["state"] = std::string(JobStateName(job.state));
+  j["reason"] = job.reason;
+  j["urgency"] = std::string(UrgencyName(spec.urgency));
+  j["gpus"] = spec.gpus;
+  j["gpu_milli"] = spec.gpu_milli;
+  j["gpu_models"] = spec.gpu_models;
+  j["preemptible"] = spec.preemptible;
+  j["checkpointable"] = spec.checkpointable;
+  j["checkpoint_interval_s"] = spec.checkpoint_interval > 0 ? nlohmann::json(spec.checkpoint_interval)
+                                                            : nlohmann::json();
+  j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
+  j["deadline"] = TimeOrNull(spec.deadline);
+  j["command"] = job.request.command;
+  j["workdir"] = job.request.workdir;
+  j["submitted_at"] = FormatDateTime(job.submitted_at);
+  j["started_at"] = TimeOrNull(job.started_at);
+  const bool finished = IsFinished(job.state);
+  j["ended_at"] = finished ? TimeOrNull(job.ended_at) : nlohmann::json();
+  // The current wait for a waiting job (since it was submitted, or since its last run ended);
+  // for the others, the wait before their first start.
+  Time wait = 0;
+  if (job.state == JobState::kPending) {
+    wait = now - (job.attempts > 0 && job.ended_at ? *job.ended_at : job.submitted_at);
+  } else if (job.started_at && job.attempts <= 1) {
+    wait = *job.started_at - job.submitted_at;
+  } else if (job.attempts == 0) {
+    wait = job.ended_at.value_or(now) - job.submitted_at;
+  }
+  j["wait_s"] = std::max<Time>(0, wait);
+  j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
+  j["attempts"] = job.attempts;
+  j["failures"] = job.failures;
+  j["retry_at"] = job.state == JobState::kPending ? TimeOrNull(job.not_before) : nlohmann::json();
+  j["preemptions"] = job.preemptions;
+  j["last_checkpoint"] = TimeOrNull(job.last_checkpoint);
+  j["run_gpus"] = job.gpus;
+  return j;
+}
+
+}  // namespace squeeze

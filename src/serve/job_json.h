@@ -1,0 +1,18 @@
+// A stored job as the API shows it (docs/serve.md "Job JSON"): its profile, its state and the
+// figures scripts rely on (state, exit_code, attempts, preemptions, last_checkpoint). Pure;
+// thread-safe.
+#ifndef SQUEEZE_SERVE_JOB_JSON_H_
+#define SQUEEZE_SERVE_JOB_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "store/stored_job.h"
+
+namespace squeeze {
+
+// `now` gives a waiting job's wait so far. Times are RFC 3339 UTC strings; durations seconds.
+nlohmann::json StoredJobJson(const StoredJob& job, Time now);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_JOB_JSON_H_

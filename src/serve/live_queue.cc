@@ -1,0 +1,299 @@
+#include "serve/live_queue.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "config/job_values.h"
+
+namespace squeeze {
+
+const std::vector<double> kWaitBounds = {1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 12 * 3600,
+                                         86400};
+
+namespace {
+
+int ExitCode(const ExitStatus& e) { return e.signaled ? 128 + e.code : e.code; }
+
+std::string ExitWords(const ExitStatus& e) {
+  if (!e.error.empty()) return e.error;
+  if (e.signaled) return "killed by signal " + std::to_string(e.code);
+  return "exit " + std::to_string(e.code);
+}
+
+bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 0; }
+
+}  // namespace
+
+LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store,
+                     LocalExecutor& executor, LiveQueueOptions options)
+    : cluster_(std::move(cluster)), store_(store), executor_(executor),
+      options_(std::move(options)) {
+  counters_.wait_counts.assign(kWaitBounds.size() + 1, 0);
+  (void)policy;
+}
+
+Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const Policy& policy,
+                                                     JobStore& store, LocalExecutor& executor,
+                                                     LiveQueueOptions options) {
+  auto scheduler = Scheduler::Create(cluster.spec, policy);
+  if (!scheduler.ok()) return scheduler.status();
+  std::unique_ptr<LiveQueue> q(
+      new LiveQueue(std::move(cluster), policy, store, executor, std::move(options)));
+  q->scheduler_ = std::move(scheduler).value();
+  return q;
+}
+
+void LiveQueue::Log(const std::string& line) const {
+  std::fprintf(stderr, "squeeze serve: %s\n", line.c_str());
+}
+
+void LiveQueue::Add(const StoredJob& job) {
+  std::lock_guard lock(inbox_mu_);
+  inbox_.push_back(job);
+}
+
+void LiveQueue::DrainInbox(Time now) {
+  std::deque<StoredJob> batch;
+  {
+    std::lock_guard lock(inbox_mu_);
+    batch.swap(inbox_);
+  }
+  for (StoredJob& stored : batch) {
+    LiveJob& job = jobs_[stored.id];
+    job.request = std::move(stored.request);
+    job.owner = stored.owner;
+    job.queued_since = stored.submitted_at;
+    Queue(stored.id, job, now);
+  }
+}
+
+// Into the scheduler's queue; a job it refuses (the cluster changed under it) fails at once.
+void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
+  job.retry_at.reset();
+  job.stopping = Stopping::kNo;
+  JobSpec spec = job.request.spec;
+  spec.id = id;
+  Status s = scheduler_->Submit(spec, now);
+  if (s.ok()) return;
+  Log("job " + std::to_string(id) + " cannot be scheduled: " + s.message());
+  RunEnd end{0, JobState::kFailed, "cannot be scheduled: " + s.message(), false, job.failures,
+             std::nullopt};
+  (void)store_.SetState(id, JobState::kFailed, end.reason, now);
+  ++counters_.finished_failed;
+  jobs_.erase(id);
+}
+
+Time LiveQueue::Step(Time now) {
+  std::lock_guard lock(mu_);
+  DrainInbox(now);
+  for (const ExecEvent& e : executor_.Poll(now)) {
+    if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
+    if (e.kind == ExecEvent::Kind::kCheckpoint) {
+      OnCheckpoint(e.id, e.checkpoint, now);
+    } else {
+      OnExit(e.id, e.exit, now);
+    }
+  }
+  TerminateOverdue(now);
+  QueueDueRetries(now);
+  for (const Decision& d : scheduler_->Cycle(now)) {
+    if (d.kind == Decision::Kind::kStart) {
+      StartJob(d, now);
+    } else {
+      StopJob(d, now);
+    }
+  }
+  // Exits and checkpoints are found by polling: poll often while anything runs.
+  Time next = now + (executor_.RunningCount() > 0 ? 1 : options_.idle_poll);
+  next = std::min(next, scheduler_->NextWakeup());
+  if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
+  for (const auto& [id, job] : jobs_) {
+    if (job.stopping == Stopping::kAwaitCheckpoint) next = std::min(next, job.stop_deadline);
+  }
+  return std::max(next, now);
+}
+
+void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
+  LiveJob& job = jobs_[id];
+  job.has_checkpoint = true;
+  ++counters_.checkpoints;
+  if (Status s = store_.RecordCheckpoint(id, now, label); !s.ok()) Log(s.message());
+  if (job.stopping == Stopping::kAwaitCheckpoint) {
+    // The checkpoint the stop asked for (or one that came first): now leave.
+    job.stopping = Stopping::kTerminating;
+    (void)executor_.Stop(id, now, options_.stop_grace);
+  }
+}
+
+void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
+  LiveJob& job = jobs_[id];
+  const int code = ExitCode(exit);
+  if (job.cancelled) {
+    RunEnd end{code, JobState::kCancelled, "cancelled by " + job.cancelled_by, false,
+               job.failures, std::nullopt};
+    if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+    ++counters_.cancelled;
+    jobs_.erase(id);
+    return;
+  }
+  if (job.stopping != Stopping::kNo || job.requeue_on_exit) {
+    // Asked to stop: whatever it exits with, it waits again and resumes from its checkpoint.
+    const bool slice = IsSliceEnd(job.stop_reason);
+    std::string reason = job.stop_reason.empty() ? "stopped" : job.stop_reason;
+    reason += job.has_checkpoint ? "; resumes from its checkpoint" : "; restarts from the start";
+    RunEnd end{code, JobState::kPending, reason, !slice, job.failures, std::nullopt};
+    if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+    slice ? ++counters_.slice_ends : ++counters_.preemptions;
+    job.requeue_on_exit = false;
+    job.queued_since = now;
+    const Job* known = scheduler_->Find(id);
+    if (known != nullptr && known->state == JobState::kCheckpointing) {
+      if (Status s = scheduler_->Stopped(id, now); !s.ok()) Log(s.message());
+      job.stopping = Stopping::kNo;
+      return;
+    }
+    // Taken back after a restart while it was stopping: the scheduler thinks it runs.
+    if (known != nullptr) (void)scheduler_->Finished(id, now, true);
+    Queue(id, job, now);  // may forget `job`
+    return;
+  }
+  (void)scheduler_->Finished(id, now, exit.Succeeded());
+  if (exit.Succeeded()) {
+    RunEnd end{0, JobState::kDone, "", false, job.failures, std::nullopt};
+    if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+    ++counters_.finished_done;
+    jobs_.erase(id);
+    return;
+  }
+  Fail(id, job, code, ExitWords(exit), now);
+}
+
+void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now) {
+  ++counters_.failures;
+  ++job.failures;
+  const int limit = job.request.max_retries >= 0 ? job.request.max_retries : options_.max_retries;
+  if (job.failures > limit) {
+    std::string reason = what;
+    if (limit > 0) reason += " (no retry left after " + std::to_string(limit) + ")";
+    RunEnd end{exit_code, JobState::kFailed, reason, false, job.failures, std::nullopt};
+    if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+    ++counters_.finished_failed;
+    jobs_.erase(id);
+    return;
+  }
+  Time backoff = options_.retry_backoff;
+  for (int i = 1; i < job.failures && backoff < options_.retry_backoff_max; ++i) backoff *= 2;
+  backoff = std::min(backoff, options_.retry_backoff_max);
+  const Time at = now + backoff;
+  const std::string reason = what + "; retry " + std::to_string(job.failures) + " of " +
+                             std::to_string(limit) + " at " + FormatDateTime(at);
+  RunEnd end{exit_code, JobState::kPending, reason, false, job.failures, at};
+  if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+  ++counters_.retries;
+  job.retry_at = at;
+  job.stopping = Stopping::kNo;
+  job.queued_since = at;
+  retries_.insert({at, id});
+}
+
+void LiveQueue::QueueDueRetries(Time now) {
+  while (!retries_.empty() && retries_.begin()->first <= now) {
+    const JobId id = retries_.begin()->second;
+    retries_.erase(retries_.begin());
+    auto it = jobs_.find(id);
+    if (it != jobs_.end() && it->second.retry_at) Queue(id, it->second, now);
+  }
+}
+
+void LiveQueue::StartJob(const Decision& d, Time now) {
+  LiveJob& job = jobs_[d.job];
+  const int attempt = job.attempts + 1;
+  job.cuda_gpus = cluster_.CudaIndices(d.placement);
+  // Recorded first: a run file without a record cannot happen, so a restart never starts a
+  // run the store does not know of.
+  if (Status s = store_.RecordStart(d.job, attempt, job.cuda_gpus, now); !s.ok()) {
+    Log("job " + std::to_string(d.job) + ": cannot record its start: " + s.message());
+    (void)scheduler_->Finished(d.job, now, false);
+    Queue(d.job, job, now);
+    return;
+  }
+  job.attempts = attempt;
+  const Time waited = std::max<Time>(0, now - job.queued_since);
+  size_t b = 0;
+  while (b < kWaitBounds.size() && waited > kWaitBounds[b]) ++b;
+  ++counters_.wait_counts[b];
+  counters_.wait_sum += static_cast<double>(waited);
+  ++counters_.starts;
+  auto run = executor_.Start(d.job, attempt, job.request, job.cuda_gpus, job.has_checkpoint);
+  if (!run.ok()) {
+    Log("job " + std::to_string(d.job) + ": " + run.status().message());
+    (void)scheduler_->Finished(d.job, now, false);
+    Fail(d.job, job, 127, "cannot start: " + run.status().message(), now);
+  }
+}
+
+void LiveQueue::StopJob(const Decision& d, Time now) {
+  LiveJob& job = jobs_[d.job];
+  job.stop_reason = d.reason;
+  if (job.request.spec.checkpointable && executor_.RequestCheckpoint(d.job).ok()) {
+    job.stopping = Stopping::kAwaitCheckpoint;
+    job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
+    if (Status s = store_.SetState(d.job, JobState::kCheckpointing, d.reason, now); !s.ok()) {
+      Log(s.message());
+    }
+    return;
+  }
+  job.stopping = Stopping::kTerminating;
+  (void)executor_.Stop(d.job, now, options_.stop_grace);
+  (void)store_.AppendEvent(d.job, now, "stop", d.reason);
+}
+
+void LiveQueue::TerminateOverdue(Time now) {
+  for (auto& [id, job] : jobs_) {
+    if (job.stopping == Stopping::kAwaitCheckpoint && now >= job.stop_deadline) {
+      job.stopping = Stopping::kTerminating;
+      (void)store_.AppendEvent(id, now, "stop", "no checkpoint within the grace period; SIGTERM");
+      (void)executor_.Stop(id, now, options_.stop_grace);
+    }
+  }
+}
+
+ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
+  std::lock_guard lock(mu_);
+  DrainInbox(now);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    auto stored = store_.Get(id);
+    if (!stored.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+    if (stored->owner != who.user && !who.admin) {
+      return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + stored->owner);
+    }
+    return ApiResult::Fail(409, "job " + std::to_string(id) + " has already ended (" +
+                                    std::string(JobStateName(stored->state)) + ")");
+  }
+  LiveJob& job = it->second;
+  if (job.owner != who.user && !who.admin) {
+    return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + job.owner +
+                                    "; only its owner or an admin may cancel it");
+  }
+  if (job.cancelled) return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
+  const bool active = executor_.IsRunning(id);
+  if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
+  if (job.retry_at) retries_.erase({*job.retry_at, id});
+  if (active) {
+    job.cancelled = true;
+    job.cancelled_by = who.user;
+    (void)executor_.Stop(id, now, options_.stop_grace);
+    (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
+    return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
+  }
+  if (Status s = store_.SetState(id, JobState::kCancelled, "cancelled by " + who.user, now);
+      !s.ok()) {
+    return ApiResult::Fail(500, s.message());
+  }
+  ++counters_.cancelled;
+  jobs_.erase(it);
+  return ApiResult::Ok({{"id", id}, {"state", "cancelled"}});
+}
+
+}  // namespace squeeze

@@ -1,0 +1,151 @@
+// The live queue of `squeeze serve`: the scheduling core (Scheduler) in charge of real jobs on
+// this machine. It queues the jobs the store has accepted, runs the core's cycle, carries out
+// its decisions through the local executor (start, checkpoint-and-stop), follows the runs
+// (exits, checkpoints), retries failed runs with back-off, and records every change in the
+// store before or as it acts, so that a restart (Recover) takes everything back and starts no
+// run twice. The order that makes this so: a start is recorded, then the run is started; a run
+// file of the executor is the proof a run exists.
+// Thread-safe: the daemon's loop calls Step; the API's threads call the rest. New jobs go
+// through an inbox so a submission never waits for a cycle.
+#ifndef SQUEEZE_SERVE_LIVE_QUEUE_H_
+#define SQUEEZE_SERVE_LIVE_QUEUE_H_
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/policy.h"
+#include "core/scheduler.h"
+#include "exec/local_executor.h"
+#include "serve/access.h"
+#include "serve/job_service.h"
+#include "serve/local_cluster.h"
+#include "store/job_store.h"
+
+namespace squeeze {
+
+struct LiveQueueOptions {
+  Time checkpoint_grace = 60;  // after SIGUSR1, how long to wait for the marker (or the
+                               // job's checkpoint_cost when longer) before SIGTERM
+  Time stop_grace = 10;        // after SIGTERM, how long before SIGKILL
+  int max_retries = 2;         // a failed job runs again this often unless it says otherwise
+  Time retry_backoff = 10;     // the first retry waits this long; each next one twice as long
+  Time retry_backoff_max = 600;
+  Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
+};
+
+// Figures for /metrics, as of the last step.
+struct LiveCounters {
+  int64_t starts = 0;
+  int64_t preemptions = 0;   // stops the scheduler asked for, slice ends included
+  int64_t slice_ends = 0;
+  int64_t checkpoints = 0;
+  int64_t retries = 0;
+  int64_t failures = 0;      // failed runs
+  int64_t finished_done = 0;
+  int64_t finished_failed = 0;
+  int64_t cancelled = 0;
+  std::vector<uint64_t> wait_counts;  // histogram of queue waits at each start (kWaitBounds)
+  double wait_sum = 0;
+};
+extern const std::vector<double> kWaitBounds;  // seconds
+
+struct RecoverySummary {
+  int pending = 0;       // queued again
+  int adopted = 0;       // found running, taken back
+  int ended_offline = 0; // ended while the daemon was down, their exit recorded now
+  int requeued = 0;      // recorded as running but never started, queued again
+};
+
+class LiveQueue {
+ public:
+  LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store, LocalExecutor& executor,
+            LiveQueueOptions options);
+  static Result<std::unique_ptr<LiveQueue>> Create(LocalCluster cluster, const Policy& policy,
+                                                   JobStore& store, LocalExecutor& executor,
+                                                   LiveQueueOptions options);
+
+  // After a start of the daemon: the store's unfinished jobs and the executor's runs.
+  Result<RecoverySummary> Recover(Time now);
+  // A job the store has just accepted; it is queued at the next step.
+  void Add(const StoredJob& job);
+  // Executor events, due retries, one cycle and its decisions. Returns when to step next.
+  Time Step(Time now);
+  // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
+  ApiResult Cancel(const Principal& who, JobId id, Time now);
+
+  // Views for the API.
+  nlohmann::json NodesJson() const;
+  nlohmann::json PoolsJson() const;
+  // Why `id` waits and when it is expected to start; nullopt when the queue does not hold it
+  // as waiting (the caller explains from the store).
+  std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;
+  // Pending jobs by urgency, GPUs allocated and idle, counters.
+  struct Gauges {
+    std::map<std::string, int64_t> pending_by_urgency;
+    std::map<std::string, int64_t> running_by_urgency;
+    int gpus_total = 0;
+    int64_t gpu_milli_allocated = 0;
+    int gpus_idle = 0;  // no job on them at all
+    bool virtual_gpus = false;
+    LiveCounters counters;
+  };
+  Gauges Snapshot() const;
+  const LocalCluster& cluster() const { return cluster_; }
+
+ private:
+  enum class Stopping { kNo, kAwaitCheckpoint, kTerminating };
+  struct LiveJob {
+    JobRequest request;
+    std::string owner;
+    int attempts = 0;
+    int failures = 0;
+    bool has_checkpoint = false;
+    Time queued_since = 0;
+    std::optional<Time> retry_at;  // waiting out a back-off, not in the scheduler yet
+    Stopping stopping = Stopping::kNo;
+    Time stop_deadline = 0;
+    std::string stop_reason;
+    bool cancelled = false;
+    std::string cancelled_by;
+    bool requeue_on_exit = false;  // was stopping when the daemon restarted
+    std::vector<int> cuda_gpus;
+  };
+
+  void DrainInbox(Time now);
+  void Queue(JobId id, LiveJob& job, Time now);
+  void OnCheckpoint(JobId id, const std::string& label, Time now);
+  void OnExit(JobId id, const ExitStatus& exit, Time now);
+  // A run that failed (or could not start): a retry after back-off, or failed for good.
+  void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
+  void StartJob(const Decision& d, Time now);
+  void StopJob(const Decision& d, Time now);
+  void TerminateOverdue(Time now);
+  void QueueDueRetries(Time now);
+  void Log(const std::string& line) const;
+
+  LocalCluster cluster_;
+  std::unique_ptr<Scheduler> scheduler_;
+  JobStore& store_;
+  LocalExecutor& executor_;
+  LiveQueueOptions options_;
+
+  mutable std::mutex mu_;  // guards everything below and the scheduler and executor
+  std::map<JobId, LiveJob> jobs_;  // every unfinished job
+  std::set<std::pair<Time, JobId>> retries_;
+  LiveCounters counters_;
+
+  std::mutex inbox_mu_;
+  std::deque<StoredJob> inbox_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_LIVE_QUEUE_H_

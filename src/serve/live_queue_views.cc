@@ -1,0 +1,250 @@
+// LiveQueue's views for the API: nodes, pools, metrics gauges, and `why`.
+#include <algorithm>
+
+#include "config/job_values.h"
+#include "core/duration.h"
+#include "serve/live_queue.h"
+#include "sim/expected_start.h"
+
+namespace squeeze {
+namespace {
+
+bool ModelAllowed(const JobSpec& spec, const std::string& model) {
+  return spec.gpu_models.empty() ||
+         std::find(spec.gpu_models.begin(), spec.gpu_models.end(), model) != spec.gpu_models.end();
+}
+
+std::string Needs(const JobSpec& spec) {
+  std::string out = "needs " + std::to_string(spec.gpus) + (spec.gpus == 1 ? " GPU" : " GPUs");
+  if (spec.gpu_milli < kMilliPerGpu) {
+    out = "needs " + std::to_string(spec.gpu_milli) + "/1000 of one GPU";
+  }
+  if (!spec.gpu_models.empty()) {
+    std::string models;
+    for (const auto& m : spec.gpu_models) models += (models.empty() ? "" : " or ") + m;
+    out += " of model " + models;
+  }
+  if (!spec.pool.empty()) out += " in pool " + spec.pool;
+  return out + " (urgency " + std::string(UrgencyName(spec.urgency)) + ")";
+}
+
+}  // namespace
+
+nlohmann::json LiveQueue::NodesJson() const {
+  std::lock_guard lock(mu_);
+  const ClusterState& cs = scheduler_->cluster();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (size_t n = 0; n < cs.nodes().size(); ++n) {
+    const NodeSpec& spec = cs.spec().nodes[n];
+    const NodeState& state = cs.node(static_cast<int>(n));
+    nlohmann::json gpus = nlohmann::json::array();
+    for (int g = 0; g < spec.gpus; ++g) {
+      const LocalGpu* local = cluster_.Find(static_cast<int>(n), g);
+      nlohmann::json gpu = {{"gpu", g}, {"free_milli", state.free_milli[g]}};
+      if (local) {
+        gpu["cuda_index"] = local->device.index;
+        gpu["name"] = local->device.name;
+        gpu["virtual"] = local->device.is_virtual;
+        if (!local->device.uuid.empty()) gpu["uuid"] = local->device.uuid;
+      }
+      gpus.push_back(gpu);
+    }
+    nlohmann::json jobs = nlohmann::json::array();
+    for (JobId id : scheduler_->state().node_jobs[n]) jobs.push_back(id);
+    std::sort(jobs.begin(), jobs.end());
+    nodes.push_back({{"name", spec.name},
+                     {"pool", spec.pool},
+                     {"gpu_model", spec.gpu_model},
+                     {"gpus", spec.gpus},
+                     {"free_gpus", state.whole_free},
+                     {"virtual", spec.labels.count("virtual") > 0},
+                     {"jobs", jobs},
+                     {"gpu_detail", gpus}});
+  }
+  return {{"nodes", nodes}, {"gpu_source", cluster_.source}};
+}
+
+nlohmann::json LiveQueue::PoolsJson() const {
+  std::lock_guard lock(mu_);
+  const ClusterState& cs = scheduler_->cluster();
+  nlohmann::json pools = nlohmann::json::array();
+  for (int p = 0; p < cs.PoolCount(); ++p) {
+    const PoolSpec& spec = cs.spec().pools[p];
+    int free = 0;
+    for (const NodeState& n : cs.nodes()) free += n.pool == p ? n.whole_free : 0;
+    pools.push_back({{"name", spec.name},
+                     {"kind", std::string(PoolKindName(spec.kind))},
+                     {"region", spec.region},
+                     {"backend", spec.backend},
+                     {"gpus", cs.PoolTotalGpus(p)},
+                     {"free_gpus", free}});
+  }
+  return {{"pools", pools}};
+}
+
+LiveQueue::Gauges LiveQueue::Snapshot() const {
+  std::lock_guard lock(mu_);
+  Gauges g;
+  for (Urgency u : {Urgency::kLow, Urgency::kNormal, Urgency::kHigh, Urgency::kCritical}) {
+    g.pending_by_urgency[std::string(UrgencyName(u))] = 0;
+    g.running_by_urgency[std::string(UrgencyName(u))] = 0;
+  }
+  for (const auto& [id, job] : jobs_) {
+    const std::string u(UrgencyName(job.request.spec.urgency));
+    const Job* j = scheduler_->Find(id);
+    if (j != nullptr && j->IsActive()) {
+      ++g.running_by_urgency[u];
+    } else {
+      ++g.pending_by_urgency[u];
+    }
+  }
+  {
+    std::lock_guard inbox(const_cast<std::mutex&>(inbox_mu_));
+    for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
+  }
+  const ClusterState& cs = scheduler_->cluster();
+  g.gpus_total = cs.TotalGpus();
+  g.gpu_milli_allocated = static_cast<int64_t>(cs.TotalGpus()) * kMilliPerGpu - cs.FreeMilli();
+  for (const NodeState& n : cs.nodes()) g.gpus_idle += n.whole_free;
+  for (const LocalGpu& gpu : cluster_.gpus) g.virtual_gpus |= gpu.device.is_virtual;
+  g.counters = counters_;
+  return g;
+}
+
+std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
+  std::vector<SnapshotJob> snapshot;
+  nlohmann::json out;
+  std::vector<std::string> lines;
+  {
+    std::lock_guard lock(mu_);
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return std::nullopt;
+    const LiveJob& live = it->second;
+    const JobSpec& spec = live.request.spec;
+    out["id"] = id;
+    if (live.retry_at) {
+      lines.push_back("its last run failed; it waits out the retry back-off until " +
+                      FormatDateTime(*live.retry_at));
+      out["explanation"] = lines;
+      out["expected_start_in_s"] = std::max<Time>(0, *live.retry_at - now);
+      return out;
+    }
+    const Job* job = scheduler_->Find(id);
+    if (job == nullptr) {
+      lines.push_back("just submitted: the next cycle (within a second) considers it");
+      out["explanation"] = lines;
+      return out;
+    }
+    if (job->IsActive()) {
+      lines.push_back(std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
+                      " since " + FormatDateTime(job->run_start) + "; it does not wait");
+      out["explanation"] = lines;
+      out["expected_start_in_s"] = 0;
+      return out;
+    }
+    lines.push_back(Needs(spec));
+    const ClusterState& cs = scheduler_->cluster();
+    int free = 0, usable = 0;
+    for (const NodeState& n : cs.nodes()) {
+      const NodeSpec& ns = cs.spec().nodes[n.index];
+      if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
+        continue;
+      }
+      usable += n.gpus;
+      if (spec.WholeGpus()) {
+        free += n.whole_free;
+      } else {
+        for (int m : n.free_milli) free += m >= spec.gpu_milli ? 1 : 0;
+      }
+    }
+    lines.push_back("free now: " + std::to_string(free) + " of the " + std::to_string(usable) +
+                    " GPUs it may use" +
+                    (spec.WholeGpus() ? "" : " have room for it"));
+    // Who is ahead in the queue.
+    std::vector<JobId> ahead;
+    const EngineState& st = scheduler_->state();
+    st.pending.Walk(
+        [&](const QueuePosition& p) {
+          if (p.entry.id == id) return PendingQueue::Visit::kStop;
+          ahead.push_back(p.entry.id);
+          return PendingQueue::Visit::kNext;
+        },
+        nullptr);
+    if (!ahead.empty()) {
+      std::string ids;
+      for (size_t i = 0; i < ahead.size() && i < 5; ++i) ids += (i ? ", " : "") + std::to_string(ahead[i]);
+      if (ahead.size() > 5) ids += ", ...";
+      lines.push_back(std::to_string(ahead.size()) + " waiting job" +
+                      (ahead.size() == 1 ? " is" : "s are") + " ahead of it in the queue (" + ids +
+                      ")");
+    }
+    // Who holds the GPUs it could use.
+    std::vector<std::pair<Time, std::string>> holders;
+    for (const auto& [jid, j] : st.jobs) {
+      if (!j.IsActive()) continue;
+      bool on_usable = false;
+      for (const NodeShare& s : j.placement.shares) {
+        const NodeSpec& ns = cs.spec().nodes[s.node];
+        on_usable |= ModelAllowed(spec, ns.gpu_model) && (spec.pool.empty() || ns.pool == spec.pool);
+      }
+      if (!on_usable) continue;
+      const Time end = j.EstimatedEnd();
+      std::string text = "job " + std::to_string(jid) + " (" + jobs_.at(jid).owner + ", " +
+                         std::to_string(j.placement.GpuCount()) + " GPU, " +
+                         std::string(UrgencyName(j.spec.urgency)) + ") " +
+                         (j.state == JobState::kCheckpointing ? "is checkpointing to make room"
+                          : end < kNever ? "ends in about " + FormatDuration(std::max<Time>(0, end - now)) + " by its estimate"
+                                         : "runs with no estimate");
+      holders.push_back({end, text});
+    }
+    std::sort(holders.begin(), holders.end());
+    for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
+    if (holders.size() > 5) lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
+    if (st.awaiting_stops.count(id)) {
+      lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
+                      " job(s) are checkpointing to make room for it");
+    }
+    if (spec.urgency != Urgency::kLow && st.policy.Has("preempt")) {
+      lines.push_back("it may preempt preemptible jobs of a lower urgency");
+    }
+    // The forecast: running jobs, then the waiting ones up to it, in queue order.
+    for (const auto& [jid, j] : st.jobs) {
+      if (!j.IsActive()) continue;
+      SnapshotJob s;
+      s.spec = j.spec;
+      s.running = true;
+      s.elapsed = std::max<Time>(0, now - j.run_start - j.run_overhead) + j.work_done;
+      snapshot.push_back(std::move(s));
+    }
+    std::sort(snapshot.begin(), snapshot.end(),
+              [](const SnapshotJob& a, const SnapshotJob& b) { return a.spec.id < b.spec.id; });
+    ahead.push_back(id);
+    for (JobId a : ahead) {
+      SnapshotJob s;
+      s.spec = st.jobs.at(a).spec;
+      s.spec.estimate = s.spec.estimate
+                            ? std::optional<Time>(std::max<Time>(1, *s.spec.estimate -
+                                                                        st.jobs.at(a).work_done))
+                            : std::nullopt;
+      snapshot.push_back(std::move(s));
+    }
+  }
+  auto forecast = EstimateStart(snapshot, id, cluster_.spec, scheduler_->policy());
+  out["explanation"] = lines;
+  if (!forecast.ok()) {
+    out["forecast_error"] = forecast.status().message();
+    out["expected_start_in_s"] = nullptr;
+  } else if (forecast->in_s) {
+    out["expected_start_in_s"] = *forecast->in_s;
+    out["expected_start_at"] = FormatDateTime(now + *forecast->in_s);
+  } else {
+    out["expected_start_in_s"] = nullptr;
+    if (forecast->missing_estimate) {
+      out["explanation"].push_back("no forecast: job " + std::to_string(*forecast->missing_estimate) +
+                                   ", running or ahead of it, has no estimate");
+    }
+  }
+  return out;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,114 @@
+#include "serve/local_cluster.h"
+
+#include <unistd.h>
+
+#include <map>
+
+namespace squeeze {
+
+std::vector<int> LocalCluster::CudaIndices(const Placement& placement) const {
+  std::vector<int> out;
+  for (const NodeShare& share : placement.shares) {
+    for (int g : share.gpus) {
+      if (const LocalGpu* gpu = Find(share.node, g)) out.push_back(gpu->device.index);
+    }
+  }
+  return out;
+}
+
+std::optional<Placement> LocalCluster::PlacementOf(const std::vector<int>& cuda_indices,
+                                                   int milli) const {
+  Placement p;
+  for (int index : cuda_indices) {
+    const LocalGpu* gpu = nullptr;
+    for (const LocalGpu& g : gpus) gpu = g.device.index == index ? &g : gpu;
+    if (gpu == nullptr) return std::nullopt;
+    NodeShare* share = nullptr;
+    for (NodeShare& s : p.shares) share = s.node == gpu->node ? &s : share;
+    if (share == nullptr) {
+      share = &p.shares.emplace_back();
+      share->node = gpu->node;
+      share->milli_per_gpu = milli;
+    }
+    share->gpus.push_back(gpu->gpu_on_node);
+  }
+  if (p.empty()) return std::nullopt;
+  return p;
+}
+
+const LocalGpu* LocalCluster::Find(int node, int gpu_on_node) const {
+  for (const LocalGpu& g : gpus) {
+    if (g.node == node && g.gpu_on_node == gpu_on_node) return &g;
+  }
+  return nullptr;
+}
+
+Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
+                                       const std::optional<ClusterSpec>& config,
+                                       const std::string& host) {
+  if (found.gpus.empty()) {
+    std::string why;
+    for (const std::string& note : found.notes) why += "; " + note;
+    return Status::Error("no GPU found (NVML, nvidia-smi)" + why +
+                         ". Run with --virtual-gpus N to try squeeze without GPUs");
+  }
+  LocalCluster out;
+  out.source = found.source;
+  if (!config) {
+    PoolSpec pool;
+    pool.name = "local";
+    out.spec.pools.push_back(pool);
+    // One node per model, in the order the models first appear.
+    std::map<std::string, int> node_of_model;
+    for (const GpuDevice& d : found.gpus) {
+      auto [it, added] = node_of_model.emplace(d.model, static_cast<int>(out.spec.nodes.size()));
+      if (added) {
+        NodeSpec node;
+        node.name = host;
+        node.pool = pool.name;
+        node.gpu_model = d.model;
+        node.gpus = 0;
+        node.gpu_memory_mib = d.memory_mib;
+        if (d.is_virtual) node.labels["virtual"] = "true";
+        out.spec.nodes.push_back(node);
+      }
+      NodeSpec& node = out.spec.nodes[it->second];
+      out.gpus.push_back({it->second, node.gpus, d});
+      ++node.gpus;
+    }
+    if (node_of_model.size() > 1) {
+      for (NodeSpec& n : out.spec.nodes) n.name = host + "-" + n.gpu_model;
+    }
+  } else {
+    out.spec = *config;
+    size_t next = 0;
+    int declared = 0;
+    for (size_t n = 0; n < out.spec.nodes.size(); ++n) {
+      NodeSpec& node = out.spec.nodes[n];
+      const int pool = out.spec.PoolIndex(node.pool);
+      if (pool < 0 || out.spec.pools[pool].backend != "local") continue;
+      declared += node.gpus;
+      for (int g = 0; g < node.gpus && next < found.gpus.size(); ++g, ++next) {
+        out.gpus.push_back({static_cast<int>(n), g, found.gpus[next]});
+        if (found.gpus[next].is_virtual) node.labels["virtual"] = "true";
+      }
+    }
+    if (declared > static_cast<int>(found.gpus.size())) {
+      return Status::Error("the config's local nodes declare " + std::to_string(declared) +
+                           " GPUs; this machine has " + std::to_string(found.gpus.size()) +
+                           " (" + found.source + ")");
+    }
+    if (declared == 0) return Status::Error("the config has no node in a pool with backend: local");
+  }
+  if (Status s = out.spec.Validate(); !s.ok()) return s;
+  return out;
+}
+
+std::string ShortHostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  std::string host(name);
+  return host.substr(0, host.find('.'));
+}
+
+}  // namespace squeeze

@@ -1,0 +1,162 @@
+#include "serve/queue_service.h"
+
+#include <charconv>
+
+#include "config/job_feasibility.h"
+#include "config/job_file.h"
+#include "config/text_util.h"
+#include "serve/job_json.h"
+#include "serve/prometheus_text.h"
+
+namespace squeeze {
+namespace {
+
+constexpr int kMaxPage = 1000;
+
+std::optional<int64_t> ParseCount(const std::string& s) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+QueueService::QueueService(JobStore& store, LiveQueue& queue, std::function<Time()> clock,
+                           std::function<void()> wake)
+    : store_(store), queue_(queue), clock_(std::move(clock)), wake_(std::move(wake)) {}
+
+ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
+  const Time now = clock_();
+  auto request = ParseJobJson(body, now);
+  if (!request.ok()) return ApiResult::Fail(400, request.status().message());
+  JobSpec& spec = request->spec;
+  if (spec.team.empty()) spec.team = who.team;
+  if (spec.team != who.team && !who.admin) {
+    return ApiResult::Fail(403, "team: you are in team '" + who.team + "', not '" + spec.team +
+                                    "'; only an admin submits for another team");
+  }
+  if (Status s = CheckFitsCluster(spec, queue_.cluster().spec); !s.ok()) {
+    return ApiResult::Fail(400, s.message());
+  }
+  auto id = store_.Submit(*request, who.user, now);
+  if (!id.ok()) return ApiResult::Fail(500, "not stored: " + id.status().message());
+  StoredJob stored;
+  stored.id = *id;
+  stored.request = std::move(request).value();
+  stored.request.spec.id = *id;
+  stored.owner = who.user;
+  stored.submitted_at = now;
+  queue_.Add(stored);
+  wake_();
+  return ApiResult::Ok({{"id", *id}});
+}
+
+ApiResult QueueService::List(const Principal& who,
+                             const std::map<std::string, std::string>& query) {
+  static const std::vector<std::string_view> kKeys = {"state", "owner", "team", "limit", "after"};
+  ListFilter filter;
+  for (const auto& [key, value] : query) {
+    if (key == "state") {
+      for (const std::string& name : SplitList(value, ',')) {
+        auto state = ParseJobState(name);
+        if (!state) {
+          return ApiResult::Fail(400, "state: '" + name + "' is not one of pending, running, "
+                                      "checkpointing, done, failed, cancelled");
+        }
+        filter.states.push_back(*state);
+      }
+    } else if (key == "owner") {
+      filter.owner = value;
+    } else if (key == "team") {
+      filter.team = value;
+    } else if (key == "limit" || key == "after") {
+      auto n = ParseCount(value);
+      if (!n || (key == "limit" && (*n < 1 || *n > kMaxPage))) {
+        return ApiResult::Fail(400, key + ": '" + value + "' is not " +
+                                        (key == "limit" ? "a number from 1 to 1000" : "a job id"));
+      }
+      if (key == "limit") filter.limit = static_cast<int>(*n);
+      if (key == "after") filter.after_id = *n;
+    } else {
+      auto near = NearestName(key, kKeys);
+      return ApiResult::Fail(400, "unknown query parameter '" + key + "'" +
+                                      (near ? " (did you mean '" + *near + "'?)" : ""));
+    }
+  }
+  if (!query.count("limit")) filter.limit = 100;
+  auto jobs = store_.List(filter);
+  if (!jobs.ok()) return ApiResult::Fail(500, jobs.status().message());
+  const Time now = clock_();
+  nlohmann::json out = nlohmann::json::array();
+  for (const StoredJob& j : *jobs) out.push_back(StoredJobJson(j, now));
+  nlohmann::json page = {{"jobs", out}};
+  if (static_cast<int>(jobs->size()) == filter.limit) page["next_after"] = jobs->back().id;
+  return ApiResult::Ok(page);
+}
+
+ApiResult QueueService::Get(const Principal& who, int64_t id) {
+  auto job = store_.Get(id);
+  if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  return ApiResult::Ok(StoredJobJson(*job, clock_()));
+}
+
+ApiResult QueueService::Cancel(const Principal& who, int64_t id) {
+  ApiResult r = queue_.Cancel(who, id, clock_());
+  wake_();
+  return r;
+}
+
+ApiResult QueueService::Why(const Principal& who, int64_t id) {
+  const Time now = clock_();
+  if (auto why = queue_.WhyJson(id, now)) return ApiResult::Ok(*why);
+  auto job = store_.Get(id);
+  if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  std::string line = "it has ended: " + std::string(JobStateName(job->state));
+  if (!job->reason.empty()) line += " (" + job->reason + ")";
+  if (!IsFinished(job->state)) line = "just submitted: the next cycle considers it";
+  return ApiResult::Ok({{"id", id}, {"explanation", {line}}, {"expected_start_in_s", nullptr}});
+}
+
+ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }
+
+ApiResult QueueService::Pools(const Principal& who) { return ApiResult::Ok(queue_.PoolsJson()); }
+
+std::string QueueService::MetricsText() {
+  const LiveQueue::Gauges g = queue_.Snapshot();
+  const LiveCounters& c = g.counters;
+  PrometheusText m;
+  m.Gauge("squeeze_up", "1 while the daemon serves", 1);
+  for (const auto& [urgency, n] : g.pending_by_urgency) {
+    m.Gauge("squeeze_queue_pending_jobs", "Jobs waiting to run, by urgency class", n,
+            {{"urgency", urgency}});
+  }
+  for (const auto& [urgency, n] : g.running_by_urgency) {
+    m.Gauge("squeeze_running_jobs", "Jobs running or checkpointing, by urgency class", n,
+            {{"urgency", urgency}});
+  }
+  const MetricLabels kind = {{"virtual", g.virtual_gpus ? "true" : "false"}};
+  m.Gauge("squeeze_gpus", "GPUs squeeze schedules", g.gpus_total, kind);
+  m.Gauge("squeeze_gpus_allocated", "GPUs given to jobs (fractions of a GPU add up)",
+          static_cast<double>(g.gpu_milli_allocated) / 1000.0, kind);
+  m.Gauge("squeeze_gpus_idle", "GPUs with no job on them", g.gpus_idle, kind);
+  m.Histogram("squeeze_queue_wait_seconds", "Time jobs waited in the queue before each start",
+              kWaitBounds, c.wait_counts, c.wait_sum);
+  m.Counter("squeeze_job_starts_total", "Runs started", static_cast<double>(c.starts));
+  m.Counter("squeeze_preemptions_total", "Running jobs stopped for a more urgent job",
+            static_cast<double>(c.preemptions));
+  m.Counter("squeeze_slice_ends_total", "Running jobs stopped at the end of their slice",
+            static_cast<double>(c.slice_ends));
+  m.Counter("squeeze_checkpoints_total", "Complete checkpoints jobs reported",
+            static_cast<double>(c.checkpoints));
+  m.Counter("squeeze_job_retries_total", "Failed runs retried", static_cast<double>(c.retries));
+  m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
+            static_cast<double>(c.finished_done), {{"state", "done"}});
+  m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
+            static_cast<double>(c.finished_failed), {{"state", "failed"}});
+  m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
+            static_cast<double>(c.cancelled), {{"state", "cancelled"}});
+  return m.str();
+}
+
+}  // namespace squeeze

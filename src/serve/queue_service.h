@@ -1,0 +1,40 @@
+// The daemon's JobService: what the HTTP API's calls do to the live queue and the store.
+// Submissions are parsed and checked (the job file's rules, the cluster's capacity, the
+// caller's team), stored durably, then handed to the queue; reads come from the store.
+// Thread-safe (the API calls it from many threads).
+#ifndef SQUEEZE_SERVE_QUEUE_SERVICE_H_
+#define SQUEEZE_SERVE_QUEUE_SERVICE_H_
+
+#include <functional>
+
+#include "serve/job_service.h"
+#include "serve/live_queue.h"
+#include "store/job_store.h"
+
+namespace squeeze {
+
+class QueueService : public JobService {
+ public:
+  // `clock` gives now (seconds since the epoch); `wake` tells the daemon's loop to step.
+  QueueService(JobStore& store, LiveQueue& queue, std::function<Time()> clock,
+               std::function<void()> wake);
+
+  ApiResult Submit(const Principal& who, const std::string& body) override;
+  ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
+  ApiResult Get(const Principal& who, int64_t id) override;
+  ApiResult Cancel(const Principal& who, int64_t id) override;
+  ApiResult Why(const Principal& who, int64_t id) override;
+  ApiResult Nodes(const Principal& who) override;
+  ApiResult Pools(const Principal& who) override;
+  std::string MetricsText() override;
+
+ private:
+  JobStore& store_;
+  LiveQueue& queue_;
+  std::function<Time()> clock_;
+  std::function<void()> wake_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_QUEUE_SERVICE_H_
