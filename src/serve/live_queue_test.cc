@@ -1,0 +1,232 @@
+// LiveQueue with its real parts: a SQLite store in a temporary directory, the local executor
+// and squeeze-supervisor running real processes on virtual GPUs. Scheduling time (`now`) is
+// given by the test; the processes run in real time, and each test steps the queue until
+// what it waits for has happened.
+#include "serve/live_queue.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "exec/run_files.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+
+class LiveQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = std::move(JobStore::Open(dir_.path()).value()); }
+  void TearDown() override {
+    // Kill whatever a failed test left running.
+    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
+    if (auto runs = sweeper.Reattach(); runs.ok()) {
+      for (const RunInfo& r : *runs) {
+        if (!r.exit) kill(-r.pgid, SIGKILL);
+      }
+    }
+  }
+
+  std::unique_ptr<LiveQueue> MakeQueue(int gpus, const std::string& policy_name = "sliced") {
+    executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
+    GpuInventory found{"virtual", VirtualGpus(std::to_string(gpus)).value(), {}};
+    LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
+    Policy policy = NamedPolicy(policy_name).value();
+    policy.min_runtime = 0;
+    LiveQueueOptions options;
+    options.retry_backoff = 1;
+    options.checkpoint_grace = 20;
+    options.stop_grace = 5;
+    return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
+  }
+
+  JobId Submit(LiveQueue& q, JobRequest r, const std::string& owner = "alice") {
+    const JobId id = store_->Submit(r, owner, now_).value();
+    StoredJob s = store_->Get(id).value();
+    q.Add(s);
+    return id;
+  }
+
+  // Steps the queue (1 scheduling second per real 50 ms) until `done` holds; false on timeout.
+  bool StepUntil(LiveQueue& q, const std::function<bool()>& done, int max_steps = 600) {
+    for (int i = 0; i < max_steps; ++i) {
+      q.Step(now_);
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ++now_;
+    }
+    return false;
+  }
+
+  JobState StateOf(JobId id) { return store_->Get(id).value().state; }
+
+  static JobRequest Command(std::vector<std::string> argv, int gpus = 1) {
+    JobRequest r;
+    r.command = std::move(argv);
+    r.spec.gpus = gpus;
+    r.spec.name = "t";
+    return r;
+  }
+
+  JobRequest TrainLike(int steps, Urgency urgency, const std::string& extra_env = "") {
+    JobRequest r = Command({"bash", std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.sh"});
+    r.env = {{"STEPS", std::to_string(steps)}, {"STEP_SECONDS", "0.05"}, {"CHECKPOINT_EVERY", "1000"}};
+    r.spec.urgency = urgency;
+    r.spec.preemptible = true;
+    r.spec.checkpointable = true;
+    r.spec.estimate = steps / 10 + 1;
+    return r;
+  }
+
+  std::string Log(JobId id, int attempt) {
+    std::ifstream in(PathsOf(dir_.path(), id, attempt).log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  ::squeeze::testing::TempDir dir_{"squeeze-live-queue"};
+  std::unique_ptr<JobStore> store_;
+  std::unique_ptr<LocalExecutor> executor_;
+  Time now_ = 1'800'000'000;
+};
+
+TEST_F(LiveQueueTest, RunsAJobToDoneWithItsExitCode) {
+  auto q = MakeQueue(2);
+  const JobId id = Submit(*q, Command({"bash", "-c", "echo gpus=$CUDA_VISIBLE_DEVICES"}, 2));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
+  StoredJob j = store_->Get(id).value();
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(j.attempts, 1);
+  EXPECT_EQ(j.gpus, (std::vector<int>{0, 1}));
+  EXPECT_THAT(Log(id, 1), HasSubstr("gpus=0,1"));
+  EXPECT_EQ(q->Snapshot().counters.finished_done, 1);
+}
+
+TEST_F(LiveQueueTest, RetriesAFailedJobWithBackOffThenFailsKeepingTheReason) {
+  auto q = MakeQueue(1);
+  JobRequest r = Command({"bash", "-c", "echo attempt $SQUEEZE_ATTEMPT; exit 3"});
+  r.max_retries = 2;
+  const JobId id = Submit(*q, r);
+  ASSERT_TRUE(StepUntil(*q, [&] { return store_->Get(id)->failures == 1; }));
+  StoredJob after_first = store_->Get(id).value();
+  EXPECT_EQ(after_first.state, JobState::kPending);
+  ASSERT_TRUE(after_first.not_before.has_value());
+  EXPECT_THAT(after_first.reason, HasSubstr("retry 1 of 2"));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kFailed; }));
+  StoredJob j = store_->Get(id).value();
+  EXPECT_EQ(j.attempts, 3);
+  EXPECT_EQ(j.failures, 3);
+  EXPECT_EQ(j.exit_code, 3);
+  EXPECT_THAT(j.reason, HasSubstr("exit 3"));
+  EXPECT_THAT(j.reason, HasSubstr("no retry left after 2"));
+  // Back-off: the second retry waited twice as long as the first (1 s, then 2 s).
+  auto events = store_->Events(id).value();
+  std::vector<Time> starts;
+  for (const auto& e : events) {
+    if (e.kind == "start") starts.push_back(e.at);
+  }
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_GE(starts[2] - starts[1], 2);
+  EXPECT_THAT(Log(id, 3), HasSubstr("attempt 3"));
+}
+
+TEST_F(LiveQueueTest, AnUrgentJobPreemptsWithACheckpointAndTheVictimResumes) {
+  auto q = MakeQueue(1);
+  const JobId low = Submit(*q, TrainLike(60, Urgency::kLow));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(low) == JobState::kRunning; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // some steps of work
+  const JobId high = Submit(*q, Command({"sleep", "0.2"}));
+  ASSERT_TRUE(StepUntil(*q, [&] { return store_->Get(low)->preemptions == 1; }));
+  StoredJob victim = store_->Get(low).value();
+  EXPECT_TRUE(victim.last_checkpoint.has_value());
+  EXPECT_THAT(victim.reason, HasSubstr("resumes from its checkpoint"));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(high) == JobState::kDone; }));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(low) == JobState::kDone; }));
+  StoredJob j = store_->Get(low).value();
+  EXPECT_EQ(j.attempts, 2);
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_THAT(Log(low, 2), HasSubstr("resuming from step"));
+  EXPECT_THAT(Log(low, 2), HasSubstr("step 60/60"));
+  EXPECT_EQ(q->Snapshot().counters.preemptions, 1);
+}
+
+TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
+  JobId running = 0, ended = 0, waiting = 0;
+  {
+    auto q = MakeQueue(2);
+    running = Submit(*q, Command({"bash", "-c", "echo ran >> ../../runs-of-a; sleep 2"}));
+    ended = Submit(*q, Command({"bash", "-c", "exit 4"}));
+    ASSERT_TRUE(StepUntil(*q, [&] {
+      return StateOf(running) == JobState::kRunning && StateOf(ended) == JobState::kRunning;
+    }));
+    waiting = Submit(*q, Command({"true"}, 2));
+    q->Step(now_);
+  }  // the "daemon" goes away without a word; its jobs run on under their supervisors
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // `ended` ends meanwhile
+  auto q = MakeQueue(2);
+  auto summary = q->Recover(now_);
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  EXPECT_EQ(summary->adopted, 1);
+  EXPECT_EQ(summary->ended_offline, 1);
+  EXPECT_EQ(summary->pending, 1);
+  // The one that ended while nobody watched is recorded, with a retry as for any failure.
+  StoredJob e = store_->Get(ended).value();
+  EXPECT_EQ(e.exit_code, 4);
+  EXPECT_EQ(e.failures, 1);
+  ASSERT_TRUE(StepUntil(*q, [&] {
+    return StateOf(running) == JobState::kDone && StateOf(waiting) == JobState::kDone;
+  }));
+  EXPECT_EQ(store_->Get(running)->attempts, 1);
+  std::ifstream runs(dir_.path() + "/runs-of-a");
+  std::string all((std::istreambuf_iterator<char>(runs)), {});
+  EXPECT_EQ(all, "ran\n");
+}
+
+TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
+  auto q = MakeQueue(1);
+  const JobId id = Submit(*q, Command({"sleep", "30"}), "alice");
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kRunning; }));
+  ApiResult refused = q->Cancel(Principal{"bob", "ml", false}, id, now_);
+  ASSERT_TRUE(refused.error.has_value());
+  EXPECT_EQ(refused.error->http_status, 403);
+  EXPECT_THAT(refused.error->message, HasSubstr("belongs to alice"));
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  EXPECT_EQ(q->Cancel(Principal{"bob", "ml", false}, 999, now_).error->http_status, 404);
+  ApiResult ok = q->Cancel(Principal{"alice", "ml", false}, id, now_);
+  ASSERT_FALSE(ok.error.has_value());
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kCancelled; }));
+  EXPECT_EQ(store_->Get(id)->exit_code, 128 + SIGTERM);
+  EXPECT_EQ(q->Cancel(Principal{"root", "admin", true}, id, now_).error->http_status, 409);
+}
+
+TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
+  auto q = MakeQueue(2);
+  JobRequest holder = Command({"sleep", "30"}, 2);
+  holder.spec.estimate = 600;
+  const JobId first = Submit(*q, holder);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
+  JobRequest waiter = Command({"true"}, 2);
+  waiter.spec.estimate = 60;
+  const JobId second = Submit(*q, waiter, "bob");
+  q->Step(now_);
+  auto why = q->WhyJson(second, now_ + 100);
+  ASSERT_TRUE(why.has_value());
+  const std::string text = why->dump();
+  EXPECT_THAT(text, HasSubstr("needs 2 GPUs"));
+  EXPECT_THAT(text, HasSubstr("free now: 0 of the 2"));
+  EXPECT_THAT(text, HasSubstr("job " + std::to_string(first) + " (alice"));
+  // The holder has run ~100 s of its 600 s estimate: about 500 s to go.
+  ASSERT_TRUE((*why)["expected_start_in_s"].is_number());
+  EXPECT_NEAR((*why)["expected_start_in_s"].get<double>(), 500, 5);
+  EXPECT_FALSE(q->WhyJson(first + 100, now_).has_value());
+  q->Cancel(Principal{"root", "admin", true}, first, now_);
+}
+
+}  // namespace
+}  // namespace squeeze
