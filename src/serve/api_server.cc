@@ -156,6 +156,14 @@ void ApiServer::Routes() {
                                                          httplib::Response& res) {
     Send(res, service_.Why(who, id));
   })));
+  s.Get(R"(/v1/jobs/([^/]+)/log)", authed([this](const Principal& who, const httplib::Request& req,
+                                                  httplib::Response& res) {
+    auto id = ParseId(req.matches[1]);
+    if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query[k] = v;
+    Send(res, service_.Log(who, *id, query));
+  }));
   s.Get("/v1/nodes", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Nodes(who)); }));
   s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,

@@ -95,3 +95,30 @@ TEST(ParseListenTest, HostAndPort) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+class ApiLogRouteTest : public ServedApiTest {};
+
+TEST_F(ApiLogRouteTest, RoutesTheLogAndRefusesAnIdThatIsAPath) {
+  httplib::Client c("127.0.0.1", server_->port());
+  httplib::Headers auth = {{"Authorization", "Bearer " + token_}};
+  auto ok = c.Get("/v1/jobs/5/log?attempt=2", auth);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  // A path where the id goes reaches no file: it is no route at all, or not a number.
+  auto escape = c.Get("/v1/jobs/..%2F..%2Fetc%2Fpasswd/log", auth);
+  ASSERT_TRUE(escape);
+  EXPECT_EQ(escape->status, 404);
+  auto dots = c.Get("/v1/jobs/..%2e/log", auth);
+  ASSERT_TRUE(dots);
+  EXPECT_EQ(dots->status, 400);
+  EXPECT_NE(dots->body.find("is not a number"), std::string::npos);
+  auto calls = service_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], "log alice 5");
+}
+
+}  // namespace
+}  // namespace squeeze

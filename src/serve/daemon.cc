@@ -108,10 +108,13 @@ int RunDaemon(const DaemonOptions& options) {
     Say(s.message());
     return 1;
   };
-  const std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
+  std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return fail(Status::Error("--data: cannot create " + dir + ": " + ec.message()));
+  // Absolute: the supervisor and the jobs run in other directories.
+  dir = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   chmod(dir.c_str(), 0700);
   auto lock = LockDataDir(dir);
   if (!lock.ok()) return fail(lock.status());
@@ -162,7 +165,7 @@ int RunDaemon(const DaemonOptions& options) {
     }
     wake_cv.notify_one();
   };
-  QueueService service(**store, **queue, Now, wake);
+  QueueService service(dir, **store, **queue, Now, wake);
   ApiServer api(service, **tokens, api_options);
   if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());

@@ -41,6 +41,10 @@ class JobService {
   // Only the job's owner or an admin.
   virtual ApiResult Cancel(const Principal& who, int64_t id) = 0;
   virtual ApiResult Why(const Principal& who, int64_t id) = 0;
+  // The end of a run's log as {"id", "attempt", "path", "text", "truncated"}; query: attempt
+  // (default the latest), tail_bytes (default 65536, at most 1 MiB).
+  virtual ApiResult Log(const Principal& who, int64_t id,
+                        const std::map<std::string, std::string>& query) = 0;
   virtual ApiResult Nodes(const Principal& who) = 0;
   virtual ApiResult Pools(const Principal& who) = 0;
   // Prometheus text exposition format.

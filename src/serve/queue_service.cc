@@ -4,7 +4,9 @@
 
 #include "config/job_feasibility.h"
 #include "config/job_file.h"
+#include "config/data_path.h"
 #include "config/text_util.h"
+#include "exec/run_files.h"
 #include "serve/job_json.h"
 #include "serve/prometheus_text.h"
 
@@ -22,9 +24,9 @@ std::optional<int64_t> ParseCount(const std::string& s) {
 
 }  // namespace
 
-QueueService::QueueService(JobStore& store, LiveQueue& queue, std::function<Time()> clock,
-                           std::function<void()> wake)
-    : store_(store), queue_(queue), clock_(std::move(clock)), wake_(std::move(wake)) {}
+QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
+                           std::function<Time()> clock, std::function<void()> wake)
+    : data_dir_(std::move(data_dir)), store_(store), queue_(queue), clock_(std::move(clock)), wake_(std::move(wake)) {}
 
 ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   const Time now = clock_();
@@ -116,6 +118,45 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
   if (!job->reason.empty()) line += " (" + job->reason + ")";
   if (!IsFinished(job->state)) line = "just submitted: the next cycle considers it";
   return ApiResult::Ok({{"id", id}, {"explanation", {line}}, {"expected_start_in_s", nullptr}});
+}
+
+ApiResult QueueService::Log(const Principal& who, int64_t id,
+                            const std::map<std::string, std::string>& query) {
+  constexpr int64_t kMaxTail = 1 << 20;
+  auto job = store_.Get(id);
+  if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  int64_t attempt = job->attempts, tail = 64 * 1024;
+  for (const auto& [key, value] : query) {
+    auto n = ParseCount(value);
+    if (key == "attempt") {
+      if (!n || *n < 1 || *n > job->attempts) {
+        return ApiResult::Fail(400, "attempt: '" + value + "' is not one of job " +
+                                        std::to_string(id) + "'s runs (1.." +
+                                        std::to_string(job->attempts) + ")");
+      }
+      attempt = *n;
+    } else if (key == "tail_bytes") {
+      if (!n || *n < 1 || *n > kMaxTail) {
+        return ApiResult::Fail(400, "tail_bytes: '" + value + "' is not a number from 1 to " +
+                                        std::to_string(kMaxTail));
+      }
+      tail = *n;
+    } else {
+      return ApiResult::Fail(400, "unknown query parameter '" + key + "' (attempt, tail_bytes)");
+    }
+  }
+  if (attempt < 1) return ApiResult::Fail(409, "job " + std::to_string(id) + " has not run yet");
+  const std::string relative = PathsOf(".", id, static_cast<int>(attempt)).log;
+  auto path = ResolveInside(data_dir_, relative);
+  if (!path.ok()) return ApiResult::Fail(400, path.status().message());
+  std::string text = ReadFileIfPresent(*path).value_or("");
+  const bool truncated = static_cast<int64_t>(text.size()) > tail;
+  if (truncated) text = text.substr(text.size() - tail);
+  return ApiResult::Ok({{"id", id},
+                        {"attempt", attempt},
+                        {"path", *path},
+                        {"truncated", truncated},
+                        {"text", text}});
 }
 
 ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }

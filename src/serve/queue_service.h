@@ -16,19 +16,22 @@ namespace squeeze {
 class QueueService : public JobService {
  public:
   // `clock` gives now (seconds since the epoch); `wake` tells the daemon's loop to step.
-  QueueService(JobStore& store, LiveQueue& queue, std::function<Time()> clock,
-               std::function<void()> wake);
+  QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
+               std::function<Time()> clock, std::function<void()> wake);
 
   ApiResult Submit(const Principal& who, const std::string& body) override;
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
   ApiResult Get(const Principal& who, int64_t id) override;
   ApiResult Cancel(const Principal& who, int64_t id) override;
   ApiResult Why(const Principal& who, int64_t id) override;
+  ApiResult Log(const Principal& who, int64_t id,
+                const std::map<std::string, std::string>& query) override;
   ApiResult Nodes(const Principal& who) override;
   ApiResult Pools(const Principal& who) override;
   std::string MetricsText() override;
 
  private:
+  const std::string data_dir_;
   JobStore& store_;
   LiveQueue& queue_;
   std::function<Time()> clock_;

@@ -43,6 +43,11 @@ class RecordingService : public JobService {
     Record("why " + who.user + " " + std::to_string(id));
     return ApiResult::Ok({{"id", id}});
   }
+  ApiResult Log(const Principal& who, int64_t id,
+                const std::map<std::string, std::string>& q) override {
+    Record("log " + who.user + " " + std::to_string(id));
+    return ApiResult::Ok({{"id", id}, {"text", ""}});
+  }
   ApiResult Nodes(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
   ApiResult Pools(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
   std::string MetricsText() override { return "squeeze_up 1\n"; }
