@@ -6,6 +6,7 @@
 #   STOP_AFTER_CHECKPOINT=1  exit 0 right after a SIGUSR1 checkpoint (a clean preemption);
 #                            0 keeps working until squeeze's SIGTERM
 #   FAIL_AT_STEP=N FAIL_CODE=3  exit with FAIL_CODE on reaching step N (a simulated failure)
+#   FAIL_ON_ATTEMPT=K        fail that way only in attempt K (SQUEEZE_ATTEMPT), so a retry succeeds
 # Usage outside squeeze: SQUEEZE_CHECKPOINT_DIR=/tmp/ckpt examples/jobs/train-like.sh
 steps=${STEPS:-100}
 step_seconds=${STEP_SECONDS:-0.1}
@@ -34,7 +35,8 @@ trap 'echo "SIGTERM at step $step"; exit 143' TERM
 while (( step < steps )); do
   sleep "$step_seconds"
   step=$((step + 1))
-  if [[ -n "${FAIL_AT_STEP:-}" ]] && (( step == FAIL_AT_STEP )); then
+  if [[ -n "${FAIL_AT_STEP:-}" ]] && (( step == FAIL_AT_STEP )) &&
+     [[ -z "${FAIL_ON_ATTEMPT:-}" || "${FAIL_ON_ATTEMPT}" == "${SQUEEZE_ATTEMPT:-}" ]]; then
     echo "failing at step $step"
     exit "${FAIL_CODE:-3}"
   fi

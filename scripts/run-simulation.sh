@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The main job: replays two months of Philly (68,503 jobs) on the half-size cluster under
+# The simulation example: replays two months of Philly (68,503 jobs) on the half-size cluster under
 # fifo, sjf, srtf and squeeze, prints the comparison and writes out/philly-half.{json,svg}.
 # The shared traces are read from ../shared (beside the repository) or from $SQUEEZE_SHARED.
 set -euo pipefail
 if [[ -n "${SQUEEZE_SHARED:-}" ]]; then
-  shared=$(cd "$SQUEEZE_SHARED" && pwd) || { echo "run-example: no folder $SQUEEZE_SHARED" >&2; exit 1; }
+  shared=$(cd "$SQUEEZE_SHARED" && pwd) || { echo "run-simulation: no folder $SQUEEZE_SHARED" >&2; exit 1; }
 fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -12,8 +12,8 @@ root=$PWD
 shared=${shared:-../shared}
 trace=$shared/traces/philly/philly_oct_nov.csv
 if [[ ! -r "$trace" ]]; then
-  echo "run-example: cannot read $trace" >&2
-  echo "run-example: set SQUEEZE_SHARED to the folder that holds traces/philly/" >&2
+  echo "run-simulation: cannot read $trace" >&2
+  echo "run-simulation: set SQUEEZE_SHARED to the folder that holds traces/philly/" >&2
   exit 1
 fi
 
@@ -28,4 +28,4 @@ build/squeeze simulate \
   --json out/philly-half.json \
   --svg out/philly-half.svg
 echo
-echo "run-example: wrote $root/out/philly-half.json and $root/out/philly-half.svg"
+echo "run-simulation: wrote $root/out/philly-half.json and $root/out/philly-half.svg"
