@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/token_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,9 +18,10 @@ int main(int argc, char** argv) {
       "Replay a job trace on a cluster under one or more policies and compare them, or run "
       "the FGD fill experiment on an openb trace (--protocol fill)");
   commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
-  // The clients of `squeeze serve` (submit, queue, show, cancel, why, nodes) stay out of the
-  // help until the daemon itself lands (issue 4).
+  // The clients of `squeeze serve` (submit, queue, show, cancel, why, nodes) and `token` stay
+  // out of the help until the daemon itself lands (issue 4).
   squeeze::RegisterClientCommands(app, commands);
+  squeeze::RegisterTokenCommand(app, commands);
   for (auto* sub : app.get_subcommands([](CLI::App* a) { return a->get_name() != "simulate"; })) {
     sub->group("");
   }
