@@ -59,7 +59,8 @@ SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>(
       ->check(note_dash);
   sub.add_option("COMMAND", words_, "The program and its arguments, after --");
   for (const TextFlag& f : kTextFlags) sub.add_option(f.name, values_[f.name], f.help);
-  sub.add_option("--env", env_, "KEY=VALUE added to the job's environment; repeatable");
+  sub.add_option("--env", env_, "KEY=VALUE added to the job's environment; repeatable")
+      ->allow_extra_args(false);
   sub.add_flag("--preemptible,!--no-preemptible", preemptible_,
                "The scheduler may stop the job and restart it later");
   sub.add_flag("--checkpointable,!--no-checkpointable", checkpointable_,

@@ -79,6 +79,12 @@ TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
   EXPECT_THAT(f.command, ElementsAre("x"));
 }
 
+TEST_F(SubmitArgsTest, EnvTakesOneValueEachTime) {
+  Parse({"--env", "A=1", "job.yaml", "--env", "B=2"});
+  EXPECT_EQ(args_.file(), "job.yaml");
+  EXPECT_THAT(Flags().env, ElementsAre("A=1", "B=2"));
+}
+
 TEST_F(SubmitArgsTest, BoolFlagsTakeAnExplicitFalse) {
   Parse({"--preemptible=false", "--no-checkpointable", "--", "x"});
   EXPECT_EQ(Flags().preemptible, "false");
@@ -95,7 +101,8 @@ TEST_F(SubmitArgsTest, ACommandWithoutDashIsAnError) {
   Parse({"job.yaml", "python"});
   const Result<SubmitFlags> f = args_.flags();
   ASSERT_FALSE(f.ok());
-  EXPECT_THAT(f.status().message(), HasSubstr("'python': give one job file, and the command after --"));
+  EXPECT_THAT(f.status().message(),
+              HasSubstr("'python': give one job file, and the command after --"));
 }
 
 }  // namespace

@@ -75,7 +75,9 @@ Status Relabel(const Status& error, const std::set<std::string>& from_flags,
   if (colon != std::string::npos && from_flags.contains(base)) {
     const std::string rest = message.substr(colon + 2);
     if (base == "env") {
-      return Status::Error("--env" + (field.size() > 4 ? " " + field.substr(4) : "") + ": " + rest);
+      std::string flag = "--env";
+      if (field.size() > 4) flag.append(" ").append(field, 4);
+      return Status::Error(flag.append(": ").append(rest));
     }
     for (const FlagField& f : kScalarFlags) {
       if (f.field == base) return Status::Error(std::string(f.flag) + ": " + rest);

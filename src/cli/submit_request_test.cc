@@ -166,7 +166,8 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
   EXPECT_THAT(flag_error(&SubmitFlags::name, "-bad"),
               StartsWith("--name: value '-bad' is not a valid name"));
   EXPECT_THAT(flag_error(&SubmitFlags::team, "a b"), StartsWith("--team: value 'a b' is not"));
-  EXPECT_EQ(flag_error(&SubmitFlags::gpu_models, "A100,,H100"), "--gpu-models: a model name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::gpu_models, "A100,,H100"),
+            "--gpu-models: a model name is empty");
   EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_interval, "30m"),
             "--checkpoint-interval: needs checkpointable: true");
   EXPECT_EQ(flag_error(&SubmitFlags::workdir, "~/x"),

@@ -8,14 +8,15 @@
 namespace squeeze {
 
 std::string FormatCpuMilli(int64_t milli) {
-  const bool negative = milli < 0;
-  const uint64_t m = negative ? -static_cast<uint64_t>(milli) : static_cast<uint64_t>(milli);
-  std::string text = (negative ? "-" : "") + std::to_string(m / 1000);
+  std::string text = milli < 0 ? "-" : "";
+  const uint64_t m = milli < 0 ? -static_cast<uint64_t>(milli) : static_cast<uint64_t>(milli);
+  text += std::to_string(m / 1000);
   if (const uint64_t frac = m % 1000; frac != 0) {
     std::string digits = std::to_string(frac);
     digits.insert(0, 3 - digits.size(), '0');
     while (digits.back() == '0') digits.pop_back();
-    text += "." + digits;
+    text += '.';
+    text += digits;
   }
   return text;
 }
