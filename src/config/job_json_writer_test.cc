@@ -70,7 +70,7 @@ TEST(JobJsonWriterTest, OtherValuesRoundTrip) {
   JobRequest r;
   r.spec.name = "x";
   r.command = {"run"};
-  r.workdir = "/";
+  r.workdir = "/srv/run";
   r.spec.gpus = 0;
   r.spec.urgency = Urgency::kLow;
   r.spec.cpu_milli = 1;
