@@ -1,6 +1,8 @@
 // The client subcommands of `squeeze` that talk to a running `squeeze serve`: submit, queue,
 // show, cancel, why, nodes. Each takes --url and --token (else SQUEEZE_URL, SQUEEZE_TOKEN)
 // and --json for scripts.
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,7 +10,9 @@
 
 #include "cli/client_format.h"
 #include "cli/commands.h"
-#include "config/file_io.h"
+#include "cli/submit_args.h"
+#include "cli/submit_request.h"
+#include "config/job_json_writer.h"
 #include "serve/api_client.h"
 
 namespace squeeze {
@@ -43,6 +47,32 @@ int Run(const std::string& command, const ClientFlags& f,
   return 0;
 }
 
+// `squeeze submit`: builds the job here, where the relative paths and the clock are the
+// submitter's, and posts it as JSON.
+int Submit(const ClientFlags& f, const SubmitArgs& args) {
+  Result<JobRequest> job = Status::Error("unset");
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();
+  if (ec) {
+    job = Status::Error("cannot read the current directory: " + ec.message());
+  } else if (Result<SubmitFlags> flags = args.flags(); !flags.ok()) {
+    job = flags.status();
+  } else {
+    const Time now = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    job = BuildSubmitRequest(args.file(), *flags, cwd, now);
+  }
+  if (!job.ok()) {
+    std::cerr << "squeeze submit: " << job.status().message() << "\n";
+    return 1;
+  }
+  const std::string body = JobRequestToJobJson(*job);
+  return Run("submit", f,
+             [&](ApiClient& c) { return c.Post("/v1/jobs", body, "application/json"); },
+             [](const nlohmann::json& j) { return "submitted job " + j["id"].dump() + "\n"; });
+}
+
 std::string JobPath(int64_t id, const std::string& suffix = "") {
   return "/v1/jobs/" + std::to_string(id) + suffix;
 }
@@ -51,21 +81,14 @@ std::string JobPath(int64_t id, const std::string& suffix = "") {
 
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   {
-    auto* sub = app.add_subcommand("submit", "Submit a job file (YAML, docs/job-file.md) to squeeze serve");
+    auto* sub = app.add_subcommand(
+        "submit",
+        "Submit a job to squeeze serve: a job file (YAML, docs/job-file.md), flags, or both, "
+        "like: squeeze submit --gpus 2 --estimate 1h -- python train.py");
     auto f = std::make_shared<ClientFlags>();
-    auto file = std::make_shared<std::string>();
-    sub->add_option("FILE", *file, "The job file")->required();
+    auto args = std::make_shared<SubmitArgs>(*sub);
     AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f, file] {
-      auto text = ReadWholeFile(*file);
-      if (!text.ok()) {
-        std::cerr << "squeeze submit: " << text.status().message() << "\n";
-        return 1;
-      }
-      return Run("submit", *f,
-                 [&](ApiClient& c) { return c.Post("/v1/jobs", *text, "application/yaml"); },
-                 [](const nlohmann::json& j) { return "submitted job " + j["id"].dump() + "\n"; });
-    });
+    out.emplace_back(sub, [f, args] { return Submit(*f, *args); });
   }
   {
     auto* sub = app.add_subcommand("queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/token_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
       "durable store and an HTTP API the other commands talk to");
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
   squeeze::RegisterClientCommands(app, commands);
+  squeeze::RegisterTokenCommand(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

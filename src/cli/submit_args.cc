@@ -1,0 +1,94 @@
+#include "cli/submit_args.h"
+
+#include <algorithm>
+
+namespace squeeze {
+namespace {
+
+struct TextFlag {
+  const char* name;
+  std::optional<std::string> SubmitFlags::*value;
+  const char* help;
+};
+
+constexpr TextFlag kTextFlags[] = {
+    {"--name", &SubmitFlags::name, "The job's name (default: the program's)"},
+    {"--gpus", &SubmitFlags::gpus, "GPUs, 0 to 1024 (default 1)"},
+    {"--gpu-milli", &SubmitFlags::gpu_milli, "Share of each GPU in thousandths, 1 to 1000"},
+    {"--gpu-models", &SubmitFlags::gpu_models, "Allowed GPU models, comma-separated (A100,H100)"},
+    {"--urgency", &SubmitFlags::urgency, "critical, high, normal or low"},
+    {"--checkpoint-interval", &SubmitFlags::checkpoint_interval,
+     "The job checkpoints on its own this often (30m); needs --checkpointable"},
+    {"--estimate", &SubmitFlags::estimate, "Expected run time (2h, 1h30m)"},
+    {"--deadline", &SubmitFlags::deadline, "RFC 3339 date-time, or +DURATION from now"},
+    {"--team", &SubmitFlags::team, "The team charged for the job"},
+    {"--workdir", &SubmitFlags::workdir, "Directory to run in (default: this one)"},
+    {"--max-retries", &SubmitFlags::max_retries, "Restarts after a failure, 0 to 100"},
+    {"--cpus", &SubmitFlags::cpus, "CPU cores for the whole job (4, 0.5)"},
+    {"--memory", &SubmitFlags::memory, "Memory for the whole job (16GiB, 512MiB)"},
+};
+
+bool HasDash(const CLI::App& sub) {
+  const std::vector<std::string> rest = sub.remaining();
+  return std::find(rest.begin(), rest.end(), "--") != rest.end();
+}
+
+}  // namespace
+
+// Whether FILE was parsed after `--`: CLI11 fills the first positional first, even from the
+// words after `--`, so `submit -- python x` would make "python" the file. The check below runs
+// once, as FILE is parsed (validate_positionals), when the `--` already sits among the
+// subcommand's remaining arguments if it came first.
+struct SubmitArgs::Seen {
+  bool checked = false;
+  bool after_dash = false;
+};
+
+SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>()) {
+  sub.validate_positionals();
+  CLI::Validator note_dash(
+      [seen = seen_, app = &sub](std::string&) {
+        if (!seen->checked) {
+          seen->checked = true;
+          seen->after_dash = HasDash(*app);
+        }
+        return std::string();
+      },
+      "", "");
+  sub.add_option("FILE", file_, "A job file (YAML, docs/job-file.md); flags override its fields")
+      ->check(note_dash);
+  sub.add_option("COMMAND", words_, "The program and its arguments, after --");
+  for (const TextFlag& f : kTextFlags) sub.add_option(f.name, values_[f.name], f.help);
+  sub.add_option("--env", env_, "KEY=VALUE added to the job's environment; repeatable")
+      ->allow_extra_args(false);
+  sub.add_flag("--preemptible,!--no-preemptible", preemptible_,
+               "The scheduler may stop the job and restart it later");
+  sub.add_flag("--checkpointable,!--no-checkpointable", checkpointable_,
+               "The job saves its state when asked and resumes from it");
+}
+
+std::optional<std::string> SubmitArgs::file() const {
+  if (sub_.count("FILE") == 0 || seen_->after_dash) return std::nullopt;
+  return file_;
+}
+
+Result<SubmitFlags> SubmitArgs::flags() const {
+  SubmitFlags flags;
+  for (const TextFlag& f : kTextFlags) {
+    if (sub_.count(f.name) > 0) flags.*f.value = values_.at(f.name);
+  }
+  if (sub_.count("--preemptible") > 0) flags.preemptible = preemptible_ ? "true" : "false";
+  if (sub_.count("--checkpointable") > 0) {
+    flags.checkpointable = checkpointable_ ? "true" : "false";
+  }
+  flags.env = env_;
+  if (sub_.count("FILE") > 0 && seen_->after_dash) flags.command.push_back(file_);
+  flags.command.insert(flags.command.end(), words_.begin(), words_.end());
+  if (!words_.empty() && !HasDash(sub_)) {
+    return Status::Error("'" + words_[0] + "': give one job file, and the command after --, " +
+                         "like: squeeze submit --gpus 2 -- python train.py");
+  }
+  return flags;
+}
+
+}  // namespace squeeze

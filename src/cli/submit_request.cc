@@ -1,0 +1,161 @@
+#include "cli/submit_request.h"
+
+#include <filesystem>
+#include <set>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "config/file_io.h"
+#include "config/job_file.h"
+#include "config/job_json_writer.h"
+#include "config/text_util.h"
+
+namespace squeeze {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct FlagField {
+  std::string_view field;
+  std::string_view flag;
+  std::optional<std::string> SubmitFlags::*value;
+};
+
+// The flags that are one job-file field each, given as the text the file would hold.
+constexpr FlagField kScalarFlags[] = {
+    {"name", "--name", &SubmitFlags::name},
+    {"gpus", "--gpus", &SubmitFlags::gpus},
+    {"gpu_milli", "--gpu-milli", &SubmitFlags::gpu_milli},
+    {"urgency", "--urgency", &SubmitFlags::urgency},
+    {"preemptible", "--preemptible", &SubmitFlags::preemptible},
+    {"checkpointable", "--checkpointable", &SubmitFlags::checkpointable},
+    {"checkpoint_interval", "--checkpoint-interval", &SubmitFlags::checkpoint_interval},
+    {"estimate", "--estimate", &SubmitFlags::estimate},
+    {"deadline", "--deadline", &SubmitFlags::deadline},
+    {"team", "--team", &SubmitFlags::team},
+    {"max_retries", "--max-retries", &SubmitFlags::max_retries},
+    {"cpus", "--cpus", &SubmitFlags::cpus},
+    {"memory", "--memory", &SubmitFlags::memory},
+};
+
+std::string Absolute(const std::string& cwd, const std::string& dir) {
+  std::string path = (std::filesystem::path(cwd) / dir).lexically_normal().string();
+  if (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1) {
+    items.push_back(std::string(Trim(std::string_view(text).substr(start, comma - start))));
+  }
+  items.push_back(std::string(Trim(std::string_view(text).substr(start))));
+  return items;
+}
+
+// The name the reader gives a job whose file names none: the base name of command[0].
+std::string DefaultNameFor(const std::string& program, Time now) {
+  const Json probe = {{"command", {program}}};
+  const Result<JobRequest> job = ParseJobJson(probe.dump(), now);
+  return job.ok() ? job->spec.name : "";
+}
+
+// Turns the reader's "JSON request: FIELD: MESSAGE" into "--FLAG: MESSAGE" when the field
+// came from a flag, else into "FILE: FIELD: MESSAGE" (a rule across fields of the file).
+Status Relabel(const Status& error, const std::set<std::string>& from_flags,
+               const std::optional<std::string>& file) {
+  std::string message = error.message();
+  constexpr std::string_view kJsonSource = "JSON request: ";
+  if (message.starts_with(kJsonSource)) message.erase(0, kJsonSource.size());
+  const size_t colon = message.find(": ");
+  const std::string field = message.substr(0, colon);
+  const std::string base = field.substr(0, field.find_first_of(".["));
+  if (colon != std::string::npos && from_flags.contains(base)) {
+    const std::string rest = message.substr(colon + 2);
+    if (base == "env") {
+      std::string flag = "--env";
+      if (field.size() > 4) flag.append(" ").append(field, 4);
+      return Status::Error(flag.append(": ").append(rest));
+    }
+    for (const FlagField& f : kScalarFlags) {
+      if (f.field == base) return Status::Error(std::string(f.flag) + ": " + rest);
+    }
+    if (base == "gpu_models") return Status::Error("--gpu-models: " + rest);
+    if (base == "command") return Status::Error("the command after --: " + message);
+  }
+  return Status::Error(file ? *file + ": " + message : message);
+}
+
+Result<Json> FileJob(const std::string& file, const SubmitFlags& flags, const std::string& cwd,
+                     Time now) {
+  const Result<std::string> text = ReadWholeFile(file);
+  if (!text.ok()) return text.status().WithContext("job file");
+  Result<JobRequest> job = ParseJobYaml(*text, file, now);
+  if (!job.ok()) return job.status();
+  job->workdir = Absolute(cwd, job->workdir);
+  if (!flags.command.empty() && !flags.name &&
+      job->spec.name == DefaultNameFor(job->command[0], now)) {
+    job->spec.name.clear();  // the name comes from the command given after --
+  }
+  return Json::parse(JobRequestToJobJson(*job));
+}
+
+// Lays the flags over `job`; records in `from_flags` the fields they set.
+Status Overlay(const SubmitFlags& flags, const std::string& cwd, Json& job,
+               std::set<std::string>& from_flags) {
+  for (const FlagField& f : kScalarFlags) {
+    if (!(flags.*f.value)) continue;
+    job[std::string(f.field)] = *(flags.*f.value);
+    from_flags.insert(std::string(f.field));
+  }
+  if (flags.gpu_models) {
+    job["gpu_models"] = SplitCommas(*flags.gpu_models);
+    from_flags.insert("gpu_models");
+  }
+  if (flags.workdir) {
+    const std::string& dir = *flags.workdir;
+    if (dir.empty()) return Status::Error("--workdir: the path is empty");
+    if (dir[0] == '~') {
+      return Status::Error("--workdir: '" + dir + "': '~' is not expanded; give the full path");
+    }
+    job["workdir"] = Absolute(cwd, dir);
+  }
+  if (!job.contains("workdir")) job["workdir"] = cwd;
+  for (const std::string& entry : flags.env) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::Error("--env: '" + entry + "' is not KEY=VALUE");
+    }
+    if (!job.contains("env")) job["env"] = Json::object();
+    job["env"][entry.substr(0, eq)] = entry.substr(eq + 1);
+    from_flags.insert("env");
+  }
+  if (!flags.command.empty()) {
+    job["command"] = flags.command;
+    from_flags.insert("command");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
+                                      const SubmitFlags& flags, const std::string& cwd, Time now) {
+  if (!file && flags.command.empty()) return Status::Error("give a job file or a command after --");
+  Json job = Json::object();
+  if (file) {
+    Result<Json> from_file = FileJob(*file, flags, cwd, now);
+    if (!from_file.ok()) return from_file.status();
+    job = std::move(*from_file);
+  }
+  std::set<std::string> from_flags;
+  if (Status s = Overlay(flags, cwd, job, from_flags); !s.ok()) return s;
+  Result<JobRequest> request =
+      ParseJobJson(job.dump(-1, ' ', false, Json::error_handler_t::replace), now);
+  if (!request.ok()) return Relabel(request.status(), from_flags, file);
+  return request;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,49 @@
+// The job `squeeze submit` sends: a YAML job file, flags, or both (flags win), checked by the
+// same field reader as a job file (config/job_file.h). Pure apart from reading the file;
+// thread-safe.
+#ifndef SQUEEZE_CLI_SUBMIT_REQUEST_H_
+#define SQUEEZE_CLI_SUBMIT_REQUEST_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job_request.h"
+#include "core/status.h"
+#include "core/types.h"
+
+namespace squeeze {
+
+// The flags of `squeeze submit`, as the user wrote them; nullopt = not given. Each is written
+// as the job file field of the same name would be (docs/job-file.md).
+struct SubmitFlags {
+  std::optional<std::string> name;
+  std::optional<std::string> gpus;
+  std::optional<std::string> gpu_milli;
+  std::optional<std::string> gpu_models;  // comma-separated
+  std::optional<std::string> urgency;
+  std::optional<std::string> preemptible;     // "true" or "false"
+  std::optional<std::string> checkpointable;  // "true" or "false"
+  std::optional<std::string> checkpoint_interval;
+  std::optional<std::string> estimate;
+  std::optional<std::string> deadline;
+  std::optional<std::string> team;
+  std::optional<std::string> workdir;
+  std::optional<std::string> max_retries;
+  std::optional<std::string> cpus;
+  std::optional<std::string> memory;
+  std::vector<std::string> env;      // "KEY=VALUE" each; a later one wins
+  std::vector<std::string> command;  // the words after --; empty = the file's
+};
+
+// Reads `file` (when given) like `squeeze submit FILE` (errors FILE:LINE:COL), lays the flags
+// over it and checks the result. `cwd` is the submitter's directory (absolute): a relative
+// workdir, from the file or --workdir, is resolved against it, and no workdir means `cwd`.
+// `now` is the submission time (relative deadlines). An error names the flag and the value
+// ("--estimate: '5x' is not a duration ...") or, for a field from the file, the file.
+Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
+                                      const SubmitFlags& flags, const std::string& cwd, Time now);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CLI_SUBMIT_REQUEST_H_

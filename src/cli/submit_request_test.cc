@@ -1,0 +1,217 @@
+#include "cli/submit_request.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "core/testing/temp_dir.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr const char* kCwd = "/home/me/project";
+
+class SubmitRequestTest : public ::testing::Test {
+ protected:
+  std::string WriteFile(const std::string& text) {
+    const std::string path = dir_.path() + "/job.yaml";
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string Error(const std::optional<std::string>& file, const SubmitFlags& flags) {
+    const Result<JobRequest> r = BuildSubmitRequest(file, flags, kCwd, kNow);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? "" : r.status().message();
+  }
+  JobRequest Build(const std::optional<std::string>& file, const SubmitFlags& flags) {
+    Result<JobRequest> r = BuildSubmitRequest(file, flags, kCwd, kNow);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : JobRequest{};
+  }
+  static SubmitFlags Command(std::vector<std::string> words) {
+    SubmitFlags f;
+    f.command = std::move(words);
+    return f;
+  }
+
+  testing::TempDir dir_;
+};
+
+TEST_F(SubmitRequestTest, FileOnlyReadsItLikeReadJobFile) {
+  const std::string file = WriteFile(
+      "name: resnet\ncommand: [python, train.py]\nworkdir: sub/../run\ngpus: 2\nestimate: 2h\n"
+      "deadline: +12h\ncpus: 0.5\nmemory: 1GiB\nenv: {A: b}\n");
+  const JobRequest r = Build(file, {});
+  EXPECT_EQ(r.spec.name, "resnet");
+  EXPECT_EQ(r.command, (std::vector<std::string>{"python", "train.py"}));
+  EXPECT_EQ(r.workdir, "/home/me/project/run");
+  EXPECT_EQ(r.spec.gpus, 2);
+  EXPECT_EQ(r.spec.estimate, 7200);
+  EXPECT_EQ(r.spec.deadline, kNow + 12 * 3600);
+  EXPECT_EQ(r.spec.cpu_milli, 500);
+  EXPECT_EQ(r.spec.memory_mib, 1024);
+  EXPECT_EQ(r.env.at("A"), "b");
+}
+
+TEST_F(SubmitRequestTest, FileErrorsKeepFileLineColumn) {
+  const std::string file = WriteFile("command: [x]\ngpus: two\n");
+  EXPECT_EQ(Error(file, {}), file + ":2:7: gpus: value 'two' is not an integer");
+  EXPECT_THAT(Error(dir_.path() + "/missing.yaml", {}), StartsWith("job file: "));
+}
+
+TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
+  SubmitFlags f = Command({"python", "train.py", "--lr", "3e-4"});
+  f.name = "sweep";
+  f.gpus = "1";
+  f.gpu_milli = "500";
+  f.gpu_models = "A100, H100";
+  f.urgency = "high";
+  f.preemptible = "true";
+  f.checkpointable = "true";
+  f.checkpoint_interval = "30m";
+  f.estimate = "1h30m";
+  f.deadline = "2026-12-02T00:00:00Z";
+  f.team = "ml";
+  f.workdir = "/data/run";
+  f.max_retries = "3";
+  f.cpus = "4";
+  f.memory = "16GiB";
+  f.env = {"OMP_NUM_THREADS=4", "EXPR=a=b"};
+  const JobRequest r = Build(std::nullopt, f);
+  EXPECT_EQ(r.spec.name, "sweep");
+  EXPECT_EQ(r.command, (std::vector<std::string>{"python", "train.py", "--lr", "3e-4"}));
+  EXPECT_EQ(r.spec.gpus, 1);
+  EXPECT_EQ(r.spec.gpu_milli, 500);
+  EXPECT_EQ(r.spec.gpu_models, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(r.spec.urgency, Urgency::kHigh);
+  EXPECT_TRUE(r.spec.preemptible);
+  EXPECT_TRUE(r.spec.checkpointable);
+  EXPECT_EQ(r.spec.checkpoint_interval, 1800);
+  EXPECT_EQ(r.spec.estimate, 5400);
+  EXPECT_EQ(r.spec.deadline, kNow + 86400);
+  EXPECT_EQ(r.spec.team, "ml");
+  EXPECT_EQ(r.workdir, "/data/run");
+  EXPECT_EQ(r.max_retries, 3);
+  EXPECT_EQ(r.spec.cpu_milli, 4000);
+  EXPECT_EQ(r.spec.memory_mib, 16 * 1024);
+  EXPECT_EQ(r.env, (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "4"}, {"EXPR", "a=b"}}));
+}
+
+TEST_F(SubmitRequestTest, CommandAloneTakesDefaultsAndTheCurrentDirectory) {
+  const JobRequest r = Build(std::nullopt, Command({"/usr/bin/python3", "x.py"}));
+  EXPECT_EQ(r.spec.name, "python3");
+  EXPECT_EQ(r.workdir, kCwd);
+  EXPECT_EQ(r.spec.gpus, 1);
+  EXPECT_EQ(r.max_retries, -1);
+  EXPECT_FALSE(r.spec.estimate.has_value());
+}
+
+TEST_F(SubmitRequestTest, FlagsOverrideTheFile) {
+  const std::string file = WriteFile(
+      "command: [python, train.py]\ngpus: 4\nestimate: 2h\npreemptible: true\nurgency: low\n"
+      "env: {A: file, B: file}\nworkdir: /from/file\n");
+  SubmitFlags f;
+  f.gpus = "8";
+  f.preemptible = "false";
+  f.env = {"B=flag"};
+  f.workdir = "out";
+  const JobRequest r = Build(file, f);
+  EXPECT_EQ(r.spec.gpus, 8);
+  EXPECT_FALSE(r.spec.preemptible);
+  EXPECT_EQ(r.spec.estimate, 7200);  // kept from the file
+  EXPECT_EQ(r.spec.urgency, Urgency::kLow);
+  EXPECT_EQ(r.env, (std::map<std::string, std::string>{{"A", "file"}, {"B", "flag"}}));
+  EXPECT_EQ(r.workdir, "/home/me/project/out");
+  EXPECT_EQ(r.spec.name, "python");
+}
+
+TEST_F(SubmitRequestTest, ACommandAfterDashReplacesTheFilesAndItsDefaultName) {
+  const std::string unnamed = WriteFile("command: [python, train.py]\ngpus: 2\n");
+  JobRequest r = Build(unnamed, Command({"bash", "run.sh"}));
+  EXPECT_EQ(r.command, (std::vector<std::string>{"bash", "run.sh"}));
+  EXPECT_EQ(r.spec.name, "bash");
+  EXPECT_EQ(r.spec.gpus, 2);
+  const std::string named = WriteFile("name: mine\ncommand: [python, train.py]\n");
+  r = Build(named, Command({"bash", "run.sh"}));
+  EXPECT_EQ(r.spec.name, "mine");
+}
+
+TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
+  const auto flag_error = [&](std::optional<std::string> SubmitFlags::*field, std::string value) {
+    SubmitFlags f = Command({"x"});
+    f.*field = std::move(value);
+    return Error(std::nullopt, f);
+  };
+  EXPECT_THAT(flag_error(&SubmitFlags::estimate, "5x"),
+              StartsWith("--estimate: '5x' is not a duration"));
+  EXPECT_EQ(flag_error(&SubmitFlags::gpus, "two"), "--gpus: value 'two' is not an integer");
+  EXPECT_EQ(flag_error(&SubmitFlags::gpu_milli, "0"), "--gpu-milli: value '0' is outside 1..1000");
+  EXPECT_EQ(flag_error(&SubmitFlags::urgency, "asap"),
+            "--urgency: value 'asap' is not one of critical, high, normal, low");
+  EXPECT_THAT(flag_error(&SubmitFlags::deadline, "tomorrow"),
+              StartsWith("--deadline: 'tomorrow' is not a date-time"));
+  EXPECT_THAT(flag_error(&SubmitFlags::deadline, "2026-11-30T00:00:00Z"),
+              StartsWith("--deadline: '2026-11-30T00:00:00Z' is not in the future"));
+  EXPECT_THAT(flag_error(&SubmitFlags::cpus, "many"), StartsWith("--cpus: 'many' is not a number"));
+  EXPECT_THAT(flag_error(&SubmitFlags::memory, "16GB"),
+              StartsWith("--memory: '16GB' is not a memory size"));
+  EXPECT_EQ(flag_error(&SubmitFlags::max_retries, "101"),
+            "--max-retries: value '101' is outside 0..100");
+  EXPECT_THAT(flag_error(&SubmitFlags::name, "-bad"),
+              StartsWith("--name: value '-bad' is not a valid name"));
+  EXPECT_THAT(flag_error(&SubmitFlags::team, "a b"), StartsWith("--team: value 'a b' is not"));
+  EXPECT_EQ(flag_error(&SubmitFlags::gpu_models, "A100,,H100"),
+            "--gpu-models: a model name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_interval, "30m"),
+            "--checkpoint-interval: needs checkpointable: true");
+  EXPECT_EQ(flag_error(&SubmitFlags::workdir, "~/x"),
+            "--workdir: '~/x': '~' is not expanded; give the full path");
+  EXPECT_EQ(flag_error(&SubmitFlags::workdir, ""), "--workdir: the path is empty");
+}
+
+TEST_F(SubmitRequestTest, BadEnvAndCommandNameThem) {
+  SubmitFlags f = Command({"x"});
+  f.env = {"NOEQUALS"};
+  EXPECT_EQ(Error(std::nullopt, f), "--env: 'NOEQUALS' is not KEY=VALUE");
+  f.env = {"SQUEEZE_JOB_ID=1"};
+  EXPECT_EQ(Error(std::nullopt, f),
+            "--env SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze");
+  f.env = {"1X=1"};
+  EXPECT_THAT(Error(std::nullopt, f), StartsWith("--env 1X: '1X' is not a variable name"));
+  EXPECT_EQ(Error(std::nullopt, Command({""})),
+            "the command after --: command[0]: the program name is empty");
+}
+
+TEST_F(SubmitRequestTest, ARuleBrokenAcrossFileAndFlagNamesTheFile) {
+  const std::string file = WriteFile("command: [x]\ngpu_milli: 500\n");
+  SubmitFlags f;
+  f.gpus = "2";
+  EXPECT_EQ(Error(file, f), file + ": gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2");
+}
+
+TEST_F(SubmitRequestTest, NeitherFileNorCommandIsAnError) {
+  SubmitFlags f;
+  f.gpus = "2";
+  EXPECT_EQ(Error(std::nullopt, f), "give a job file or a command after --");
+}
+
+TEST_F(SubmitRequestTest, RelativeWorkdirsResolveAgainstTheGivenDirectory) {
+  SubmitFlags f = Command({"x"});
+  f.workdir = "../data/./run/";
+  EXPECT_EQ(Build(std::nullopt, f).workdir, "/home/me/data/run");
+  f.workdir = ".";
+  EXPECT_EQ(Build(std::nullopt, f).workdir, kCwd);
+  const std::string file = WriteFile("command: [x]\nworkdir: logs\n");
+  EXPECT_EQ(Build(file, {}).workdir, "/home/me/project/logs");
+  const std::string no_workdir = WriteFile("command: [x]\n");
+  EXPECT_EQ(Build(no_workdir, {}).workdir, kCwd);
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,32 @@
+// `squeeze token add USER TEAM [--admin] --data DIR`: gives a user an API token for
+// `squeeze serve` by adding it to DIR/tokens (serve/access.h).
+#ifndef SQUEEZE_CLI_TOKEN_COMMAND_H_
+#define SQUEEZE_CLI_TOKEN_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace squeeze {
+
+struct TokenAddFlags {
+  std::string user;
+  std::string team;
+  bool admin = false;
+  std::string data_dir;  // squeeze serve's data directory
+};
+
+// Adds the token and prints it alone on `out`, and on `err` where it went; 0 on success, 1
+// with the reason on `err`.
+int RunTokenAdd(const TokenAddFlags& flags, std::ostream& out, std::ostream& err);
+
+// The `token` command and its `add` subcommand.
+void RegisterTokenCommand(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CLI_TOKEN_COMMAND_H_

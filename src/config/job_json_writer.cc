@@ -1,0 +1,48 @@
+#include "config/job_json_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "config/job_values.h"
+#include "core/duration.h"
+
+namespace squeeze {
+
+std::string FormatCpuMilli(int64_t milli) {
+  std::string text = milli < 0 ? "-" : "";
+  const uint64_t m = milli < 0 ? -static_cast<uint64_t>(milli) : static_cast<uint64_t>(milli);
+  text += std::to_string(m / 1000);
+  if (const uint64_t frac = m % 1000; frac != 0) {
+    std::string digits = std::to_string(frac);
+    digits.insert(0, 3 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();
+    text += '.';
+    text += digits;
+  }
+  return text;
+}
+
+std::string JobRequestToJobJson(const JobRequest& r) {
+  const JobSpec& s = r.spec;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (!s.name.empty()) j["name"] = s.name;
+  j["command"] = r.command;
+  if (!r.workdir.empty()) j["workdir"] = r.workdir;
+  if (!r.env.empty()) j["env"] = r.env;
+  j["gpus"] = s.gpus;
+  j["gpu_milli"] = s.gpu_milli;
+  if (!s.gpu_models.empty()) j["gpu_models"] = s.gpu_models;
+  j["urgency"] = std::string(UrgencyName(s.urgency));
+  j["preemptible"] = s.preemptible;
+  j["checkpointable"] = s.checkpointable;
+  if (s.checkpoint_interval > 0) j["checkpoint_interval"] = FormatDuration(s.checkpoint_interval);
+  if (s.estimate) j["estimate"] = FormatDuration(*s.estimate);
+  if (s.deadline) j["deadline"] = FormatDateTime(*s.deadline);
+  if (!s.team.empty()) j["team"] = s.team;
+  if (s.cpu_milli > 0) j["cpus"] = FormatCpuMilli(s.cpu_milli);
+  if (s.memory_mib > 0) j["memory"] = std::to_string(s.memory_mib) + "MiB";
+  if (r.max_retries >= 0) j["max_retries"] = r.max_retries;
+  // Bytes that are not UTF-8 cannot travel in JSON; they become U+FFFD rather than throw.
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace squeeze
