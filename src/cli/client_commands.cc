@@ -105,7 +105,20 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
       } else if (!*all) {
         path += "&state=pending,running,checkpointing";
       }
-      return Run("queue", *f, [&](ApiClient& c) { return c.Get(path); }, FormatQueue);
+      // Every page: the API returns at most 1000 jobs at a time.
+      auto all_pages = [&](ApiClient& c) -> Result<nlohmann::json> {
+        nlohmann::json jobs = nlohmann::json::array();
+        std::string after;
+        while (true) {
+          auto page = c.Get(path + after);
+          if (!page.ok()) return page;
+          for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
+          if (!page->contains("next_after")) break;
+          after = "&after=" + (*page)["next_after"].dump();
+        }
+        return nlohmann::json{{"jobs", jobs}};
+      };
+      return Run("queue", *f, all_pages, FormatQueue);
     });
   }
   auto by_id = [&](const char* name, const char* help, std::string suffix, bool post,
@@ -125,6 +138,26 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
         "", false, FormatJob);
   by_id("cancel", "Cancel a job (yours, or any as an admin)", "/cancel", true, FormatJob);
   by_id("why", "Why a job waits, and when it is expected to start", "/why", false, FormatWhy);
+  {
+    auto* sub = app.add_subcommand("logs", "Print the end of a job's log (its latest run, or --attempt N)");
+    auto f = std::make_shared<ClientFlags>();
+    auto id = std::make_shared<int64_t>(0);
+    auto attempt = std::make_shared<int>(0);
+    auto tail = std::make_shared<int>(64 * 1024);
+    sub->add_option("ID", *id, "The job's id")->required()->check(CLI::PositiveNumber);
+    sub->add_option("--attempt", *attempt, "Which run (1 = the first); default the latest")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--tail", *tail, "At most this many bytes from the end")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, id, attempt, tail] {
+      std::string path = JobPath(*id, "/log") + "?tail_bytes=" + std::to_string(*tail);
+      if (*attempt > 0) path += "&attempt=" + std::to_string(*attempt);
+      return Run("logs", *f, [&](ApiClient& c) { return c.Get(path); },
+                 [](const nlohmann::json& j) { return j.value("text", std::string()); });
+    });
+  }
   {
     auto* sub = app.add_subcommand("nodes", "The nodes, their GPUs (real or virtual) and what runs there");
     auto f = std::make_shared<ClientFlags>();

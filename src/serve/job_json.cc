@@ -37,16 +37,18 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
   const bool finished = IsFinished(job.state);
   j["ended_at"] = finished ? TimeOrNull(job.ended_at) : nlohmann::json();
   // The current wait for a waiting job (since it was submitted, or since its last run ended);
-  // for the others, the wait before their first start.
-  Time wait = 0;
+  // for one that ran once, the wait before that run; null after several runs (the waits
+  // between them are in the job's history, not summed here).
+  nlohmann::json wait;
   if (job.state == JobState::kPending) {
-    wait = now - (job.attempts > 0 && job.ended_at ? *job.ended_at : job.submitted_at);
-  } else if (job.started_at && job.attempts <= 1) {
-    wait = *job.started_at - job.submitted_at;
+    wait = std::max<Time>(0, now - (job.attempts > 0 && job.ended_at ? *job.ended_at
+                                                                     : job.submitted_at));
+  } else if (job.started_at && job.attempts == 1) {
+    wait = std::max<Time>(0, *job.started_at - job.submitted_at);
   } else if (job.attempts == 0) {
-    wait = job.ended_at.value_or(now) - job.submitted_at;
+    wait = std::max<Time>(0, job.ended_at.value_or(now) - job.submitted_at);
   }
-  j["wait_s"] = std::max<Time>(0, wait);
+  j["wait_s"] = wait;
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
   j["attempts"] = job.attempts;
   j["failures"] = job.failures;
