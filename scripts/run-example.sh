@@ -5,14 +5,15 @@
 # low-urgency run per GPU, an urgent job that preempts one of them (which checkpoints, waits
 # and resumes), a job that fails once and is retried, and two normal jobs. Then it shows the
 # preempted job and stops the daemon (its data stays in out/serve-demo/).
-# SQUEEZE_DEMO_DATA overrides the data directory; SQUEEZE_DEMO_SKIP_SETUP=1 skips setup/build.
+# SQUEEZE_DEMO_DATA overrides the data directory, SQUEEZE_BIN the squeeze binary;
+# SQUEEZE_DEMO_SKIP_SETUP=1 skips setup and build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [[ "${SQUEEZE_DEMO_SKIP_SETUP:-0}" != 1 ]]; then
   bash scripts/setup.sh
   bash scripts/build.sh
 fi
-sq=$PWD/build/squeeze
+sq=${SQUEEZE_BIN:-$PWD/build/squeeze}
 data=${SQUEEZE_DEMO_DATA:-$PWD/out/serve-demo}
 # Jobs outlive the daemon by design: stop any a previous demo left in this folder.
 stop_jobs() {
