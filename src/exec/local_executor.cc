@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +120,12 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   pid_t pid = fork();
   if (pid < 0) return Status::Error(what + ": cannot fork: " + std::strerror(errno));
   if (pid == 0) {  // only async-signal-safe calls from here to exec
+    // Nothing of the daemon's (API sockets, the store) reaches the supervisor or the job:
+    // descriptors opened without O_CLOEXEC by libraries would otherwise leak into the job and
+    // outlive the daemon.
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+      for (int fd = 3; fd < 65536; ++fd) close(fd);
+    }
     execve(supervisor, argv.data(), envp.data());
     _exit(127);
   }

@@ -1,5 +1,7 @@
 #include "exec/local_executor.h"
 
+#include <fcntl.h>
+
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -125,6 +127,19 @@ TEST_F(LocalExecutorTest, PassesGpusAndProtocolEnvironment) {
   MustStart(ex, 43, 1, Request({"env"}), {}, false);
   PollUntilExit(ex);
   EXPECT_THAT(Log(43, 1), Not(HasSubstr("SQUEEZE_RESUME")));
+}
+
+TEST_F(LocalExecutorTest, NoDescriptorOfTheDaemonReachesTheJob) {
+  // As a library might (cpp-httplib's accepted sockets have no O_CLOEXEC): an inheritable fd.
+  int fd = open("/dev/null", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(dup2(fd, 100), 100);
+  LocalExecutor ex(Options());
+  MustStart(ex, 5, 1, Request({"sh", "-c", "ls /proc/$$/fd | tr '\\n' ' '; echo"}));
+  PollUntilExit(ex);
+  close(100);
+  close(fd);
+  EXPECT_THAT(Log(5, 1), HasSubstr("0 1 2 \n"));
 }
 
 TEST_F(LocalExecutorTest, RunsArgvWithoutAShell) {

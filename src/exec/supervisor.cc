@@ -31,7 +31,7 @@ void AppendToLog(int log_fd, const std::string& line) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
-  int null_fd = open("/dev/null", O_RDONLY);
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 below gives fd 0 without it
   int err[2] = {0, 0};
   if (chdir(args.workdir.c_str()) != 0) {
     err[0] = 1;

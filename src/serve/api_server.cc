@@ -134,9 +134,50 @@ void ApiServer::Routes() {
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(service_.MetricsText(), "text/plain; version=0.0.4");
   });
-  s.Post("/v1/jobs", authed([this](const Principal& who, const httplib::Request& req,
-                                   httplib::Response& res) {
-    Send(res, service_.Submit(who, req.body), 201);
+  // POST routes read their body themselves (a content reader): the token is checked before any
+  // byte of the body is read, a body is cut off at the limit whether it has a Content-Length
+  // or comes chunked, and a POST with no body and no Content-Length (`curl -X POST`) is
+  // answered at once instead of waiting for a body that never comes.
+  auto authed_post = [this, authed](auto handler) {
+    return [this, authed, handler](const httplib::Request& req, httplib::Response& res,
+                                   const httplib::ContentReader& reader) {
+      authed([&](const Principal& who, const httplib::Request& r, httplib::Response& out) {
+        handler(who, r, out, reader);
+      })(req, res);
+    };
+  };
+  auto read_body = [this](const httplib::Request& req, const httplib::ContentReader& reader,
+                          httplib::Response& res, std::string& body) {
+    const std::string declared = req.get_header_value("Content-Length");
+    uint64_t length = 0;
+    std::from_chars(declared.data(), declared.data() + declared.size(), length);
+    bool over = length > options_.max_body_bytes;
+    const bool read = !over && reader([&](const char* data, size_t length) {
+      if (body.size() + length > options_.max_body_bytes) {
+        over = true;
+        return false;
+      }
+      body.append(data, length);
+      return true;
+    });
+    if (over) {
+      res.set_header("Connection", "close");  // the rest of the body is not read
+      SendError(res, 413, "request body over " + std::to_string(options_.max_body_bytes) + " bytes");
+      return false;
+    }
+    if (!read) {
+      res.set_header("Connection", "close");
+      SendError(res, 400, "the request body could not be read (cut short, or bad chunked encoding)");
+      return false;
+    }
+    return true;
+  };
+  s.Post("/v1/jobs", authed_post([this, read_body](const Principal& who, const httplib::Request& req,
+                                                   httplib::Response& res,
+                                                   const httplib::ContentReader& reader) {
+    std::string body;
+    if (!read_body(req, reader, res, body)) return;
+    Send(res, service_.Submit(who, body), 201);
   }));
   s.Get("/v1/jobs", authed([this](const Principal& who, const httplib::Request& req,
                                   httplib::Response& res) {
@@ -148,10 +189,17 @@ void ApiServer::Routes() {
                                                       httplib::Response& res) {
     Send(res, service_.Get(who, id));
   })));
-  s.Post(R"(/v1/jobs/([^/]+)/cancel)", authed(with_id([this](const Principal& who, int64_t id,
-                                                              httplib::Response& res) {
-    Send(res, service_.Cancel(who, id));
-  })));
+  s.Post(R"(/v1/jobs/([^/]+)/cancel)",
+         authed_post([this](const Principal& who, const httplib::Request& req,
+                            httplib::Response& res, const httplib::ContentReader&) {
+           // The body, if any, is ignored (and not read: the connection is closed after).
+           res.set_header("Connection", "close");
+           auto id = ParseId(req.matches[1]);
+           if (!id) {
+             return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
+           }
+           Send(res, service_.Cancel(who, *id));
+         }));
   s.Get(R"(/v1/jobs/([^/]+)/why)", authed(with_id([this](const Principal& who, int64_t id,
                                                          httplib::Response& res) {
     Send(res, service_.Why(who, id));

@@ -129,6 +129,7 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
   LiveJob& job = jobs_[id];
   const int code = ExitCode(exit);
   if (job.cancelled) {
+    if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);  // its GPUs are free now
     RunEnd end{code, JobState::kCancelled, "cancelled by " + job.cancelled_by, false,
                job.failures, std::nullopt};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
@@ -234,6 +235,7 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
 
 void LiveQueue::StopJob(const Decision& d, Time now) {
   LiveJob& job = jobs_[d.job];
+  if (job.cancelled) return;  // already on its way out; its exit ends it cancelled
   job.stop_reason = d.reason;
   if (job.request.spec.checkpointable && executor_.RequestCheckpoint(d.job).ok()) {
     job.stopping = Stopping::kAwaitCheckpoint;
@@ -277,16 +279,17 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
                                     "; only its owner or an admin may cancel it");
   }
   if (job.cancelled) return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
-  const bool active = executor_.IsRunning(id);
-  if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
   if (job.retry_at) retries_.erase({*job.retry_at, id});
-  if (active) {
+  if (executor_.IsRunning(id)) {
+    // Its GPUs stay taken until its process has exited (OnExit gives them back), so no other
+    // job starts on them while it still runs.
     job.cancelled = true;
     job.cancelled_by = who.user;
     (void)executor_.Stop(id, now, options_.stop_grace);
     (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
     return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   }
+  if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
   if (Status s = store_.SetState(id, JobState::kCancelled, "cancelled by " + who.user, now);
       !s.ok()) {
     return ApiResult::Fail(500, s.message());

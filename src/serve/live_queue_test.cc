@@ -161,14 +161,14 @@ TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
   {
     auto q = MakeQueue(2);
     running = Submit(*q, Command({"bash", "-c", "echo ran >> ../../runs-of-a; sleep 2"}));
-    ended = Submit(*q, Command({"bash", "-c", "exit 4"}));
+    ended = Submit(*q, Command({"bash", "-c", "sleep 0.4; exit 4"}));
     ASSERT_TRUE(StepUntil(*q, [&] {
       return StateOf(running) == JobState::kRunning && StateOf(ended) == JobState::kRunning;
     }));
     waiting = Submit(*q, Command({"true"}, 2));
     q->Step(now_);
   }  // the "daemon" goes away without a word; its jobs run on under their supervisors
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // `ended` ends meanwhile
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));  // `ended` ends meanwhile
   auto q = MakeQueue(2);
   auto summary = q->Recover(now_);
   ASSERT_TRUE(summary.ok()) << summary.status().message();
@@ -203,6 +203,24 @@ TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kCancelled; }));
   EXPECT_EQ(store_->Get(id)->exit_code, 128 + SIGTERM);
   EXPECT_EQ(q->Cancel(Principal{"root", "admin", true}, id, now_).error->http_status, 409);
+}
+
+TEST_F(LiveQueueTest, ACancelledJobKeepsItsGpusUntilItsProcessHasExited) {
+  auto q = MakeQueue(1);
+  // Ignores SIGTERM: only the SIGKILL after the stop grace (5 scheduling seconds) ends it.
+  const JobId stubborn = Submit(*q, Command({"bash", "-c", "trap '' TERM; sleep 30 & wait; sleep 30"}));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(stubborn) == JobState::kRunning; }));
+  const JobId behind = Submit(*q, Command({"true"}));
+  ASSERT_FALSE(q->Cancel(Principal{"alice", "ml", false}, stubborn, now_).error.has_value());
+  bool started_early = false;
+  ASSERT_TRUE(StepUntil(*q, [&] {
+    const JobState s = StateOf(stubborn);
+    started_early |= s != JobState::kCancelled && StateOf(behind) != JobState::kPending;
+    return s == JobState::kCancelled;
+  }));
+  EXPECT_FALSE(started_early);
+  EXPECT_EQ(store_->Get(stubborn)->exit_code, 128 + SIGKILL);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(behind) == JobState::kDone; }));
 }
 
 TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
