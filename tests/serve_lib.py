@@ -185,6 +185,23 @@ def job_processes(data_dir):
     return found
 
 
+def kill_daemon_of(data_dir):
+    """Kills a daemon left on `data_dir` (by a run of the test killed hard): the pid in
+    DIR/serve.lock, if that process is `squeeze serve --data DIR`."""
+    try:
+        with open(os.path.join(data_dir, "serve.lock")) as f:
+            pid = int(f.read().split()[0])
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except (OSError, ValueError, IndexError):
+        return
+    if b"serve" in argv and os.path.abspath(data_dir).encode() in argv:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def kill_leftovers(data_dir):
     """Kills what the daemons of `data_dir` started: supervisors and job process groups."""
     for _ in range(3):
@@ -351,7 +368,8 @@ class Harness:
     def __enter__(self):
         if os.path.isdir(self.work_dir):
             for sub in os.listdir(self.work_dir):  # what a previous run, killed hard, left
-                if os.path.isdir(os.path.join(self.work_dir, sub, "runs")):
+                if os.path.exists(os.path.join(self.work_dir, sub, "serve.lock")):
+                    kill_daemon_of(os.path.join(self.work_dir, sub))
                     kill_leftovers(os.path.join(self.work_dir, sub))
             shutil.rmtree(self.work_dir, ignore_errors=True)
         os.makedirs(self.work_dir)
