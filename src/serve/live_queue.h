@@ -44,7 +44,7 @@ struct LiveQueueOptions {
 // Figures for /metrics, as of the last step.
 struct LiveCounters {
   int64_t starts = 0;
-  int64_t preemptions = 0;   // stops the scheduler asked for, slice ends included
+  int64_t preemptions = 0;   // stops the scheduler asked for, other than slice ends
   int64_t slice_ends = 0;
   int64_t checkpoints = 0;
   int64_t retries = 0;
