@@ -499,8 +499,10 @@ def case_metrics(squeeze, source, h):
     stubborn = d.submit({"name": "stubborn", "gpus": 2, "command": [
         "bash", "-c", "trap '' TERM; while true; do sleep 0.2; done"]})
     d.wait_state(stubborn, "running", timeout=60)
-    runs = [r for r in serve_lib.read_run_files(d.data_dir) if r[0].startswith(f"{stubborn}.")]
-    check(runs, f"no run file for job {stubborn}")
+    # The start is recorded just before the run (and its run file) begins.
+    runs = serve_lib.wait_until(
+        lambda: [r for r in serve_lib.read_run_files(d.data_dir) if r[0].startswith(f"{stubborn}.")],
+        30, f"a run file for job {stubborn}")
     stubborn_pid = runs[-1][3]
     behind = d.submit({"name": "behind", "command": ["true"], "gpus": 2})
     status, reply = d.call("POST", f"/v1/jobs/{stubborn}/cancel")
