@@ -62,6 +62,9 @@ struct EngineState {
   // may take their free GPUs meanwhile (job -> nodes).
   std::map<JobId, std::vector<int>> defrag_holds;
   std::vector<int> running_preemptible_by_band;
+  // The driver reports complete checkpoints (Scheduler::Checkpointed): among victims that would
+  // lose as much, the one with the least work since its last checkpoint is stopped first.
+  bool checkpoints_reported = false;
   SchedulerCounters counters;
 };
 

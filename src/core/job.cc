@@ -34,6 +34,12 @@ double Job::LostGpuSecondsIfStopped(Time now) const {
   return static_cast<double>(lost + cost) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
 }
 
+Time Job::UncheckpointedSeconds(Time now, bool tracked) const {
+  if (!tracked || !IsActive()) return 0;
+  const Time since = last_checkpoint == kNever ? run_start : std::max(run_start, last_checkpoint);
+  return std::max<Time>(0, now - since);
+}
+
 double Job::AttainedGpuSeconds(Time now) const {
   double a = attained_gpu_s;
   if (IsActive()) {

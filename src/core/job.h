@@ -75,6 +75,9 @@ struct Job {
   Time boost_at = kNever;  // while pending and not boosted: when it will be
   int home_pool = -1;            // index of spec.pool; -1 = any pool
   Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
+  // When the driver last saw a complete checkpoint of this job (kNever: none, or a driver that
+  // does not report checkpoints, like the simulator).
+  Time last_checkpoint = kNever;
   Placement placement;
 
   bool IsActive() const {
@@ -86,6 +89,9 @@ struct Job {
   Time SavedWorkIfStopped(Time now) const;
   // GPU-seconds of work lost if stopped now, restart overhead and checkpoint included.
   double LostGpuSecondsIfStopped(Time now) const;
+  // Seconds of work at risk if a stop's checkpoint failed: since the later of the run's start
+  // and the last checkpoint the driver saw. 0 unless `tracked` (the driver reports them).
+  Time UncheckpointedSeconds(Time now, bool tracked) const;
   double AttainedGpuSeconds(Time now) const;
   // Moves after `since` (exclusive).
   int MovesSince(Time since) const;

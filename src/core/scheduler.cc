@@ -255,6 +255,16 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   return job;
 }
 
+Status Scheduler::Checkpointed(JobId id, Time now) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || !it->second.IsActive()) {
+    return Status::Error("job " + std::to_string(id) + " is not running");
+  }
+  it->second.last_checkpoint = now;
+  state_->checkpoints_reported = true;
+  return Status::Ok();
+}
+
 Result<Job> Scheduler::Cancel(JobId id, Time now) {
   auto it = state_->jobs.find(id);
   if (it == state_->jobs.end()) return Status::Error("job " + std::to_string(id) + " is not known");

@@ -36,6 +36,10 @@ class Scheduler {
   Result<Job> Finished(JobId id, Time now, bool success);
   // A job asked to stop has stopped (after its checkpoint); it waits again.
   Status Stopped(JobId id, Time now);
+  // The driver saw a complete checkpoint of a running job (the live queue's marker). From the
+  // first call on, victim choice prefers, among equally costly victims, the job with the
+  // least work since its last checkpoint. An unknown or waiting job is an error.
+  Status Checkpointed(JobId id, Time now);
   // Removes a job; a running one releases its GPUs at once (the driver kills it).
   Result<Job> Cancel(JobId id, Time now);
   // The earliest time a cycle has something to do although no event came (a slice ends, a

@@ -118,6 +118,7 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   job.has_checkpoint = true;
   ++counters_.checkpoints;
   if (Status s = store_.RecordCheckpoint(id, now, label); !s.ok()) Log(s.message());
+  (void)scheduler_->Checkpointed(id, now);  // victims: the least work since a checkpoint
   if (job.stopping == Stopping::kAwaitCheckpoint) {
     // The checkpoint the stop asked for (or one that came first): now leave.
     job.stopping = Stopping::kTerminating;

@@ -73,6 +73,7 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
       continue;
     }
     job.requeue_on_exit = was_stopping;
+    if (stored.last_checkpoint) (void)scheduler_->Checkpointed(stored.id, *stored.last_checkpoint);
     if (run->second.exit) {
       ended.push_back({stored.id, *run->second.exit});
       ++summary.ended_offline;

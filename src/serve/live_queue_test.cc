@@ -34,7 +34,10 @@ class LiveQueueTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<LiveQueue> MakeQueue(int gpus, const std::string& policy_name = "sliced") {
+  // Scheduling seconds pass 20 times as fast as real ones (StepUntil): a stop grace of 5 is
+  // 250 ms of real time.
+  std::unique_ptr<LiveQueue> MakeQueue(int gpus, const std::string& policy_name = "sliced",
+                                       Time stop_grace = 5) {
     executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
     GpuInventory found{"virtual", VirtualGpus(std::to_string(gpus)).value(), {}};
     LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
@@ -43,7 +46,7 @@ class LiveQueueTest : public ::testing::Test {
     LiveQueueOptions options;
     options.retry_backoff = 1;
     options.checkpoint_grace = 20;
-    options.stop_grace = 5;
+    options.stop_grace = stop_grace;
     return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
   }
 
@@ -189,7 +192,7 @@ TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
 }
 
 TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
-  auto q = MakeQueue(1);
+  auto q = MakeQueue(1, "sliced", /*stop_grace=*/1200);  // SIGTERM ends it, never SIGKILL
   const JobId id = Submit(*q, Command({"sleep", "30"}), "alice");
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kRunning; }));
   ApiResult refused = q->Cancel(Principal{"bob", "ml", false}, id, now_);

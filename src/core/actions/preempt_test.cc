@@ -210,3 +210,39 @@ TEST(PreemptTest, CancelledVictimLetsThePreemptorStart) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// Two victims that would lose as much (both checkpoint on demand): where the driver reports
+// checkpoints, the one with less work since its last checkpoint is stopped; without reports
+// (the simulator), the tie goes to the lower id as before.
+TEST(PreemptCheckpointTest, AmongEqualVictimsTheFreshestCheckpointIsStopped) {
+  Policy p = MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|preempt"}});
+  for (bool reported : {false, true}) {
+    Scenario s(Cluster({{"a", 1, 2}}), p);
+    s.Add(NewJob(1, 1, 0).Urgency(Urgency::kLow).Elastic());
+    s.Add(NewJob(2, 1, 0).Urgency(Urgency::kLow).Elastic());
+    EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0", "start 2 on a0:1"));
+    if (reported) {
+      ASSERT_TRUE(s.sched().Checkpointed(1, 50).ok());
+      ASSERT_TRUE(s.sched().Checkpointed(2, 90).ok());
+    }
+    s.Add(NewJob(3, 1, 100).Urgency(Urgency::kHigh));
+    EXPECT_THAT(s.Cycle(100), ElementsAre(reported ? "stop 2: preempted for 3"
+                                                   : "stop 1: preempted for 3"));
+  }
+  Scenario s(Cluster({{"a", 1, 2}}), p);
+  s.Add(NewJob(1, 1, 0));
+  EXPECT_FALSE(s.sched().Checkpointed(1, 0).ok());  // waiting, not running
+  EXPECT_FALSE(s.sched().Checkpointed(9, 0).ok());
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -7,10 +7,12 @@ namespace {
 
 struct Candidate {
   double cost;
+  Time at_risk;  // work since its last checkpoint, where the driver reports them (else 0)
   JobId id;
   int frees;  // GPUs (or milli, for a fractional job) it frees where it matters
   bool operator<(const Candidate& o) const {
-    return cost != o.cost ? cost < o.cost : id < o.id;
+    if (cost != o.cost) return cost < o.cost;
+    return at_risk != o.at_risk ? at_risk < o.at_risk : id < o.id;
   }
 };
 
@@ -44,7 +46,10 @@ std::optional<NodePlan> PlanOnNode(const CycleContext& c, int node, int gpu, int
     const Job& v = c.s.jobs.at(id);
     if (v.state != JobState::kRunning || !eligible(v)) continue;
     const int frees = Frees(c, v, node, gpu);
-    if (frees > 0) cands.push_back({v.LostGpuSecondsIfStopped(c.now), id, frees});
+    if (frees > 0) {
+      cands.push_back({v.LostGpuSecondsIfStopped(c.now),
+                       v.UncheckpointedSeconds(c.now, c.s.checkpoints_reported), id, frees});
+    }
   }
   std::sort(cands.begin(), cands.end());
   NodePlan plan;
