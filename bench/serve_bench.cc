@@ -5,7 +5,8 @@
 //   4. the daemon's VmRSS / VmHWM with those jobs, after the restart and after a full listing.
 //
 //   build-bench/bench/serve_bench [--squeeze PATH] [--dir /tmp] [--clients 8] [--each 1000]
-//       [--rate 500] [--seconds 10] [--jobs 100000] [--only tput,restart] [--json FILE]
+//       [--rate 500] [--seconds 10] [--jobs 100000] [--restarts 3]
+//       [--only tput,paced,restart] [--json FILE]
 //       [--tcp-nodelay] [--server-nodelay] [--keep]
 //
 // --tcp-nodelay sets TCP_NODELAY on the benchmark's sockets (curl and most HTTP clients do);
@@ -23,6 +24,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +49,8 @@
 
 #include "config/job_file.h"
 #include "store/job_store.h"
+#include "store/request_json.h"
+#include "store/sqlite_db.h"
 
 #ifndef SQUEEZE_BINARY
 #define SQUEEZE_BINARY "squeeze"
@@ -64,6 +68,14 @@ using nlohmann::json;
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 double Ms(Clock::duration d) { return Seconds(d) * 1000; }
 
+// CPU seconds (user + system) this process has used.
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 constexpr const char* kJobBody =
     R"({"name":"bench","command":["sleep","100000"],"gpus":1})";
 
@@ -75,6 +87,7 @@ struct Flags {
   int rate = 500;
   double seconds = 10;
   int jobs = 100000;
+  int restarts = 3;
   std::string only;  // empty = everything
   std::string json_out;
   bool nodelay = false;         // TCP_NODELAY on the benchmark's client sockets
@@ -103,6 +116,21 @@ std::pair<double, double> Memory(pid_t pid) {
     if (line.rfind("VmHWM:", 0) == 0) hwm = std::atof(line.c_str() + 6) / 1024;
   }
   return {rss, hwm};
+}
+
+// CPU seconds (user + system) process `pid` has used so far.
+double ProcessCpuSeconds(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream in(stat.substr(paren + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {  // fields 14 and 15: utime, stime
+    if (i == 14) utime = std::atof(field.c_str());
+    if (i == 15) stime = std::atof(field.c_str());
+  }
+  return (utime + stime) / sysconf(_SC_CLK_TCK);
 }
 
 // Latency percentiles of a sample, in ms.
@@ -228,8 +256,9 @@ class Daemon {
   }
 
   // Cancels every running job, waits for them to end, SIGTERMs the daemon, kills leftovers.
-  void Stop() {
-    if (pid_ > 0) StopDaemon();
+  // kill_jobs = false leaves the running jobs running, to be taken back by the next daemon.
+  void Stop(bool kill_jobs = true) {
+    if (pid_ > 0) StopDaemon(kill_jobs);
     stop_reader_ = true;
     if (reader_.joinable()) reader_.join();
     if (err_fd_ >= 0) close(err_fd_);
@@ -238,7 +267,7 @@ class Daemon {
   // The daemon stops on SIGTERM and leaves running jobs running (by design); then their
   // supervisors and job process groups are killed. (Cancelling the job that holds the GPU
   // instead would only let the daemon start the next waiting job.)
-  void StopDaemon() {
+  void StopDaemon(bool kill_jobs) {
     kill(pid_, SIGTERM);
     int status = 0;
     for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i) {
@@ -250,7 +279,7 @@ class Daemon {
       waitpid(pid_, &status, 0);
     }
     pid_ = -1;
-    killed_ += KillLeftovers(dir_);
+    if (kill_jobs) killed_ += KillLeftovers(dir_);
   }
 
   // Seconds since exec at which the first stderr line containing `text` arrived, or -1.
@@ -260,6 +289,13 @@ class Daemon {
       if (line.find(text) != std::string::npos) return at;
     }
     return -1;
+  }
+  std::string LineText(const std::string& text) {
+    std::lock_guard l(mu_);
+    for (const auto& [at, line] : lines_) {
+      if (line.find(text) != std::string::npos) return line;
+    }
+    return "";
   }
   std::string Log() {
     std::lock_guard l(mu_);
@@ -443,16 +479,18 @@ bool FillStore(const std::string& dir, int jobs) {
 
 struct Restart {
   double healthz_s = -1, list_s = -1;
+  double cpu_s = -1;  // the daemon's CPU time when it first answered GET /v1/jobs
   double rss_mib = 0, hwm_mib = 0;
   double full_list_s = 0;
   int listed = 0;
   double rss_after_list_mib = 0, hwm_after_list_mib = 0;
   std::string log;
   double loaded_at = -1, listening_at = -1, data_at = -1;
+  std::string recovered_line;
 };
 
 // Starts the daemon on a filled store; times exec -> healthz -> authenticated GET /v1/jobs.
-bool TimeRestart(const Flags& flags, const std::string& dir, Restart& r) {
+bool TimeRestart(const Flags& flags, const std::string& dir, bool kill_jobs, Restart& r) {
   Daemon d(flags, dir, "full");
   if (!d.Start()) return false;
   {
@@ -471,6 +509,7 @@ bool TimeRestart(const Flags& flags, const std::string& dir, Restart& r) {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   r.list_s = Seconds(Clock::now() - d.exec_at());
+  r.cpu_s = ProcessCpuSeconds(d.pid());
   std::tie(r.rss_mib, r.hwm_mib) = Memory(d.pid());
   // Page through every job, 1,000 at a time.
   const auto list_start = Clock::now();
@@ -488,8 +527,52 @@ bool TimeRestart(const Flags& flags, const std::string& dir, Restart& r) {
   r.data_at = d.LineAt("data in ");
   r.loaded_at = d.LineAt("took back ");
   r.listening_at = d.LineAt("listening on ");
-  d.Stop();
+  r.recovered_line = d.LineText("took back ");
+  d.Stop(kill_jobs);
   r.log = d.Log();
+  return true;
+}
+
+// Where a restart's recovery goes, timed in this process on the daemon's store (the daemon is
+// stopped): the SQL scan alone, JobStore::LoadUnfinished (scan + decoding each row), and the
+// request JSON decode alone. The rest of the daemon's recovery is queueing into the scheduler.
+struct LoadBreakdown {
+  double scan_s = 0, load_s = 0, load_cpu_s = 0, decode_s = 0;
+  size_t rows = 0;
+};
+bool TimeLoad(const std::string& dir, LoadBreakdown& b) {
+  {
+    auto db = SqliteDb::Open(dir + "/squeeze.db");
+    if (!db.ok()) return false;
+    auto stmt = (*db)->Prepare(
+        "SELECT id, owner, state, reason, run_gpus, request FROM jobs "
+        "WHERE state IN ('pending', 'running', 'checkpointing') ORDER BY id");
+    if (!stmt.ok()) return false;
+    const auto start = Clock::now();
+    size_t bytes = 0;
+    while (true) {
+      auto row = stmt->Step();
+      if (!row.ok() || !*row) break;
+      bytes += stmt->Text(5).size() + stmt->Text(1).size();
+      ++b.rows;
+    }
+    b.scan_s = Seconds(Clock::now() - start);
+    if (bytes == 0) return false;
+  }
+  auto store = JobStore::Open(dir);
+  if (!store.ok()) return false;
+  const double cpu = CpuSeconds();
+  const auto start = Clock::now();
+  auto jobs = (*store)->LoadUnfinished();
+  b.load_s = Seconds(Clock::now() - start);
+  b.load_cpu_s = CpuSeconds() - cpu;
+  if (!jobs.ok() || jobs->empty()) return false;
+  const std::string text = RequestToJson(jobs->back().request);
+  const auto decode_start = Clock::now();
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    if (!RequestFromJson(text).ok()) return false;
+  }
+  b.decode_s = Seconds(Clock::now() - decode_start);
   return true;
 }
 
@@ -566,15 +649,19 @@ int Run(const Flags& flags) {
                 Seconds(Clock::now() - fill_start));
     json& o = out["restart"];
     o["jobs"] = flags.jobs;
-    for (int round = 1; round <= 2; ++round) {
+    for (int round = 1; round <= flags.restarts; ++round) {
       Restart r;
-      if (!TimeRestart(flags, dir, r)) {
+      // Start 1 leaves its running job running, so start 2 takes it back; start 2 kills it,
+      // so start 3 finds it ended while the daemon was down.
+      if (!TimeRestart(flags, dir, /*kill_jobs=*/round != 1, r)) {
         std::fprintf(stderr, "serve_bench: the daemon did not start on the filled store\n");
         return 1;
       }
-      std::printf("  start %d%s: exec -> /healthz %.3f s, -> GET /v1/jobs?limit=1 %.3f s\n", round,
-                  round == 1 ? " (first open of the filled store)" : " (again; job 1 ended while it was down)",
-                  r.healthz_s, r.list_s);
+      std::printf("  start %d: exec -> /healthz %.3f s, -> GET /v1/jobs?limit=1 %.3f s "
+                  "(daemon CPU by then %.2f s)\n",
+                  round, r.healthz_s, r.list_s, r.cpu_s);
+      const size_t said = r.recovered_line.find("took back");
+      std::printf("    %s\n", said == std::string::npos ? "" : r.recovered_line.substr(said).c_str());
       std::printf("    daemon's own lines: 'data in' at %.3f s, 'took back' (recovery done) at "
                   "%.3f s, 'listening' at %.3f s\n",
                   r.data_at, r.loaded_at, r.listening_at);
@@ -583,8 +670,10 @@ int Run(const Flags& flags) {
       std::printf("    listed %d jobs in pages of 1,000 in %.2f s; then VmRSS %.0f MiB, VmHWM "
                   "%.0f MiB\n",
                   r.listed, r.full_list_s, r.rss_after_list_mib, r.hwm_after_list_mib);
-      o["starts"].push_back({{"healthz_s", r.healthz_s},
+      o["starts"].push_back({{"recovery", r.recovered_line},
+                             {"healthz_s", r.healthz_s},
                              {"list_s", r.list_s},
+                             {"cpu_s", r.cpu_s},
                              {"data_line_s", r.data_at},
                              {"recovered_line_s", r.loaded_at},
                              {"listening_line_s", r.listening_at},
@@ -595,6 +684,17 @@ int Run(const Flags& flags) {
                              {"rss_after_list_mib", r.rss_after_list_mib},
                              {"hwm_after_list_mib", r.hwm_after_list_mib}});
       if (flags.keep) std::printf("%s", r.log.c_str());
+    }
+    LoadBreakdown b;
+    if (TimeLoad(dir, b)) {
+      std::printf("  in this process on the same store: SQL scan of %zu rows %.3f s; "
+                  "LoadUnfinished %.3f s (%.3f s CPU); RequestFromJson x %zu alone %.3f s\n",
+                  b.rows, b.scan_s, b.load_s, b.load_cpu_s, b.rows, b.decode_s);
+      o["load_breakdown"] = {{"rows", b.rows},
+                             {"sql_scan_s", b.scan_s},
+                             {"load_unfinished_s", b.load_s},
+                             {"load_unfinished_cpu_s", b.load_cpu_s},
+                             {"request_decode_s", b.decode_s}};
     }
   }
   if (!flags.json_out.empty()) std::ofstream(flags.json_out) << out.dump(2) << "\n";
@@ -638,6 +738,7 @@ int main(int argc, char** argv) {
     else if (flag == "--rate") f.rate = std::atoi(value.c_str());
     else if (flag == "--seconds") f.seconds = std::atof(value.c_str());
     else if (flag == "--jobs") f.jobs = std::atoi(value.c_str());
+    else if (flag == "--restarts") f.restarts = std::atoi(value.c_str());
     else if (flag == "--only") f.only = value;
     else if (flag == "--json") f.json_out = value;
     else {
