@@ -362,11 +362,23 @@ bool HoldTheGpu(Daemon& d) {
   return false;
 }
 
+// Requests over 200 ms, and how many of them opened a new connection (httplib's server closes
+// a keep-alive connection after 5 requests, so a client reconnects every 5th request).
+struct SlowRequests {
+  std::atomic<int> slow{0}, slow_on_new_connection{0};
+  void Note(double ms, bool new_connection) {
+    if (ms <= 200) return;
+    ++slow;
+    if (new_connection) ++slow_on_new_connection;
+  }
+};
+
 struct Throughput {
   double per_s = 0;
   double wall_s = 0;
   int errors = 0;
   int connections = 0;
+  int slow = 0, slow_new = 0;
   Percentiles latency;
 };
 
@@ -374,10 +386,12 @@ struct Throughput {
 // they are answered.
 Throughput ClosedLoop(Daemon& d, int clients, int each) {
   Throughput t;
-  std::atomic<int> errors{0}, connections{0};
+  std::atomic<int> errors{0};
+  SlowRequests slow;
+  auto connections = std::make_unique<std::atomic<int>[]>(clients);
   std::vector<std::vector<double>> lat(clients);
   std::vector<std::unique_ptr<httplib::Client>> conns;
-  for (int i = 0; i < clients; ++i) conns.push_back(d.Client(&connections));
+  for (int i = 0; i < clients; ++i) conns.push_back(d.Client(&connections[i]));
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
@@ -385,9 +399,11 @@ Throughput ClosedLoop(Daemon& d, int clients, int each) {
       lat[c].reserve(each);
       for (int i = 0; i < each; ++i) {
         const auto sent = Clock::now();
+        const int opened = connections[c].load();
         auto res = conns[c]->Post("/v1/jobs", kJobBody, "application/json");
         if (!res || res->status != 201) ++errors;
         lat[c].push_back(Ms(Clock::now() - sent));
+        slow.Note(lat[c].back(), connections[c].load() != opened);
       }
     });
   }
@@ -395,7 +411,9 @@ Throughput ClosedLoop(Daemon& d, int clients, int each) {
   t.wall_s = Seconds(Clock::now() - start);
   t.per_s = clients * each / t.wall_s;
   t.errors = errors;
-  t.connections = connections;
+  for (int i = 0; i < clients; ++i) t.connections += connections[i];
+  t.slow = slow.slow;
+  t.slow_new = slow.slow_on_new_connection;
   std::vector<double> all;
   for (auto& l : lat) all.insert(all.end(), l.begin(), l.end());
   t.latency = Summarize(std::move(all));
@@ -406,6 +424,7 @@ struct Paced {
   int sent = 0;
   int errors = 0;
   int connections = 0;
+  int slow = 0, slow_new = 0;  // sent-to-answered over 200 ms; of them, on a new connection
   Percentiles from_due;   // latency measured from when the request was due (open loop)
   Percentiles from_send;  // from when it was actually sent
 };
@@ -414,9 +433,11 @@ struct Paced {
 Paced OpenLoop(Daemon& d, int rate, double seconds, int threads_n) {
   const int total = static_cast<int>(rate * seconds);
   std::vector<double> due_ms(total), send_ms(total);
-  std::atomic<int> errors{0}, connections{0};
+  std::atomic<int> errors{0};
+  SlowRequests slow;
+  auto connections = std::make_unique<std::atomic<int>[]>(threads_n);
   std::vector<std::unique_ptr<httplib::Client>> conns;
-  for (int i = 0; i < threads_n; ++i) conns.push_back(d.Client(&connections));
+  for (int i = 0; i < threads_n; ++i) conns.push_back(d.Client(&connections[i]));
   const auto start = Clock::now() + std::chrono::milliseconds(20);
   const auto interval = std::chrono::nanoseconds(1'000'000'000LL / rate);
   std::vector<std::thread> threads;
@@ -426,11 +447,13 @@ Paced OpenLoop(Daemon& d, int rate, double seconds, int threads_n) {
         const auto due = start + interval * i;
         std::this_thread::sleep_until(due);
         const auto sent = Clock::now();
+        const int opened = connections[c].load();
         auto res = conns[c]->Post("/v1/jobs", kJobBody, "application/json");
         if (!res || res->status != 201) ++errors;
         const auto done = Clock::now();
         due_ms[i] = Ms(done - due);
         send_ms[i] = Ms(done - sent);
+        slow.Note(send_ms[i], connections[c].load() != opened);
       }
     });
   }
@@ -438,7 +461,9 @@ Paced OpenLoop(Daemon& d, int rate, double seconds, int threads_n) {
   Paced p;
   p.sent = total;
   p.errors = errors;
-  p.connections = connections;
+  for (int i = 0; i < threads_n; ++i) p.connections += connections[i];
+  p.slow = slow.slow;
+  p.slow_new = slow.slow_on_new_connection;
   p.from_due = Summarize(due_ms);
   p.from_send = Summarize(send_ms);
   return p;
@@ -614,9 +639,12 @@ int Run(const Flags& flags) {
                   "errors, %d connections)\n",
                   flags.clients, flags.each, t.per_s, t.wall_s, t.errors, t.connections);
       PrintPercentiles("latency under that load:", t.latency);
+      std::printf("  requests over 200 ms: %d (%d of them opened a new connection)\n", t.slow,
+                  t.slow_new);
       o["throughput"] = {{"clients", flags.clients}, {"each", flags.each},
                          {"per_s", t.per_s},        {"wall_s", t.wall_s},
                          {"errors", t.errors},      {"connections", t.connections},
+                         {"over_200ms", t.slow},    {"over_200ms_new_connection", t.slow_new},
                          {"latency", PercentilesJson(t.latency)}};
       if (t.errors) rc = 1;
     }
@@ -626,8 +654,11 @@ int Run(const Flags& flags) {
                   flags.rate, flags.seconds, p.sent, p.errors, p.connections);
       PrintPercentiles("latency from when it was due:", p.from_due);
       PrintPercentiles("latency from when it was sent:", p.from_send);
+      std::printf("  requests over 200 ms from sent: %d (%d of them opened a new connection)\n",
+                  p.slow, p.slow_new);
       o["paced"] = {{"rate", flags.rate},        {"seconds", flags.seconds},
                     {"requests", p.sent},        {"errors", p.errors},
+                    {"over_200ms", p.slow},      {"over_200ms_new_connection", p.slow_new},
                     {"connections", p.connections},
                     {"from_due", PercentilesJson(p.from_due)},
                     {"from_send", PercentilesJson(p.from_send)}};
