@@ -692,7 +692,9 @@ int Run(const Flags& flags) {
                   "(daemon CPU by then %.2f s)\n",
                   round, r.healthz_s, r.list_s, r.cpu_s);
       const size_t said = r.recovered_line.find("took back");
-      std::printf("    %s\n", said == std::string::npos ? "" : r.recovered_line.substr(said).c_str());
+      const std::string recovered =
+          said == std::string::npos ? "" : r.recovered_line.substr(said);
+      std::printf("    %s\n", recovered.c_str());
       std::printf("    daemon's own lines: 'data in' at %.3f s, 'took back' (recovery done) at "
                   "%.3f s, 'listening' at %.3f s\n",
                   r.data_at, r.loaded_at, r.listening_at);

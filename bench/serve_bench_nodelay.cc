@@ -17,7 +17,8 @@ extern "C" {
 
 int accept(int fd, struct sockaddr* addr, socklen_t* len) {
   static int (*real)(int, struct sockaddr*, socklen_t*);
-  if (!real) real = reinterpret_cast<int (*)(int, sockaddr*, socklen_t*)>(dlsym(RTLD_NEXT, "accept"));
+  if (!real)
+    real = reinterpret_cast<int (*)(int, sockaddr*, socklen_t*)>(dlsym(RTLD_NEXT, "accept"));
   int s = real(fd, addr, len);
   NoDelay(s);
   return s;
@@ -25,7 +26,8 @@ int accept(int fd, struct sockaddr* addr, socklen_t* len) {
 
 int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   static int (*real)(int, struct sockaddr*, socklen_t*, int);
-  if (!real) real = reinterpret_cast<int (*)(int, sockaddr*, socklen_t*, int)>(dlsym(RTLD_NEXT, "accept4"));
+  if (!real)
+    real = reinterpret_cast<int (*)(int, sockaddr*, socklen_t*, int)>(dlsym(RTLD_NEXT, "accept4"));
   int s = real(fd, addr, len, flags);
   NoDelay(s);
   return s;
