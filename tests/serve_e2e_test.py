@@ -292,6 +292,8 @@ def case_durability(squeeze, source, h):
     d2 = h.start_daemon(squeeze, "data", args, name="restarted")
     check("another squeeze serve" not in d2.log_text(), "the lock outlived the killed daemon")
     if still_running:  # (on a very slow machine they may have ended before the restart)
+        # The API answers while the queue is taken back: wait for the recovery's line.
+        serve_lib.wait_until(lambda: "took back" in d2.log_text(), 60, "the recovery's line")
         check("took back 2 running jobs" in d2.log_text(),
               f"the restart should take back the 2 running jobs:\n{d2.log_text()}")
 

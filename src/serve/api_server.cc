@@ -87,6 +87,11 @@ void ApiServer::Routes() {
   httplib::Server& s = *server_;
   s.set_payload_max_length(options_.max_body_bytes);
   s.set_read_timeout(10, 0);
+  // Small requests and answers: without TCP_NODELAY each waits for a delayed ACK (~40 ms).
+  s.set_tcp_nodelay(true);
+  // httplib closes a keep-alive connection after 5 requests by default; scripts that submit
+  // in a loop would reconnect all the time.
+  s.set_keep_alive_max_count(10000);
   s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     SendError(res, 500, "internal error");
   });

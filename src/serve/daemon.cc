@@ -146,14 +146,6 @@ int RunDaemon(const DaemonOptions& options) {
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
-  const Time started = Now();
-  auto recovered = (*queue)->Recover(started);
-  if (!recovered.ok()) return fail(recovered.status());
-  Say("took back " + std::to_string(recovered->adopted) + " running jobs, " +
-      std::to_string(recovered->pending) + " waiting; " +
-      std::to_string(recovered->ended_offline) + " ended while it was down, " +
-      std::to_string(recovered->requeued) + " queued again");
-
   std::mutex wake_mu;
   std::condition_variable wake_cv;
   bool woken = false;
@@ -171,6 +163,22 @@ int RunDaemon(const DaemonOptions& options) {
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
   (void)WriteFileAtomically(dir + "/serve.url", url + "\n");
   Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
+  // The API answers while the queue is taken back: reads come from the store, submissions wait
+  // in the queue's inbox, and calls on the queue (cancel, why, nodes) wait for the recovery.
+  const auto recovery_began = std::chrono::steady_clock::now();
+  auto recovered = (*queue)->Recover(Now());
+  if (!recovered.ok()) {
+    api.Stop();
+    return fail(recovered.status());
+  }
+  const double recovery_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                          recovery_began).count();
+  char took[32];
+  std::snprintf(took, sizeof(took), "%.2f", recovery_s);
+  Say(std::string("in ") + took + " s took back " + std::to_string(recovered->adopted) +
+      " running jobs, " + std::to_string(recovered->pending) + " waiting; " +
+      std::to_string(recovered->ended_offline) + " ended while it was down, " +
+      std::to_string(recovered->requeued) + " queued again");
 
   std::thread signals([&] {
     int sig = 0;

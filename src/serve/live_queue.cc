@@ -59,6 +59,8 @@ void LiveQueue::DrainInbox(Time now) {
     batch.swap(inbox_);
   }
   for (StoredJob& stored : batch) {
+    // Submitted while Recover ran: it may have read the job from the store already.
+    if (jobs_.count(stored.id)) continue;
     LiveJob& job = jobs_[stored.id];
     job.request = std::move(stored.request);
     job.owner = stored.owner;
