@@ -534,6 +534,8 @@ bool TimeRestart(const Flags& flags, const std::string& dir, bool kill_jobs, Res
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   r.list_s = Seconds(Clock::now() - d.exec_at());
+  // The API answers during the recovery: memory is read once the whole queue is in place.
+  while (d.LineText("took back ").empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   r.cpu_s = ProcessCpuSeconds(d.pid());
   std::tie(r.rss_mib, r.hwm_mib) = Memory(d.pid());
   // Page through every job, 1,000 at a time.
