@@ -90,16 +90,13 @@ def http(method, url, token=None, body=None, raw=None, timeout=30):
     return status, text
 
 
-def http_chunked(url, token, chunks, timeout=30):
-    """POSTs `chunks` (bytes) with Transfer-Encoding: chunked (no Content-Length).
-    Returns (status, parsed JSON or text)."""
+def _raw_request(url, send, timeout):
+    """Opens a connection to `url`'s host, lets send(conn, path) write the request, and returns
+    (status, parsed JSON or text)."""
     parts = urllib.parse.urlsplit(url)
     conn = http_client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        headers = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        conn.request("POST", parts.path, body=iter(chunks), headers=headers, encode_chunked=True)
+        send(conn, parts.path)
         resp = conn.getresponse()
         text = resp.read().decode("utf-8", "replace")
         try:
@@ -108,25 +105,26 @@ def http_chunked(url, token, chunks, timeout=30):
             return resp.status, text
     finally:
         conn.close()
+
+
+def http_chunked(url, token, chunks, timeout=30):
+    """POSTs `chunks` (bytes) with Transfer-Encoding: chunked (no Content-Length).
+    Returns (status, parsed JSON or text)."""
+    headers = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return _raw_request(url, lambda conn, path: conn.request(
+        "POST", path, body=iter(chunks), headers=headers, encode_chunked=True), timeout)
 
 
 def http_no_length(method, url, token, timeout=30):
     """A request with no body and no Content-Length header at all (as `curl -X POST URL`
     sends). Returns (status, parsed JSON or text)."""
-    parts = urllib.parse.urlsplit(url)
-    conn = http_client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-    try:
-        conn.putrequest(method, parts.path)
+    def send(conn, path):
+        conn.putrequest(method, path)
         conn.putheader("Authorization", f"Bearer {token}")
         conn.endheaders()
-        resp = conn.getresponse()
-        text = resp.read().decode("utf-8", "replace")
-        try:
-            return resp.status, json.loads(text)
-        except ValueError:
-            return resp.status, text
-    finally:
-        conn.close()
+    return _raw_request(url, send, timeout)
 
 
 def random_token():

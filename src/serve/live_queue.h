@@ -120,6 +120,10 @@ class LiveQueue {
   };
 
   void DrainInbox(Time now);
+  // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
+  // run ended while the daemon was down) noted in `ended` for OnExit.
+  void TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_of, Time now,
+                RecoverySummary& summary, std::vector<std::pair<JobId, ExitStatus>>& ended);
   void Queue(JobId id, LiveJob& job, Time now);
   void OnCheckpoint(JobId id, const std::string& label, Time now);
   void OnExit(JobId id, const ExitStatus& exit, Time now);

@@ -2,91 +2,148 @@
 // unfinished and which attempt each ran last; the executor's run files say which runs exist
 // and whether they still run. A run that exists is taken back (or its end recorded), never
 // started again; a start the store recorded but whose run never began is queued again.
+// The store's rows are read and decoded on a second thread while this one queues them: with
+// 100,000 waiting jobs the two halves take about as long as each other.
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <thread>
 
 #include "serve/live_queue.h"
 #include "store/request_json.h"
 
 namespace squeeze {
+namespace {
+
+// Batches of rows from the reading thread to the queueing one; at most a few in flight.
+class RowChannel {
+ public:
+  void Put(std::vector<StoredJob>&& batch) {
+    std::unique_lock l(mu_);
+    room_.wait(l, [&] { return batches_.size() < kMaxBatches; });
+    batches_.push_back(std::move(batch));
+    ready_.notify_one();
+  }
+  void Close(Status status) {
+    std::lock_guard l(mu_);
+    closed_ = true;
+    status_ = std::move(status);
+    ready_.notify_one();
+  }
+  // The next batch; nullopt once the reader is done (then status() says how it ended).
+  std::optional<std::vector<StoredJob>> Take() {
+    std::unique_lock l(mu_);
+    ready_.wait(l, [&] { return !batches_.empty() || closed_; });
+    if (batches_.empty()) return std::nullopt;
+    std::vector<StoredJob> batch = std::move(batches_.front());
+    batches_.pop_front();
+    room_.notify_one();
+    return batch;
+  }
+  Status status() {
+    std::lock_guard l(mu_);
+    return status_;
+  }
+
+ private:
+  static constexpr size_t kMaxBatches = 8;
+  std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::deque<std::vector<StoredJob>> batches_;
+  bool closed_ = false;
+  Status status_;
+};
+
+constexpr size_t kBatchRows = 1024;
+
+}  // namespace
 
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
   std::lock_guard lock(mu_);
   RecoverySummary summary;
-  auto unfinished = store_.LoadUnfinished();
-  if (!unfinished.ok()) return unfinished.status().WithContext("reading the job store");
   auto runs = executor_.Reattach();
   if (!runs.ok()) return runs.status().WithContext("taking back the running jobs");
   std::map<JobId, RunInfo> run_of;
   for (RunInfo& r : *runs) run_of[r.id] = std::move(r);
 
-  std::vector<JobId> to_queue;
-  struct Ended {
-    JobId id;
-    ExitStatus exit;
-  };
-  std::vector<Ended> ended;
-  // Running jobs first, so that they hold their GPUs before any waiting job is considered.
-  for (StoredJob& stored : *unfinished) {
-    LiveJob& job = jobs_[stored.id];
-    job.request = std::move(stored.request);
-    job.owner = stored.owner;
-    job.attempts = stored.attempts;
-    job.failures = stored.failures;
-    job.has_checkpoint = stored.last_checkpoint.has_value();
-    job.queued_since = stored.ended_at.value_or(stored.submitted_at);
-    job.cuda_gpus = stored.gpus;
-    if (stored.state == JobState::kPending) {
-      if (stored.not_before && *stored.not_before > now) {
-        job.retry_at = stored.not_before;
-        retries_.insert({*stored.not_before, stored.id});
-      } else {
-        to_queue.push_back(stored.id);
-      }
-      ++summary.pending;
-      continue;
-    }
-    auto run = run_of.find(stored.id);
-    const bool was_stopping = stored.state == JobState::kCheckpointing;
-    if (run == run_of.end() || run->second.attempt < stored.attempts) {
-      // Recorded as started, but the daemon stopped before the run began.
-      (void)store_.SetState(stored.id, JobState::kPending,
-                            "queued again: the daemon stopped before attempt " +
-                                std::to_string(stored.attempts) + " began",
-                            now);
-      to_queue.push_back(stored.id);
-      ++summary.requeued;
-      continue;
-    }
-    JobSpec spec = job.request.spec;
-    spec.id = stored.id;
-    auto placement = cluster_.PlacementOf(stored.gpus, spec.gpu_milli);
-    Status adopted = placement ? scheduler_->Adopt(spec, *placement,
-                                                   stored.started_at.value_or(now), now)
-                               : Status::Error("its GPUs " + GpusToJson(stored.gpus) +
-                                               " are not among this machine's");
-    if (!adopted.ok()) {
-      Log("job " + std::to_string(stored.id) + " cannot be taken back: " + adopted.message() +
-          "; stopping it");
-      (void)executor_.Stop(stored.id, now, options_.stop_grace);
-      job.stopping = Stopping::kTerminating;
-      job.requeue_on_exit = true;
-      continue;
-    }
-    job.requeue_on_exit = was_stopping;
-    if (stored.last_checkpoint) (void)scheduler_->Checkpointed(stored.id, *stored.last_checkpoint);
-    if (run->second.exit) {
-      ended.push_back({stored.id, *run->second.exit});
-      ++summary.ended_offline;
-    } else {
-      ++summary.adopted;
-    }
+  RowChannel rows;
+  std::thread reader([this, &rows] {
+    std::vector<StoredJob> batch;
+    Status s = store_.ForEachUnfinished([&](StoredJob&& job) {
+      batch.push_back(std::move(job));
+      if (batch.size() == kBatchRows) rows.Put(std::exchange(batch, {}));
+      return Status::Ok();
+    });
+    if (!batch.empty()) rows.Put(std::move(batch));
+    rows.Close(s);
+  });
+  std::vector<std::pair<JobId, ExitStatus>> ended;
+  // Nothing is placed before the first cycle, so waiting jobs are queued as they come and the
+  // running ones adopted into capacity that no queued job holds yet.
+  while (auto batch = rows.Take()) {
+    for (StoredJob& stored : *batch) TakeBack(stored, run_of, now, summary, ended);
   }
-  for (const Ended& e : ended) OnExit(e.id, e.exit, now);
-  for (JobId id : to_queue) {
-    auto it = jobs_.find(id);
-    if (it != jobs_.end()) Queue(id, it->second, now);
-  }
+  reader.join();
+  if (Status s = rows.status(); !s.ok()) return s.WithContext("reading the job store");
+  for (const auto& [id, exit] : ended) OnExit(id, exit, now);
   return summary;
+}
+
+void LiveQueue::TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_of, Time now,
+                         RecoverySummary& summary,
+                         std::vector<std::pair<JobId, ExitStatus>>& ended) {
+  LiveJob& job = jobs_[stored.id];
+  job.request = std::move(stored.request);
+  job.owner = stored.owner;
+  job.attempts = stored.attempts;
+  job.failures = stored.failures;
+  job.has_checkpoint = stored.last_checkpoint.has_value();
+  job.queued_since = stored.ended_at.value_or(stored.submitted_at);
+  job.cuda_gpus = stored.gpus;
+  if (stored.state == JobState::kPending) {
+    ++summary.pending;
+    if (stored.not_before && *stored.not_before > now) {
+      job.retry_at = stored.not_before;
+      retries_.insert({*stored.not_before, stored.id});
+    } else {
+      Queue(stored.id, job, now);
+    }
+    return;
+  }
+  auto run = run_of.find(stored.id);
+  if (run == run_of.end() || run->second.attempt < stored.attempts) {
+    // Recorded as started, but the daemon stopped before the run began.
+    (void)store_.SetState(stored.id, JobState::kPending,
+                          "queued again: the daemon stopped before attempt " +
+                              std::to_string(stored.attempts) + " began",
+                          now);
+    ++summary.requeued;
+    Queue(stored.id, job, now);
+    return;
+  }
+  JobSpec spec = job.request.spec;
+  spec.id = stored.id;
+  auto placement = cluster_.PlacementOf(stored.gpus, spec.gpu_milli);
+  Status adopted = placement ? scheduler_->Adopt(spec, *placement,
+                                                 stored.started_at.value_or(now), now)
+                             : Status::Error("its GPUs " + GpusToJson(stored.gpus) +
+                                             " are not among this machine's");
+  if (!adopted.ok()) {
+    Log("job " + std::to_string(stored.id) + " cannot be taken back: " + adopted.message() +
+        "; stopping it");
+    (void)executor_.Stop(stored.id, now, options_.stop_grace);
+    job.stopping = Stopping::kTerminating;
+    job.requeue_on_exit = true;
+    return;
+  }
+  job.requeue_on_exit = stored.state == JobState::kCheckpointing;
+  if (stored.last_checkpoint) (void)scheduler_->Checkpointed(stored.id, *stored.last_checkpoint);
+  if (run->second.exit) {
+    ended.emplace_back(stored.id, *run->second.exit);
+    ++summary.ended_offline;
+  } else {
+    ++summary.adopted;
+  }
 }
 
 }  // namespace squeeze

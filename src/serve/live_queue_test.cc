@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -211,8 +212,10 @@ TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
 TEST_F(LiveQueueTest, ACancelledJobKeepsItsGpusUntilItsProcessHasExited) {
   auto q = MakeQueue(1);
   // Ignores SIGTERM: only the SIGKILL after the stop grace (5 scheduling seconds) ends it.
-  const JobId stubborn = Submit(*q, Command({"bash", "-c", "trap '' TERM; sleep 30 & wait; sleep 30"}));
-  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(stubborn) == JobState::kRunning; }));
+  const JobId stubborn = Submit(
+      *q, Command({"bash", "-c", "trap '' TERM; touch ../../stubborn-ready; sleep 30 & wait; sleep 30"}));
+  // Cancelled only once its trap is set, so that SIGTERM is ignored for sure.
+  ASSERT_TRUE(StepUntil(*q, [&] { return std::filesystem::exists(dir_.path() + "/stubborn-ready"); }));
   const JobId behind = Submit(*q, Command({"true"}));
   ASSERT_FALSE(q->Cancel(Principal{"alice", "ml", false}, stubborn, now_).error.has_value());
   bool started_early = false;

@@ -77,6 +77,9 @@ class JobStore {
   Result<std::vector<StoredJob>> List(const ListFilter& filter);
   // Every job not yet done, failed or cancelled, in id order: what a restart resumes.
   Result<std::vector<StoredJob>> LoadUnfinished();
+  // The same, one job at a time as rows are read (no vector of them all); stops at the first
+  // error, the callback's included.
+  Status ForEachUnfinished(const std::function<Status(StoredJob&&)>& each);
   Result<std::map<JobState, int64_t>> CountByState();
   Result<std::vector<JobEvent>> Events(JobId id);
 
@@ -95,6 +98,8 @@ class JobStore {
   // Rows of jobs matching `where` (parameters bound by `bind`), in id order.
   Result<std::vector<StoredJob>> Query(const std::string& where,
                                        const std::function<void(SqliteStmt&)>& bind);
+  Status QueryEach(const std::string& where, const std::function<void(SqliteStmt&)>& bind,
+                   const std::function<Status(StoredJob&&)>& each);
 
   const std::string path_;
   std::mutex write_mu_;  // guards writer_

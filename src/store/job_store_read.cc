@@ -50,21 +50,31 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row) {
 
 }  // namespace
 
-Result<std::vector<StoredJob>> JobStore::Query(const std::string& where,
-                                               const std::function<void(SqliteStmt&)>& bind) {
+Status JobStore::QueryEach(const std::string& where,
+                          const std::function<void(SqliteStmt&)>& bind,
+                          const std::function<Status(StoredJob&&)>& each) {
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(kColumns + where);
   if (!stmt.ok()) return stmt.status();
   bind(*stmt);
-  std::vector<StoredJob> records;
   while (true) {
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
-    if (!*row) break;
+    if (!*row) return Status::Ok();
     auto record = RowToRecord(*stmt);
     if (!record.ok()) return record.status();
-    records.push_back(std::move(record).value());
+    if (Status s = each(std::move(record).value()); !s.ok()) return s;
   }
+}
+
+Result<std::vector<StoredJob>> JobStore::Query(const std::string& where,
+                                               const std::function<void(SqliteStmt&)>& bind) {
+  std::vector<StoredJob> records;
+  Status s = QueryEach(where, bind, [&records](StoredJob&& r) {
+    records.push_back(std::move(r));
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
   return records;
 }
 
@@ -102,9 +112,17 @@ Result<std::vector<StoredJob>> JobStore::List(const ListFilter& filter) {
   });
 }
 
+namespace {
+constexpr const char* kUnfinished =
+    "WHERE state IN ('pending', 'running', 'checkpointing') ORDER BY id";
+}  // namespace
+
 Result<std::vector<StoredJob>> JobStore::LoadUnfinished() {
-  return Query("WHERE state IN ('pending', 'running', 'checkpointing') ORDER BY id",
-               [](SqliteStmt&) {});
+  return Query(kUnfinished, [](SqliteStmt&) {});
+}
+
+Status JobStore::ForEachUnfinished(const std::function<Status(StoredJob&&)>& each) {
+  return QueryEach(kUnfinished, [](SqliteStmt&) {}, each);
 }
 
 Result<std::map<JobState, int64_t>> JobStore::CountByState() {
