@@ -192,6 +192,17 @@ TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
   EXPECT_EQ(all, "ran\n");
 }
 
+TEST_F(LiveQueueTest, AJobSubmittedWhileTheQueueRecoversIsQueuedOnce) {
+  // The API answers during Recover: a job it accepted may reach the queue both from the store
+  // (read by Recover) and from the inbox.
+  auto q = MakeQueue(1);
+  const JobId id = Submit(*q, Command({"true"}));  // in the store and in the inbox
+  ASSERT_TRUE(q->Recover(now_).ok());
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
+  EXPECT_EQ(store_->Get(id)->attempts, 1);
+  EXPECT_EQ(store_->Get(id)->failures, 0);
+}
+
 TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
   auto q = MakeQueue(1, "sliced", /*stop_grace=*/1200);  // SIGTERM ends it, never SIGKILL
   const JobId id = Submit(*q, Command({"sleep", "30"}), "alice");

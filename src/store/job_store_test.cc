@@ -413,3 +413,30 @@ INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request)
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(JobStoreTest, ForEachUnfinishedStreamsInIdOrderAndStopsAtAnError) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  std::vector<JobId> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(*store->Submit(Simple(), "alice", 10 + i));
+  ASSERT_TRUE(store->SetState(ids[1], JobState::kDone, "", 20).ok());
+  std::vector<JobId> seen;
+  ASSERT_TRUE(store->ForEachUnfinished([&](StoredJob&& j) {
+    seen.push_back(j.id);
+    return Status::Ok();
+  }).ok());
+  EXPECT_EQ(seen, (std::vector<JobId>{ids[0], ids[2], ids[3], ids[4]}));
+  seen.clear();
+  Status s = store->ForEachUnfinished([&](StoredJob&& j) {
+    seen.push_back(j.id);
+    return seen.size() == 2 ? Status::Error("enough") : Status::Ok();
+  });
+  EXPECT_EQ(s.message(), "enough");
+  EXPECT_EQ(seen.size(), 2u);
+}
+
+}  // namespace
+}  // namespace squeeze
