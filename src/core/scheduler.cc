@@ -5,6 +5,7 @@
 
 #include "core/actions/actions.h"
 #include "core/cycle.h"
+#include "core/reservation.h"
 
 namespace squeeze {
 
@@ -288,6 +289,19 @@ Time Scheduler::NextWakeup() const {
   if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
   if (!state_->boost_watch.empty()) t = std::min(t, state_->boost_watch.begin()->first);
   return t;
+}
+
+std::vector<Reservation> Scheduler::ReservationsAhead(JobId id, Time now, size_t max) const {
+  const CycleContext c(*state_, now);
+  std::vector<Reservation> out;
+  state_->pending.Walk(
+      [&](const QueuePosition& p) {
+        if (p.entry.id == id || out.size() >= max) return PendingQueue::Visit::kStop;
+        if (auto r = ComputeReservation(c, state_->jobs.at(p.entry.id))) out.push_back(std::move(*r));
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  return out;
 }
 
 const FragmentationBlocked& Scheduler::BlockedByFragmentation(Time now,

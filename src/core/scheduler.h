@@ -11,6 +11,7 @@
 #include "core/cluster_spec.h"
 #include "core/decision.h"
 #include "core/engine_state.h"
+#include "core/cycle.h"
 #include "core/fragmentation_blocked.h"
 #include "core/job.h"
 #include "core/policy.h"
@@ -48,6 +49,11 @@ class Scheduler {
   // The pending jobs fragmentation blocks now and their demand, as the caller's meter
   // measures them (core/fragmentation_blocked.h); valid until the meter measures again.
   const FragmentationBlocked& BlockedByFragmentation(Time now, FragmentationMeter& meter) const;
+
+  // The reservations that the waiting jobs ahead of `id` in the queue would be given now (as
+  // backfilling gives them: where and from when a blocked job expects to start), at most
+  // `max`, in queue order: for explaining why `id` waits.
+  std::vector<Reservation> ReservationsAhead(JobId id, Time now, size_t max) const;
 
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }

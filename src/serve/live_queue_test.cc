@@ -240,6 +240,28 @@ TEST_F(LiveQueueTest, ACancelledJobKeepsItsGpusUntilItsProcessHasExited) {
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(behind) == JobState::kDone; }));
 }
 
+TEST_F(LiveQueueTest, WhyNamesTheReservationThatKeepsAJobFromAFreeGpu) {
+  auto q = MakeQueue(2, "backfill");  // EASY backfilling: the blocked head reserves at once
+  JobRequest holder = Command({"sleep", "30"});
+  holder.spec.estimate = 600;
+  const JobId first = Submit(*q, holder);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
+  JobRequest wide = Command({"true"}, 2);
+  wide.spec.estimate = 60;
+  const JobId blocked = Submit(*q, wide);
+  JobRequest longer = Command({"true"});
+  longer.spec.estimate = 5000;  // would still run when `blocked` is due: not backfilled
+  const JobId late = Submit(*q, longer);
+  q->Step(now_);
+  ASSERT_EQ(StateOf(late), JobState::kPending);
+  auto why = q->WhyJson(late, now_);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_THAT(why->dump(), HasSubstr("free now: 1 of the 2"));
+  EXPECT_THAT(why->dump(), HasSubstr("job " + std::to_string(blocked) +
+                                     " holds a reservation on testhost"));
+  q->Cancel(Principal{"root", "admin", true}, first, now_);
+}
+
 TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
   auto q = MakeQueue(2);
   JobRequest holder = Command({"sleep", "30"}, 2);

@@ -200,6 +200,26 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     std::sort(holders.begin(), holders.end());
     for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
     if (holders.size() > 5) lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
+    // Reservations of blocked jobs ahead that cover GPUs it could use: backfilling keeps them
+    // from a job that would still run at the reserved start.
+    for (const Reservation& r : scheduler_->ReservationsAhead(id, now, 16)) {
+      std::string nodes;
+      for (const auto& [node, cap] : r.caps) {
+        const NodeSpec& ns = cs.spec().nodes[node];
+        if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
+          continue;
+        }
+        nodes += (nodes.empty() ? "" : ", ") + ns.name;
+      }
+      if (nodes.empty()) continue;
+      lines.push_back("job " + std::to_string(r.job) + " holds a reservation on " + nodes +
+                      (r.shadow < kNever
+                           ? " from about " + FormatDuration(std::max<Time>(0, r.shadow - now)) +
+                                 " from now"
+                           : "") +
+                      ": a job that would still run then may not start there");
+      break;
+    }
     if (st.awaiting_stops.count(id)) {
       lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
                       " job(s) are checkpointing to make room for it");
