@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Two real Slurm 22.05 clusters on this machine, for squeeze's Slurm tests (label `slurm`):
+# "east" and "west", each with its own slurmctld and slurmd (own ports, state, spool, logs),
+# one node each with fake GPUs as GRES (File= symlinks to /dev/null, which 22.05 accepts), and
+# two partitions (low, high) with preemption by partition priority. One munged serves both.
+# Everything lives under $SQUEEZE_SLURM_ROOT (default /tmp/squeeze-slurm); daemons run as root.
+#
+#   bash scripts/slurm-clusters.sh install      # apt-get install munge slurmctld slurmd slurm-client
+#   bash scripts/slurm-clusters.sh start        # configs + daemons; waits until both nodes are idle
+#   bash scripts/slurm-clusters.sh env east     # prints: export SLURM_CONF=.../east/etc/slurm.conf
+#   bash scripts/slurm-clusters.sh stop         # cancels every job, stops every daemon
+#   bash scripts/slurm-clusters.sh status       # sinfo of each cluster
+#   bash scripts/slurm-clusters.sh stop-ctld west / start-ctld west   # a controller outage
+#
+# Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16).
+# Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
+# seconds; no slurmdbd, so accounting is off and jobcomp/filetxt keeps finished jobs).
+set -euo pipefail
+
+ROOT=${SQUEEZE_SLURM_ROOT:-/tmp/squeeze-slurm}
+GPUS=${SQUEEZE_SLURM_GPUS:-4}
+CPUS=${SQUEEZE_SLURM_CPUS:-16}
+MEM_MB=16000
+CLUSTERS=(east west)
+MSOCK=$ROOT/munge/munge.socket.2
+
+log() { echo "[slurm-clusters] $*" >&2; }
+
+# The ports of a cluster: slurmctld, slurmd.
+ports() {
+  case $1 in
+    east) echo "6817 6818" ;;
+    west) echo "6827 6828" ;;
+    *) log "unknown cluster '$1' (east, west)"; return 1 ;;
+  esac
+}
+
+alive() { [[ -e /proc/$1 ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+wait_for() {  # what timeout_s command...
+  local what=$1 timeout=$2 i
+  shift 2
+  for ((i = 0; i < timeout * 10; i++)); do "$@" && return 0; sleep 0.1; done
+  log "timeout waiting for $what"
+  return 1
+}
+
+stop_pidfile() {  # file name
+  local f=$1 p i
+  [[ -s $f ]] || { rm -f "$f"; return 0; }
+  p=$(<"$f")
+  if alive "$p"; then
+    kill "$p" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do alive "$p" || break; sleep 0.1; done
+    if alive "$p"; then log "$2 ($p) did not exit; SIGKILL"; kill -9 "$p" 2>/dev/null || true; fi
+  fi
+  rm -f "$f"
+}
+
+conf() { echo "$ROOT/$1/etc/slurm.conf"; }
+node() { echo "$1-n0"; }
+
+write_configs() {  # cluster
+  local c=$1 dir=$ROOT/$1 ctld_port slurmd_port i
+  read -r ctld_port slurmd_port < <(ports "$c")
+  mkdir -p "$dir"/{etc,state,spool,log,run,fakedev,jobs}
+  for ((i = 0; i < GPUS; i++)); do ln -sfn /dev/null "$dir/fakedev/nvidia$i"; done
+  cat >"$dir/etc/slurm.conf" <<EOF
+# squeeze test cluster '$c' (scripts/slurm-clusters.sh): one node, $GPUS fake GPUs as GRES.
+ClusterName=$c
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+AuthType=auth/munge
+AuthInfo=socket=$MSOCK,cred_expire=5
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PlugStackConfig=$dir/etc/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=2,bf_interval=1
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+GresTypes=gpu
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+JobRequeue=1
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/log/jobcomp.txt
+ReturnToService=2
+SlurmdTimeout=10
+MinJobAge=600
+KillWait=5
+InactiveLimit=0
+Waittime=0
+SlurmdParameters=config_overrides
+NodeName=$(node "$c") NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$slurmd_port CPUs=$CPUS RealMemory=$MEM_MB Gres=gpu:$GPUS State=UNKNOWN
+PartitionName=low  Nodes=$(node "$c") Default=YES MaxTime=INFINITE State=UP PriorityTier=1  PreemptMode=REQUEUE
+PartitionName=high Nodes=$(node "$c") Default=NO  MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF
+EOF
+  cat >"$dir/etc/gres.conf" <<EOF
+AutoDetect=off
+NodeName=$(node "$c") Name=gpu File=$dir/fakedev/nvidia[0-$((GPUS - 1))]
+EOF
+  : >"$dir/etc/plugstack.conf"
+}
+
+start_munge() {
+  mkdir -p "$ROOT/munge"
+  chmod 0755 "$ROOT/munge"
+  if [[ -s $ROOT/munge/munged.pid ]] && alive "$(<"$ROOT/munge/munged.pid")"; then return 0; fi
+  [[ -s $ROOT/munge/munge.key ]] || mungekey --create --keyfile="$ROOT/munge/munge.key"
+  chmod 0600 "$ROOT/munge/munge.key"
+  munged --key-file="$ROOT/munge/munge.key" --socket="$MSOCK" \
+    --pid-file="$ROOT/munge/munged.pid" --log-file="$ROOT/munge/munged.log" \
+    --seed-file="$ROOT/munge/munged.seed"
+  wait_for "munged" 10 test -s "$ROOT/munge/munged.pid"
+}
+
+node_state() { SLURM_CONF=$(conf "$1") sinfo -h -n "$(node "$1")" -o %T 2>/dev/null | head -1; }
+node_idle() { [[ $(node_state "$1") == idle ]]; }
+
+start_ctld() {  # cluster
+  local c=$1
+  SLURM_CONF=$(conf "$c") slurmctld
+  wait_for "slurmctld of $c" 20 test -s "$ROOT/$c/run/slurmctld.pid"
+  wait_for "slurmctld of $c to answer" 20 bash -c "SLURM_CONF=$(conf "$c") sinfo -h >/dev/null 2>&1"
+}
+
+start_cluster() {  # cluster
+  local c=$1
+  write_configs "$c"
+  start_ctld "$c"
+  SLURM_CONF=$(conf "$c") slurmd -N "$(node "$c")"
+  wait_for "slurmd of $c" 20 test -s "$ROOT/$c/run/slurmd.pid"
+  if ! wait_for "node $(node "$c") idle" 30 node_idle "$c"; then
+    SLURM_CONF=$(conf "$c") scontrol show node "$(node "$c")" >&2 || true
+    tail -20 "$ROOT/$c/log/slurmctld.log" >&2
+    return 1
+  fi
+  log "cluster $c up: export SLURM_CONF=$(conf "$c")"
+}
+
+stop_cluster() {  # cluster
+  local c=$1 dir=$ROOT/$1
+  if [[ -s $dir/run/slurmctld.pid ]] && alive "$(<"$dir/run/slurmctld.pid")"; then
+    export SLURM_CONF
+    SLURM_CONF=$(conf "$c")
+    squeue -h -o %i 2>/dev/null | xargs -r scancel 2>/dev/null || true
+    wait_for "the jobs of $c to end" 10 bash -c "[[ -z \$(squeue -h -t R,CG,S 2>/dev/null) ]]" || true
+  fi
+  stop_pidfile "$dir/run/slurmd.pid" "slurmd of $c"
+  stop_pidfile "$dir/run/slurmctld.pid" "slurmctld of $c"
+}
+
+do_install() {
+  if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null &&
+     command -v sbatch >/dev/null; then
+    return 0
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends munge slurmctld slurmd slurm-client >/dev/null
+}
+
+case "${1:-}" in
+  install) do_install ;;
+  start)
+    start_munge
+    for c in "${CLUSTERS[@]}"; do start_cluster "$c"; done
+    ;;
+  stop)
+    for c in "${CLUSTERS[@]}"; do stop_cluster "$c"; done
+    stop_pidfile "$ROOT/munge/munged.pid" munged
+    ;;
+  stop-ctld) ports "${2:?cluster}" >/dev/null && stop_pidfile "$ROOT/$2/run/slurmctld.pid" "slurmctld of $2" ;;
+  start-ctld) ports "${2:?cluster}" >/dev/null && start_ctld "$2" ;;
+  env) ports "${2:?cluster}" >/dev/null && echo "export SLURM_CONF=$(conf "$2")" ;;
+  status)
+    for c in "${CLUSTERS[@]}"; do echo "== $c"; SLURM_CONF=$(conf "$c") sinfo || true; done
+    ;;
+  clean)
+    "$0" stop
+    rm -rf "$ROOT"
+    ;;
+  *)
+    echo "usage: $0 install|start|stop|status|env CLUSTER|stop-ctld CLUSTER|start-ctld CLUSTER|clean" >&2
+    exit 2
+    ;;
+esac
