@@ -11,93 +11,20 @@
 #include <vector>
 
 #include "config/cluster_file.h"
+#include "config/cluster_yaml_reader.h"
 #include "config/text_util.h"
 
 namespace squeeze {
-namespace {
+namespace cluster_yaml {
 
-using Keys = std::span<const std::string_view>;
-
-// A map entry: the key is kept for the line of a value that is absent (`region:`).
-struct Field {
-  YAML::Node key;
-  YAML::Node value;
-  const YAML::Node& At() const { return value.IsNull() ? key : value; }
-};
-using Fields = std::map<std::string, Field, std::less<>>;
-
-constexpr std::string_view kRootKeys[] = {"pools"};
-constexpr std::string_view kPoolKeys[] = {
-    "name", "kind", "region", "price_per_gpu_hour", "backend", "team_quota_gpus", "nodes"};
+constexpr std::string_view kRootKeys[] = {"pools", "region_links"};
+constexpr std::string_view kPoolKeys[] = {"name",    "kind",  "region",          "price_per_gpu_hour",
+                                          "backend", "slurm", "team_quota_gpus", "nodes"};
 constexpr std::string_view kNodeKeys[] = {"name",      "count",      "name_prefix",
                                           "gpus",      "gpu_model",  "gpu_memory_mib",
                                           "cpu_milli", "memory_mib", "labels"};
 constexpr int64_t kMaxNodesPerEntry = 100000;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-std::string JoinKeys(Keys keys) {
-  std::string out;
-  for (std::string_view k : keys) out += (out.empty() ? "" : ", ") + std::string(k);
-  return out;
-}
-
-std::string PoolKindList() {
-  std::string out;
-  for (int i = 0; i <= static_cast<int>(PoolKind::kOnDemand); ++i) {
-    out += (out.empty() ? "" : ", ") + std::string(PoolKindName(static_cast<PoolKind>(i)));
-  }
-  return out;
-}
-
-std::string Child(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
-
-std::string Element(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
-std::string TypeName(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return "a single value";
-    default: return "nothing";
-  }
-}
-
-// Reads one cluster document. Holds only the source name used in messages.
-class ClusterYamlReader {
- public:
-  explicit ClusterYamlReader(const std::string& source) : source_(source) {}
-
-  Result<ClusterSpec> Read(const YAML::Node& root);
-
- private:
-  Status Error(const YAML::Node& at, const std::string& path, const std::string& message) const;
-  Status ReadFields(const YAML::Node& node, const std::string& path, Keys known, Fields& out) const;
-  Result<std::string> Scalar(const Field& field, const std::string& path,
-                             std::string_view expected) const;
-  Status ReadString(const Fields& f, std::string_view key, const std::string& path,
-                    std::string& out) const;
-  Status ReadInt(const Fields& f, std::string_view key, const std::string& path, int64_t min,
-                 int64_t max, int64_t& out) const;
-  Status ReadDouble(const Fields& f, std::string_view key, const std::string& path,
-                    double& out) const;
-  Status ReadKind(const Fields& f, const std::string& path, PoolKind& out) const;
-  Status ReadQuotas(const Fields& f, const std::string& path,
-                    std::map<std::string, int>& out) const;
-  Status ReadLabels(const Fields& f, const std::string& path,
-                    std::map<std::string, std::string>& out) const;
-  Status ReadPool(const YAML::Node& node, const std::string& path, ClusterSpec& spec);
-  Status ReadNodeEntry(const YAML::Node& node, const std::string& path, const std::string& pool,
-                       ClusterSpec& spec);
-  Status AddNode(NodeSpec node, const YAML::Node& at, const std::string& path, ClusterSpec& spec);
-
-  const std::string& source_;
-  std::map<std::string, std::string> pool_paths_;  // pool name -> where it is defined
-  std::map<std::string, std::string> node_paths_;  // node name -> where it is defined
-};
 
 Status ClusterYamlReader::Error(const YAML::Node& at, const std::string& path,
                                 const std::string& message) const {
@@ -323,7 +250,8 @@ Status ClusterYamlReader::ReadPool(const YAML::Node& node, const std::string& pa
        {ReadString(f, "name", path, pool.name), ReadKind(f, path, pool.kind),
         ReadString(f, "region", path, pool.region),
         ReadDouble(f, "price_per_gpu_hour", path, pool.price_per_gpu_hour),
-        ReadString(f, "backend", path, pool.backend), ReadQuotas(f, path, pool.team_quota_gpus)}) {
+        ReadString(f, "backend", path, pool.backend), ReadSlurm(f, path, pool.slurm),
+        ReadQuotas(f, path, pool.team_quota_gpus)}) {
     if (!s.ok()) return s;
   }
   const auto [defined, inserted] = pool_paths_.emplace(pool.name, path);
@@ -362,11 +290,12 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
     const Status s = ReadPool(pools->second.value[i], Element("pools", i), spec);
     if (!s.ok()) return s;
   }
+  if (Status s = ReadRegionLinks(f, spec); !s.ok()) return s;
   if (Status s = spec.Validate(); !s.ok()) return s.WithContext(source_);
   return spec;
 }
 
-}  // namespace
+}  // namespace cluster_yaml
 
 Result<ClusterSpec> ParseClusterYaml(std::string_view text, const std::string& source) {
   try {
@@ -378,7 +307,7 @@ Result<ClusterSpec> ParseClusterYaml(std::string_view text, const std::string& s
     if (docs.empty() || docs[0].IsNull()) {
       return Status::Error(source + ": the file is empty; expected a map with key 'pools'");
     }
-    return ClusterYamlReader(source).Read(docs[0]);
+    return cluster_yaml::ClusterYamlReader(source).Read(docs[0]);
   } catch (const YAML::ParserException& e) {
     return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);

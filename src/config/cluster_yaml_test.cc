@@ -27,6 +27,7 @@ pools:
     region: us-east
     price_per_gpu_hour: 2.5
     backend: slurm
+    slurm: {cluster: east, partition: gpu, conf: /etc/slurm-east/slurm.conf, user: train}
     team_quota_gpus: {vision: 16, nlp: 8}
     nodes:
       - name: a100-0
@@ -50,6 +51,10 @@ pools:
   EXPECT_EQ(p.region, "us-east");
   EXPECT_DOUBLE_EQ(p.price_per_gpu_hour, 2.5);
   EXPECT_EQ(p.backend, "slurm");
+  EXPECT_EQ(p.slurm.cluster, "east");
+  EXPECT_EQ(p.slurm.partition, "gpu");
+  EXPECT_EQ(p.slurm.conf, "/etc/slurm-east/slurm.conf");
+  EXPECT_EQ(p.slurm.user, "train");
   EXPECT_EQ(p.team_quota_gpus, (std::map<std::string, int>{{"vision", 16}, {"nlp", 8}}));
   EXPECT_EQ(r->pools[1].kind, PoolKind::kOnDemand);
   ASSERT_EQ(r->nodes.size(), 2u);
@@ -204,7 +209,7 @@ TEST(ClusterYamlTest, PoolErrors) {
 TEST(ClusterYamlTest, DocumentShapeErrors) {
   ExpectError(Parse(""), {"c.yaml: the file is empty"});
   ExpectError(Parse("# only a comment\n\n"), {"c.yaml: the file is empty"});
-  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, got a list"});
+  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, got a list"});
   ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
   ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
   ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});
@@ -219,6 +224,71 @@ TEST(ClusterYamlTest, SyntaxErrorNamesLineAndColumn) {
   ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0\n"),
               {"c.yaml:", "YAML syntax error"});
   ExpectError(Parse("pools:\n  - name: [a\n  - name: b\n"), {"c.yaml:", "YAML syntax error"});
+}
+
+}  // namespace
+}  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(ClusterYamlRegionsTest, ReadsRegionLinksBothWays) {
+  const Result<ClusterSpec> r = ParseClusterYaml(R"(
+pools:
+  - {name: east, region: us-east, nodes: [{name: e0}]}
+  - {name: west, region: eu-west, nodes: [{name: w0}]}
+region_links:
+  - {from: us-east, to: eu-west, bandwidth_gbps: 10, price_per_gb: 0.02}
+)", "c.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->region_links.size(), 1u);
+  const RegionLink* link = r->LinkBetween("eu-west", "us-east");
+  ASSERT_NE(link, nullptr);
+  EXPECT_DOUBLE_EQ(link->bandwidth_gbps, 10);
+  EXPECT_DOUBLE_EQ(link->price_per_gb, 0.02);
+  EXPECT_EQ(r->LinkBetween("us-east", "nowhere"), nullptr);
+}
+
+TEST(ClusterYamlRegionsTest, SlurmPoolsAndLinksRefuseWhatCannotWork) {
+  const std::string pools = R"(
+pools:
+  - {name: east, region: us-east, nodes: [{name: e0}]}
+  - {name: west, region: eu-west, nodes: [{name: w0}]}
+)";
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"pools:\n  - {name: s, backend: slurm, nodes: [{name: n}]}\n",
+       "pool 's': backend slurm needs slurm.conf"},
+      {"pools:\n  - {name: s, backend: slurm, slurm: {cluster: x}, nodes: [{name: n}]}\n",
+       "c.yaml:2: pools[0].slurm: missing required key 'conf'"},
+      {"pools:\n  - {name: s, slurm: {conf: /x}, nodes: [{name: n}]}\n",
+       "pool 's': a slurm map needs backend: slurm"},
+      {"pools:\n  - {name: s, backend: k8s, nodes: [{name: n}]}\n",
+       "pool 's': backend 'k8s' is not local or slurm"},
+      {"pools:\n  - {name: s, backend: slurm, slurm: {conf: /x, partiton: a}, nodes: [{name: n}]}\n",
+       "pools[0].slurm: unknown key 'partiton'"},
+      {pools + "region_links: {from: us-east}\n", "region_links: expected a list of links, got a map"},
+      {pools + "region_links:\n  - {from: us-east, to: eu-west}\n",
+       "region_links[0]: missing required key 'bandwidth_gbps'"},
+      {pools + "region_links:\n  - {from: us-east, to: eu-west, bandwidth_gbps: 0}\n",
+       "region_links[0].bandwidth_gbps: value must be more than 0"},
+      {pools + "region_links:\n  - {from: us-east, to: eu-west, bandwidth_gbps: fast}\n",
+       "region_links[0].bandwidth_gbps: value 'fast' is not a number"},
+      {pools + "region_links:\n  - {from: us-east, to: mars, bandwidth_gbps: 1}\n",
+       "region link us-east - mars: no pool is in region 'mars'"},
+      {pools + "region_links:\n  - {from: us-east, to: eu-west, bandwidth_gbps: 1}\n"
+               "  - {from: eu-west, to: us-east, bandwidth_gbps: 2}\n",
+       "region link eu-west - us-east: given twice"},
+  };
+  for (const Case& c : cases) {
+    const Result<ClusterSpec> r = ParseClusterYaml(c.text, "c.yaml");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos)
+        << "'" << c.message << "' not in: " << r.status().message();
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "core/cluster_spec.h"
 
+#include <algorithm>
 #include <set>
 
 namespace squeeze {
@@ -15,6 +16,18 @@ Status ClusterSpec::Validate() const {
     if (p.price_per_gpu_hour < 0) {
       return Status::Error("cluster: pool '" + p.name + "': price_per_gpu_hour " +
                            std::to_string(p.price_per_gpu_hour) + " is negative");
+    }
+    if (p.backend != "local" && p.backend != "slurm") {
+      return Status::Error("cluster: pool '" + p.name + "': backend '" + p.backend +
+                           "' is not local or slurm");
+    }
+    if (p.backend == "slurm" && p.slurm.conf.empty()) {
+      return Status::Error("cluster: pool '" + p.name +
+                           "': backend slurm needs slurm.conf (the path of its slurm.conf)");
+    }
+    if (p.backend != "slurm" && (!p.slurm.conf.empty() || !p.slurm.cluster.empty() ||
+                                 !p.slurm.partition.empty() || !p.slurm.user.empty())) {
+      return Status::Error("cluster: pool '" + p.name + "': a slurm map needs backend: slurm");
     }
     for (const auto& [team, q] : p.team_quota_gpus) {
       if (q < 0) {
@@ -41,7 +54,29 @@ Status ClusterSpec::Validate() const {
     }
   }
   if (nodes.empty()) return Status::Error("cluster: no nodes");
+  std::set<std::string> regions;
+  for (const auto& p : pools) regions.insert(p.region);
+  std::set<std::pair<std::string, std::string>> linked;
+  for (const RegionLink& l : region_links) {
+    const std::string what = "cluster: region link " + l.from + " - " + l.to;
+    for (const std::string& r : {l.from, l.to}) {
+      if (!regions.count(r)) return Status::Error(what + ": no pool is in region '" + r + "'");
+    }
+    if (l.from == l.to) return Status::Error(what + ": links two different regions");
+    if (!(l.bandwidth_gbps > 0)) return Status::Error(what + ": bandwidth_gbps must be more than 0");
+    if (l.price_per_gb < 0) return Status::Error(what + ": price_per_gb is negative");
+    if (!linked.insert(std::minmax(l.from, l.to)).second) {
+      return Status::Error(what + ": given twice (a link goes both ways)");
+    }
+  }
   return Status::Ok();
+}
+
+const RegionLink* ClusterSpec::LinkBetween(const std::string& a, const std::string& b) const {
+  for (const RegionLink& l : region_links) {
+    if ((l.from == a && l.to == b) || (l.from == b && l.to == a)) return &l;
+  }
+  return nullptr;
 }
 
 int ClusterSpec::TotalGpus() const {

@@ -12,6 +12,14 @@
 
 namespace squeeze {
 
+// Where a pool of backend `slurm` sends its jobs: a whole Slurm cluster (or one partition).
+struct SlurmPoolSpec {
+  std::string cluster;    // Slurm's ClusterName (for messages and `why`)
+  std::string partition;  // empty = the cluster's default partition
+  std::string conf;       // path of its slurm.conf (SLURM_CONF for sbatch, squeue, ...)
+  std::string user;       // the user jobs run as; empty = the daemon's user
+};
+
 struct PoolSpec {
   std::string name;
   PoolKind kind = PoolKind::kOwned;
@@ -21,6 +29,15 @@ struct PoolSpec {
   // Guaranteed whole GPUs of this pool per team. A team's unused guarantee is lent to others
   // as preemptible capacity and taken back when the team needs it.
   std::map<std::string, int> team_quota_gpus;
+  SlurmPoolSpec slurm;  // backend "slurm" only
+};
+
+// The network between two regions, both ways: how fast a job's data moves and what a GB costs.
+struct RegionLink {
+  std::string from;
+  std::string to;
+  double bandwidth_gbps = 0;  // gigabits per second, > 0
+  double price_per_gb = 0;    // per gigabyte moved, >= 0
 };
 
 struct NodeSpec {
@@ -37,11 +54,14 @@ struct NodeSpec {
 struct ClusterSpec {
   std::vector<PoolSpec> pools;
   std::vector<NodeSpec> nodes;
+  std::vector<RegionLink> region_links;
 
   // Checks names are unique, every node names a known pool, counts are sane.
   Status Validate() const;
   int TotalGpus() const;
   int PoolIndex(const std::string& name) const;  // -1 if absent
+  // The link between regions `a` and `b` (either direction), or nullptr.
+  const RegionLink* LinkBetween(const std::string& a, const std::string& b) const;
 };
 
 }  // namespace squeeze
