@@ -80,6 +80,13 @@ Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
       for (NodeSpec& n : out.spec.nodes) n.name = host + "-" + n.gpu_model;
     }
   } else {
+    for (const PoolSpec& pool : config->pools) {
+      if (pool.backend != "local") {
+        // The Slurm executor is not there yet: its nodes would get jobs that run here.
+        return Status::Error("pool '" + pool.name + "': backend " + pool.backend +
+                             " is not run by squeeze serve yet; only backend: local");
+      }
+    }
     out.spec = *config;
     size_t next = 0;
     int declared = 0;

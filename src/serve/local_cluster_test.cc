@@ -71,6 +71,18 @@ TEST(LocalClusterTest, AConfigsLocalNodesGetTheGpusInOrder) {
   EXPECT_THAT(too_many.status().message(), HasSubstr("declare 3 GPUs; this machine has 2"));
 }
 
+TEST(LocalClusterTest, RefusesASlurmPoolItCannotRunYet) {
+  auto config = ParseClusterYaml(R"(pools:
+  - {name: here, nodes: [{name: a, gpus: 1}]}
+  - {name: east, backend: slurm, slurm: {conf: /etc/slurm/slurm.conf}, nodes: [{name: e, gpus: 1}]}
+)", "serve.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  GpuInventory found{"virtual", VirtualGpus("1").value(), {}};
+  auto c = BuildLocalCluster(found, *config, "box");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), HasSubstr("pool 'east': backend slurm is not run"));
+}
+
 TEST(LocalClusterTest, NoGpuAtAllSaysHowToTryWithoutOne) {
   GpuInventory none{"none", {}, {"libnvidia-ml.so.1: cannot open"}};
   auto c = BuildLocalCluster(none, std::nullopt, "box");
