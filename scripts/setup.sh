@@ -11,6 +11,7 @@ PACKAGES=(
   libsqlite3-dev libcpp-httplib-dev   # squeeze serve: the job store and the HTTP API
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
+  munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
 )
 
 missing=()

@@ -140,8 +140,9 @@ start_ctld() {  # cluster
   wait_for "slurmctld of $c to answer" 20 bash -c "SLURM_CONF=$(conf "$c") sinfo -h >/dev/null 2>&1"
 }
 
-start_cluster() {  # cluster
+start_cluster() {  # cluster: a fresh one (no jobs, state or logs of an earlier start)
   local c=$1
+  rm -rf "${ROOT:?}/$c/state" "$ROOT/$c/spool" "$ROOT/$c/log" "$ROOT/$c/jobs"
   write_configs "$c"
   start_ctld "$c"
   SLURM_CONF=$(conf "$c") slurmd -N "$(node "$c")"
@@ -179,6 +180,7 @@ do_install() {
 case "${1:-}" in
   install) do_install ;;
   start)
+    for c in "${CLUSTERS[@]}"; do stop_cluster "$c"; done  # what an earlier run left
     start_munge
     for c in "${CLUSTERS[@]}"; do start_cluster "$c"; done
     ;;
