@@ -19,6 +19,7 @@
 #include "core/job_request.h"
 #include "core/status.h"
 #include "core/types.h"
+#include "exec/executor.h"
 #include "exec/run_files.h"
 
 namespace squeeze {
@@ -29,49 +30,29 @@ struct ExecutorOptions {
   int start_timeout_ms = 5000;   // how long Start waits for the supervisor's run file
 };
 
-// One run (an attempt) of a job, as Start or Reattach sees it.
-struct RunInfo {
-  JobId id = 0;
-  int attempt = 0;
-  pid_t supervisor_pid = 0;
-  pid_t pgid = 0;                   // the job's pid and process group
-  std::optional<ExitStatus> exit;   // set when the run has ended
-  std::string log_path;
-  std::string last_checkpoint;      // the marker's content when last seen; empty = none
-};
-
-struct ExecEvent {
-  enum class Kind { kExited, kCheckpoint };
-  Kind kind = Kind::kExited;
-  JobId id = 0;
-  int attempt = 0;
-  ExitStatus exit;         // kExited
-  std::string checkpoint;  // kCheckpoint: the marker's content (e.g. the step)
-};
-
-class LocalExecutor {
+class LocalExecutor : public Executor {
  public:
   explicit LocalExecutor(ExecutorOptions options);
 
   // Starts attempt `attempt` of job `id`. Refuses when the job already runs here or when that
   // attempt was ever started (its run file exists), so nothing starts twice.
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
-                        const std::vector<int>& gpu_indices, bool resume);
+                        const std::vector<int>& gpu_indices, bool resume) override;
   // SIGUSR1 to the job's main process. The job answers with a new COMPLETE marker.
-  Status RequestCheckpoint(JobId id);
+  Status RequestCheckpoint(JobId id) override;
   // SIGTERM to the job's process group now; SIGKILL to it at the first Poll at or after
   // now + grace if it has not ended.
-  Status Stop(JobId id, Time now, Time grace);
+  Status Stop(JobId id, Time now, Time grace) override;
   // Ends (kExited, removing the run) and new checkpoints (kCheckpoint, each marker content
   // once); a checkpoint is reported before the exit of the same run. Sends due SIGKILLs.
-  std::vector<ExecEvent> Poll(Time now);
+  std::vector<ExecEvent> Poll(Time now) override;
   // After a daemon restart: takes back every job's latest run. Running ones are followed by
   // Poll from now on; ended ones come back with `exit` set (the caller ignores those its store
   // has already recorded) and are not reported again. Starts nothing.
-  Result<std::vector<RunInfo>> Reattach();
+  Result<std::vector<RunInfo>> Reattach() override;
 
-  bool IsRunning(JobId id) const { return runs_.count(id) > 0; }
-  size_t RunningCount() const { return runs_.size(); }
+  bool IsRunning(JobId id) const override { return runs_.count(id) > 0; }
+  size_t RunningCount() const override { return runs_.size(); }
   const std::string& supervisor_path() const { return options_.supervisor_path; }
 
  private:

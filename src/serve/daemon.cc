@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "config/cluster_file.h"
+#include "exec/local_executor.h"
 #include "exec/run_files.h"
 #include "serve/api_server.h"
 #include "serve/queue_service.h"

@@ -25,7 +25,7 @@ bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 
 }  // namespace
 
 LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store,
-                     LocalExecutor& executor, LiveQueueOptions options)
+                     Executor& executor, LiveQueueOptions options)
     : cluster_(std::move(cluster)), store_(store), executor_(executor),
       options_(std::move(options)) {
   counters_.wait_counts.assign(kWaitBounds.size() + 1, 0);
@@ -33,7 +33,7 @@ LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store
 }
 
 Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const Policy& policy,
-                                                     JobStore& store, LocalExecutor& executor,
+                                                     JobStore& store, Executor& executor,
                                                      LiveQueueOptions options) {
   auto scheduler = Scheduler::Create(cluster.spec, policy);
   if (!scheduler.ok()) return scheduler.status();

@@ -23,7 +23,7 @@
 
 #include "core/policy.h"
 #include "core/scheduler.h"
-#include "exec/local_executor.h"
+#include "exec/executor.h"
 #include "serve/access.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
@@ -66,10 +66,10 @@ struct RecoverySummary {
 
 class LiveQueue {
  public:
-  LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store, LocalExecutor& executor,
+  LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store, Executor& executor,
             LiveQueueOptions options);
   static Result<std::unique_ptr<LiveQueue>> Create(LocalCluster cluster, const Policy& policy,
-                                                   JobStore& store, LocalExecutor& executor,
+                                                   JobStore& store, Executor& executor,
                                                    LiveQueueOptions options);
 
   // After a start of the daemon: the store's unfinished jobs and the executor's runs.
@@ -138,7 +138,7 @@ class LiveQueue {
   LocalCluster cluster_;
   std::unique_ptr<Scheduler> scheduler_;
   JobStore& store_;
-  LocalExecutor& executor_;
+  Executor& executor_;
   LiveQueueOptions options_;
 
   mutable std::mutex mu_;  // guards everything below and the scheduler and executor

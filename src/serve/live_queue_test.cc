@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/testing/temp_dir.h"
+#include "exec/local_executor.h"
 #include "exec/run_files.h"
 
 namespace squeeze {

@@ -1,0 +1,63 @@
+// What runs a job's attempts somewhere: the local executor (processes on this machine under a
+// supervisor) and, for pools of backend slurm, a Slurm cluster. The daemon's queue drives any
+// of them the same way; the checkpoint protocol (docs/checkpoint-protocol.md) is the same for
+// all. Implementations are thread-compatible: one thread at a time.
+#ifndef SQUEEZE_EXEC_EXECUTOR_H_
+#define SQUEEZE_EXEC_EXECUTOR_H_
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job_request.h"
+#include "core/status.h"
+#include "core/types.h"
+#include "exec/run_files.h"
+
+namespace squeeze {
+
+// One run (an attempt) of a job, as Start or Reattach sees it.
+struct RunInfo {
+  JobId id = 0;
+  int attempt = 0;
+  pid_t supervisor_pid = 0;         // local: the supervisor; 0 elsewhere
+  pid_t pgid = 0;                   // local: the job's pid and process group; 0 elsewhere
+  std::optional<ExitStatus> exit;   // set when the run has ended
+  std::string log_path;
+  std::string last_checkpoint;      // the marker's content when last seen; empty = none
+  std::string backend_id;           // where the backend knows it (a Slurm job id); may be empty
+};
+
+struct ExecEvent {
+  enum class Kind { kExited, kCheckpoint };
+  Kind kind = Kind::kExited;
+  JobId id = 0;
+  int attempt = 0;
+  ExitStatus exit;         // kExited
+  std::string checkpoint;  // kCheckpoint: the marker's content (e.g. the step)
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Starts attempt `attempt` of job `id` on `gpu_indices` (what CUDA_VISIBLE_DEVICES names, for
+  // an executor that binds GPUs itself). Refuses an attempt that was ever started.
+  virtual Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
+                                const std::vector<int>& gpu_indices, bool resume) = 0;
+  // SIGUSR1 to the job's main process: please checkpoint.
+  virtual Status RequestCheckpoint(JobId id) = 0;
+  // SIGTERM now; SIGKILL once `grace` has passed (at a Poll at or after now + grace).
+  virtual Status Stop(JobId id, Time now, Time grace) = 0;
+  // Ends and new checkpoints since the last Poll; a checkpoint before the exit of its run.
+  virtual std::vector<ExecEvent> Poll(Time now) = 0;
+  // After a daemon restart: every job's latest run, running or ended. Starts nothing.
+  virtual Result<std::vector<RunInfo>> Reattach() = 0;
+  virtual bool IsRunning(JobId id) const = 0;
+  virtual size_t RunningCount() const = 0;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXEC_EXECUTOR_H_
