@@ -1,0 +1,133 @@
+#include "exec/command_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace squeeze {
+namespace {
+
+std::vector<std::string> Environment(const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [k, v] : extra) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+  if (out.size() > 200) out = out.substr(0, 197) + "...";
+  return out;
+}
+
+Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                 const std::map<std::string, std::string>& env, int timeout_ms) {
+  if (argv.empty()) return Status::Error("no command to run");
+  std::vector<std::string> args = argv;
+  std::vector<std::string> envs = Environment(env);
+  std::vector<char*> argp = Pointers(args);
+  std::vector<char*> envp = Pointers(envs);
+  int out_pipe[2], err_pipe[2], exec_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+      pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    return Status::Error(CommandLine(argv) + ": cannot make pipes: " + std::strerror(errno));
+  }
+  const pid_t pid = fork();
+  if (pid < 0) return Status::Error(CommandLine(argv) + ": cannot fork: " + std::strerror(errno));
+  if (pid == 0) {  // async-signal-safe calls only
+    int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    // Nothing else of the daemon's reaches the tool (4 = CLOSE_RANGE_CLOEXEC: closed at exec,
+    // so the pipe that reports a failed exec stays usable until then).
+    syscall(SYS_close_range, 3u, ~0u, 4u);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    execvpe(argp[0], argp.data(), envp.data());
+    const int e = errno;
+    (void)!write(exec_pipe[1], &e, sizeof(e));
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(exec_pipe[1]);
+  int exec_errno = 0;
+  const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
+  close(exec_pipe[0]);
+  CommandOutput result;
+  const int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      wait_ms = static_cast<int>(std::max<int64_t>(0, deadline - NowMs()));
+      if (wait_ms == 0) {
+        kill(pid, SIGKILL);
+        result.timed_out = true;
+        break;
+      }
+    }
+    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (pollfd& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (exec_failed) {
+    return Status::Error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
+  }
+  result.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  return result;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,34 @@
+// Runs a short-lived command and captures what it prints: how squeeze talks to a cluster
+// manager's tools (sbatch, squeue, scancel, scontrol, sinfo). The argv runs directly (execvp,
+// never a shell), with extra environment variables, stdin from /dev/null, and a time limit
+// after which it is killed. Stateless; thread-safe.
+#ifndef SQUEEZE_EXEC_COMMAND_RUNNER_H_
+#define SQUEEZE_EXEC_COMMAND_RUNNER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace squeeze {
+
+struct CommandOutput {
+  int exit_code = 0;  // 128 + N when killed by signal N
+  std::string out;    // stdout
+  std::string err;    // stderr
+  bool timed_out = false;
+};
+
+// An error only when the command could not be started at all (not found, fork failed); a
+// command that ran and failed is an ok result with its exit code. `timeout_ms` <= 0: no limit.
+Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                 const std::map<std::string, std::string>& env = {},
+                                 int timeout_ms = 30000);
+
+// "sbatch --parsable ..." for messages: the argv joined with spaces, long ones cut.
+std::string CommandLine(const std::vector<std::string>& argv);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXEC_COMMAND_RUNNER_H_
