@@ -9,7 +9,12 @@
 namespace squeeze {
 namespace {
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) {
+  std::string quoted(1, '\'');
+  quoted.append(s);
+  quoted += '\'';
+  return quoted;
+}
 
 bool ParseNonNegative(std::string_view s, int* out) {
   if (s.empty()) return false;

@@ -8,12 +8,17 @@
 namespace squeeze::slurm_text {
 namespace {
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) {
+  std::string quoted(1, '\'');
+  quoted.append(s);
+  quoted += '\'';
+  return quoted;
+}
 
 bool IsKeyWord(std::string_view word) {
   const size_t eq = word.find('=');
   if (eq == 0 || eq == std::string_view::npos) return false;
-  if (!std::isalpha(static_cast<unsigned char>(word[0]))) return false;
+  if (!std::isupper(static_cast<unsigned char>(word[0]))) return false;  // Slurm's keys
   for (size_t i = 0; i < eq; ++i) {
     const char c = word[i];
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != ':' && c != '/') {

@@ -19,8 +19,9 @@ namespace squeeze::slurm_text {
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 // The pairs of `text` in order. Pairs are separated by spaces or newlines; a value runs to the
-// next word that looks like KEY= (so "TRES=cpu=1,node=1" and "Reason=Not responding" stay
-// whole); "(null)" reads as "". Words before the first pair are dropped.
+// next word that looks like a Slurm KEY= (a capital, then letters, digits, '_', ':', '/'), so
+// "TRES=cpu=1,node=1", "Reason=Not responding" and "Comment=from epoch=3" stay whole; "(null)"
+// reads as "". Words before the first pair are dropped.
 KeyValues SplitKeyValues(std::string_view text);
 
 // The job the pairs describe: JobId and JobState are required; the other fields are read when
