@@ -1,0 +1,202 @@
+// SlurmExecutor against a real Slurm cluster: `east` of scripts/slurm-clusters.sh, which the
+// CTest fixture slurm_clusters starts (label slurm). Real sbatch, squeue, scancel, scontrol;
+// real batch jobs with fake GPUs as GRES.
+#include <unistd.h>
+
+#include <sstream>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "exec/command_runner.h"
+#include "slurm/batch_script.h"
+#include "slurm/slurm_executor.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string SlurmRoot() {
+  const char* root = std::getenv("SQUEEZE_SLURM_ROOT");
+  return root && *root ? root : "/tmp/squeeze-slurm";
+}
+
+class SlurmExecutorLiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conf_ = SlurmRoot() + "/east/etc/slurm.conf";
+    if (!std::filesystem::exists(conf_)) GTEST_SKIP() << "no test cluster at " << conf_;
+  }
+  void TearDown() override {
+    // Whatever a failed test left: cancel this test's jobs.
+    auto out = RunCommand({"squeue", "-h", "-o", "%i %j"}, {{"SLURM_CONF", conf_}});
+    if (!out.ok()) return;
+    std::istringstream lines(out->out);
+    std::string id, name;
+    while (lines >> id >> name) {
+      JobId job = 0;
+      int attempt = 0;
+      if (ParseSlurmJobName(name, job, attempt) && job >= kFirstId) {
+        (void)RunCommand({"scancel", id}, {{"SLURM_CONF", conf_}});
+      }
+    }
+  }
+
+  SlurmExecutorOptions Options() const {
+    SlurmExecutorOptions o;
+    o.data_dir = dir_.path();
+    o.pool.conf = conf_;
+    o.pool.cluster = "east";
+    return o;
+  }
+  static JobRequest Command(std::vector<std::string> argv, int gpus = 1) {
+    JobRequest r;
+    r.command = std::move(argv);
+    r.spec.gpus = gpus;
+    return r;
+  }
+  // Polls until `done` holds for an event of job `id` (60 s at most); other jobs' events wait
+  // in a backlog for their turn.
+  std::vector<ExecEvent> PollUntil(SlurmExecutor& ex, JobId id,
+                                   const std::function<bool(const ExecEvent&)>& done) {
+    std::vector<ExecEvent> seen;
+    for (int i = 0; i < 300; ++i) {
+      std::vector<ExecEvent> fresh = ex.Poll(0);
+      backlog_.insert(backlog_.end(), fresh.begin(), fresh.end());
+      for (auto it = backlog_.begin(); it != backlog_.end();) {
+        if (it->id != id) {
+          ++it;
+          continue;
+        }
+        seen.push_back(*it);
+        it = backlog_.erase(it);
+        if (done(seen.back())) return seen;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << "job " << id << ": nothing after 60 s";
+    return seen;
+  }
+  static bool Exited(const ExecEvent& e) { return e.kind == ExecEvent::Kind::kExited; }
+  std::string Log(JobId id, int attempt) const {
+    std::ifstream in(PathsOf(dir_.path(), id, attempt).log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  int CountNamed(const std::string& name) const {
+    auto out = RunCommand({"squeue", "-h", "-t", "all", "-n", name, "-o", "%i"}, {{"SLURM_CONF", conf_}});
+    if (!out.ok()) return -1;
+    int n = 0;
+    for (char c : out->out) n += c == '\n';
+    return n;
+  }
+
+  // Ids unique to this process, so that runs of the test do not meet each other's jobs.
+  static constexpr JobId kFirstId = 900000;
+  static JobId NextId() {
+    static int next = 0;
+    return kFirstId + (getpid() % 1000) * 100 + next++;
+  }
+
+  std::vector<ExecEvent> backlog_;
+  ::squeeze::testing::TempDir dir_{"squeeze-slurm-exec"};
+  std::string conf_;
+};
+
+TEST_F(SlurmExecutorLiveTest, RunsAJobWithItsGpusAsSlurmBindsThemAndReportsItsExit) {
+  SlurmExecutor ex(Options());
+  const JobId ok = NextId(), bad = NextId();
+  auto run = ex.Start(ok, 1, Command({"bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES id=$SQUEEZE_JOB_ID"}, 2), {}, false);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_FALSE(run->backend_id.empty());
+  ASSERT_TRUE(ex.Start(bad, 1, Command({"bash", "-c", "exit 3"}), {}, false).ok());
+  auto ok_events = PollUntil(ex, ok, Exited);
+  ASSERT_FALSE(ok_events.empty());
+  EXPECT_EQ(ok_events.back().exit, (ExitStatus{false, 0, ""}));
+  EXPECT_THAT(Log(ok, 1), HasSubstr("CVD=0,1 id=" + std::to_string(ok)));
+  auto bad_events = PollUntil(ex, bad, Exited);
+  ASSERT_FALSE(bad_events.empty());
+  EXPECT_EQ(bad_events.back().exit.code, 3);
+  EXPECT_FALSE(bad_events.back().exit.signaled);
+}
+
+TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
+  SlurmExecutor ex(Options());
+  const JobId id = NextId();
+  JobRequest r = Command({"bash", std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.sh"});
+  r.env = {{"STEPS", "600"}, {"STEP_SECONDS", "0.05"}, {"CHECKPOINT_EVERY", "1000"}};
+  ASSERT_TRUE(ex.Start(id, 1, r, {}, false).ok());
+  for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
+    ex.Poll(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_NE(ex.SlurmView(id), nullptr) << Log(id, 1);
+  ASSERT_EQ(ex.SlurmView(id)->state, "RUNNING");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // some steps
+  ASSERT_TRUE(ex.RequestCheckpoint(id).ok());
+  auto events = PollUntil(ex, id, Exited);
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.front().kind, ExecEvent::Kind::kCheckpoint);
+  EXPECT_GT(std::stoi(events.front().checkpoint), 0);
+  EXPECT_EQ(events.back().exit.code, 0);  // train-like leaves cleanly after the checkpoint
+  EXPECT_THAT(Log(id, 1), HasSubstr("stopping after the requested checkpoint"));
+  // The next attempt resumes from it (the script sets SQUEEZE_RESUME from the marker).
+  ASSERT_TRUE(ex.Start(id, 2, r, {}, true).ok());
+  for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
+    ex.Poll(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(ex.Stop(id, 0, 5).ok());
+  PollUntil(ex, id, Exited);
+  EXPECT_THAT(Log(id, 2), HasSubstr("resuming from step " + events.front().checkpoint));
+}
+
+TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARestart) {
+  const JobId id = NextId();
+  {
+    SlurmExecutor ex(Options());
+    ASSERT_TRUE(ex.Start(id, 1, Command({"sleep", "60"}), {}, false).ok());
+    auto again = ex.Start(id, 1, Command({"sleep", "60"}), {}, false);
+    ASSERT_FALSE(again.ok());
+  }
+  // A new executor (the daemon restarted): the attempt was submitted, so it is refused, and
+  // Reattach takes the running job back.
+  SlurmExecutor restarted(Options());
+  auto refused = restarted.Start(id, 1, Command({"sleep", "60"}), {}, false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("already submitted"));
+  auto runs = restarted.Reattach();
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  bool found = false;
+  for (const RunInfo& r : *runs) found |= r.id == id && r.attempt == 1 && !r.exit;
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(restarted.IsRunning(id));
+  EXPECT_EQ(CountNamed(SlurmJobName(id, 1)), 1);
+  // Killed between sbatch and its record: the next Start finds the job by name, submits none.
+  const JobId lost_record = NextId();
+  {
+    SlurmExecutor ex(Options());
+    ASSERT_TRUE(ex.Start(lost_record, 1, Command({"sleep", "60"}), {}, false).ok());
+  }
+  std::filesystem::remove(dir_.path() + "/slurm/" + std::to_string(lost_record) + ".1.sbatch");
+  SlurmExecutor again(Options());
+  ASSERT_TRUE(again.Start(lost_record, 1, Command({"sleep", "60"}), {}, false).ok());
+  EXPECT_EQ(CountNamed(SlurmJobName(lost_record, 1)), 1);
+  // Stop ends both (SIGTERM from scancel).
+  for (JobId j : {id}) ASSERT_TRUE(restarted.Stop(j, 0, 5).ok());
+  ASSERT_TRUE(again.Stop(lost_record, 0, 5).ok());
+  auto stopped = PollUntil(restarted, id, Exited);
+  ASSERT_FALSE(stopped.empty());
+  // Cancelled (perhaps before it even started): never a success.
+  EXPECT_FALSE(stopped.back().exit.Succeeded()) << FormatExitStatus(stopped.back().exit);
+}
+
+}  // namespace
+}  // namespace squeeze
