@@ -150,6 +150,15 @@ EOF
   pass
 }
 
+case_slurm_pool_without_nodes() {
+  printf 'pools:\n  - {name: east, backend: slurm, slurm: {conf: /etc/slurm/slurm.conf}}\n' \
+    >"$WORK/slurm-only.yaml"
+  run bad simulate --trace "$PROFILE_EXAMPLE" --cluster "$WORK/slurm-only.yaml"
+  expect_error bad
+  expect_in "$WORK/bad.err" "slurm-only.yaml: no nodes" "the simulator needs them listed"
+  pass
+}
+
 case_unknown_policy() {
   write_bad_trace
   run unknown simulate --trace "$WORK/bad.csv" --cluster "$PHILLY_HALF" --skip-bad-rows \

@@ -135,6 +135,12 @@ int RunSimulate(const SimulateFlags& f) {
     std::cerr << "squeeze simulate: " << cluster.status().message() << "\n";
     return 1;
   }
+  if (cluster->nodes.empty()) {
+    std::cerr << "squeeze simulate: " << f.cluster
+              << ": no nodes (squeeze serve asks a Slurm pool's cluster for its nodes; the "
+                 "simulator needs them listed)\n";
+    return 1;
+  }
   auto policies = ResolvePolicies(f);
   if (!policies.ok()) {
     std::cerr << "squeeze simulate: " << policies.status().message() << "\n";

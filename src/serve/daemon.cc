@@ -16,10 +16,12 @@
 #include <thread>
 
 #include "config/cluster_file.h"
+#include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
 #include "serve/api_server.h"
 #include "serve/queue_service.h"
+#include "slurm/slurm_executor.h"
 
 namespace squeeze {
 namespace {
@@ -66,6 +68,37 @@ Result<Policy> BuildPolicy(const DaemonOptions& o) {
   return policy;
 }
 
+// A Slurm pool listed without nodes gets the usable nodes `sinfo --json` reports.
+Status AddSlurmInventory(ClusterSpec& spec) {
+  for (const PoolSpec& pool : spec.pools) {
+    if (pool.backend != "slurm") continue;
+    bool listed = false;
+    for (const NodeSpec& n : spec.nodes) listed |= n.pool == pool.name;
+    if (listed) continue;
+    auto out = RunCommand({"sinfo", "--json"}, {{"SLURM_CONF", pool.slurm.conf}}, 30000);
+    if (!out.ok() || out->exit_code != 0) {
+      return Status::Error("pool '" + pool.name + "': sinfo --json failed: " +
+                           (out.ok() ? out->err.substr(0, 300) : out.status().message()));
+    }
+    auto nodes = ParseSinfoJson(out->out);
+    if (!nodes.ok()) return nodes.status().WithContext("pool '" + pool.name + "'");
+    for (const SlurmNode& n : *nodes) {
+      if (!n.usable || n.gpus <= 0) {
+        Say("pool " + pool.name + ": node " + n.name + " left out (" + n.state +
+            (n.gpus <= 0 ? ", no GPU" : "") + ")");
+        continue;
+      }
+      NodeSpec node;
+      node.name = n.name;
+      node.pool = pool.name;
+      node.gpus = n.gpus;
+      node.gpu_model = n.gpu_model.empty() ? "gpu" : n.gpu_model;
+      spec.nodes.push_back(node);
+    }
+  }
+  return spec.Validate();
+}
+
 Result<LocalCluster> FindCluster(const DaemonOptions& o) {
   auto found = DiscoverGpus(o.virtual_gpus, o.nvidia_smi);
   if (!found.ok()) return found.status().WithContext("--virtual-gpus");
@@ -74,6 +107,7 @@ Result<LocalCluster> FindCluster(const DaemonOptions& o) {
     auto loaded = LoadClusterFile(o.config_path);
     if (!loaded.ok()) return loaded.status().WithContext("--config");
     config = std::move(loaded).value();
+    if (Status s = AddSlurmInventory(*config); !s.ok()) return s.WithContext("--config");
   }
   return BuildLocalCluster(*found, config, ShortHostName());
 }
@@ -144,6 +178,18 @@ int RunDaemon(const DaemonOptions& options) {
   }
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, options.queue);
   if (!queue.ok()) return fail(queue.status());
+  // One executor per Slurm pool: its jobs go to that cluster.
+  std::vector<std::unique_ptr<SlurmExecutor>> slurm_executors;
+  for (size_t p = 0; p < cluster->spec.pools.size(); ++p) {
+    const PoolSpec& pool = cluster->spec.pools[p];
+    if (pool.backend != "slurm") continue;
+    SlurmExecutorOptions so;
+    so.data_dir = dir;
+    so.pool = pool.slurm;
+    if (so.pool.cluster.empty()) so.pool.cluster = pool.name;
+    slurm_executors.push_back(std::make_unique<SlurmExecutor>(so));
+    (*queue)->SetPoolExecutor(static_cast<int>(p), *slurm_executors.back());
+  }
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);

@@ -43,6 +43,26 @@ Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const
   return q;
 }
 
+void LiveQueue::SetPoolExecutor(int pool, Executor& executor) {
+  std::lock_guard lock(mu_);
+  pool_executors_[pool] = &executor;
+}
+
+Executor& LiveQueue::ExecutorFor(const Placement& placement) {
+  if (placement.empty()) return executor_;
+  const int pool = scheduler_->cluster().node(placement.shares.front().node).pool;
+  auto it = pool_executors_.find(pool);
+  return it == pool_executors_.end() ? executor_ : *it->second;
+}
+
+std::vector<Executor*> LiveQueue::AllExecutors() {
+  std::vector<Executor*> all = {&executor_};
+  for (const auto& [pool, e] : pool_executors_) {
+    if (std::find(all.begin(), all.end(), e) == all.end()) all.push_back(e);
+  }
+  return all;
+}
+
 void LiveQueue::Log(const std::string& line) const {
   std::fprintf(stderr, "squeeze serve: %s\n", line.c_str());
 }
@@ -88,13 +108,17 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
 Time LiveQueue::Step(Time now) {
   std::lock_guard lock(mu_);
   DrainInbox(now);
-  for (const ExecEvent& e : executor_.Poll(now)) {
-    if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
-    if (e.kind == ExecEvent::Kind::kCheckpoint) {
-      OnCheckpoint(e.id, e.checkpoint, now);
-    } else {
-      OnExit(e.id, e.exit, now);
+  size_t running = 0;
+  for (Executor* executor : AllExecutors()) {
+    for (const ExecEvent& e : executor->Poll(now)) {
+      if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
+      if (e.kind == ExecEvent::Kind::kCheckpoint) {
+        OnCheckpoint(e.id, e.checkpoint, now);
+      } else {
+        OnExit(e.id, e.exit, now);
+      }
     }
+    running += executor->RunningCount();
   }
   TerminateOverdue(now);
   QueueDueRetries(now);
@@ -106,7 +130,7 @@ Time LiveQueue::Step(Time now) {
     }
   }
   // Exits and checkpoints are found by polling: poll often while anything runs.
-  Time next = now + (executor_.RunningCount() > 0 ? 1 : options_.idle_poll);
+  Time next = now + (running > 0 ? 1 : options_.idle_poll);
   next = std::min(next, scheduler_->NextWakeup());
   if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
   for (const auto& [id, job] : jobs_) {
@@ -124,7 +148,7 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   if (job.stopping == Stopping::kAwaitCheckpoint) {
     // The checkpoint the stop asked for (or one that came first): now leave.
     job.stopping = Stopping::kTerminating;
-    (void)executor_.Stop(id, now, options_.stop_grace);
+    (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
   }
 }
 
@@ -228,7 +252,8 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   ++counters_.wait_counts[b];
   counters_.wait_sum += static_cast<double>(waited);
   ++counters_.starts;
-  auto run = executor_.Start(d.job, attempt, job.request, job.cuda_gpus, job.has_checkpoint);
+  job.exec = &ExecutorFor(d.placement);
+  auto run = job.exec->Start(d.job, attempt, job.request, job.cuda_gpus, job.has_checkpoint);
   if (!run.ok()) {
     Log("job " + std::to_string(d.job) + ": " + run.status().message());
     (void)scheduler_->Finished(d.job, now, false);
@@ -240,7 +265,7 @@ void LiveQueue::StopJob(const Decision& d, Time now) {
   LiveJob& job = jobs_[d.job];
   if (job.cancelled) return;  // already on its way out; its exit ends it cancelled
   job.stop_reason = d.reason;
-  if (job.request.spec.checkpointable && executor_.RequestCheckpoint(d.job).ok()) {
+  if (job.request.spec.checkpointable && ExecutorOf(job).RequestCheckpoint(d.job).ok()) {
     job.stopping = Stopping::kAwaitCheckpoint;
     job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
     if (Status s = store_.SetState(d.job, JobState::kCheckpointing, d.reason, now); !s.ok()) {
@@ -249,7 +274,7 @@ void LiveQueue::StopJob(const Decision& d, Time now) {
     return;
   }
   job.stopping = Stopping::kTerminating;
-  (void)executor_.Stop(d.job, now, options_.stop_grace);
+  (void)ExecutorOf(job).Stop(d.job, now, options_.stop_grace);
   (void)store_.AppendEvent(d.job, now, "stop", d.reason);
 }
 
@@ -258,7 +283,7 @@ void LiveQueue::TerminateOverdue(Time now) {
     if (job.stopping == Stopping::kAwaitCheckpoint && now >= job.stop_deadline) {
       job.stopping = Stopping::kTerminating;
       (void)store_.AppendEvent(id, now, "stop", "no checkpoint within the grace period; SIGTERM");
-      (void)executor_.Stop(id, now, options_.stop_grace);
+      (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
     }
   }
 }
@@ -283,12 +308,12 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
   }
   if (job.cancelled) return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   if (job.retry_at) retries_.erase({*job.retry_at, id});
-  if (executor_.IsRunning(id)) {
+  if (ExecutorOf(job).IsRunning(id)) {
     // Its GPUs stay taken until its process has exited (OnExit gives them back), so no other
     // job starts on them while it still runs.
     job.cancelled = true;
     job.cancelled_by = who.user;
-    (void)executor_.Stop(id, now, options_.stop_grace);
+    (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
     (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
     return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   }

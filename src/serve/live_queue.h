@@ -72,7 +72,10 @@ class LiveQueue {
                                                    JobStore& store, Executor& executor,
                                                    LiveQueueOptions options);
 
-  // After a start of the daemon: the store's unfinished jobs and the executor's runs.
+  // The executor of the jobs placed on `pool` (a Slurm pool's); others use the default one
+  // given at creation. Before Recover.
+  void SetPoolExecutor(int pool, Executor& executor);
+  // After a start of the daemon: the store's unfinished jobs and the executors' runs.
   Result<RecoverySummary> Recover(Time now);
   // A job the store has just accepted; it is queued at the next step.
   void Add(const StoredJob& job);
@@ -117,12 +120,17 @@ class LiveQueue {
     std::string cancelled_by;
     bool requeue_on_exit = false;  // was stopping when the daemon restarted
     std::vector<int> cuda_gpus;
+    Executor* exec = nullptr;  // where its current run is; nullptr = the default executor
   };
+  Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
+  Executor& ExecutorFor(const Placement& placement);
+  std::vector<Executor*> AllExecutors();
 
   void DrainInbox(Time now);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
   // run ended while the daemon was down) noted in `ended` for OnExit.
-  void TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_of, Time now,
+  void TakeBack(StoredJob& stored, const std::map<JobId, std::pair<RunInfo, Executor*>>& run_of,
+                Time now,
                 RecoverySummary& summary, std::vector<std::pair<JobId, ExitStatus>>& ended);
   void Queue(JobId id, LiveJob& job, Time now);
   void OnCheckpoint(JobId id, const std::string& label, Time now);
@@ -139,6 +147,7 @@ class LiveQueue {
   std::unique_ptr<Scheduler> scheduler_;
   JobStore& store_;
   Executor& executor_;
+  std::map<int, Executor*> pool_executors_;
   LiveQueueOptions options_;
 
   mutable std::mutex mu_;  // guards everything below and the scheduler and executor

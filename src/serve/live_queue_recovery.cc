@@ -61,10 +61,15 @@ constexpr size_t kBatchRows = 1024;
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
   std::lock_guard lock(mu_);
   RecoverySummary summary;
-  auto runs = executor_.Reattach();
-  if (!runs.ok()) return runs.status().WithContext("taking back the running jobs");
-  std::map<JobId, RunInfo> run_of;
-  for (RunInfo& r : *runs) run_of[r.id] = std::move(r);
+  std::map<JobId, std::pair<RunInfo, Executor*>> run_of;
+  for (Executor* executor : AllExecutors()) {
+    auto runs = executor->Reattach();
+    if (!runs.ok()) return runs.status().WithContext("taking back the running jobs");
+    for (RunInfo& r : *runs) {
+      auto& slot = run_of[r.id];
+      if (slot.second == nullptr || r.attempt > slot.first.attempt) slot = {std::move(r), executor};
+    }
+  }
 
   RowChannel rows;
   std::thread reader([this, &rows] {
@@ -89,7 +94,8 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
   return summary;
 }
 
-void LiveQueue::TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_of, Time now,
+void LiveQueue::TakeBack(StoredJob& stored,
+                         const std::map<JobId, std::pair<RunInfo, Executor*>>& run_of, Time now,
                          RecoverySummary& summary,
                          std::vector<std::pair<JobId, ExitStatus>>& ended) {
   LiveJob& job = jobs_[stored.id];
@@ -110,8 +116,8 @@ void LiveQueue::TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_
     }
     return;
   }
-  auto run = run_of.find(stored.id);
-  if (run == run_of.end() || run->second.attempt < stored.attempts) {
+  auto found = run_of.find(stored.id);
+  if (found == run_of.end() || found->second.first.attempt < stored.attempts) {
     // Recorded as started, but the daemon stopped before the run began.
     (void)store_.SetState(stored.id, JobState::kPending,
                           "queued again: the daemon stopped before attempt " +
@@ -121,6 +127,8 @@ void LiveQueue::TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_
     Queue(stored.id, job, now);
     return;
   }
+  const RunInfo& run = found->second.first;
+  job.exec = found->second.second;
   JobSpec spec = job.request.spec;
   spec.id = stored.id;
   auto placement = cluster_.PlacementOf(stored.gpus, spec.gpu_milli);
@@ -131,15 +139,15 @@ void LiveQueue::TakeBack(StoredJob& stored, const std::map<JobId, RunInfo>& run_
   if (!adopted.ok()) {
     Log("job " + std::to_string(stored.id) + " cannot be taken back: " + adopted.message() +
         "; stopping it");
-    (void)executor_.Stop(stored.id, now, options_.stop_grace);
+    (void)job.exec->Stop(stored.id, now, options_.stop_grace);
     job.stopping = Stopping::kTerminating;
     job.requeue_on_exit = true;
     return;
   }
   job.requeue_on_exit = stored.state == JobState::kCheckpointing;
   if (stored.last_checkpoint) (void)scheduler_->Checkpointed(stored.id, *stored.last_checkpoint);
-  if (run->second.exit) {
-    ended.emplace_back(stored.id, *run->second.exit);
+  if (run.exit) {
+    ended.emplace_back(stored.id, *run.exit);
     ++summary.ended_offline;
   } else {
     ++summary.adopted;

@@ -41,7 +41,9 @@ nlohmann::json LiveQueue::NodesJson() const {
     for (int g = 0; g < spec.gpus; ++g) {
       const LocalGpu* local = cluster_.Find(static_cast<int>(n), g);
       nlohmann::json gpu = {{"gpu", g}, {"free_milli", state.free_milli[g]}};
-      if (local) {
+      if (local && local->device.index >= kRemoteSlotBase) {
+        gpu["name"] = local->device.name;  // a cluster manager binds it; no CUDA index here
+      } else if (local) {
         gpu["cuda_index"] = local->device.index;
         gpu["name"] = local->device.name;
         gpu["virtual"] = local->device.is_virtual;

@@ -46,15 +46,16 @@ const LocalGpu* LocalCluster::Find(int node, int gpu_on_node) const {
 Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
                                        const std::optional<ClusterSpec>& config,
                                        const std::string& host) {
-  if (found.gpus.empty()) {
+  auto none_found = [&found] {
     std::string why;
     for (const std::string& note : found.notes) why += "; " + note;
     return Status::Error("no GPU found (NVML, nvidia-smi)" + why +
                          ". Run with --virtual-gpus N to try squeeze without GPUs");
-  }
+  };
   LocalCluster out;
   out.source = found.source;
   if (!config) {
+    if (found.gpus.empty()) return none_found();
     PoolSpec pool;
     pool.name = "local";
     out.spec.pools.push_back(pool);
@@ -80,32 +81,38 @@ Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
       for (NodeSpec& n : out.spec.nodes) n.name = host + "-" + n.gpu_model;
     }
   } else {
-    for (const PoolSpec& pool : config->pools) {
-      if (pool.backend != "local") {
-        // The Slurm executor is not there yet: its nodes would get jobs that run here.
-        return Status::Error("pool '" + pool.name + "': backend " + pool.backend +
-                             " is not run by squeeze serve yet; only backend: local");
-      }
-    }
     out.spec = *config;
     size_t next = 0;
-    int declared = 0;
+    int declared = 0, remote = 0;
     for (size_t n = 0; n < out.spec.nodes.size(); ++n) {
       NodeSpec& node = out.spec.nodes[n];
       const int pool = out.spec.PoolIndex(node.pool);
-      if (pool < 0 || out.spec.pools[pool].backend != "local") continue;
+      if (pool < 0) continue;
+      if (out.spec.pools[pool].backend != "local") {
+        // GPUs of a cluster manager's nodes: it binds them itself; squeeze only needs an
+        // identity for each, kept in the store across restarts.
+        for (int g = 0; g < node.gpus; ++g) {
+          GpuDevice d;
+          d.index = kRemoteSlotBase + remote++;
+          d.name = out.spec.pools[pool].backend + " pool " + node.pool;
+          d.model = node.gpu_model;
+          out.gpus.push_back({static_cast<int>(n), g, d});
+        }
+        continue;
+      }
       declared += node.gpus;
       for (int g = 0; g < node.gpus && next < found.gpus.size(); ++g, ++next) {
         out.gpus.push_back({static_cast<int>(n), g, found.gpus[next]});
         if (found.gpus[next].is_virtual) node.labels["virtual"] = "true";
       }
     }
+    if (declared > 0 && found.gpus.empty()) return none_found();
     if (declared > static_cast<int>(found.gpus.size())) {
       return Status::Error("the config's local nodes declare " + std::to_string(declared) +
                            " GPUs; this machine has " + std::to_string(found.gpus.size()) +
                            " (" + found.source + ")");
     }
-    if (declared == 0) return Status::Error("the config has no node in a pool with backend: local");
+    if (declared == 0 && remote == 0) return Status::Error("the config has no node with GPUs");
   }
   if (Status s = out.spec.Validate(); !s.ok()) return s;
   return out;

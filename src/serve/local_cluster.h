@@ -3,7 +3,8 @@
 // config file, one pool "local" with one node per GPU model (named after the host). With one
 // (the cluster file the simulator reads, docs/cluster-file.md), the GPUs are handed out in
 // order to the nodes of its `backend: local` pools, which must not declare more GPUs than the
-// machine has. Plain data and pure functions; thread-safe.
+// machine has; the nodes of its `backend: slurm` pools keep the GPUs the file (or sinfo) gives
+// them, numbered from kRemoteSlotBase. Plain data and pure functions; thread-safe.
 #ifndef SQUEEZE_SERVE_LOCAL_CLUSTER_H_
 #define SQUEEZE_SERVE_LOCAL_CLUSTER_H_
 
@@ -18,10 +19,14 @@
 
 namespace squeeze {
 
+// The GPUs of nodes that a cluster manager runs (pools of backend slurm) have no CUDA index
+// here; they are numbered from this base so that a run's GPUs can be stored and found again.
+constexpr int kRemoteSlotBase = 100000;
+
 struct LocalGpu {
   int node = 0;          // index into the cluster's nodes
   int gpu_on_node = 0;   // the scheduler's GPU index on that node
-  GpuDevice device;      // index = CUDA_VISIBLE_DEVICES's number
+  GpuDevice device;      // index = CUDA_VISIBLE_DEVICES's number (kRemoteSlotBase.. elsewhere)
 };
 
 struct LocalCluster {
@@ -29,7 +34,7 @@ struct LocalCluster {
   std::vector<LocalGpu> gpus;  // every schedulable GPU
   std::string source;          // "nvml", "nvidia-smi", "virtual" or "none"
 
-  // The CUDA indices of a placement's GPUs, in the placement's order.
+  // The CUDA indices of a placement's GPUs, in the placement's order (slots for remote nodes).
   std::vector<int> CudaIndices(const Placement& placement) const;
   // The placement that holds these CUDA indices, each `milli` of a GPU; nullopt when an index
   // is not one of this cluster's GPUs (the machine changed since the job started).

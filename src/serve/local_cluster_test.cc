@@ -71,16 +71,23 @@ TEST(LocalClusterTest, AConfigsLocalNodesGetTheGpusInOrder) {
   EXPECT_THAT(too_many.status().message(), HasSubstr("declare 3 GPUs; this machine has 2"));
 }
 
-TEST(LocalClusterTest, RefusesASlurmPoolItCannotRunYet) {
+TEST(LocalClusterTest, SlurmPoolNodesGetSlotsThatSurviveARestart) {
   auto config = ParseClusterYaml(R"(pools:
-  - {name: here, nodes: [{name: a, gpus: 1}]}
-  - {name: east, backend: slurm, slurm: {conf: /etc/slurm/slurm.conf}, nodes: [{name: e, gpus: 1}]}
+  - {name: east, backend: slurm, slurm: {conf: /etc/slurm/slurm.conf}, nodes: [{name: e, gpus: 2, gpu_model: A100}]}
 )", "serve.yaml");
   ASSERT_TRUE(config.ok()) << config.status().message();
-  GpuInventory found{"virtual", VirtualGpus("1").value(), {}};
-  auto c = BuildLocalCluster(found, *config, "box");
-  ASSERT_FALSE(c.ok());
-  EXPECT_THAT(c.status().message(), HasSubstr("pool 'east': backend slurm is not run"));
+  GpuInventory none{"none", {}, {}};  // no GPU on the daemon's machine: fine for Slurm pools
+  auto c = BuildLocalCluster(none, *config, "box");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->gpus.size(), 2u);
+  EXPECT_EQ(c->gpus[1].device.index, kRemoteSlotBase + 1);
+  Placement p;
+  p.shares.push_back({0, {0, 1}, 1000, 0, 0});
+  const std::vector<int> slots = c->CudaIndices(p);
+  EXPECT_EQ(slots, (std::vector<int>{kRemoteSlotBase, kRemoteSlotBase + 1}));
+  auto back = c->PlacementOf(slots, 1000);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->shares[0].gpus, (std::vector<int>{0, 1}));
 }
 
 TEST(LocalClusterTest, NoGpuAtAllSaysHowToTryWithoutOne) {

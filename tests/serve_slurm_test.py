@@ -1,0 +1,123 @@
+"""`squeeze serve` with two real Slurm clusters as its pools (issue 5): the clusters of
+scripts/slurm-clusters.sh (east, west; 4 fake GPUs as GRES each), started by the CTest fixture
+slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from `sinfo --json`.
+
+- a job runs as a Slurm batch job with the GPUs Slurm binds (CUDA_VISIBLE_DEVICES=0,1);
+- a critical job preempts a low-urgency Slurm job: squeeze asks it to checkpoint (SIGUSR1
+  through scancel), it stops, waits, and its next run resumes from the checkpoint;
+- a running Slurm job is cancelled;
+- the daemon restarts while a Slurm job runs: the job is taken back, not submitted again, and
+  its end is recorded.
+
+Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools)
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_lib  # noqa: E402
+from serve_lib import check, log  # noqa: E402
+
+ROOT = os.environ.get("SQUEEZE_SLURM_ROOT", "/tmp/squeeze-slurm")
+
+
+def slurm_jobs_named(cluster, name):
+    """Slurm job ids of jobs named `name` on `cluster` (any state squeue still lists)."""
+    out = subprocess.run(["squeue", "-h", "-t", "all", "-n", name, "-o", "%i"],
+                         env=dict(os.environ, SLURM_CONF=f"{ROOT}/{cluster}/etc/slurm.conf"),
+                         capture_output=True, text=True, timeout=30)
+    return out.stdout.split()
+
+
+def case_pools(squeeze, source, h):
+    if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
+        raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
+    config = h.path("slurm-pools.yaml")
+    with open(config, "w") as f:
+        f.write(f"""pools:
+  - name: east
+    region: us-east
+    backend: slurm
+    slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
+  - name: west
+    region: eu-west
+    backend: slurm
+    slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
+""")
+    args = ["--config", config, "--set", "min_runtime=0s", "--checkpoint-grace", "20s"]
+    d = h.start_daemon(squeeze, "data", args)
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    status, nodes = d.call("GET", "/v1/nodes")
+    names = sorted(n["name"] for n in nodes["nodes"])
+    check(names == ["east-n0", "west-n0"], f"nodes from sinfo: {nodes}")
+    check(all(n["gpus"] == 4 for n in nodes["nodes"]), f"4 GPUs each: {nodes}")
+    train = os.path.join(source, "examples", "jobs", "train-like.sh")
+
+    # 1. GPUs as Slurm binds them.
+    bound = d.submit({"name": "bound", "gpus": 2, "command": [
+        "bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES cluster=$SLURM_CLUSTER_NAME"]})
+    j = d.wait_state(bound, ["done", "failed"], timeout=60)
+    check(j["state"] == "done" and j["exit_code"] == 0, f"bound: {j}")
+    with open(os.path.join(d.data_dir, "logs", f"{bound}.1.log")) as f:
+        text = f.read()
+    check(re.search(r"CVD=0,1 cluster=(east|west)", text), f"bound's log: {text}")
+
+    # 2. Preemption through Slurm: two low runs fill both clusters, a critical job preempts one.
+    lows = [d.submit({"name": f"low-{i}", "gpus": 4, "urgency": "low", "preemptible": True,
+                      "checkpointable": True, "estimate": "2m", "command": ["bash", train],
+                      "env": {"STEPS": "600", "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": "1000"}})
+            for i in range(2)]
+    for low in lows:
+        d.wait_state(low, "running", timeout=60)
+    time.sleep(3)  # some steps of work
+    urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
+                       "command": ["bash", "-c", "sleep 2; echo urgent done"]})
+    j = d.wait_state(urgent, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"urgent: {j}")
+    victims = [low for low in lows if d.job(low)["preemptions"] > 0]
+    check(len(victims) == 1, f"one low job preempted: {[d.job(low) for low in lows]}")
+    victim = victims[0]
+    v = d.wait_job(victim, lambda j: j["attempts"] >= 2 and j["state"] == "running", 90,
+                   "to run again")
+    check(v["last_checkpoint"] is not None, f"victim checkpoint: {v}")
+
+    def resumed():
+        path = os.path.join(d.data_dir, "logs", f"{victim}.2.log")
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            m = re.search(r"resuming from step (\d+)", f.read())
+        return m and int(m.group(1)) > 0
+
+    serve_lib.wait_until(resumed, 30, f"job {victim}'s second run to resume from its checkpoint")
+
+    # 3. Cancel the running ones (the other low job and the resumed victim).
+    for low in lows:
+        status, reply = d.call("POST", f"/v1/jobs/{low}/cancel")
+        check(status == 200, f"cancel {low}: {status} {reply}")
+    for low in lows:
+        j = d.wait_state(low, "cancelled", timeout=60)
+        check(j["exit_code"] not in (0, None), f"cancelled Slurm job {low}: {j}")
+
+    # 4. A restart while a Slurm job runs: taken back, not submitted again.
+    long = d.submit({"name": "long", "gpus": 1, "command": ["bash", "-c", "sleep 8; echo long done"]})
+    d.wait_state(long, "running", timeout=60)
+    d.stop()
+    d2 = h.start_daemon(squeeze, "data", args, name="restarted")
+    serve_lib.wait_until(lambda: "took back" in d2.log_text(), 60, "the recovery's line")
+    check("took back 1 running jobs" in d2.log_text(), d2.log_text())
+    j = d2.wait_state(long, ["done", "failed"], timeout=60)
+    check(j["state"] == "done" and j["attempts"] == 1, f"long after the restart: {j}")
+    submitted = slurm_jobs_named("east", f"squeeze-{long}.1") + slurm_jobs_named("west", f"squeeze-{long}.1")
+    check(len(submitted) == 1, f"job {long} attempt 1 submitted to Slurm {len(submitted)} times")
+
+
+CASES = {"pools": case_pools}
+
+if __name__ == "__main__":
+    sys.exit(serve_lib.main(CASES, sys.argv))
