@@ -7,6 +7,7 @@
 #
 #   bash scripts/slurm-clusters.sh install      # apt-get install munge slurmctld slurmd slurm-client
 #   bash scripts/slurm-clusters.sh start        # configs + daemons; waits until both nodes are idle
+#   bash scripts/slurm-clusters.sh start-if-possible   # the same where it can (root, Slurm)
 #   bash scripts/slurm-clusters.sh env east     # prints: export SLURM_CONF=.../east/etc/slurm.conf
 #   bash scripts/slurm-clusters.sh stop         # cancels every job, stops every daemon
 #   bash scripts/slurm-clusters.sh status       # sinfo of each cluster
@@ -179,6 +180,13 @@ do_install() {
 
 case "${1:-}" in
   install) do_install ;;
+  start-if-possible)  # for the test fixture: where the clusters cannot run, the tests skip
+    if [[ $(id -u) != 0 ]] || ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+      log "not root, or Slurm is not installed: the slurm tests will skip"
+      exit 0
+    fi
+    exec "$0" start
+    ;;
   start)
     for c in "${CLUSTERS[@]}"; do stop_cluster "$c"; done  # what an earlier run left
     start_munge
