@@ -98,9 +98,7 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
   Status s = scheduler_->Submit(spec, now);
   if (s.ok()) return;
   Log("job " + std::to_string(id) + " cannot be scheduled: " + s.message());
-  RunEnd end{0, JobState::kFailed, "cannot be scheduled: " + s.message(), false, job.failures,
-             std::nullopt};
-  (void)store_.SetState(id, JobState::kFailed, end.reason, now);
+  (void)store_.SetState(id, JobState::kFailed, "cannot be scheduled: " + s.message(), now);
   ++counters_.finished_failed;
   jobs_.erase(id);
 }
@@ -108,7 +106,6 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
 Time LiveQueue::Step(Time now) {
   std::lock_guard lock(mu_);
   DrainInbox(now);
-  size_t running = 0;
   for (Executor* executor : AllExecutors()) {
     for (const ExecEvent& e : executor->Poll(now)) {
       if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
@@ -118,7 +115,6 @@ Time LiveQueue::Step(Time now) {
         OnExit(e.id, e.exit, now);
       }
     }
-    running += executor->RunningCount();
   }
   TerminateOverdue(now);
   QueueDueRetries(now);
@@ -129,7 +125,10 @@ Time LiveQueue::Step(Time now) {
       StopJob(d, now);
     }
   }
-  // Exits and checkpoints are found by polling: poll often while anything runs.
+  // Exits and checkpoints are found by polling: poll often while anything runs (counted after
+  // this cycle's starts, so a short job's end is seen within a second).
+  size_t running = 0;
+  for (Executor* executor : AllExecutors()) running += executor->RunningCount();
   Time next = now + (running > 0 ? 1 : options_.idle_poll);
   next = std::min(next, scheduler_->NextWakeup());
   if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
