@@ -185,7 +185,7 @@ case "${1:-}" in
       log "not root, or Slurm is not installed: the slurm tests will skip"
       exit 0
     fi
-    exec "$0" start
+    exec bash "$0" start
     ;;
   start)
     for c in "${CLUSTERS[@]}"; do stop_cluster "$c"; done  # what an earlier run left
@@ -203,7 +203,7 @@ case "${1:-}" in
     for c in "${CLUSTERS[@]}"; do echo "== $c"; SLURM_CONF=$(conf "$c") sinfo || true; done
     ;;
   clean)
-    "$0" stop
+    bash "$0" stop
     rm -rf "$ROOT"
     ;;
   *)
