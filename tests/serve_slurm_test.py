@@ -75,6 +75,11 @@ def case_pools(squeeze, source, h):
     for low in lows:
         d.wait_state(low, "running", timeout=60)
     time.sleep(3)  # some steps of work
+    # why on a job Slurm runs says what Slurm says of it.
+    status, why = d.call("GET", f"/v1/jobs/{lows[0]}/why")
+    text = " ".join(why["explanation"])
+    check(re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n0", text),
+          f"why {lows[0]}: {why}")
     urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
                        "command": ["bash", "-c", "sleep 2; echo urgent done"]})
     j = d.wait_state(urgent, ["done", "failed"], timeout=90)

@@ -54,6 +54,9 @@ class Executor {
   virtual std::vector<ExecEvent> Poll(Time now) = 0;
   // After a daemon restart: every job's latest run, running or ended. Starts nothing.
   virtual Result<std::vector<RunInfo>> Reattach() = 0;
+  // What the backend says of a running job, for `why` ("Slurm job 12 on east: PENDING
+  // (Resources)"); nullopt when it has nothing to add (the local executor).
+  virtual std::optional<std::string> BackendStatus(JobId id) const { return std::nullopt; }
   virtual bool IsRunning(JobId id) const = 0;
   virtual size_t RunningCount() const = 0;
 };

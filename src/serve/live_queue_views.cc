@@ -140,6 +140,10 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     if (job->IsActive()) {
       lines.push_back(std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
                       " since " + FormatDateTime(job->run_start) + "; it does not wait");
+      // A cluster manager may still hold it in its own queue.
+      if (auto backend = (live.exec ? *live.exec : executor_).BackendStatus(id)) {
+        lines.push_back(*backend);
+      }
       out["explanation"] = lines;
       out["expected_start_in_s"] = 0;
       return out;

@@ -239,6 +239,20 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
   return out;
 }
 
+std::optional<std::string> SlurmExecutor::BackendStatus(JobId id) const {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return std::nullopt;
+  std::string out = "Slurm job " + std::to_string(it->second.slurm_id) + " on cluster " +
+                    options_.pool.cluster;
+  if (unreachable_) return out + ": the controller does not answer (" + *unreachable_ + ")";
+  const auto& seen = it->second.last_seen;
+  if (!seen) return out + ": submitted, not seen in squeue yet";
+  out += ": " + seen->state;
+  if (!seen->reason.empty() && seen->reason != "None") out += " (" + seen->reason + ")";
+  if (!seen->nodes.empty() && seen->state == "RUNNING") out += " on " + seen->nodes;
+  return out;
+}
+
 const SlurmJob* SlurmExecutor::SlurmView(JobId id) const {
   auto it = runs_.find(id);
   return it == runs_.end() || !it->second.last_seen ? nullptr : &*it->second.last_seen;

@@ -39,6 +39,7 @@ class SlurmExecutor : public Executor {
   Status Stop(JobId id, Time now, Time grace) override;
   std::vector<ExecEvent> Poll(Time now) override;
   Result<std::vector<RunInfo>> Reattach() override;
+  std::optional<std::string> BackendStatus(JobId id) const override;
   bool IsRunning(JobId id) const override { return runs_.count(id) > 0; }
   size_t RunningCount() const override { return runs_.size(); }
 
