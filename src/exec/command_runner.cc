@@ -16,7 +16,15 @@ extern char** environ;
 namespace squeeze {
 namespace {
 
-std::vector<std::string> Environment(const std::map<std::string, std::string>& extra) {
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<std::string> EnvironmentWith(const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
@@ -29,20 +37,12 @@ std::vector<std::string> Environment(const std::map<std::string, std::string>& e
   return out;
 }
 
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
+std::vector<char*> ExecPointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (std::string& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
 }
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 std::string CommandLine(const std::vector<std::string>& argv) {
   std::string out;
@@ -55,9 +55,9 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                  const std::map<std::string, std::string>& env, int timeout_ms) {
   if (argv.empty()) return Status::Error("no command to run");
   std::vector<std::string> args = argv;
-  std::vector<std::string> envs = Environment(env);
-  std::vector<char*> argp = Pointers(args);
-  std::vector<char*> envp = Pointers(envs);
+  std::vector<std::string> envs = EnvironmentWith(env);
+  std::vector<char*> argp = ExecPointers(args);
+  std::vector<char*> envp = ExecPointers(envs);
   int out_pipe[2], err_pipe[2], exec_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
       pipe2(exec_pipe, O_CLOEXEC) != 0) {

@@ -26,6 +26,11 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                  const std::map<std::string, std::string>& env = {},
                                  int timeout_ms = 30000);
 
+// This process's environment with `extra` laid over it, as KEY=VALUE strings for execve.
+std::vector<std::string> EnvironmentWith(const std::map<std::string, std::string>& extra);
+// The char* array execve wants (null-terminated); valid while `strings` lives unchanged.
+std::vector<char*> ExecPointers(std::vector<std::string>& strings);
+
 // "sbatch --parsable ..." for messages: the argv joined with spaces, long ones cut.
 std::string CommandLine(const std::vector<std::string>& argv);
 

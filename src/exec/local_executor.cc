@@ -1,5 +1,7 @@
 #include "exec/local_executor.h"
 
+#include "exec/command_runner.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -15,7 +17,6 @@
 
 #include "exec/supervisor.h"
 
-extern char** environ;
 
 namespace squeeze {
 namespace {
@@ -41,28 +42,15 @@ std::string JoinIndices(const std::vector<int>& gpus) {
 std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest& request,
                                         const std::vector<int>& gpus, bool resume,
                                         const std::string& checkpoint_dir) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry(*e);
-    size_t eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [key, value] : request.env) env[key] = value;
+  std::map<std::string, std::string> env = request.env;
   env["SQUEEZE_JOB_ID"] = std::to_string(id);
   env["SQUEEZE_ATTEMPT"] = std::to_string(attempt);
   env["SQUEEZE_CHECKPOINT_DIR"] = checkpoint_dir;
-  env.erase("SQUEEZE_RESUME");
-  if (resume) env["SQUEEZE_RESUME"] = "1";
   env["CUDA_VISIBLE_DEVICES"] = JoinIndices(gpus);
-  std::vector<std::string> out;
-  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
-  return out;
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
+  std::vector<std::string> out = EnvironmentWith(env);
+  // Set only by squeeze for this run, never inherited from the daemon.
+  std::erase_if(out, [](const std::string& e) { return e.rfind("SQUEEZE_RESUME=", 0) == 0; });
+  if (resume) out.push_back("SQUEEZE_RESUME=1");
   return out;
 }
 
@@ -74,13 +62,6 @@ bool Exists(const std::string& path) {
 std::optional<ExitStatus> ReadExit(const std::string& path) {
   std::optional<std::string> text = ReadFileIfPresent(path);
   return text ? ParseExitStatus(*text) : std::nullopt;
-}
-
-std::string ReadMarker(const std::string& checkpoint_dir) {
-  std::optional<std::string> text = ReadFileIfPresent(checkpoint_dir + "/" + kCheckpointMarker);
-  if (!text) return "";
-  while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
-  return *text;
 }
 
 ExitStatus LostExit() {
@@ -113,8 +94,8 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   std::vector<std::string> argv_strings = SupervisorCommandLine(options_.supervisor_path, args);
   std::vector<std::string> env_strings =
       JobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir);
-  std::vector<char*> argv = Pointers(argv_strings);
-  std::vector<char*> envp = Pointers(env_strings);
+  std::vector<char*> argv = ExecPointers(argv_strings);
+  std::vector<char*> envp = ExecPointers(env_strings);
   const char* supervisor = options_.supervisor_path.c_str();
 
   pid_t pid = fork();
@@ -133,7 +114,7 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   if (!record.ok()) return record.status().WithContext(what);
   Run run;
   run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
-                     paths.log, ReadMarker(paths.checkpoint_dir)};
+                     paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
   run.supervisor_start = record->supervisor_start;
   runs_[id] = run;
   return run.info;
@@ -190,7 +171,7 @@ Status LocalExecutor::Stop(JobId id, Time now, Time grace) {
 
 std::optional<std::string> LocalExecutor::NewCheckpoint(Run& run) const {
   std::string marker =
-      ReadMarker(PathsOf(options_.data_dir, run.info.id, run.info.attempt).checkpoint_dir);
+      ReadCheckpointMarker(PathsOf(options_.data_dir, run.info.id, run.info.attempt).checkpoint_dir);
   if (marker.empty() || marker == run.info.last_checkpoint) return std::nullopt;
   run.info.last_checkpoint = marker;
   return marker;
@@ -255,7 +236,7 @@ Result<std::vector<RunInfo>> LocalExecutor::Reattach() {
     if (!record) return Status::Error("unreadable run file " + paths.run);
     Run run;
     run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
-                       paths.log, ReadMarker(paths.checkpoint_dir)};
+                       paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
     run.supervisor_start = record->supervisor_start;
     bool alive = ProcessIsAlive(record->supervisor_pid, record->supervisor_start);
     run.info.exit = ReadExit(paths.exit);

@@ -133,4 +133,12 @@ std::optional<ExitStatus> ParseExitStatus(const std::string& text) {
   return e;
 }
 
+std::string ReadCheckpointMarker(const std::string& checkpoint_dir) {
+  std::string text = ReadFileIfPresent(checkpoint_dir + "/" + kCheckpointMarker).value_or("");
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.pop_back();
+  }
+  return text;
+}
+
 }  // namespace squeeze

@@ -37,6 +37,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& text);
 // The whole file, or nullopt when it cannot be read (missing, say).
 std::optional<std::string> ReadFileIfPresent(const std::string& path);
 
+// The content of `checkpoint_dir`/COMPLETE without its trailing newline; empty when absent.
+std::string ReadCheckpointMarker(const std::string& checkpoint_dir);
+
 // A live process is identified by its pid and its start time (field 22 of /proc/<pid>/stat),
 // so that a reused pid is not mistaken for it.
 std::optional<uint64_t> ProcessStartTime(pid_t pid);

@@ -155,7 +155,7 @@ class LiveQueue {
   std::set<std::pair<Time, JobId>> retries_;
   LiveCounters counters_;
 
-  std::mutex inbox_mu_;
+  mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;
 };
 

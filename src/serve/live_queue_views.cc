@@ -101,7 +101,7 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
     }
   }
   {
-    std::lock_guard inbox(const_cast<std::mutex&>(inbox_mu_));
+    std::lock_guard inbox(inbox_mu_);
     for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
   }
   const ClusterState& cs = scheduler_->cluster();

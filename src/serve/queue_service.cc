@@ -1,7 +1,5 @@
 #include "serve/queue_service.h"
 
-#include <charconv>
-
 #include "config/job_feasibility.h"
 #include "config/job_file.h"
 #include "config/data_path.h"
@@ -14,13 +12,6 @@ namespace squeeze {
 namespace {
 
 constexpr int kMaxPage = 1000;
-
-std::optional<int64_t> ParseCount(const std::string& s) {
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 0) return std::nullopt;
-  return v;
-}
 
 }  // namespace
 
@@ -73,8 +64,8 @@ ApiResult QueueService::List(const Principal& who,
     } else if (key == "team") {
       filter.team = value;
     } else if (key == "limit" || key == "after") {
-      auto n = ParseCount(value);
-      if (!n || (key == "limit" && (*n < 1 || *n > kMaxPage))) {
+      auto n = ParseInt64(value);
+      if (!n || *n < 0 || (key == "limit" && (*n < 1 || *n > kMaxPage))) {
         return ApiResult::Fail(400, key + ": '" + value + "' is not " +
                                         (key == "limit" ? "a number from 1 to 1000" : "a job id"));
       }
@@ -127,7 +118,7 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
   int64_t attempt = job->attempts, tail = 64 * 1024;
   for (const auto& [key, value] : query) {
-    auto n = ParseCount(value);
+    auto n = ParseInt64(value);
     if (key == "attempt") {
       if (!n || *n < 1 || *n > job->attempts) {
         return ApiResult::Fail(400, "attempt: '" + value + "' is not one of job " +

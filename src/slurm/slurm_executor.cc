@@ -11,12 +11,6 @@
 namespace squeeze {
 namespace {
 
-std::string ReadMarker(const std::string& checkpoint_dir) {
-  std::string text = ReadFileIfPresent(checkpoint_dir + "/" + kCheckpointMarker).value_or("");
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
-}
-
 // How a run ended, from Slurm's record. Only COMPLETED (or FAILED with its non-zero code) is
 // the job's own exit; anything else Slurm did (a cancel, even of a job that never started, a
 // time limit, a node failure) never reads as success.
@@ -93,7 +87,7 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
   if (ec) return Status::Error(what + ": cannot create " + paths.checkpoint_dir + ": " + ec.message());
 
   Run run;
-  run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadMarker(paths.checkpoint_dir), ""};
+  run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
   // A daemon killed between sbatch and the record below left a job of this name: take it.
   auto listed = Squeue();
   if (!listed.ok()) return listed.status().WithContext(what);
@@ -166,7 +160,7 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   for (auto it = runs_.begin(); it != runs_.end();) {
     Run& run = it->second;
     const std::string marker =
-        ReadMarker(PathsOf(options_.data_dir, it->first, run.info.attempt).checkpoint_dir);
+        ReadCheckpointMarker(PathsOf(options_.data_dir, it->first, run.info.attempt).checkpoint_dir);
     if (!marker.empty() && marker != run.info.last_checkpoint) {
       run.info.last_checkpoint = marker;
       ExecEvent& e = events.emplace_back();
@@ -209,7 +203,6 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
   auto listed = Squeue();
   if (!listed.ok()) return listed.status().WithContext("taking back the Slurm jobs");
   std::map<JobId, std::pair<int, const SlurmJob*>> latest;
-  strangers_.clear();
   for (const SlurmJob& j : *listed) {
     JobId id = 0;
     int attempt = 0;
@@ -224,7 +217,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
     Run run;
     run.slurm_id = job->id;
     run.last_seen = *job;
-    run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadMarker(paths.checkpoint_dir),
+    run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir),
                        std::to_string(job->id)};
     if (SlurmStateEnded(job->state)) {
       run.info.exit = ExitOf(*job);

@@ -45,8 +45,6 @@ class SlurmExecutor : public Executor {
 
   // The Slurm view of a running job (state, reason, GPUs Slurm gave it), as of the last Poll.
   const SlurmJob* SlurmView(JobId id) const;
-  // Jobs named like squeeze's that no run of this executor is (found by Reattach or Poll).
-  const std::vector<SlurmJob>& Strangers() const { return strangers_; }
   // Whether the last squeue answered; the message when it did not (controller down).
   const std::optional<std::string>& Unreachable() const { return unreachable_; }
 
@@ -64,7 +62,6 @@ class SlurmExecutor : public Executor {
 
   SlurmExecutorOptions options_;
   std::map<JobId, Run> runs_;
-  std::vector<SlurmJob> strangers_;
   std::optional<std::string> unreachable_;
 };
 
