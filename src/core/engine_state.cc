@@ -1,6 +1,7 @@
 #include "core/engine_state.h"
 
 #include <algorithm>
+#include <map>
 
 namespace squeeze {
 
@@ -37,8 +38,42 @@ void HoldCapacity(EngineState& s, const Job& job) {
   s.team_running_milli[job.spec.team] += job.spec.TotalMilli();
 }
 
+void ReleasePlacement(EngineState& s, const Placement& placement) {
+  s.cluster.Release(placement);
+  for (const auto& share : placement.shares) {
+    if (s.unavailable.count(share.node)) HoldUnavailable(s, share.node);
+  }
+}
+
+void HoldUnavailable(EngineState& s, int node) {
+  const NodeState& n = s.cluster.node(node);
+  std::map<int, std::vector<int>> by_milli;  // free milli -> GPUs with that much free
+  for (int g = 0; g < n.gpus; ++g) {
+    if (n.free_milli[g] > 0) by_milli[n.free_milli[g]].push_back(g);
+  }
+  Placement take;
+  for (auto& [milli, gpus] : by_milli) {
+    NodeShare share;
+    share.node = node;
+    share.gpus = std::move(gpus);
+    share.milli_per_gpu = milli;
+    take.shares.push_back(std::move(share));
+  }
+  const int64_t cpu = n.cpu_tracked ? n.cpu_free : 0;
+  const int64_t memory = n.memory_tracked ? n.memory_free : 0;
+  if (cpu > 0 || memory > 0) {
+    if (take.shares.empty()) take.shares.push_back(NodeShare{node, {}, kMilliPerGpu, 0, 0});
+    take.shares.front().cpu_milli = cpu;
+    take.shares.front().memory_mib = memory;
+  }
+  if (take.empty()) return;
+  s.cluster.Allocate(take);
+  auto& held = s.unavailable[node].shares;
+  held.insert(held.end(), take.shares.begin(), take.shares.end());
+}
+
 void ReleaseCapacity(EngineState& s, const Job& job) {
-  s.cluster.Release(job.placement);
+  ReleasePlacement(s, job.placement);
   for (const auto& share : job.placement.shares) {
     auto& on_node = s.node_jobs[share.node];
     on_node.erase(std::find(on_node.begin(), on_node.end(), job.spec.id));
@@ -51,7 +86,7 @@ void ReleaseCapacity(EngineState& s, const Job& job) {
 void DropMove(EngineState& s, JobId id) {
   auto it = s.moves.find(id);
   if (it == s.moves.end()) return;
-  s.cluster.Release(it->second.to);
+  ReleasePlacement(s, it->second.to);
   s.moves.erase(it);
 }
 

@@ -65,6 +65,9 @@ struct EngineState {
   // The driver reports complete checkpoints (Scheduler::Checkpointed): among victims that would
   // lose as much, the one with the least work since its last checkpoint is stopped first.
   bool checkpoints_reported = false;
+  // Nodes that take no new work (down, drained, or their controller unreachable) and the free
+  // capacity held on each so that no placement finds it; jobs already there keep theirs.
+  std::map<int, Placement> unavailable;
   SchedulerCounters counters;
 };
 
@@ -75,6 +78,11 @@ void UnindexRunning(EngineState& s, const Job& job);
 // Accounts for the GPUs of a job that holds them (running or checkpointing), and releases them.
 void HoldCapacity(EngineState& s, const Job& job);
 void ReleaseCapacity(EngineState& s, const Job& job);
+// Gives back capacity (a job's, a move's destination); what lands on an unavailable node is
+// held again at once.
+void ReleasePlacement(EngineState& s, const Placement& placement);
+// Holds every free GPU (and CPU and memory) of an unavailable node.
+void HoldUnavailable(EngineState& s, int node);
 // Forgets a move in flight (the job finished or was cancelled) and frees its destination.
 void DropMove(EngineState& s, JobId id);
 

@@ -139,6 +139,23 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   return Status::Ok();
 }
 
+Status Scheduler::SetNodeAvailable(int node, bool available) {
+  EngineState& s = *state_;
+  if (node < 0 || node >= static_cast<int>(s.cluster.nodes().size())) {
+    return Status::Error("node " + std::to_string(node) + " is not in the cluster");
+  }
+  auto it = s.unavailable.find(node);
+  if (!available && it == s.unavailable.end()) {
+    s.unavailable[node];
+    HoldUnavailable(s, node);
+  } else if (available && it != s.unavailable.end()) {
+    Placement held = std::move(it->second);
+    s.unavailable.erase(it);
+    s.cluster.Release(held);
+  }
+  return Status::Ok();
+}
+
 void Scheduler::Enqueue(Job& job, Time now) {
   EngineState& s = *state_;
   job.state = JobState::kPending;

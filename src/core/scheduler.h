@@ -55,6 +55,13 @@ class Scheduler {
   // `max`, in queue order: for explaining why `id` waits.
   std::vector<Reservation> ReservationsAhead(JobId id, Time now, size_t max) const;
 
+  // A node that may take no new work (down or drained in its backend, or its controller out
+  // of reach) or may again. Its free GPUs are held while it is unavailable, and so are those
+  // its jobs free later; the jobs on it keep running until the driver reports them ended.
+  // An unknown node is an error.
+  Status SetNodeAvailable(int node, bool available);
+  bool NodeAvailable(int node) const { return !state_->unavailable.count(node); }
+
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }
   const Policy& policy() const { return state_->policy; }

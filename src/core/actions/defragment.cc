@@ -337,6 +337,12 @@ void ResumeMoves(CycleContext& c) {
     }
     EngineState::Move move = std::move(it->second);
     it = c.s.moves.erase(it);
+    bool lost = false;  // a node of the destination became unavailable: place it anew
+    for (const auto& share : move.to.shares) lost = lost || c.s.unavailable.count(share.node);
+    if (lost) {
+      ReleasePlacement(c.s, move.to);
+      continue;
+    }
     c.s.cluster.Release(move.to);
     c.Start(job, std::move(move.to), move.borrowed);
   }
