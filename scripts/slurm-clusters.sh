@@ -12,6 +12,9 @@
 #   bash scripts/slurm-clusters.sh stop         # cancels every job, stops every daemon
 #   bash scripts/slurm-clusters.sh status       # sinfo of each cluster
 #   bash scripts/slurm-clusters.sh stop-ctld west / start-ctld west   # a controller outage
+#   bash scripts/slurm-clusters.sh stop-node east / start-node east   # the node dies: slurmd
+#       and every job step on it SIGKILLed (Slurm marks it DOWN after SlurmdTimeout=10 s);
+#       start-node brings slurmd back and waits for the node to be idle (ReturnToService=2)
 #
 # Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16).
 # Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
@@ -168,6 +171,45 @@ stop_cluster() {  # cluster
   stop_pidfile "$dir/run/slurmctld.pid" "slurmctld of $c"
 }
 
+# The job steps of a cluster's node (slurmstepd with this cluster's SLURM_CONF in its
+# environment; other clusters' are left alone) and every process below them.
+node_procs() {  # cluster
+  local want p kids
+  want="SLURM_CONF=$(conf "$1")"
+  local -a todo=()
+  for p in $(pgrep slurmstepd); do
+    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "$want"; then todo+=("$p"); fi
+  done
+  while ((${#todo[@]})); do
+    p=${todo[0]}
+    todo=("${todo[@]:1}")
+    echo "$p"
+    kids=$(pgrep -P "$p" || true)
+    if [[ -n $kids ]]; then todo+=($kids); fi
+  done
+  return 0
+}
+
+stop_node() {  # cluster: as if the node lost power
+  local c=$1 dir=$ROOT/$1 i pids
+  if [[ -s $dir/run/slurmd.pid ]]; then kill -9 "$(<"$dir/run/slurmd.pid")" 2>/dev/null || true; fi
+  rm -f "$dir/run/slurmd.pid"
+  for ((i = 0; i < 5; i++)); do
+    pids=$(node_procs "$c")
+    [[ -z $pids ]] && break
+    kill -9 $pids 2>/dev/null || true
+    sleep 0.2
+  done
+  log "node $(node "$c") stopped (slurmd and its job steps killed)"
+}
+
+start_node() {  # cluster
+  local c=$1
+  SLURM_CONF=$(conf "$c") slurmd -N "$(node "$c")"
+  wait_for "slurmd of $c" 20 test -s "$ROOT/$c/run/slurmd.pid"
+  wait_for "node $(node "$c") idle" 60 node_idle "$c"
+}
+
 do_install() {
   if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null &&
      command -v sbatch >/dev/null; then
@@ -198,6 +240,8 @@ case "${1:-}" in
     ;;
   stop-ctld) ports "${2:?cluster}" >/dev/null && stop_pidfile "$ROOT/$2/run/slurmctld.pid" "slurmctld of $2" ;;
   start-ctld) ports "${2:?cluster}" >/dev/null && start_ctld "$2" ;;
+  stop-node) ports "${2:?cluster}" >/dev/null && stop_node "$2" ;;
+  start-node) ports "${2:?cluster}" >/dev/null && start_node "$2" ;;
   env) ports "${2:?cluster}" >/dev/null && echo "export SLURM_CONF=$(conf "$2")" ;;
   status)
     for c in "${CLUSTERS[@]}"; do echo "== $c"; SLURM_CONF=$(conf "$c") sinfo || true; done
@@ -207,7 +251,7 @@ case "${1:-}" in
     rm -rf "$ROOT"
     ;;
   *)
-    echo "usage: $0 install|start|stop|status|env CLUSTER|stop-ctld CLUSTER|start-ctld CLUSTER|clean" >&2
+    echo "usage: $0 install|start|stop|status|env CLUSTER|stop-ctld CLUSTER|start-ctld CLUSTER|stop-node CLUSTER|start-node CLUSTER|clean" >&2
     exit 2
     ;;
 esac

@@ -103,7 +103,13 @@ std::string FormatNodes(const nlohmann::json& nodes) {
                     Str(n, "jobs")});
   }
   if (rows.empty()) return "no nodes\n";
-  return Table({"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"}, rows);
+  std::string out = Table({"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"}, rows);
+  for (const auto& n : ListOf(nodes, "nodes")) {
+    if (n.contains("unavailable") && n["unavailable"].is_string()) {
+      out += Str(n, "name") + " takes no new jobs: " + n["unavailable"].get<std::string>() + "\n";
+    }
+  }
+  return out;
 }
 
 }  // namespace squeeze

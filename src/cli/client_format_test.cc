@@ -39,5 +39,19 @@ TEST(ClientFormatTest, WhyAndNodes) {
             "local  local  L4 (virtual)  4     1     3,14\n");
 }
 
+TEST(ClientFormatTest, NodesSayWhyANodeTakesNoNewJobs) {
+  const auto nodes = nlohmann::json::parse(R"J([{"name": "east-n0", "pool": "east",
+    "gpu_model": "gpu", "gpus": 4, "free_gpus": 3, "jobs": [7], "available": false,
+    "unavailable": "the controller of Slurm cluster east does not answer since 2026-11-30T08:52:03Z"},
+    {"name": "west-n0", "pool": "west", "gpu_model": "gpu", "gpus": 4, "free_gpus": 4,
+    "jobs": [], "available": true}])J");
+  EXPECT_EQ(FormatNodes(nodes),
+            "NODE     POOL  MODEL  GPUS  FREE  JOBS\n"
+            "east-n0  east  gpu    4     3     7\n"
+            "west-n0  west  gpu    4     4     \n"
+            "east-n0 takes no new jobs: the controller of Slurm cluster east does not answer "
+            "since 2026-11-30T08:52:03Z\n");
+}
+
 }  // namespace
 }  // namespace squeeze

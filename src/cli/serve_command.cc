@@ -41,7 +41,11 @@ CommandRun RegisterServe(CLI::App& app) {
          "After asking a job to checkpoint (SIGUSR1), how long to wait for its marker before "
          "SIGTERM",
          "60s"},
-        {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"}}) {
+        {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"},
+        {"--slurm-watch",
+         "How often each Slurm pool's nodes and jobs are looked at (sinfo, squeue) and "
+         "compared with the queue",
+         "2s"}}) {
     (*durations)[flag] = fallback;
     app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
   }
@@ -57,7 +61,8 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--retry-backoff", &o->queue.retry_backoff},
         {"--retry-backoff-max", &o->queue.retry_backoff_max},
         {"--checkpoint-grace", &o->queue.checkpoint_grace},
-        {"--stop-grace", &o->queue.stop_grace}};
+        {"--stop-grace", &o->queue.stop_grace},
+        {"--slurm-watch", &o->slurm_watch}};
     for (const auto& [flag, text] : *durations) {
       auto d = ParseDuration(text);
       if (!d.ok() || *d <= 0) {

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,18 @@ struct ExecEvent {
   std::string checkpoint;  // kCheckpoint: the marker's content (e.g. the step)
 };
 
+// What a backend that runs nodes of its own (a Slurm cluster) says of them, and of the jobs it
+// runs that the executor does not follow, as of its last look.
+struct BackendReport {
+  std::string cluster;
+  bool reachable = true;                  // its controller answered the last look
+  std::string error;                      // why not
+  std::optional<Time> unreachable_since;  // since when it does not answer
+  std::map<std::string, std::string> nodes;  // every node it lists -> "" (usable) or its trouble
+  std::vector<std::string> unknown_jobs;  // "Slurm job 12 'squeeze-999999.1' RUNNING on n0"
+  Time at = 0;                            // when it looked
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
@@ -57,6 +70,12 @@ class Executor {
   // What the backend says of a running job, for `why` ("Slurm job 12 on east: PENDING
   // (Resources)"); nullopt when it has nothing to add (the local executor).
   virtual std::optional<std::string> BackendStatus(JobId id) const { return std::nullopt; }
+  // The backend's nodes and strangers (BackendReport); nullopt for one without nodes of its own
+  // or before its first look.
+  virtual std::optional<BackendReport> Report() const { return std::nullopt; }
+  // Stop following `id`'s run without touching it: Reattach found a run the store does not
+  // know (it is then reported as unknown, and left alone).
+  virtual void Release(JobId id) {}
   virtual bool IsRunning(JobId id) const = 0;
   virtual size_t RunningCount() const = 0;
 };

@@ -60,6 +60,9 @@ struct ExitStatus {
   bool signaled = false;
   int code = 0;  // the exit code, or the signal number when signaled
   std::string error;
+  // The backend lost the run (its node failed, Slurm requeued or forgot it): not the job's
+  // failure; `error` says what happened. Never written to an .exit file.
+  bool lost = false;
   bool Succeeded() const { return !signaled && code == 0; }
   bool operator==(const ExitStatus&) const = default;
 };

@@ -186,6 +186,12 @@ int RunDaemon(const DaemonOptions& options) {
     SlurmExecutorOptions so;
     so.data_dir = dir;
     so.pool = pool.slurm;
+    // A controller that is down makes every Slurm command wait ~9 s before it fails: the
+    // looks run on their own thread, and the commands the queue runs (sbatch, scancel) are
+    // only sent while the latest look answered.
+    so.command_timeout_ms = 15000;
+    so.watch_interval_ms = static_cast<int>(options.slurm_watch * 1000);
+    so.watch_timeout_ms = 8000;
     if (so.pool.cluster.empty()) so.pool.cluster = pool.name;
     slurm_executors.push_back(std::make_unique<SlurmExecutor>(so));
     (*queue)->SetPoolExecutor(static_cast<int>(p), *slurm_executors.back());

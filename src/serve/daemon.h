@@ -23,6 +23,7 @@ struct DaemonOptions {
   std::vector<std::string> settings;  // KEY=VALUE policy settings
   bool fsync_each_commit = true;
   LiveQueueOptions queue;
+  Time slurm_watch = 2;  // seconds between looks at each Slurm pool (sinfo, squeue)
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

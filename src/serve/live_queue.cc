@@ -116,6 +116,7 @@ Time LiveQueue::Step(Time now) {
       }
     }
   }
+  ApplyBackendReports(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
   for (const Decision& d : scheduler_->Cycle(now)) {
@@ -130,6 +131,7 @@ Time LiveQueue::Step(Time now) {
   size_t running = 0;
   for (Executor* executor : AllExecutors()) running += executor->RunningCount();
   Time next = now + (running > 0 ? 1 : options_.idle_poll);
+  if (!pool_executors_.empty()) next = std::min(next, now + 2);  // their nodes' states change
   next = std::min(next, scheduler_->NextWakeup());
   if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
   for (const auto& [id, job] : jobs_) {
@@ -182,6 +184,10 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
     // Taken back after a restart while it was stopping: the scheduler thinks it runs.
     if (known != nullptr) (void)scheduler_->Finished(id, now, true);
     Queue(id, job, now);  // may forget `job`
+    return;
+  }
+  if (exit.lost) {
+    OnLost(id, job, exit, now);
     return;
   }
   (void)scheduler_->Finished(id, now, exit.Succeeded());

@@ -52,6 +52,7 @@ struct LiveCounters {
   int64_t finished_done = 0;
   int64_t finished_failed = 0;
   int64_t cancelled = 0;
+  int64_t lost = 0;          // runs a backend lost (node failure, Slurm's requeue), queued again
   std::vector<uint64_t> wait_counts;  // histogram of queue waits at each start (kWaitBounds)
   double wait_sum = 0;
 };
@@ -99,6 +100,13 @@ class LiveQueue {
     int gpus_idle = 0;  // no job on them at all
     bool virtual_gpus = false;
     LiveCounters counters;
+    struct Backend {
+      std::string pool;
+      bool reachable = true;
+      int unknown_jobs = 0;
+      int nodes_unavailable = 0;
+    };
+    std::vector<Backend> backends;  // one per pool whose executor reports (Slurm pools)
   };
   Gauges Snapshot() const;
   const LocalCluster& cluster() const { return cluster_; }
@@ -135,6 +143,12 @@ class LiveQueue {
   void Queue(JobId id, LiveJob& job, Time now);
   void OnCheckpoint(JobId id, const std::string& label, Time now);
   void OnExit(JobId id, const ExitStatus& exit, Time now);
+  // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
+  void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now);
+  // The backends' reports: nodes made unavailable or available again, strangers logged.
+  void ApplyBackendReports(Time now);
+  // Why node `n` takes no new jobs; empty when it does.
+  std::string NodeUnavailableWhy(int n) const;
   // A run that failed (or could not start): a retry after back-off, or failed for good.
   void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
   void StartJob(const Decision& d, Time now);
@@ -148,6 +162,8 @@ class LiveQueue {
   JobStore& store_;
   Executor& executor_;
   std::map<int, Executor*> pool_executors_;
+  std::map<int, BackendReport> reports_;       // by pool, the latest of each backend
+  std::map<int, std::string> node_down_;       // node -> why it takes no new jobs
   LiveQueueOptions options_;
 
   mutable std::mutex mu_;  // guards everything below and the scheduler and executor

@@ -90,6 +90,18 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
   }
   reader.join();
   if (Status s = rows.status(); !s.ok()) return s.WithContext("reading the job store");
+  // A run the store does not hold as this job's current attempt (a job submitted to Slurm
+  // behind squeeze's back, an older attempt's copy) is not followed; the backend reports it.
+  for (const auto& [id, entry] : run_of) {
+    auto it = jobs_.find(id);
+    const bool taken = it != jobs_.end() && it->second.exec == entry.second &&
+                       it->second.attempts == entry.first.attempt;
+    if (taken || entry.first.exit) continue;
+    entry.second->Release(id);
+    Log("a run of job " + std::to_string(id) + " attempt " + std::to_string(entry.first.attempt) +
+        " that the store does not hold as running is left alone" +
+        (entry.first.backend_id.empty() ? "" : " (Slurm job " + entry.first.backend_id + ")"));
+  }
   for (const auto& [id, exit] : ended) OnExit(id, exit, now);
   return summary;
 }

@@ -60,8 +60,12 @@ nlohmann::json LiveQueue::NodesJson() const {
                      {"gpus", spec.gpus},
                      {"free_gpus", state.whole_free},
                      {"virtual", spec.labels.count("virtual") > 0},
+                     {"available", scheduler_->NodeAvailable(static_cast<int>(n))},
                      {"jobs", jobs},
                      {"gpu_detail", gpus}});
+    if (const std::string why = NodeUnavailableWhy(static_cast<int>(n)); !why.empty()) {
+      nodes.back()["unavailable"] = why;
+    }
   }
   return {{"nodes", nodes}, {"gpu_source", cluster_.source}};
 }
@@ -80,6 +84,17 @@ nlohmann::json LiveQueue::PoolsJson() const {
                      {"backend", spec.backend},
                      {"gpus", cs.PoolTotalGpus(p)},
                      {"free_gpus", free}});
+    if (auto it = reports_.find(p); it != reports_.end()) {
+      const BackendReport& r = it->second;
+      nlohmann::json controller = {{"cluster", r.cluster}, {"reachable", r.reachable},
+                                   {"checked_at", FormatDateTime(r.at)}};
+      if (!r.reachable) {
+        controller["error"] = r.error;
+        controller["unreachable_since"] = FormatDateTime(r.unreachable_since.value_or(r.at));
+      }
+      pools.back()["controller"] = controller;
+      pools.back()["unknown_jobs"] = r.unknown_jobs;
+    }
   }
   return {{"pools", pools}};
 }
@@ -110,6 +125,16 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
   for (const NodeState& n : cs.nodes()) g.gpus_idle += n.whole_free;
   for (const LocalGpu& gpu : cluster_.gpus) g.virtual_gpus |= gpu.device.is_virtual;
   g.counters = counters_;
+  for (const auto& [p, r] : reports_) {
+    Gauges::Backend b;
+    b.pool = cs.spec().pools[p].name;
+    b.reachable = r.reachable;
+    b.unknown_jobs = static_cast<int>(r.unknown_jobs.size());
+    for (const NodeState& n : cs.nodes()) {
+      b.nodes_unavailable += n.pool == p && !scheduler_->NodeAvailable(n.index) ? 1 : 0;
+    }
+    g.backends.push_back(b);
+  }
   return g;
 }
 
@@ -166,6 +191,13 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     lines.push_back("free now: " + std::to_string(free) + " of the " + std::to_string(usable) +
                     " GPUs it may use" +
                     (spec.WholeGpus() ? "" : " have room for it"));
+    for (const auto& [node, why] : node_down_) {
+      const NodeSpec& ns = cs.spec().nodes[node];
+      if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
+        continue;
+      }
+      lines.push_back("node " + ns.name + " (pool " + ns.pool + ") takes no new jobs: " + why);
+    }
     // Who is ahead in the queue.
     std::vector<JobId> ahead;
     const EngineState& st = scheduler_->state();

@@ -188,6 +188,24 @@ std::string QueueService::MetricsText() {
             static_cast<double>(c.finished_failed), {{"state", "failed"}});
   m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
             static_cast<double>(c.cancelled), {{"state", "cancelled"}});
+  m.Counter("squeeze_lost_runs_total",
+            "Runs a backend lost (a Slurm node failed, Slurm requeued or forgot the job); "
+            "each job was queued again",
+            static_cast<double>(c.lost));
+  // One family after the other: Prometheus wants a family's samples together.
+  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+    m.Gauge("squeeze_slurm_controller_up", "1 when the pool's Slurm controller answered the "
+            "last look", b.reachable ? 1 : 0, {{"pool", b.pool}});
+  }
+  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+    m.Gauge("squeeze_slurm_unknown_jobs", "Jobs named squeeze-* that Slurm runs and squeeze "
+            "does not know (left alone)", b.unknown_jobs, {{"pool", b.pool}});
+  }
+  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+    m.Gauge("squeeze_nodes_unavailable", "Nodes of the pool that take no new jobs (down, "
+            "drained, or their controller does not answer)", b.nodes_unavailable,
+            {{"pool", b.pool}});
+  }
   return m.str();
 }
 

@@ -7,40 +7,43 @@
 #include <set>
 
 #include "slurm/batch_script.h"
+#include "slurm/slurm_reconcile.h"
 
 namespace squeeze {
 namespace {
 
-// How a run ended, from Slurm's record. Only COMPLETED (or FAILED with its non-zero code) is
-// the job's own exit; anything else Slurm did (a cancel, even of a job that never started, a
-// time limit, a node failure) never reads as success.
-ExitStatus ExitOf(const SlurmJob& job) {
-  ExitStatus e;
-  const int code = job.exit_code.value_or(-1);
-  if (code > 128) {
-    e.signaled = true;
-    e.code = code - 128;
-  } else {
-    e.code = code;
-  }
-  if (job.state == "COMPLETED" && job.exit_code) return e;
-  if (job.state == "FAILED" && !e.Succeeded() && job.exit_code) return e;
-  e.error = "Slurm ended the job " + job.state;
-  if (!job.reason.empty() && job.reason != "None") e.error += " (" + job.reason + ")";
-  if (!job.start_time) e.error += " before it started";
-  if (e.Succeeded()) {
-    e.signaled = job.state == "CANCELLED";
-    e.code = e.signaled ? 15 : -1;
-  }
-  return e;
-}
-
 }  // namespace
 
-SlurmExecutor::SlurmExecutor(SlurmExecutorOptions options) : options_(std::move(options)) {}
+SlurmExecutor::SlurmExecutor(SlurmExecutorOptions options) : options_(std::move(options)) {
+  SlurmWatchOptions w;
+  w.cluster = options_.pool.cluster;
+  w.conf = options_.pool.conf;
+  w.timeout_ms = options_.watch_timeout_ms;
+  w.interval_ms = options_.watch_interval_ms;
+  watch_ = std::make_unique<SlurmWatch>(w);
+}
+
+std::optional<std::string> SlurmExecutor::Away() const {
+  auto look = watch_->Latest();
+  if (!look || look->reachable) return std::nullopt;
+  return look->error;
+}
+
+Status SlurmExecutor::Scancel(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {"scancel"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto out = Slurm(argv);
+  if (!out.ok()) return out.status();
+  if (out->exit_code != 0) return Status::Error(CommandLine(argv) + ": " + out->err.substr(0, 300));
+  return Status::Ok();
+}
 
 Result<CommandOutput> SlurmExecutor::Slurm(const std::vector<std::string>& argv) const {
   return RunCommand(argv, {{"SLURM_CONF", options_.pool.conf}}, options_.command_timeout_ms);
+}
+
+std::string SlurmExecutor::Comment(JobId id) const {
+  return "squeeze job " + std::to_string(id) + " of " + options_.data_dir;
 }
 
 std::string SlurmExecutor::SubmittedPath(JobId id, int attempt) const {
@@ -60,20 +63,13 @@ Result<std::vector<SlurmJob>> SlurmExecutor::Squeue() {
   return ParseSqueueJson(out->out);
 }
 
-std::optional<SlurmJob> SlurmExecutor::Ended(int64_t slurm_id) const {
-  auto out = Slurm({"scontrol", "show", "job", std::to_string(slurm_id)});
-  if (!out.ok() || out->exit_code != 0) return std::nullopt;
-  auto job = ParseScontrolJob(out->out);
-  if (!job.ok() || !SlurmStateEnded(job->state)) return std::nullopt;
-  return *job;
-}
-
 Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& request,
                                      const std::vector<int>& gpu_indices, bool resume) {
   const std::string name = SlurmJobName(id, attempt);
   const std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt) +
                            " on Slurm cluster " + options_.pool.cluster;
   if (runs_.count(id)) return Status::Error(what + ": the job is already running");
+  if (auto away = Away()) return Status::Error(what + ": the controller does not answer (" + *away + ")");
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
   const std::string submitted = SubmittedPath(id, attempt);
   if (std::filesystem::exists(submitted)) {
@@ -92,7 +88,9 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
   auto listed = Squeue();
   if (!listed.ok()) return listed.status().WithContext(what);
   for (const SlurmJob& j : *listed) {
-    if (j.name == name) run.slurm_id = j.id;
+    // Only a live one: an ended job of that name is an earlier data directory's at this path
+    // (Slurm keeps ended jobs for MinJobAge), and a restart's Reattach finds this daemon's.
+    if (j.name == name && j.comment == Comment(id) && !SlurmStateEnded(j.state)) run.slurm_id = j.id;
   }
   if (run.slurm_id == 0) {
     const std::string script = options_.data_dir + "/slurm/" + std::to_string(id) + "." +
@@ -104,7 +102,7 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
     }
     chmod(script.c_str(), 0700);
     std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
-                                     "--comment=squeeze job " + std::to_string(id),
+                                     "--comment=" + Comment(id),
                                      "--output=" + paths.log, "--open-mode=append", "--requeue"};
     if (!options_.pool.partition.empty()) argv.push_back("--partition=" + options_.pool.partition);
     if (!options_.pool.user.empty()) argv.push_back("--uid=" + options_.pool.user);
@@ -121,6 +119,7 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
                            "): " + out->err.substr(0, 300));
     }
     run.slurm_id = slurm_id;
+    run.submitted_ms = SlurmWatch::SteadyMs();
   }
   (void)gpu_indices;  // Slurm picks the GPUs (--gres); SlurmView says which
   (void)resume;       // the script sets SQUEEZE_RESUME itself from the checkpoint marker
@@ -132,73 +131,6 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
   return run.info;
 }
 
-Status SlurmExecutor::RequestCheckpoint(JobId id) {
-  auto it = runs_.find(id);
-  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
-  auto out = Slurm({"scancel", "--signal=USR1", "--batch", std::to_string(it->second.slurm_id)});
-  if (!out.ok()) return out.status();
-  if (out->exit_code != 0) return Status::Error("scancel --signal=USR1: " + out->err.substr(0, 300));
-  return Status::Ok();
-}
-
-Status SlurmExecutor::Stop(JobId id, Time now, Time grace) {
-  auto it = runs_.find(id);
-  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
-  auto out = Slurm({"scancel", std::to_string(it->second.slurm_id)});
-  if (!out.ok()) return out.status();
-  if (out->exit_code != 0) return Status::Error("scancel: " + out->err.substr(0, 300));
-  return Status::Ok();
-}
-
-std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
-  std::vector<ExecEvent> events;
-  if (runs_.empty()) return events;
-  auto listed = Squeue();
-  if (!listed.ok()) return events;  // the controller is away: nothing is known to have changed
-  std::map<int64_t, const SlurmJob*> by_id;
-  for (const SlurmJob& j : *listed) by_id[j.id] = &j;
-  for (auto it = runs_.begin(); it != runs_.end();) {
-    Run& run = it->second;
-    const std::string marker =
-        ReadCheckpointMarker(PathsOf(options_.data_dir, it->first, run.info.attempt).checkpoint_dir);
-    if (!marker.empty() && marker != run.info.last_checkpoint) {
-      run.info.last_checkpoint = marker;
-      ExecEvent& e = events.emplace_back();
-      e.kind = ExecEvent::Kind::kCheckpoint;
-      e.id = it->first;
-      e.attempt = run.info.attempt;
-      e.checkpoint = marker;
-    }
-    auto found = by_id.find(run.slurm_id);
-    std::optional<SlurmJob> ended;
-    if (found != by_id.end()) {
-      run.last_seen = *found->second;
-      if (SlurmStateEnded(found->second->state)) ended = *found->second;
-    } else {
-      ended = Ended(run.slurm_id);
-      if (!ended) {  // neither squeue nor scontrol knows it: Slurm lost it
-        SlurmJob lost;
-        lost.state = "LOST";
-        ended = lost;
-      }
-    }
-    if (ended) {
-      ExecEvent e;
-      e.id = it->first;
-      e.attempt = run.info.attempt;
-      e.exit = ExitOf(*ended);
-      if (ended->state == "LOST") {
-        e.exit = ExitStatus{false, -1, "Slurm no longer knows job " + run.info.backend_id};
-      }
-      events.push_back(e);
-      it = runs_.erase(it);
-      continue;
-    }
-    ++it;
-  }
-  return events;
-}
-
 Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
   auto listed = Squeue();
   if (!listed.ok()) return listed.status().WithContext("taking back the Slurm jobs");
@@ -206,9 +138,16 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
   for (const SlurmJob& j : *listed) {
     JobId id = 0;
     int attempt = 0;
-    if (!ParseSlurmJobName(j.name, id, attempt)) continue;
+    if (!ParseSlurmJobName(j.name, id, attempt) || j.comment != Comment(id)) continue;
     auto [it, added] = latest.emplace(id, std::make_pair(attempt, &j));
-    if (!added && attempt > it->second.first) it->second = {attempt, &j};
+    if (added) continue;
+    // The latest attempt; of two jobs of one name (a copy), the live one, else the newer.
+    const auto& [best_attempt, best] = it->second;
+    const bool live = !SlurmStateEnded(j.state), best_live = !SlurmStateEnded(best->state);
+    if (attempt > best_attempt ||
+        (attempt == best_attempt && (live > best_live || (live == best_live && j.id > best->id)))) {
+      it->second = {attempt, &j};
+    }
   }
   std::vector<RunInfo> out;
   for (const auto& [id, entry] : latest) {
@@ -220,7 +159,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
     run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir),
                        std::to_string(job->id)};
     if (SlurmStateEnded(job->state)) {
-      run.info.exit = ExitOf(*job);
+      run.info.exit = SlurmExit(*job, {});
     } else {
       runs_[id] = run;
     }
@@ -237,7 +176,13 @@ std::optional<std::string> SlurmExecutor::BackendStatus(JobId id) const {
   if (it == runs_.end()) return std::nullopt;
   std::string out = "Slurm job " + std::to_string(it->second.slurm_id) + " on cluster " +
                     options_.pool.cluster;
-  if (unreachable_) return out + ": the controller does not answer (" + *unreachable_ + ")";
+  if (auto look = watch_->Latest(); look && !look->reachable) {
+    return out + ": the controller does not answer since " +
+           FormatUtc(look->unreachable_since.value_or(look->at)) + " (" + look->error + ")";
+  }
+  if (!it->second.lost.empty()) {
+    return out + ": " + it->second.lost + "; squeeze queues the job again once Slurm has ended it";
+  }
   const auto& seen = it->second.last_seen;
   if (!seen) return out + ": submitted, not seen in squeue yet";
   out += ": " + seen->state;

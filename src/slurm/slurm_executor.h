@@ -6,11 +6,18 @@
 // `scancel --signal=USR1 --batch` and stops with `scancel` (SIGTERM, then SIGKILL after the
 // cluster's KillWait). Nothing is submitted twice: DIR/slurm/ID.ATTEMPT.sbatch records every
 // submission before Start returns, and before submitting, Start looks for a Slurm job of that
-// name (a daemon killed between sbatch and that file). Thread-compatible.
+// name and comment (a daemon killed between sbatch and that file).
+// What Slurm says is read from a SlurmWatch (sinfo and squeue, on its own thread in the
+// daemon): a run that Slurm ended by a node failure, requeued on its own (its copy is cancelled
+// first) or forgot while its controller answers ends as lost (ExitStatus::lost); while the
+// controller does not answer, nothing is judged and no Slurm command is run (a stop waits
+// for its return). Report() gives the nodes' states and the squeeze-* jobs it does not follow.
+// Thread-compatible.
 #ifndef SQUEEZE_SLURM_SLURM_EXECUTOR_H_
 #define SQUEEZE_SLURM_SLURM_EXECUTOR_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +26,7 @@
 #include "exec/command_runner.h"
 #include "exec/executor.h"
 #include "slurm/slurm_output.h"
+#include "slurm/slurm_watch.h"
 
 namespace squeeze {
 
@@ -26,6 +34,8 @@ struct SlurmExecutorOptions {
   std::string data_dir;  // DIR, on a file system the cluster's nodes share
   SlurmPoolSpec pool;    // conf (SLURM_CONF), partition, user, cluster
   int command_timeout_ms = 30000;
+  int watch_interval_ms = 0;  // > 0: look at the cluster on a thread this often; 0: at each Poll
+  int watch_timeout_ms = 8000;  // sinfo's and squeue's limit in a look
 };
 
 class SlurmExecutor : public Executor {
@@ -40,6 +50,8 @@ class SlurmExecutor : public Executor {
   std::vector<ExecEvent> Poll(Time now) override;
   Result<std::vector<RunInfo>> Reattach() override;
   std::optional<std::string> BackendStatus(JobId id) const override;
+  std::optional<BackendReport> Report() const override;
+  void Release(JobId id) override { runs_.erase(id); }
   bool IsRunning(JobId id) const override { return runs_.count(id) > 0; }
   size_t RunningCount() const override { return runs_.size(); }
 
@@ -52,15 +64,32 @@ class SlurmExecutor : public Executor {
   struct Run {
     RunInfo info;
     int64_t slurm_id = 0;
+    int64_t submitted_ms = 0;  // steady clock after sbatch: an older look may not list it
     std::optional<SlurmJob> last_seen;
+    std::string ran_on;        // the nodes Slurm last ran it on
+    std::string lost;          // why Slurm lost it, once squeeze cancelled Slurm's own copy
+    bool cancel_due = false;   // a stop asked while the controller did not answer
   };
+  enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   Result<CommandOutput> Slurm(const std::vector<std::string>& argv) const;
   Result<std::vector<SlurmJob>> Squeue();
-  // A job squeue no longer lists: its end from scontrol, or nullopt when Slurm has lost it.
-  std::optional<SlurmJob> Ended(int64_t slurm_id) const;
+  // A job squeue no longer lists: scontrol's record of it (its end when kEnded).
+  Known Ended(int64_t slurm_id, SlurmJob* ended) const;
+  // How `run` stands in `look`: nullopt while it runs, else how it ended.
+  std::optional<ExitStatus> Judge(Run& run, const SlurmLook& look);
+  void CheckpointEvents(std::vector<ExecEvent>& events);
+  Status Scancel(const std::vector<std::string>& args) const;
+  // The controller did not answer the latest look: its message.
+  std::optional<std::string> Away() const;
   std::string SubmittedPath(JobId id, int attempt) const;
+  // --comment of its Slurm jobs: "squeeze job ID of DIR". Only a job of squeeze's name with
+  // this comment is taken for one of this daemon's (another data directory may use the same
+  // cluster, and its ids).
+  std::string Comment(JobId id) const;
 
   SlurmExecutorOptions options_;
+  std::unique_ptr<SlurmWatch> watch_;
+  int64_t judged_seq_ = 0;  // the look the runs were last judged against
   std::map<JobId, Run> runs_;
   std::optional<std::string> unreachable_;
 };

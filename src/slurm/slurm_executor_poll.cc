@@ -1,0 +1,147 @@
+// SlurmExecutor: following the runs through the watch's looks (Poll), stopping them, and the
+// report of the cluster's nodes and of the squeeze-* jobs it does not follow.
+#include <set>
+
+#include "slurm/slurm_executor.h"
+#include "slurm/slurm_reconcile.h"
+
+namespace squeeze {
+
+Status SlurmExecutor::RequestCheckpoint(JobId id) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
+  if (auto away = Away()) return Status::Error("the controller does not answer (" + *away + ")");
+  return Scancel({"--signal=USR1", "--batch", std::to_string(it->second.slurm_id)});
+}
+
+Status SlurmExecutor::Stop(JobId id, Time now, Time grace) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
+  if (Away()) {  // sent when the controller answers again (Poll)
+    it->second.cancel_due = true;
+    return Status::Ok();
+  }
+  return Scancel({std::to_string(it->second.slurm_id)});
+}
+
+SlurmExecutor::Known SlurmExecutor::Ended(int64_t slurm_id, SlurmJob* ended) const {
+  auto out = Slurm({"scontrol", "show", "job", std::to_string(slurm_id)});
+  if (!out.ok() || out->timed_out) return Known::kNoAnswer;
+  if (out->exit_code != 0) {
+    return out->err.find("Invalid job id") != std::string::npos ? Known::kForgotten
+                                                                : Known::kNoAnswer;
+  }
+  auto job = ParseScontrolJob(out->out);
+  if (!job.ok()) return Known::kNoAnswer;
+  if (!SlurmStateEnded(job->state)) return Known::kLive;
+  *ended = *job;
+  return Known::kEnded;
+}
+
+void SlurmExecutor::CheckpointEvents(std::vector<ExecEvent>& events) {
+  for (auto& [id, run] : runs_) {
+    const std::string marker =
+        ReadCheckpointMarker(PathsOf(options_.data_dir, id, run.info.attempt).checkpoint_dir);
+    if (marker.empty() || marker == run.info.last_checkpoint) continue;
+    run.info.last_checkpoint = marker;
+    ExecEvent& e = events.emplace_back();
+    e.kind = ExecEvent::Kind::kCheckpoint;
+    e.id = id;
+    e.attempt = run.info.attempt;
+    e.checkpoint = marker;
+  }
+}
+
+std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look) {
+  const SlurmJob* job = nullptr;
+  switch (FateOf(run.slurm_id, look.jobs, &job)) {
+    case SlurmFate::kLive:
+      run.last_seen = *job;
+      if (job->state == "RUNNING" && !job->nodes.empty()) run.ran_on = job->nodes;
+      return std::nullopt;
+    case SlurmFate::kRequeued:
+      // Slurm would run it again by itself; squeeze keeps its own queue: its copy goes first,
+      // and the job is queued again only once Slurm says it has ended, so nothing runs twice.
+      run.last_seen = *job;
+      if (run.lost.empty()) {
+        run.lost = LostReason(*job, run.ran_on, look.nodes) + "; Slurm requeued job " +
+                   std::to_string(run.slurm_id) + " and squeeze cancelled that copy";
+      }
+      (void)Scancel({std::to_string(run.slurm_id)});
+      return std::nullopt;
+    case SlurmFate::kEnded:
+      run.last_seen = *job;
+      if (!run.lost.empty()) return SlurmLost(run.lost);
+      if (SlurmLostIt(*job)) {
+        return SlurmLost(LostReason(*job, run.ran_on.empty() ? job->nodes : run.ran_on, look.nodes));
+      }
+      return SlurmExit(*job, look.nodes);
+    case SlurmFate::kMissing:
+      break;
+  }
+  if (look.began_ms < run.submitted_ms) return std::nullopt;  // looked before it was submitted
+  SlurmJob ended;
+  switch (Ended(run.slurm_id, &ended)) {
+    case Known::kEnded:
+      if (!run.lost.empty()) return SlurmLost(run.lost);
+      return SlurmExit(ended, look.nodes);
+    case Known::kForgotten:
+      return SlurmLost("Slurm no longer knows job " + std::to_string(run.slurm_id) +
+                       (run.ran_on.empty() ? "" : " (it ran on " + run.ran_on + ")"));
+    case Known::kLive:
+    case Known::kNoAnswer:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
+  std::vector<ExecEvent> events;
+  if (runs_.empty()) return events;
+  CheckpointEvents(events);
+  auto look = watch_->Look();
+  if (!look->reachable) {
+    unreachable_ = look->error;  // nothing is known to have changed; runs keep on slurmd
+    return events;
+  }
+  unreachable_.reset();
+  for (auto& [id, run] : runs_) {
+    if (run.cancel_due && Scancel({std::to_string(run.slurm_id)}).ok()) run.cancel_due = false;
+  }
+  if (look->seq == judged_seq_) return events;
+  judged_seq_ = look->seq;
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    std::optional<ExitStatus> exit = Judge(it->second, *look);
+    if (!exit) {
+      ++it;
+      continue;
+    }
+    ExecEvent& e = events.emplace_back();
+    e.id = it->first;
+    e.attempt = it->second.info.attempt;
+    e.exit = *exit;
+    it = runs_.erase(it);
+  }
+  return events;
+}
+
+std::optional<BackendReport> SlurmExecutor::Report() const {
+  auto look = watch_->Latest();
+  if (!look) return std::nullopt;
+  BackendReport r;
+  r.cluster = options_.pool.cluster;
+  r.reachable = look->reachable;
+  r.error = look->error;
+  r.unreachable_since = look->unreachable_since;
+  r.at = look->at;
+  if (!look->reachable) return r;
+  for (const SlurmNode& n : look->nodes) r.nodes[n.name] = NodeTrouble(n);
+  std::set<int64_t> followed;
+  for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+  for (const SlurmJob& j : UnknownSqueezeJobs(look->jobs, followed)) {
+    r.unknown_jobs.push_back(DescribeSlurmJob(j));
+  }
+  return r;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,111 @@
+#include "slurm/slurm_watch.h"
+
+#include <chrono>
+
+#include "exec/command_runner.h"
+
+namespace squeeze {
+namespace {
+
+// stdout of a Slurm command that answered, or why it did not.
+Result<std::string> Ask(const std::vector<std::string>& argv, const SlurmWatchOptions& o) {
+  std::map<std::string, std::string> env;
+  if (!o.conf.empty()) env["SLURM_CONF"] = o.conf;
+  auto out = RunCommand(argv, env, o.timeout_ms);
+  if (!out.ok()) return out.status();
+  if (out->timed_out) {
+    return Status::Error(CommandLine(argv) + ": no answer within " +
+                         std::to_string(o.timeout_ms / 1000) + " s");
+  }
+  if (out->exit_code != 0) {
+    std::string err = out->err.substr(0, 300);
+    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    return Status::Error(CommandLine(argv) + ": exit " + std::to_string(out->exit_code) + ": " +
+                         err);
+  }
+  return out->out;
+}
+
+}  // namespace
+
+SlurmWatch::SlurmWatch(SlurmWatchOptions options) : options_(std::move(options)) {
+  if (options_.interval_ms > 0) thread_ = std::thread([this] { Loop(); });
+}
+
+SlurmWatch::~SlurmWatch() {
+  {
+    std::lock_guard l(mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+int64_t SlurmWatch::SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::shared_ptr<const SlurmLook> SlurmWatch::Latest() const {
+  std::lock_guard l(mu_);
+  return latest_;
+}
+
+std::shared_ptr<const SlurmLook> SlurmWatch::Look() {
+  if (options_.interval_ms > 0) {
+    if (auto latest = Latest()) return latest;
+  }
+  return LookNow();
+}
+
+std::shared_ptr<const SlurmLook> SlurmWatch::LookNow() {
+  std::lock_guard one(look_mu_);
+  auto look = std::make_shared<SlurmLook>();
+  look->began_ms = SteadyMs();
+  Status status = Status::Ok();
+  auto jobs = Ask({"squeue", "--json"}, options_);
+  if (jobs.ok()) {
+    auto parsed = ParseSqueueJson(*jobs);
+    if (parsed.ok()) look->jobs = std::move(*parsed);
+    status = parsed.status();
+  } else {
+    status = jobs.status();
+  }
+  if (status.ok()) {  // a controller that did not answer squeue is not asked twice
+    auto nodes = Ask({"sinfo", "--json"}, options_);
+    if (nodes.ok()) {
+      auto parsed = ParseSinfoJson(*nodes);
+      if (parsed.ok()) look->nodes = std::move(*parsed);
+      status = parsed.status();
+    } else {
+      status = nodes.status();
+    }
+  }
+  look->at = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  look->reachable = status.ok();
+  if (!status.ok()) look->error = status.message();
+  std::lock_guard l(mu_);
+  look->seq = latest_ ? latest_->seq + 1 : 1;
+  if (!look->reachable) {
+    look->unreachable_since =
+        latest_ && latest_->unreachable_since ? latest_->unreachable_since : look->at;
+  }
+  latest_ = look;
+  return latest_;
+}
+
+void SlurmWatch::Loop() {
+  while (true) {
+    (void)LookNow();
+    std::unique_lock l(mu_);
+    if (stop_cv_.wait_for(l, std::chrono::milliseconds(options_.interval_ms),
+                          [&] { return stop_; })) {
+      return;
+    }
+  }
+}
+
+}  // namespace squeeze
