@@ -217,8 +217,11 @@ def case_kill_dispatch(squeeze, source, h):
     d2 = h.start_daemon(squeeze, "data", d.args, name="restarted")
     serve_lib.wait_until(lambda: "took back" in d2.log_text(), 60, "the recovery's line")
     # Once more while it submits what was left.
-    time.sleep(0.3)
+    recorded = len(glob.glob(records))
+    serve_lib.wait_until(lambda: len(glob.glob(records)) > recorded, 30,
+                         "the restarted daemon's submissions", interval=0.01)
     d2.kill9()
+    log(f"killed again with {len(glob.glob(records))} submissions recorded")
     d3 = h.start_daemon(squeeze, "data", d.args, name="restarted-again")
     for job in jobs:
         j = d3.wait_state(job, ["done", "failed"], timeout=150)

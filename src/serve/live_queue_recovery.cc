@@ -129,7 +129,8 @@ void LiveQueue::TakeBack(StoredJob& stored,
     return;
   }
   auto found = run_of.find(stored.id);
-  if (found == run_of.end() || found->second.first.attempt < stored.attempts) {
+  // Only the run of the attempt the store recorded: a later one cannot be this store's.
+  if (found == run_of.end() || found->second.first.attempt != stored.attempts) {
     // Recorded as started, but the daemon stopped before the run began.
     (void)store_.SetState(stored.id, JobState::kPending,
                           "queued again: the daemon stopped before attempt " +

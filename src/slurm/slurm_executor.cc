@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <charconv>
+#include <cstdio>
+#include <random>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +13,24 @@
 
 namespace squeeze {
 namespace {
+
+// DIR/slurm/instance: a random word written when the directory is first used, so that the
+// Slurm jobs of an earlier data directory at the same path (Slurm lists ended jobs for
+// MinJobAge) are never taken for this one's. Empty when it can be neither read nor written
+// (then Start fails on the same directory anyway).
+std::string DataDirInstance(const std::string& data_dir) {
+  const std::string path = data_dir + "/slurm/instance";
+  std::string word = ReadFileIfPresent(path).value_or("");
+  while (!word.empty() && (word.back() == '\n' || word.back() == ' ')) word.pop_back();
+  if (!word.empty()) return word;
+  std::random_device random;
+  char text[17];
+  std::snprintf(text, sizeof(text), "%08x%08x", random(), random());
+  std::error_code ec;
+  std::filesystem::create_directories(data_dir + "/slurm", ec);
+  if (!WriteFileAtomically(path, std::string(text) + "\n").ok()) return "";
+  return text;
+}
 
 }  // namespace
 
@@ -21,6 +41,7 @@ SlurmExecutor::SlurmExecutor(SlurmExecutorOptions options) : options_(std::move(
   w.timeout_ms = options_.watch_timeout_ms;
   w.interval_ms = options_.watch_interval_ms;
   watch_ = std::make_unique<SlurmWatch>(w);
+  instance_ = DataDirInstance(options_.data_dir);
 }
 
 std::optional<std::string> SlurmExecutor::Away() const {
@@ -43,7 +64,7 @@ Result<CommandOutput> SlurmExecutor::Slurm(const std::vector<std::string>& argv)
 }
 
 std::string SlurmExecutor::Comment(JobId id) const {
-  return "squeeze job " + std::to_string(id) + " of " + options_.data_dir;
+  return "squeeze job " + std::to_string(id) + " of " + options_.data_dir + " (" + instance_ + ")";
 }
 
 std::string SlurmExecutor::SubmittedPath(JobId id, int attempt) const {

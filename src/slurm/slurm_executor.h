@@ -82,12 +82,14 @@ class SlurmExecutor : public Executor {
   // The controller did not answer the latest look: its message.
   std::optional<std::string> Away() const;
   std::string SubmittedPath(JobId id, int attempt) const;
-  // --comment of its Slurm jobs: "squeeze job ID of DIR". Only a job of squeeze's name with
-  // this comment is taken for one of this daemon's (another data directory may use the same
-  // cluster, and its ids).
+  // --comment of its Slurm jobs: "squeeze job ID of DIR (INSTANCE)", INSTANCE a random word
+  // kept in DIR/slurm/instance. Only a job of squeeze's name with this comment is taken for
+  // one of this data directory's: another one (or an earlier one at the same path) may use
+  // the same cluster, and the same ids.
   std::string Comment(JobId id) const;
 
   SlurmExecutorOptions options_;
+  std::string instance_;
   std::unique_ptr<SlurmWatch> watch_;
   int64_t judged_seq_ = 0;  // the look the runs were last judged against
   std::map<JobId, Run> runs_;
