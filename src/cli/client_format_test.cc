@@ -48,7 +48,7 @@ TEST(ClientFormatTest, NodesSayWhyANodeTakesNoNewJobs) {
   EXPECT_EQ(FormatNodes(nodes),
             "NODE     POOL  MODEL  GPUS  FREE  JOBS\n"
             "east-n0  east  gpu    4     3     7\n"
-            "west-n0  west  gpu    4     4     \n"
+            "west-n0  west  gpu    4     4     -\n"
             "east-n0 takes no new jobs: the controller of Slurm cluster east does not answer "
             "since 2026-11-30T08:52:03Z\n");
 }

@@ -26,6 +26,18 @@ Result<std::string> Ask(const std::vector<std::string>& argv, const SlurmWatchOp
   return out->out;
 }
 
+// What a command prints, parsed by `parse` into *out; or why it could not be had.
+template <typename T>
+Status Read(const std::vector<std::string>& argv, const SlurmWatchOptions& o,
+            Result<T> (*parse)(std::string_view), T* out) {
+  auto text = Ask(argv, o);
+  if (!text.ok()) return text.status();
+  auto parsed = parse(*text);
+  if (!parsed.ok()) return parsed.status();
+  *out = std::move(*parsed);
+  return Status::Ok();
+}
+
 }  // namespace
 
 SlurmWatch::SlurmWatch(SlurmWatchOptions options) : options_(std::move(options)) {
@@ -63,25 +75,9 @@ std::shared_ptr<const SlurmLook> SlurmWatch::LookNow() {
   std::lock_guard one(look_mu_);
   auto look = std::make_shared<SlurmLook>();
   look->began_ms = SteadyMs();
-  Status status = Status::Ok();
-  auto jobs = Ask({"squeue", "--json"}, options_);
-  if (jobs.ok()) {
-    auto parsed = ParseSqueueJson(*jobs);
-    if (parsed.ok()) look->jobs = std::move(*parsed);
-    status = parsed.status();
-  } else {
-    status = jobs.status();
-  }
-  if (status.ok()) {  // a controller that did not answer squeue is not asked twice
-    auto nodes = Ask({"sinfo", "--json"}, options_);
-    if (nodes.ok()) {
-      auto parsed = ParseSinfoJson(*nodes);
-      if (parsed.ok()) look->nodes = std::move(*parsed);
-      status = parsed.status();
-    } else {
-      status = nodes.status();
-    }
-  }
+  Status status = Read({"squeue", "--json"}, options_, ParseSqueueJson, &look->jobs);
+  // A controller that did not answer squeue is not asked twice.
+  if (status.ok()) status = Read({"sinfo", "--json"}, options_, ParseSinfoJson, &look->nodes);
   look->at = std::chrono::duration_cast<std::chrono::seconds>(
                  std::chrono::system_clock::now().time_since_epoch())
                  .count();

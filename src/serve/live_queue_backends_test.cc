@@ -1,0 +1,187 @@
+// LiveQueue with backends that run nodes of their own (Slurm pools), played by a fake
+// executor: node states from its report, runs it loses, jobs it runs that squeeze does not know.
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "serve/live_queue.h"
+
+namespace squeeze {
+namespace {
+
+// A cluster manager in a test: runs "start" at once and end when told; says what the test sets.
+class FakeBackend : public Executor {
+ public:
+  Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const std::vector<int>&,
+                        bool resume) override {
+    running[id] = attempt;
+    starts.push_back({id, resume});
+    return RunInfo{id, attempt, 0, 0, std::nullopt, "", "", "1"};
+  }
+  Status RequestCheckpoint(JobId) override { return Status::Ok(); }
+  Status Stop(JobId id, Time, Time) override {
+    stops.push_back(id);
+    return Status::Ok();
+  }
+  std::vector<ExecEvent> Poll(Time) override { return std::exchange(events, {}); }
+  Result<std::vector<RunInfo>> Reattach() override { return std::vector<RunInfo>{}; }
+  std::optional<BackendReport> Report() const override { return report; }
+  bool IsRunning(JobId id) const override { return running.count(id) > 0; }
+  size_t RunningCount() const override { return running.size(); }
+
+  void End(JobId id, ExitStatus exit) {
+    ExecEvent e;
+    e.id = id;
+    e.attempt = running.at(id);
+    e.exit = std::move(exit);
+    running.erase(id);
+    events.push_back(e);
+  }
+
+  std::map<JobId, int> running;
+  std::vector<std::pair<JobId, bool>> starts;
+  std::vector<JobId> stops;
+  std::vector<ExecEvent> events;
+  std::optional<BackendReport> report;
+};
+
+BackendReport Healthy(const std::string& cluster) {
+  BackendReport r;
+  r.cluster = cluster;
+  r.nodes[cluster + "-n0"] = "";
+  return r;
+}
+
+class LiveQueueBackendsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::move(JobStore::Open(dir_.path()).value());
+    ClusterSpec spec;
+    for (const char* c : {"east", "west"}) {
+      PoolSpec pool;
+      pool.name = c;
+      pool.backend = "slurm";
+      pool.slurm.conf = "/nonexistent/slurm.conf";  // never run: the executor is a fake
+      spec.pools.push_back(pool);
+      NodeSpec node;
+      node.name = std::string(c) + "-n0";
+      node.pool = c;
+      node.gpus = 4;
+      spec.nodes.push_back(node);
+    }
+    auto cluster = BuildLocalCluster(GpuInventory{"none", {}, {}}, spec, "host");
+    ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+    Policy policy = NamedPolicy("sliced").value();
+    policy.min_runtime = 0;
+    auto queue = LiveQueue::Create(*cluster, policy, *store_, unused_, LiveQueueOptions{});
+    ASSERT_TRUE(queue.ok()) << queue.status().message();
+    queue_ = std::move(*queue);
+    queue_->SetPoolExecutor(0, east_);
+    queue_->SetPoolExecutor(1, west_);
+    east_.report = Healthy("east");
+    west_.report = Healthy("west");
+    ASSERT_TRUE(queue_->Recover(now_).ok());
+  }
+
+  JobId Submit(int gpus) {
+    JobRequest r;
+    r.command = {"true"};
+    r.spec.gpus = gpus;
+    r.spec.name = "t";
+    r.spec.checkpointable = true;
+    const JobId id = store_->Submit(r, "alice", now_).value();
+    queue_->Add(store_->Get(id).value());
+    return id;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<JobStore> store_;
+  FakeBackend east_, west_, unused_;
+  std::unique_ptr<LiveQueue> queue_;
+  Time now_ = 1000;
+};
+
+TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
+  east_.report->nodes["east-n0"] = "down, NOT_RESPONDING: Not responding";
+  queue_->Step(now_);
+  const JobId a = Submit(4);
+  queue_->Step(++now_);
+  EXPECT_TRUE(west_.IsRunning(a));
+  EXPECT_FALSE(east_.IsRunning(a));
+  const nlohmann::json nodes = queue_->NodesJson()["nodes"];
+  EXPECT_FALSE(nodes[0]["available"]);
+  EXPECT_EQ(nodes[0]["unavailable"], "Slurm says down, NOT_RESPONDING: Not responding");
+  EXPECT_TRUE(nodes[1]["available"]);
+  // West is full now: the next job waits rather than go to the node that is down.
+  const JobId b = Submit(1);
+  queue_->Step(++now_);
+  EXPECT_FALSE(east_.IsRunning(b));
+  const std::string why = queue_->WhyJson(b, now_)->dump();
+  EXPECT_NE(why.find("node east-n0 (pool east) takes no new jobs: Slurm says down"),
+            std::string::npos) << why;
+  east_.report = Healthy("east");  // back
+  queue_->Step(++now_);
+  queue_->Step(++now_);
+  EXPECT_TRUE(east_.IsRunning(b));
+}
+
+TEST_F(LiveQueueBackendsTest, UnreachableControllerTakesItsPoolOutAndSaysSince) {
+  const JobId a = Submit(4);
+  queue_->Step(now_);
+  FakeBackend& away = east_.IsRunning(a) ? east_ : west_;
+  FakeBackend& other = &away == &east_ ? west_ : east_;
+  away.report->reachable = false;
+  away.report->error = "squeue --json: no answer within 8 s";
+  away.report->unreachable_since = now_;
+  const JobId b = Submit(1);
+  queue_->Step(++now_);
+  EXPECT_TRUE(other.IsRunning(b));
+  EXPECT_TRUE(away.IsRunning(a));  // left as it is
+  const nlohmann::json pools = queue_->PoolsJson()["pools"];
+  const nlohmann::json& pool = pools[&away == &east_ ? 0 : 1];
+  EXPECT_FALSE(pool["controller"]["reachable"]);
+  EXPECT_EQ(pool["controller"]["error"], "squeue --json: no answer within 8 s");
+  EXPECT_TRUE(pool["controller"].contains("unreachable_since"));
+  const LiveQueue::Gauges g = queue_->Snapshot();
+  ASSERT_EQ(g.backends.size(), 2u);
+  EXPECT_EQ(g.backends[&away == &east_ ? 0 : 1].reachable, false);
+  EXPECT_EQ(g.backends[&away == &east_ ? 0 : 1].nodes_unavailable, 1);
+}
+
+TEST_F(LiveQueueBackendsTest, LostRunWaitsAgainFromItsCheckpointWithoutAFailure) {
+  const JobId a = Submit(4);
+  queue_->Step(now_);
+  FakeBackend& ran = east_.IsRunning(a) ? east_ : west_;
+  ExecEvent checkpoint;
+  checkpoint.kind = ExecEvent::Kind::kCheckpoint;
+  checkpoint.id = a;
+  checkpoint.attempt = 1;
+  checkpoint.checkpoint = "20";
+  ran.events.push_back(checkpoint);
+  ExitStatus lost;
+  lost.code = -1;
+  lost.lost = true;
+  lost.error = "Slurm lost it: node east-n0 failed (down)";
+  ran.End(a, lost);
+  ran.report->nodes[ran.report->cluster + "-n0"] = "down";
+  queue_->Step(++now_);
+  const StoredJob j = store_->Get(a).value();
+  EXPECT_EQ(j.failures, 0);
+  EXPECT_EQ(j.attempts, 2);  // started again at once, on the other cluster
+  FakeBackend& other = &ran == &east_ ? west_ : east_;
+  ASSERT_TRUE(other.IsRunning(a));
+  EXPECT_TRUE(other.starts.back().second);  // resumes from the checkpoint
+  EXPECT_EQ(queue_->Snapshot().counters.lost, 1);
+  EXPECT_EQ(queue_->Snapshot().counters.failures, 0);
+}
+
+TEST_F(LiveQueueBackendsTest, UnknownJobsAreReportedAndLeftAlone) {
+  east_.report->unknown_jobs = {"Slurm job 12 'squeeze-999999.1' RUNNING on east-n0"};
+  queue_->Step(now_);
+  const nlohmann::json pools = queue_->PoolsJson()["pools"];
+  EXPECT_EQ(pools[0]["unknown_jobs"][0], "Slurm job 12 'squeeze-999999.1' RUNNING on east-n0");
+  EXPECT_EQ(queue_->Snapshot().backends[0].unknown_jobs, 1);
+  EXPECT_TRUE(east_.stops.empty());
+}
+
+}  // namespace
+}  // namespace squeeze
