@@ -116,7 +116,7 @@ Time LiveQueue::Step(Time now) {
       }
     }
   }
-  ApplyBackendReports(now);
+  ApplyBackendReports();
   TerminateOverdue(now);
   QueueDueRetries(now);
   for (const Decision& d : scheduler_->Cycle(now)) {

@@ -146,7 +146,7 @@ class LiveQueue {
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
   void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now);
   // The backends' reports: nodes made unavailable or available again, strangers logged.
-  void ApplyBackendReports(Time now);
+  void ApplyBackendReports();
   // Why node `n` takes no new jobs; empty when it does.
   std::string NodeUnavailableWhy(int n) const;
   // A run that failed (or could not start): a retry after back-off, or failed for good.

@@ -8,7 +8,7 @@
 
 namespace squeeze {
 
-void LiveQueue::ApplyBackendReports(Time now) {
+void LiveQueue::ApplyBackendReports() {
   const ClusterState& cs = scheduler_->cluster();
   for (const auto& [pool, exec] : pool_executors_) {
     std::optional<BackendReport> report = exec->Report();
@@ -56,7 +56,6 @@ void LiveQueue::ApplyBackendReports(Time now) {
     }
     reports_[pool] = std::move(*report);
   }
-  (void)now;
 }
 
 void LiveQueue::OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now) {
