@@ -317,6 +317,12 @@ Time Scheduler::NextWakeup() const {
   return t;
 }
 
+std::vector<std::string> Scheduler::RegionOutlook(JobId id, Time now) const {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || it->second.state != JobState::kPending) return {};
+  return squeeze::RegionOutlook(CycleContext(*state_, now), it->second);
+}
+
 std::vector<Reservation> Scheduler::ReservationsAhead(JobId id, Time now, size_t max) const {
   const CycleContext c(*state_, now);
   std::vector<Reservation> out;

@@ -34,6 +34,10 @@ void RunBorrow(CycleContext& c);
 void RunPreempt(CycleContext& c);
 void RunSlice(CycleContext& c);
 void RunRegion(CycleContext& c);
+// For `why`: a waiting job's expected wait in its home region and, for each other region,
+// whether its data may go there, what copying it takes and the GPUs free there. Empty when
+// the cluster has one region or the job no home pool.
+std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job);
 
 // Shared by the actions: whether team guarantees let a job start in a pool (not at all, on
 // its own share, or as a borrower that may be reclaimed: another pool, or beyond its team's

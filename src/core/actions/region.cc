@@ -109,7 +109,73 @@ std::string MoveReason(const CycleContext& c, const Job& job, const RegionOption
   return out;
 }
 
+// Seconds the job is expected to wait in its home pool behind `ahead` whole GPUs wanted by the
+// waiting jobs before it.
+Time WaitAtHome(const CycleContext& c, const Job& job, const FreeingSchedule& schedule,
+                int ahead) {
+  int free = 0;
+  for (int g : c.GroupsFor(job.spec, job.home_pool)) free += c.s.cluster.group(g).whole_free;
+  return WaitFor(c, schedule, free, ahead + std::max(1, job.spec.gpus));
+}
+
 }  // namespace
+
+std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job) {
+  std::vector<std::string> out;
+  if (c.s.regions.size() < 2 || job.home_pool < 0) return out;
+  const std::string& home = c.s.regions[c.s.pool_region[job.home_pool]];
+  int ahead = 0;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        if (p.entry.id == job.spec.id) return PendingQueue::Visit::kStop;
+        const Job& other = c.s.jobs.at(p.entry.id);
+        if (other.home_pool == job.home_pool) ahead += std::max(1, other.spec.gpus);
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  const Time wait = WaitAtHome(c, job, ScheduleOf(c, job.home_pool), ahead);
+  out.push_back("expected wait in its home region " + home + ": " +
+                (wait == kNever ? std::string("unknown (no job there has an expected end)")
+                                : FormatDuration(wait)));
+  for (size_t r = 0; r < c.s.regions.size(); ++r) {
+    const std::string& region = c.s.regions[r];
+    if (region == home) continue;
+    if (!Allowed(job.spec, region)) {
+      out.push_back("its data may not go to region " + region + " (allowed regions: " +
+                    [&] {
+                      std::string list;
+                      for (const auto& a : job.spec.regions) list += (list.empty() ? "" : ", ") + a;
+                      return list;
+                    }() +
+                    ")");
+      continue;
+    }
+    const bool copied = r < 64 && (job.data_regions >> r & 1);
+    const RegionLink* link = c.s.cluster.spec().LinkBetween(home, region);
+    if (!copied && job.spec.data_gb > 0 && link == nullptr) {
+      out.push_back("no region link from " + home + " to " + region + " to copy its data over");
+      continue;
+    }
+    Time transfer = 0;
+    std::string copy = "no data to copy";
+    if (!copied && job.spec.data_gb > 0) {
+      transfer = static_cast<Time>(std::ceil(job.spec.data_gb * 8 / link->bandwidth_gbps));
+      char text[96];
+      std::snprintf(text, sizeof text, "copying its %.1f GB takes %s", job.spec.data_gb,
+                    FormatDuration(transfer).c_str());
+      copy = text;
+    }
+    int free = 0;
+    for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+      if (c.s.pool_region[pool] != static_cast<int>(r)) continue;
+      for (int g : c.GroupsFor(job.spec, pool)) free += c.s.cluster.group(g).whole_free;
+    }
+    out.push_back("region " + region + ": " + std::to_string(free) + " GPUs it may use free now; " +
+                  copy + "; it moves there when GPUs there fit it and its wait at home is longer" +
+                  (c.s.policy.Has("region") ? "" : " (the policy has no region action)"));
+  }
+  return out;
+}
 
 void RunRegion(CycleContext& c) {
   if (c.s.regions.size() < 2) return;
@@ -132,9 +198,7 @@ void RunRegion(CycleContext& c) {
         if (it == schedules.end()) {
           it = schedules.emplace(job.home_pool, ScheduleOf(c, job.home_pool)).first;
         }
-        int free = 0;
-        for (int g : c.GroupsFor(job.spec, job.home_pool)) free += c.s.cluster.group(g).whole_free;
-        const Time wait = WaitFor(c, it->second, free, wanted);
+        const Time wait = WaitAtHome(c, job, it->second, wanted - need);
         for (const RegionOption& o : options) {
           if (wait != kNever && wait <= o.transfer + c.s.policy.region_min_gain) break;
           auto placement = c.Place(job, c.GroupsFor(job.spec, o.pool), &c.caps);

@@ -135,6 +135,30 @@ TEST(RegionTest, ARestartWhereTheDataAlreadyIsCopiesNothing) {
   EXPECT_EQ(s.sched().counters().region_moves, 2);
 }
 
+TEST(RegionTest, TheOutlookExplainsWhereAWaitingJobMayGo) {
+  ClusterSpec spec = TwoRegions();
+  spec.pools.push_back(PoolSpec{});
+  spec.pools.back().name = "eu";
+  spec.pools.back().region = "eu-west";
+  spec.nodes.push_back(NodeSpec{"eu0", "eu", "gpu", 4});
+  Scenario s(spec, MakePolicy("fifo", {{"actions", "allocate"}}));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
+  s.Add(NewJob(2, 1, 0).Pool("west").Estimate(600));
+  s.Cycle(0);
+  JobSpec j = NewJob(3, 2, 0).Pool("east").Regions({"us-east", "us-west"});
+  j.data_gb = 100;
+  s.Add(j);
+  EXPECT_THAT(s.sched().RegionOutlook(3, 0),
+              ElementsAre("expected wait in its home region us-east: 1h",
+                          "region us-west: 3 GPUs it may use free now; copying its 100.0 GB takes "
+                          "1m20s; it moves there when GPUs there fit it and its wait at home is "
+                          "longer (the policy has no region action)",
+                          "its data may not go to region eu-west (allowed regions: us-east, "
+                          "us-west)"));
+  EXPECT_THAT(s.sched().RegionOutlook(1, 0), IsEmpty());  // running: it waits nowhere
+  EXPECT_THAT(s.sched().RegionOutlook(99, 0), IsEmpty());
+}
+
 TEST(RegionTest, NamedPoliciesAndOptions) {
   EXPECT_TRUE(NamedPolicy("squeeze")->Has("region"));
   EXPECT_FALSE(NamedPolicy("fifo")->Has("region"));
