@@ -3,7 +3,7 @@
 // --gpus fake GPUs as GRES), a daemon with one Slurm pool on it, submits --jobs 1-GPU jobs as
 // fast as the API takes them, waits until every one has ended, and reports:
 //   (a) dispatch rate: Slurm jobs submitted per second by squeeze, from the instants its sbatch
-//       calls returned (the mtime of DIR/slurm/ID.1.sbatch, written right after sbatch);
+//       calls returned (the mtime of DATA/slurm/ID.1.sbatch, written right after sbatch);
 //   (b) the delay from squeeze's decision (the job's started_at) to Slurm's start (StartTime in
 //       the cluster's jobcomp/filetxt log), split at Slurm's SubmitTime; whole seconds;
 //   (c) the wall time from the first submission until the daemon counts every job ended.
