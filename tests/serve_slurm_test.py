@@ -122,7 +122,68 @@ def case_pools(squeeze, source, h):
     check(len(submitted) == 1, f"job {long} attempt 1 submitted to Slurm {len(submitted)} times")
 
 
-CASES = {"pools": case_pools}
+def case_regions(squeeze, source, h):
+    """With the home cluster full, a job whose data may move runs in the other region (and
+    says why); a job whose data may not leave waits at home and runs there once it frees."""
+    if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
+        raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
+    config = h.path("two-regions.yaml")
+    with open(config, "w") as f:
+        f.write(f"""pools:
+  - name: east
+    region: us-east
+    backend: slurm
+    slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
+  - name: west
+    region: us-west
+    backend: slurm
+    slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
+region_links:
+  - {{from: us-east, to: us-west, bandwidth_gbps: 10, price_per_gb: 0.02}}
+""")
+    d = h.start_daemon(squeeze, "data", ["--config", config])
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    where = ["bash", "-c", "echo region=$SQUEEZE_REGION home=$SQUEEZE_HOME_REGION "
+             "cluster=$SLURM_CLUSTER_NAME"]
+    # East is full for an hour by estimate.
+    blocker = d.submit({"name": "blocker", "gpus": 4, "pool": "east", "estimate": "1h",
+                        "command": ["sleep", "600"]})
+    d.wait_state(blocker, "running", timeout=60)
+    # Its data (10 GB: 8 s over the link) may go to us-west: it runs there.
+    movable = d.submit({"name": "movable", "gpus": 2, "pool": "east", "data_gb": 10,
+                        "regions": ["us-east", "us-west"], "command": where})
+    j = d.wait_state(movable, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"movable: {j}")
+    with open(os.path.join(d.data_dir, "logs", f"{movable}.1.log")) as f:
+        text = f.read()
+    check("region=us-west home=us-east cluster=west" in text, f"movable's log: {text}")
+    moves = [e["text"] for e in j["history"] if e["kind"] == "region"]
+    check(len(moves) == 1 and moves[0].startswith(
+        "moved from region us-east to us-west: expected wait at home ") and
+        "to copy 10.0 GB (cost 0.20)" in moves[0], f"movable's history: {j['history']}")
+    shown = h.run([squeeze, "show", str(movable), "--url", d.url, "--token", d.admin_token])
+    check("region     moved from region us-east to us-west" in shown.stdout,
+          f"squeeze show {movable}: {shown.stdout}")
+    # Its data may not leave us-east: it waits at home, and why says so.
+    pinned = d.submit({"name": "pinned", "gpus": 2, "pool": "east", "data_gb": 10,
+                       "regions": ["us-east"], "command": where})
+    time.sleep(4)  # cycles that could have moved it
+    check(d.job(pinned)["state"] == "pending", f"pinned: {d.job(pinned)}")
+    status, why = d.call("GET", f"/v1/jobs/{pinned}/why")
+    text = "\n".join(why["explanation"])
+    check("its data may not go to region us-west (allowed regions: us-east)" in text and
+          "expected wait in its home region us-east: " in text, f"why {pinned}: {text}")
+    status, reply = d.call("POST", f"/v1/jobs/{blocker}/cancel")
+    check(status == 200, f"cancel {blocker}: {status} {reply}")
+    j = d.wait_state(pinned, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"pinned: {j}")
+    with open(os.path.join(d.data_dir, "logs", f"{pinned}.1.log")) as f:
+        text = f.read()
+    check("region=us-east home=us-east cluster=east" in text, f"pinned's log: {text}")
+    check(not any(e["kind"] == "region" for e in j["history"]), f"pinned moved: {j['history']}")
+
+
+CASES = {"pools": case_pools, "regions": case_regions}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))
