@@ -34,7 +34,9 @@ def slurm_jobs_named(cluster, name):
     return out.stdout.split()
 
 
-def case_pools(squeeze, source, h):
+def pools_config(h, west_region, extra=""):
+    """A cluster file of the two test clusters as pools east (us-east) and west; skips the test
+    when they are not up."""
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
         raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
     config = h.path("slurm-pools.yaml")
@@ -45,10 +47,15 @@ def case_pools(squeeze, source, h):
     backend: slurm
     slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
   - name: west
-    region: eu-west
+    region: {west_region}
     backend: slurm
     slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
-""")
+{extra}""")
+    return config
+
+
+def case_pools(squeeze, source, h):
+    config = pools_config(h, "eu-west")
     args = ["--config", config, "--set", "min_runtime=0s", "--checkpoint-grace", "20s"]
     d = h.start_daemon(squeeze, "data", args)
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
@@ -125,22 +132,8 @@ def case_pools(squeeze, source, h):
 def case_regions(squeeze, source, h):
     """With the home cluster full, a job whose data may move runs in the other region (and
     says why); a job whose data may not leave waits at home and runs there once it frees."""
-    if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
-        raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
-    config = h.path("two-regions.yaml")
-    with open(config, "w") as f:
-        f.write(f"""pools:
-  - name: east
-    region: us-east
-    backend: slurm
-    slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
-  - name: west
-    region: us-west
-    backend: slurm
-    slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
-region_links:
-  - {{from: us-east, to: us-west, bandwidth_gbps: 10, price_per_gb: 0.02}}
-""")
+    config = pools_config(h, "us-west", "region_links:\n"
+                          "  - {from: us-east, to: us-west, bandwidth_gbps: 10, price_per_gb: 0.02}\n")
     d = h.start_daemon(squeeze, "data", ["--config", config])
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
     where = ["bash", "-c", "echo region=$SQUEEZE_REGION home=$SQUEEZE_HOME_REGION "
