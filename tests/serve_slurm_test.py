@@ -7,9 +7,13 @@ slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from `s
   through scancel), it stops, waits, and its next run resumes from the checkpoint;
 - a running Slurm job is cancelled;
 - the daemon restarts while a Slurm job runs: the job is taken back, not submitted again, and
-  its end is recorded.
+  its end is recorded;
+- regions: with east (us-east) full, a job whose data may go to us-west runs on west and its
+  history says why; a job whose data may not leave us-east waits and then runs on east;
+- slices: at a slice end a Slurm job checkpoints and leaves for a waiting job, and its next run
+  (a new Slurm job) resumes from its checkpoint.
 
-Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools)
+Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools, regions, slices)
 """
 
 import json
@@ -176,7 +180,52 @@ def case_regions(squeeze, source, h):
     check(not any(e["kind"] == "region" for e in j["history"]), f"pinned moved: {j['history']}")
 
 
-CASES = {"pools": case_pools, "regions": case_regions}
+def case_slices(squeeze, source, h):
+    """Slices through Slurm: two low runs fill east and west; a third low job waits; at a
+    slice end one of them is signalled through scancel, checkpoints, leaves Slurm, and its next
+    run (a new Slurm job) resumes from the checkpoint."""
+    config = pools_config(h, "us-west")
+    d = h.start_daemon(squeeze, "data", [
+        "--config", config, "--set", "slice=8s", "--set", "min_runtime=0s",
+        "--set", "preempt_by_order=false", "--checkpoint-grace", "20s"])
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    train = os.path.join(source, "examples", "jobs", "train-like.sh")
+
+    def trainer(name, steps, estimate=None):
+        job = {"name": name, "gpus": 4, "urgency": "low", "preemptible": True,
+               "checkpointable": True, "command": ["bash", train],
+               "env": {"STEPS": str(steps), "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": "1000"}}
+        if estimate:
+            job["estimate"] = estimate
+        return d.submit(job)
+
+    s1, s2 = trainer("slice-1", 250), trainer("slice-2", 250)
+    for j in (s1, s2):
+        d.wait_state(j, "running", timeout=60)
+    s3 = trainer("slice-3", 20, estimate="2s")
+    yielded = serve_lib.wait_until(
+        lambda: next((j for j in (s1, s2) if "slice ended; yields to " + str(s3) in
+                      d.job(j)["reason"]), None), 60, f"a slice end yielding to {s3}")
+    log(f"job {yielded} yielded to {s3} at its slice end: {d.job(yielded)['reason']}")
+    for j in (s1, s2, s3):
+        job = d.wait_state(j, ["done", "failed"], timeout=180)
+        check(job["state"] == "done", f"job {j}: {job}")
+    job = d.job(yielded)
+    check(job["attempts"] >= 2 and job["preemptions"] == 0, f"job {yielded}: {job}")
+    with open(os.path.join(d.data_dir, "logs", f"{yielded}.2.log")) as f:
+        second = f.read()
+    check(re.search(r"resuming from step [1-9]", second),
+          f"job {yielded} did not resume from its checkpoint after its slice:\n{second[:400]}")
+    # Each run of the yielded job was its own Slurm job, submitted once.
+    for attempt in (1, 2):
+        name = f"squeeze-{yielded}.{attempt}"
+        ids = slurm_jobs_named("east", name) + slurm_jobs_named("west", name)
+        check(len(ids) == 1, f"{name} submitted to Slurm {len(ids)} times")
+    m = re.search(r"^squeeze_slice_ends_total (\d+)", d.metrics(), re.M)
+    check(m and int(m.group(1)) >= 1, "no slice end counted")
+
+
+CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))
