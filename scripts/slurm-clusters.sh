@@ -16,7 +16,11 @@
 #       and every job step on it SIGKILLed (Slurm marks it DOWN after SlurmdTimeout=10 s);
 #       start-node brings slurmd back and waits for the node to be idle (ReturnToService=2)
 #
-# Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16).
+# Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16,
+# declared through config_overrides, so more than the machine has is fine),
+# SQUEEZE_SLURM_CLUSTERS (default "east west") and SQUEEZE_SLURM_PORT_BASE (6817): the i-th
+# cluster (from 0) listens on BASE+10i (slurmctld) and BASE+10i+1 (slurmd). A second set beside
+# the tests' needs its own ROOT and BASE (bench/slurm_bench uses /tmp/squeeze-slurm-bench, 6837).
 # Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
 # seconds; no slurmdbd, so accounting is off and jobcomp/filetxt keeps finished jobs).
 set -euo pipefail
@@ -25,18 +29,23 @@ ROOT=${SQUEEZE_SLURM_ROOT:-/tmp/squeeze-slurm}
 GPUS=${SQUEEZE_SLURM_GPUS:-4}
 CPUS=${SQUEEZE_SLURM_CPUS:-16}
 MEM_MB=16000
-CLUSTERS=(east west)
+read -r -a CLUSTERS <<<"${SQUEEZE_SLURM_CLUSTERS:-east west}"
+PORT_BASE=${SQUEEZE_SLURM_PORT_BASE:-6817}
 MSOCK=$ROOT/munge/munge.socket.2
 
 log() { echo "[slurm-clusters] $*" >&2; }
 
 # The ports of a cluster: slurmctld, slurmd.
 ports() {
-  case $1 in
-    east) echo "6817 6818" ;;
-    west) echo "6827 6828" ;;
-    *) log "unknown cluster '$1' (east, west)"; return 1 ;;
-  esac
+  local i
+  for i in "${!CLUSTERS[@]}"; do
+    if [[ ${CLUSTERS[$i]} == "$1" ]]; then
+      echo "$((PORT_BASE + 10 * i)) $((PORT_BASE + 10 * i + 1))"
+      return 0
+    fi
+  done
+  log "unknown cluster '$1' (${CLUSTERS[*]})"
+  return 1
 }
 
 alive() { [[ -e /proc/$1 ]] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }

@@ -7,9 +7,13 @@ slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from `s
   through scancel), it stops, waits, and its next run resumes from the checkpoint;
 - a running Slurm job is cancelled;
 - the daemon restarts while a Slurm job runs: the job is taken back, not submitted again, and
-  its end is recorded.
+  its end is recorded;
+- regions: with east (us-east) full, a job whose data may go to us-west runs on west and its
+  history says why; a job whose data may not leave us-east waits and then runs on east;
+- slices: at a slice end a Slurm job checkpoints and leaves for a waiting job, and its next run
+  (a new Slurm job) resumes from its checkpoint.
 
-Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools)
+Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools, regions, slices)
 """
 
 import json
@@ -34,7 +38,9 @@ def slurm_jobs_named(cluster, name):
     return out.stdout.split()
 
 
-def case_pools(squeeze, source, h):
+def pools_config(h, west_region, extra=""):
+    """A cluster file of the two test clusters as pools east (us-east) and west; skips the test
+    when they are not up."""
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
         raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
     config = h.path("slurm-pools.yaml")
@@ -45,10 +51,15 @@ def case_pools(squeeze, source, h):
     backend: slurm
     slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
   - name: west
-    region: eu-west
+    region: {west_region}
     backend: slurm
     slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
-""")
+{extra}""")
+    return config
+
+
+def case_pools(squeeze, source, h):
+    config = pools_config(h, "eu-west")
     args = ["--config", config, "--set", "min_runtime=0s", "--checkpoint-grace", "20s"]
     d = h.start_daemon(squeeze, "data", args)
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
@@ -122,7 +133,99 @@ def case_pools(squeeze, source, h):
     check(len(submitted) == 1, f"job {long} attempt 1 submitted to Slurm {len(submitted)} times")
 
 
-CASES = {"pools": case_pools}
+def case_regions(squeeze, source, h):
+    """With the home cluster full, a job whose data may move runs in the other region (and
+    says why); a job whose data may not leave waits at home and runs there once it frees."""
+    config = pools_config(h, "us-west", "region_links:\n"
+                          "  - {from: us-east, to: us-west, bandwidth_gbps: 10, price_per_gb: 0.02}\n")
+    d = h.start_daemon(squeeze, "data", ["--config", config])
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    where = ["bash", "-c", "echo region=$SQUEEZE_REGION home=$SQUEEZE_HOME_REGION "
+             "cluster=$SLURM_CLUSTER_NAME"]
+    # East is full for an hour by estimate.
+    blocker = d.submit({"name": "blocker", "gpus": 4, "pool": "east", "estimate": "1h",
+                        "command": ["sleep", "600"]})
+    d.wait_state(blocker, "running", timeout=60)
+    # Its data (10 GB: 8 s over the link) may go to us-west: it runs there.
+    movable = d.submit({"name": "movable", "gpus": 2, "pool": "east", "data_gb": 10,
+                        "regions": ["us-east", "us-west"], "command": where})
+    j = d.wait_state(movable, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"movable: {j}")
+    with open(os.path.join(d.data_dir, "logs", f"{movable}.1.log")) as f:
+        text = f.read()
+    check("region=us-west home=us-east cluster=west" in text, f"movable's log: {text}")
+    moves = [e["text"] for e in j["history"] if e["kind"] == "region"]
+    check(len(moves) == 1 and moves[0].startswith(
+        "moved from region us-east to us-west: expected wait at home ") and
+        "to copy 10.0 GB (cost 0.20)" in moves[0], f"movable's history: {j['history']}")
+    shown = h.run([squeeze, "show", str(movable), "--url", d.url, "--token", d.admin_token])
+    check("region     moved from region us-east to us-west" in shown.stdout,
+          f"squeeze show {movable}: {shown.stdout}")
+    # Its data may not leave us-east: it waits at home, and why says so.
+    pinned = d.submit({"name": "pinned", "gpus": 2, "pool": "east", "data_gb": 10,
+                       "regions": ["us-east"], "command": where})
+    time.sleep(4)  # cycles that could have moved it
+    check(d.job(pinned)["state"] == "pending", f"pinned: {d.job(pinned)}")
+    status, why = d.call("GET", f"/v1/jobs/{pinned}/why")
+    text = "\n".join(why["explanation"])
+    check("its data may not go to region us-west (allowed regions: us-east)" in text and
+          "expected wait in its home region us-east: " in text, f"why {pinned}: {text}")
+    status, reply = d.call("POST", f"/v1/jobs/{blocker}/cancel")
+    check(status == 200, f"cancel {blocker}: {status} {reply}")
+    j = d.wait_state(pinned, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"pinned: {j}")
+    with open(os.path.join(d.data_dir, "logs", f"{pinned}.1.log")) as f:
+        text = f.read()
+    check("region=us-east home=us-east cluster=east" in text, f"pinned's log: {text}")
+    check(not any(e["kind"] == "region" for e in j["history"]), f"pinned moved: {j['history']}")
+
+
+def case_slices(squeeze, source, h):
+    """Slices through Slurm: two low runs fill east and west; a third low job waits; at a
+    slice end one of them is signalled through scancel, checkpoints, leaves Slurm, and its next
+    run (a new Slurm job) resumes from the checkpoint."""
+    config = pools_config(h, "us-west")
+    d = h.start_daemon(squeeze, "data", [
+        "--config", config, "--set", "slice=8s", "--set", "min_runtime=0s",
+        "--set", "preempt_by_order=false", "--checkpoint-grace", "20s"])
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    train = os.path.join(source, "examples", "jobs", "train-like.sh")
+
+    def trainer(name, steps, estimate=None):
+        job = {"name": name, "gpus": 4, "urgency": "low", "preemptible": True,
+               "checkpointable": True, "command": ["bash", train],
+               "env": {"STEPS": str(steps), "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": "1000"}}
+        if estimate:
+            job["estimate"] = estimate
+        return d.submit(job)
+
+    s1, s2 = trainer("slice-1", 250), trainer("slice-2", 250)
+    for j in (s1, s2):
+        d.wait_state(j, "running", timeout=60)
+    s3 = trainer("slice-3", 20, estimate="2s")
+    yielded = serve_lib.wait_until(
+        lambda: next((j for j in (s1, s2) if "slice ended; yields to " + str(s3) in
+                      d.job(j)["reason"]), None), 60, f"a slice end yielding to {s3}")
+    log(f"job {yielded} yielded to {s3} at its slice end: {d.job(yielded)['reason']}")
+    for j in (s1, s2, s3):
+        job = d.wait_state(j, ["done", "failed"], timeout=180)
+        check(job["state"] == "done", f"job {j}: {job}")
+    job = d.job(yielded)
+    check(job["attempts"] >= 2 and job["preemptions"] == 0, f"job {yielded}: {job}")
+    with open(os.path.join(d.data_dir, "logs", f"{yielded}.2.log")) as f:
+        second = f.read()
+    check(re.search(r"resuming from step [1-9]", second),
+          f"job {yielded} did not resume from its checkpoint after its slice:\n{second[:400]}")
+    # Each run of the yielded job was its own Slurm job, submitted once.
+    for attempt in (1, 2):
+        name = f"squeeze-{yielded}.{attempt}"
+        ids = slurm_jobs_named("east", name) + slurm_jobs_named("west", name)
+        check(len(ids) == 1, f"{name} submitted to Slurm {len(ids)} times")
+    m = re.search(r"^squeeze_slice_ends_total (\d+)", d.metrics(), re.M)
+    check(m and int(m.group(1)) >= 1, "no slice end counted")
+
+
+CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

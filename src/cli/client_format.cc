@@ -75,7 +75,14 @@ std::string FormatQueue(const nlohmann::json& jobs) {
 std::string FormatJob(const nlohmann::json& job) {
   std::string out;
   for (const auto& [k, v] : job.items()) {
+    if (k == "history" && v.is_array()) continue;
     out += fmt::format("{}: {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  if (job.is_object() && job.contains("history") && job["history"].is_array()) {
+    out += "history:\n";
+    for (const auto& e : job["history"]) {
+      out += fmt::format("  {}  {:<10} {}\n", Str(e, "at"), Str(e, "kind"), Str(e, "text"));
+    }
   }
   return out;
 }

@@ -26,6 +26,18 @@ TEST(ClientFormatTest, QueueLikeSqueue) {
   EXPECT_EQ(FormatQueue(nlohmann::json::array()), "no jobs\n");
 }
 
+TEST(ClientFormatTest, OneJobWithItsHistory) {
+  const auto job = nlohmann::json::parse(R"J({"id": 7, "state": "running", "history": [
+    {"at": "2026-11-30T10:00:00Z", "kind": "submit", "text": "by admin"},
+    {"at": "2026-11-30T10:00:01Z", "kind": "region",
+     "text": "moved from region us-east to us-west: expected wait at home 1h > 1s"}]})J");
+  EXPECT_EQ(FormatJob(job),
+            "id: 7\nstate: running\nhistory:\n"
+            "  2026-11-30T10:00:00Z  submit     by admin\n"
+            "  2026-11-30T10:00:01Z  region     moved from region us-east to us-west: expected "
+            "wait at home 1h > 1s\n");
+}
+
 TEST(ClientFormatTest, WhyAndNodes) {
   const auto why = nlohmann::json::parse(R"J({"explanation": ["needs 2 GPUs; 1 is free",
     "job 3 (alice) holds 2 GPUs until about 10m from now"], "expected_start_in_s": 600})J");

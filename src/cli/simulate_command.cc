@@ -37,6 +37,7 @@ struct SimulateFlags {
   std::string slice;
   std::vector<std::string> settings;
   bool assume_preemptible = true;
+  double assume_data_gb = 0;
   bool assume_checkpointable = true;
   bool quiet = false;
   // --protocol fill (the FGD experiment on openb traces)
@@ -120,6 +121,7 @@ int RunSimulate(const SimulateFlags& f) {
   read.skip_bad_rows = f.skip_bad_rows;
   read.default_preemptible = f.assume_preemptible;
   read.default_checkpointable = f.assume_checkpointable;
+  read.default_data_gb = f.assume_data_gb;
   auto trace = ReadTrace(f.trace, read);
   if (!trace.ok()) {
     std::cerr << "squeeze simulate: " << trace.status().message() << "\n";
@@ -233,6 +235,11 @@ CommandRun RegisterSimulate(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--assume-checkpointable", f->assume_checkpointable,
                  "Whether jobs a trace says nothing about checkpoint when asked")
+      ->capture_default_str();
+  app.add_option("--assume-data-gb", f->assume_data_gb,
+                 "Size in GB of the data of jobs a trace gives none for: what running in "
+                 "another region copies over the cluster file's region_links")
+      ->check(CLI::Range(0.0, 1e12))
       ->capture_default_str();
   app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
   return [f] { return RunSimulate(*f); };

@@ -55,7 +55,8 @@ TEST_F(SubmitArgsTest, FileThenCommand) {
 }
 
 TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
-  Parse({"--name=n", "--gpus=1", "--gpu-milli=500", "--gpu-models=A100,H100", "--urgency=high",
+  Parse({"--name=n", "--gpus=1", "--gpu-milli=500", "--gpu-models=A100,H100", "--pool=a100",
+         "--regions=us-east,eu-west", "--data-gb=1.5", "--urgency=high",
          "--checkpoint-interval=5m", "--estimate=1h", "--deadline=+2h", "--team=t",
          "--workdir=w", "--max-retries=2", "--cpus=0.5", "--memory=1GiB", "--env", "A=1",
          "--env", "B=2", "--preemptible", "--checkpointable", "--", "x"});
@@ -64,6 +65,9 @@ TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
   EXPECT_EQ(f.gpus, "1");
   EXPECT_EQ(f.gpu_milli, "500");
   EXPECT_EQ(f.gpu_models, "A100,H100");
+  EXPECT_EQ(f.pool, "a100");
+  EXPECT_EQ(f.regions, "us-east,eu-west");
+  EXPECT_EQ(f.data_gb, "1.5");
   EXPECT_EQ(f.urgency, "high");
   EXPECT_EQ(f.checkpoint_interval, "5m");
   EXPECT_EQ(f.estimate, "1h");
@@ -95,6 +99,13 @@ TEST_F(SubmitArgsTest, UnsetBoolFlagsLeaveTheFileAlone) {
   Parse({"job.yaml"});
   EXPECT_FALSE(Flags().preemptible.has_value());
   EXPECT_FALSE(Flags().checkpointable.has_value());
+}
+
+TEST_F(SubmitArgsTest, HelpNamesTheRegionFlags) {
+  const std::string help = sub_->help();
+  EXPECT_THAT(help, HasSubstr("--pool"));
+  EXPECT_THAT(help, HasSubstr("Regions the job and its data may go to, comma-separated"));
+  EXPECT_THAT(help, HasSubstr("--data-gb"));
 }
 
 TEST_F(SubmitArgsTest, ACommandWithoutDashIsAnError) {

@@ -27,6 +27,8 @@ constexpr FlagField kScalarFlags[] = {
     {"name", "--name", &SubmitFlags::name},
     {"gpus", "--gpus", &SubmitFlags::gpus},
     {"gpu_milli", "--gpu-milli", &SubmitFlags::gpu_milli},
+    {"pool", "--pool", &SubmitFlags::pool},
+    {"data_gb", "--data-gb", &SubmitFlags::data_gb},
     {"urgency", "--urgency", &SubmitFlags::urgency},
     {"preemptible", "--preemptible", &SubmitFlags::preemptible},
     {"checkpointable", "--checkpointable", &SubmitFlags::checkpointable},
@@ -37,6 +39,12 @@ constexpr FlagField kScalarFlags[] = {
     {"max_retries", "--max-retries", &SubmitFlags::max_retries},
     {"cpus", "--cpus", &SubmitFlags::cpus},
     {"memory", "--memory", &SubmitFlags::memory},
+};
+
+// The flags that are a list field each, given comma-separated.
+constexpr FlagField kListFlags[] = {
+    {"gpu_models", "--gpu-models", &SubmitFlags::gpu_models},
+    {"regions", "--regions", &SubmitFlags::regions},
 };
 
 std::string Absolute(const std::string& cwd, const std::string& dir) {
@@ -82,7 +90,9 @@ Status Relabel(const Status& error, const std::set<std::string>& from_flags,
     for (const FlagField& f : kScalarFlags) {
       if (f.field == base) return Status::Error(std::string(f.flag) + ": " + rest);
     }
-    if (base == "gpu_models") return Status::Error("--gpu-models: " + rest);
+    for (const FlagField& f : kListFlags) {
+      if (f.field == base) return Status::Error(std::string(f.flag) + ": " + rest);
+    }
     if (base == "command") return Status::Error("the command after --: " + message);
   }
   return Status::Error(file ? *file + ": " + message : message);
@@ -110,9 +120,10 @@ Status Overlay(const SubmitFlags& flags, const std::string& cwd, Json& job,
     job[std::string(f.field)] = *(flags.*f.value);
     from_flags.insert(std::string(f.field));
   }
-  if (flags.gpu_models) {
-    job["gpu_models"] = SplitCommas(*flags.gpu_models);
-    from_flags.insert("gpu_models");
+  for (const FlagField& f : kListFlags) {
+    if (!(flags.*f.value)) continue;
+    job[std::string(f.field)] = SplitCommas(*(flags.*f.value));
+    from_flags.insert(std::string(f.field));
   }
   if (flags.workdir) {
     const std::string& dir = *flags.workdir;

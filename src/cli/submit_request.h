@@ -21,6 +21,9 @@ struct SubmitFlags {
   std::optional<std::string> gpus;
   std::optional<std::string> gpu_milli;
   std::optional<std::string> gpu_models;  // comma-separated
+  std::optional<std::string> pool;
+  std::optional<std::string> regions;  // comma-separated
+  std::optional<std::string> data_gb;
   std::optional<std::string> urgency;
   std::optional<std::string> preemptible;     // "true" or "false"
   std::optional<std::string> checkpointable;  // "true" or "false"

@@ -71,6 +71,9 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   f.gpus = "1";
   f.gpu_milli = "500";
   f.gpu_models = "A100, H100";
+  f.pool = "a100";
+  f.regions = "us-east, eu-west";
+  f.data_gb = "1.5";
   f.urgency = "high";
   f.preemptible = "true";
   f.checkpointable = "true";
@@ -89,6 +92,9 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_EQ(r.spec.gpus, 1);
   EXPECT_EQ(r.spec.gpu_milli, 500);
   EXPECT_EQ(r.spec.gpu_models, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(r.spec.pool, "a100");
+  EXPECT_EQ(r.spec.regions, (std::vector<std::string>{"us-east", "eu-west"}));
+  EXPECT_EQ(r.spec.data_gb, 1.5);
   EXPECT_EQ(r.spec.urgency, Urgency::kHigh);
   EXPECT_TRUE(r.spec.preemptible);
   EXPECT_TRUE(r.spec.checkpointable);
@@ -115,9 +121,12 @@ TEST_F(SubmitRequestTest, CommandAloneTakesDefaultsAndTheCurrentDirectory) {
 TEST_F(SubmitRequestTest, FlagsOverrideTheFile) {
   const std::string file = WriteFile(
       "command: [python, train.py]\ngpus: 4\nestimate: 2h\npreemptible: true\nurgency: low\n"
-      "env: {A: file, B: file}\nworkdir: /from/file\n");
+      "env: {A: file, B: file}\nworkdir: /from/file\npool: a100\nregions: [us-east, eu-west]\n"
+      "data_gb: 250\n");
   SubmitFlags f;
   f.gpus = "8";
+  f.regions = "eu-west";
+  f.data_gb = "0";
   f.preemptible = "false";
   f.env = {"B=flag"};
   f.workdir = "out";
@@ -126,6 +135,9 @@ TEST_F(SubmitRequestTest, FlagsOverrideTheFile) {
   EXPECT_FALSE(r.spec.preemptible);
   EXPECT_EQ(r.spec.estimate, 7200);  // kept from the file
   EXPECT_EQ(r.spec.urgency, Urgency::kLow);
+  EXPECT_EQ(r.spec.pool, "a100");  // kept from the file
+  EXPECT_EQ(r.spec.regions, (std::vector<std::string>{"eu-west"}));
+  EXPECT_EQ(r.spec.data_gb, 0);
   EXPECT_EQ(r.env, (std::map<std::string, std::string>{{"A", "file"}, {"B", "flag"}}));
   EXPECT_EQ(r.workdir, "/home/me/project/out");
   EXPECT_EQ(r.spec.name, "python");
@@ -168,6 +180,15 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
   EXPECT_THAT(flag_error(&SubmitFlags::team, "a b"), StartsWith("--team: value 'a b' is not"));
   EXPECT_EQ(flag_error(&SubmitFlags::gpu_models, "A100,,H100"),
             "--gpu-models: a model name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::pool, ""), "--pool: the pool name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::regions, "us-east,,eu-west"),
+            "--regions: a region name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::regions, ""), "--regions: a region name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::data_gb, "-1"), "--data-gb: value '-1' is outside 0..1e12");
+  EXPECT_EQ(flag_error(&SubmitFlags::data_gb, "lots"),
+            "--data-gb: value 'lots' is not a number of GB (like 250 or 1.5)");
+  EXPECT_EQ(flag_error(&SubmitFlags::data_gb, "inf"),
+            "--data-gb: value 'inf' is not a number of GB (like 250 or 1.5)");
   EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_interval, "30m"),
             "--checkpoint-interval: needs checkpointable: true");
   EXPECT_EQ(flag_error(&SubmitFlags::workdir, "~/x"),
@@ -186,6 +207,14 @@ TEST_F(SubmitRequestTest, BadEnvAndCommandNameThem) {
   EXPECT_THAT(Error(std::nullopt, f), StartsWith("--env 1X: '1X' is not a variable name"));
   EXPECT_EQ(Error(std::nullopt, Command({""})),
             "the command after --: command[0]: the program name is empty");
+}
+
+TEST_F(SubmitRequestTest, BadRegionsAndDataGbInTheFileNameTheFile) {
+  std::string file = WriteFile("command: [x]\nregions: {us: east}\n");
+  EXPECT_EQ(Error(file, {}),
+            file + ":2:10: regions: expected a region or a list of them, got a map");
+  file = WriteFile("command: [x]\ndata_gb: -3\n");
+  EXPECT_EQ(Error(file, {}), file + ":2:10: data_gb: value '-3' is outside 0..1e12");
 }
 
 TEST_F(SubmitRequestTest, ARuleBrokenAcrossFileAndFlagNamesTheFile) {

@@ -18,6 +18,8 @@ constexpr size_t kMaxNameChars = 128;
 constexpr size_t kMaxCommandArgs = 1024;
 constexpr size_t kMaxEnvEntries = 256;
 constexpr size_t kMaxGpuModels = 64;
+constexpr size_t kMaxRegions = 64;
+constexpr double kMaxDataGb = 1e12;
 constexpr int64_t kMaxGpus = 1024;
 constexpr int64_t kMaxRetries = 100;
 constexpr std::string_view kReservedEnvPrefix = "SQUEEZE_";
@@ -58,6 +60,15 @@ Status Assign(const Result<T>& value, Field& field) {
   return Status::Ok();
 }
 
+// What a list of names holds, for its messages: "a GPU model or a list of them", "65 models".
+struct NameListKind {
+  std::string_view noun;        // "GPU model"
+  std::string_view short_noun;  // "model"
+  size_t limit;
+};
+constexpr NameListKind kGpuModelList{"GPU model", "model", kMaxGpuModels};
+constexpr NameListKind kRegionList{"region", "region", kMaxRegions};
+
 class JobReader;
 using FieldFn = Status (JobReader::*)(const JobNode&, std::string_view, JobRequest&) const;
 struct FieldDef {
@@ -80,6 +91,9 @@ class JobReader {
   Status ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadPool(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadRegions(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadDataGb(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadUrgency(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadPreemptible(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -100,6 +114,8 @@ class JobReader {
   Result<std::string> PlainName(const JobNode& n, std::string_view field) const;
   Result<int64_t> Int(const JobNode& n, std::string_view field, int64_t min, int64_t max) const;
   Result<bool> Bool(const JobNode& n, std::string_view field) const;
+  Result<std::vector<std::string>> NameList(const JobNode& n, std::string_view field,
+                                            const NameListKind& kind) const;
   Result<Time> PositiveDuration(const JobNode& n, std::string_view field) const;
   Result<int64_t> Parsed(const JobNode& n, std::string_view field, std::string_view expected,
                          Result<int64_t> (*parse)(std::string_view)) const;
@@ -117,6 +133,9 @@ constexpr FieldDef kFields[] = {
     {"gpus", &JobReader::ReadGpus},
     {"gpu_milli", &JobReader::ReadGpuMilli},
     {"gpu_models", &JobReader::ReadGpuModels},
+    {"pool", &JobReader::ReadPool},
+    {"regions", &JobReader::ReadRegions},
+    {"data_gb", &JobReader::ReadDataGb},
     {"urgency", &JobReader::ReadUrgency},
     {"preemptible", &JobReader::ReadPreemptible},
     {"checkpointable", &JobReader::ReadCheckpointable},
@@ -196,6 +215,31 @@ Result<bool> JobReader::Bool(const JobNode& n, std::string_view field) const {
   if (*text == "true") return true;
   if (*text == "false") return false;
   return Error(n, field, "value '" + *text + "' is not true or false");
+}
+
+// One name or a list of them (gpu_models, regions); each trimmed and non-empty.
+Result<std::vector<std::string>> JobReader::NameList(const JobNode& n, std::string_view field,
+                                                     const NameListKind& kind) const {
+  const std::string noun(kind.noun), short_noun(kind.short_noun);
+  if (n.kind == JobNode::Kind::kMap) {
+    return Error(n, field, "expected a " + noun + " or a list of them, got a map");
+  }
+  std::vector<const JobNode*> items;
+  if (n.kind == JobNode::Kind::kScalar) items.push_back(&n);
+  for (const JobNode& item : n.items) items.push_back(&item);
+  if (items.size() > kind.limit) {
+    return Error(n, field,
+                 std::to_string(items.size()) + " " + short_noun + "s; the limit is " +
+                     std::to_string(kind.limit));
+  }
+  std::vector<std::string> names;
+  for (const JobNode* item : items) {
+    const Result<std::string> name = Scalar(*item, field, "a " + noun + " name");
+    if (!name.ok()) return name.status();
+    if (Trim(*name).empty()) return Error(*item, field, "a " + short_noun + " name is empty");
+    names.push_back(std::string(Trim(*name)));
+  }
+  return names;
 }
 
 Result<Time> JobReader::PositiveDuration(const JobNode& n, std::string_view field) const {
@@ -303,23 +347,30 @@ Status JobReader::ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest&
 }
 
 Status JobReader::ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const {
-  std::vector<const JobNode*> items;
-  if (n.kind == JobNode::Kind::kScalar) items.push_back(&n);
-  for (const JobNode& item : n.items) items.push_back(&item);
-  if (n.kind == JobNode::Kind::kMap) {
-    return Error(n, f, "expected a GPU model or a list of them, got a map");
-  }
-  if (items.size() > kMaxGpuModels) {
-    return Error(
-        n, f,
-        std::to_string(items.size()) + " models; the limit is " + std::to_string(kMaxGpuModels));
-  }
-  for (const JobNode* item : items) {
-    Result<std::string> model = Scalar(*item, f, "a GPU model name");
-    if (!model.ok()) return model.status();
-    if (Trim(*model).empty()) return Error(*item, f, "a model name is empty");
-    out.spec.gpu_models.push_back(std::string(Trim(*model)));
-  }
+  return Assign(NameList(n, f, kGpuModelList), out.spec.gpu_models);
+}
+
+// A home pool, named as in the cluster file (any non-empty string).
+Status JobReader::ReadPool(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "a pool name");
+  if (!text.ok()) return text.status();
+  if (Trim(*text).empty()) return Error(n, f, "the pool name is empty");
+  out.spec.pool = std::string(Trim(*text));
+  return Status::Ok();
+}
+
+Status JobReader::ReadRegions(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(NameList(n, f, kRegionList), out.spec.regions);
+}
+
+// GB of data, a finite number from 0 to 1e12 (250, 1.5).
+Status JobReader::ReadDataGb(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "a number of GB");
+  if (!text.ok()) return text.status();
+  const std::optional<double> gb = ParseDouble(Trim(*text));
+  if (!gb) return Error(n, f, "value '" + *text + "' is not a number of GB (like 250 or 1.5)");
+  if (*gb < 0 || *gb > kMaxDataGb) return Error(n, f, "value '" + *text + "' is outside 0..1e12");
+  out.spec.data_gb = *gb + 0.0;  // -0 becomes 0
   return Status::Ok();
 }
 

@@ -25,6 +25,9 @@ env:
 gpus: 1
 gpu_milli: 500
 gpu_models: [A100, H100]
+pool: a100
+regions: [us-east, eu-west]
+data_gb: 1.5
 urgency: high
 preemptible: true
 checkpointable: true
@@ -43,6 +46,7 @@ constexpr std::string_view kFullJson = R"({
   "workdir": "/home/me/project",
   "env": {"OMP_NUM_THREADS": "4", "MODE": "fast"},
   "gpus": 1, "gpu_milli": 500, "gpu_models": ["A100", "H100"],
+  "pool": "a100", "regions": ["us-east", "eu-west"], "data_gb": 1.5,
   "urgency": "high", "preemptible": true, "checkpointable": true,
   "checkpoint_interval": "30m", "estimate": "2h", "deadline": "2026-12-01T18:00:00Z",
   "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3
@@ -74,6 +78,9 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_EQ(s.gpus, 1);
   EXPECT_EQ(s.gpu_milli, 500);
   EXPECT_EQ(s.gpu_models, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(s.pool, "a100");
+  EXPECT_EQ(s.regions, (std::vector<std::string>{"us-east", "eu-west"}));
+  EXPECT_EQ(s.data_gb, 1.5);
   EXPECT_EQ(s.urgency, Urgency::kHigh);
   EXPECT_TRUE(s.preemptible);
   EXPECT_TRUE(s.checkpointable);
@@ -97,6 +104,9 @@ TEST(JobFileTest, DefaultsWhenOnlyTheCommandIsGiven) {
   EXPECT_EQ(s.gpus, 1);
   EXPECT_EQ(s.gpu_milli, 1000);
   EXPECT_TRUE(s.gpu_models.empty());
+  EXPECT_EQ(s.pool, "");
+  EXPECT_TRUE(s.regions.empty());
+  EXPECT_EQ(s.data_gb, 0);
   EXPECT_EQ(s.urgency, Urgency::kNormal);
   EXPECT_FALSE(s.preemptible);
   EXPECT_FALSE(s.checkpointable);
@@ -125,6 +135,9 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(a.gpus, b.gpus);
   EXPECT_EQ(a.gpu_milli, b.gpu_milli);
   EXPECT_EQ(a.gpu_models, b.gpu_models);
+  EXPECT_EQ(a.pool, b.pool);
+  EXPECT_EQ(a.regions, b.regions);
+  EXPECT_EQ(a.data_gb, b.data_gb);
   EXPECT_EQ(a.urgency, b.urgency);
   EXPECT_EQ(a.preemptible, b.preemptible);
   EXPECT_EQ(a.checkpointable, b.checkpointable);
@@ -140,6 +153,25 @@ TEST(JobFileTest, OneGpuModelMayBeAString) {
   const Result<JobRequest> r = ParseJobYaml(WithCommand("gpu_models: A100\n"), "j", kNow);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->spec.gpu_models, (std::vector<std::string>{"A100"}));
+}
+
+TEST(JobFileTest, OneRegionMayBeAStringAndDataGbAnyNumberForm) {
+  Result<JobRequest> r =
+      ParseJobYaml(WithCommand("regions: eu-west\ndata_gb: 250\npool: ' spot '\n"), "j", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.regions, (std::vector<std::string>{"eu-west"}));
+  EXPECT_EQ(r->spec.data_gb, 250);
+  EXPECT_EQ(r->spec.pool, "spot");
+  for (const auto& [text, gb] : std::vector<std::pair<std::string, double>>{
+           {"0", 0}, {"\"2.5\"", 2.5}, {"1e3", 1000}, {"1e12", 1e12}, {"-0", 0}}) {
+    r = ParseJobYaml(WithCommand("data_gb: " + text + "\n"), "j", kNow);
+    ASSERT_TRUE(r.ok()) << text << ": " << r.status().message();
+    EXPECT_EQ(r->spec.data_gb, gb) << text;
+  }
+  r = ParseJobJson(R"({"command": ["a"], "regions": "us-east", "data_gb": 0.25})", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.regions, (std::vector<std::string>{"us-east"}));
+  EXPECT_EQ(r->spec.data_gb, 0.25);
 }
 
 TEST(JobFileTest, DeadlineFormsAndPastDeadline) {
@@ -223,6 +255,50 @@ TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
   }
   EXPECT_THAT(JsonError(R"({"command": ["a"], "env": ["A=1"]})"),
               HasSubstr("JSON request: env: expected a map of NAME: value, got a list"));
+}
+
+TEST(JobFileTest, BadPoolRegionsAndDataGbNameTheFieldAndTheValue) {
+  const BadLine kCases[] = {
+      {"pool: ''", "job.yaml:2:7: pool: the pool name is empty"},
+      {"pool: [a, b]", "job.yaml:2:7: pool: expected a pool name, got a list"},
+      {"regions: {us: east}",
+       "job.yaml:2:10: regions: expected a region or a list of them, got a map"},
+      {"regions: [us-east, '']", "job.yaml:2:20: regions: a region name is empty"},
+      {"regions: ' '", "job.yaml:2:10: regions: a region name is empty"},
+      {"regions: [[us-east]]", "job.yaml:2:11: regions: expected a region name, got a list"},
+      {"data_gb: -1", "job.yaml:2:10: data_gb: value '-1' is outside 0..1e12"},
+      {"data_gb: 2e12", "job.yaml:2:10: data_gb: value '2e12' is outside 0..1e12"},
+      {"data_gb: lots",
+       "job.yaml:2:10: data_gb: value 'lots' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: 250GB",
+       "job.yaml:2:10: data_gb: value '250GB' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: .nan",
+       "job.yaml:2:10: data_gb: value '.nan' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: nan",
+       "job.yaml:2:10: data_gb: value 'nan' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: inf",
+       "job.yaml:2:10: data_gb: value 'inf' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: 1e999",
+       "job.yaml:2:10: data_gb: value '1e999' is not a number of GB (like 250 or 1.5)"},
+      {"data_gb: [1]", "job.yaml:2:10: data_gb: expected a number of GB, got a list"},
+      {"region: us-east", "job.yaml:2:1: unknown field 'region' (did you mean 'regions'?)"},
+  };
+  for (const auto& [line, message] : kCases) {
+    EXPECT_EQ(YamlError(WithCommand(line + "\n")), message) << line;
+  }
+  std::string many = "command: [a]\nregions: [r0";
+  for (int i = 1; i < 65; ++i) many += ", r" + std::to_string(i);
+  EXPECT_EQ(YamlError(many + "]\n"), "job.yaml:2:10: regions: 65 regions; the limit is 64");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "data_gb": -0.5})"),
+            "JSON request: data_gb: value '-0.5' is outside 0..1e12");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "data_gb": "many"})"),
+            "JSON request: data_gb: value 'many' is not a number of GB (like 250 or 1.5)");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "regions": {"a": "b"}})"),
+            "JSON request: regions: expected a region or a list of them, got a map");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "regions": ["us-east", ""]})"),
+            "JSON request: regions: a region name is empty");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "pool": ""})"),
+            "JSON request: pool: the pool name is empty");
 }
 
 TEST(JobFileTest, CommandMustBeAList) {

@@ -31,6 +31,9 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   j["gpus"] = s.gpus;
   j["gpu_milli"] = s.gpu_milli;
   if (!s.gpu_models.empty()) j["gpu_models"] = s.gpu_models;
+  if (!s.pool.empty()) j["pool"] = s.pool;
+  if (!s.regions.empty()) j["regions"] = s.regions;
+  if (s.data_gb != 0) j["data_gb"] = s.data_gb;
   j["urgency"] = std::string(UrgencyName(s.urgency));
   j["preemptible"] = s.preemptible;
   j["checkpointable"] = s.checkpointable;

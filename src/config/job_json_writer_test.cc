@@ -23,6 +23,9 @@ void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
   EXPECT_EQ(got.spec.gpus, want.spec.gpus);
   EXPECT_EQ(got.spec.gpu_milli, want.spec.gpu_milli);
   EXPECT_EQ(got.spec.gpu_models, want.spec.gpu_models);
+  EXPECT_EQ(got.spec.pool, want.spec.pool);
+  EXPECT_EQ(got.spec.regions, want.spec.regions);
+  EXPECT_EQ(got.spec.data_gb, want.spec.data_gb);
   EXPECT_EQ(got.spec.urgency, want.spec.urgency);
   EXPECT_EQ(got.spec.preemptible, want.spec.preemptible);
   EXPECT_EQ(got.spec.checkpointable, want.spec.checkpointable);
@@ -52,6 +55,9 @@ TEST(JobJsonWriterTest, EveryFieldRoundTrips) {
   r.spec.gpus = 1;
   r.spec.gpu_milli = 250;
   r.spec.gpu_models = {"A100", "H100"};
+  r.spec.pool = "spot-h100";
+  r.spec.regions = {"us-east", "eu-west"};
+  r.spec.data_gb = 0.1 + 0.2;  // 0.30000000000000004: every bit comes back
   r.spec.urgency = Urgency::kCritical;
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
@@ -75,6 +81,8 @@ TEST(JobJsonWriterTest, OtherValuesRoundTrip) {
   r.spec.urgency = Urgency::kLow;
   r.spec.cpu_milli = 1;
   r.spec.memory_mib = 1;
+  r.spec.regions = {"eu-west"};
+  r.spec.data_gb = 1e12;
   r.max_retries = 100;
   r.spec.submit_time = kNow;
   ExpectSameJob(r, RoundTrip(r));
@@ -84,8 +92,9 @@ TEST(JobJsonWriterTest, MinimalRequestRoundTripsAndLeavesUnsetFieldsOut) {
   Result<JobRequest> minimal = ParseJobJson(R"({"command": ["train"]})", kNow);
   ASSERT_TRUE(minimal.ok()) << minimal.status().message();
   const std::string json = JobRequestToJobJson(*minimal);
-  for (const char* absent : {"workdir", "env", "gpu_models", "checkpoint_interval", "estimate",
-                             "deadline", "team", "cpus", "memory", "max_retries"}) {
+  for (const char* absent :
+       {"workdir", "env", "gpu_models", "pool", "regions", "data_gb", "checkpoint_interval",
+        "estimate", "deadline", "team", "cpus", "memory", "max_retries"}) {
     EXPECT_THAT(json, ::testing::Not(HasSubstr(std::string("\"") + absent + "\""))) << json;
   }
   const JobRequest back = RoundTrip(*minimal);
@@ -104,6 +113,9 @@ TEST(JobJsonWriterTest, WritesTheFormsAJobFileUses) {
   r.spec.cpu_milli = 500;
   r.spec.memory_mib = 2048;
   r.spec.urgency = Urgency::kHigh;
+  r.spec.pool = "a100";
+  r.spec.regions = {"us-east", "eu-west"};
+  r.spec.data_gb = 250;
   const std::string json = JobRequestToJobJson(r);
   EXPECT_THAT(json, HasSubstr(R"("checkpoint_interval":"1h30m")"));
   EXPECT_THAT(json, HasSubstr(R"("estimate":"2h")"));
@@ -111,6 +123,7 @@ TEST(JobJsonWriterTest, WritesTheFormsAJobFileUses) {
   EXPECT_THAT(json, HasSubstr(R"("cpus":"0.5")"));
   EXPECT_THAT(json, HasSubstr(R"("memory":"2048MiB")"));
   EXPECT_THAT(json, HasSubstr(R"("urgency":"high")"));
+  EXPECT_THAT(json, HasSubstr(R"("pool":"a100","regions":["us-east","eu-west"],"data_gb":250.0)"));
 }
 
 TEST(JobJsonWriterTest, FormatsCpuMilliAsCores) {

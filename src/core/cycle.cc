@@ -82,13 +82,14 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   return s.node_order->Place(req, s.cluster);
 }
 
-void CycleContext::Start(Job& job, Placement placement, bool borrowed) {
+void CycleContext::Start(Job& job, Placement placement, bool borrowed, Time transfer,
+                         std::string reason) {
   const JobId id = job.spec.id;
   const bool restart = job.starts > 0;
   job.placement = std::move(placement);
   job.state = JobState::kRunning;
   job.run_start = now;
-  job.run_overhead = restart ? RestartOverhead(job.spec) : 0;
+  job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + transfer;
   job.first_start = std::min(job.first_start, now);
   job.total_wait += now - job.queued_since;
   ++job.starts;
@@ -113,6 +114,7 @@ void CycleContext::Start(Job& job, Placement placement, bool borrowed) {
   d.overhead = job.run_overhead;
   d.slice_end = job.slice_end;
   d.borrowed = borrowed;
+  d.reason = std::move(reason);
   decisions.push_back(std::move(d));
   started.push_back(id);
 }

@@ -67,7 +67,10 @@ class CycleContext {
   // A placement in the given groups honouring `caps` (or none), nullopt if it does not fit.
   std::optional<Placement> Place(const Job& job, const std::vector<int>& groups,
                                  const std::unordered_map<int, int>* caps) const;
-  void Start(Job& job, Placement placement, bool borrowed);
+  // `transfer`: seconds copying the job's data to another region, charged as overhead of
+  // this run; `reason` says why it starts there (a move to another region).
+  void Start(Job& job, Placement placement, bool borrowed, Time transfer = 0,
+             std::string reason = {});
   // Asks a running job to stop; `for_job` (0: none) is the job it makes room for.
   void Stop(Job& job, const std::string& reason, JobId for_job);
 

@@ -23,7 +23,9 @@ struct Decision {
   Time overhead = 0;         // restart overhead charged to this run
   Time slice_end = kNever;   // when the scheduler will reconsider this run
   bool borrowed = false;     // runs on capacity lent by another pool or team
-  std::string reason;        // for kStop: why ("preempted by 42", "slice end", ...)
+  // kStop: why ("preempted by 42", "slice end", ...); kStart: why it starts outside its home
+  // region ("moved from us-east to us-west: ..."), else empty.
+  std::string reason;
 };
 
 }  // namespace squeeze

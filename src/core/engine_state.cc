@@ -38,6 +38,21 @@ void HoldCapacity(EngineState& s, const Job& job) {
   s.team_running_milli[job.spec.team] += job.spec.TotalMilli();
 }
 
+EngineState::EngineState(const ClusterSpec& spec, Policy p)
+    : policy(std::move(p)), cluster(spec) {
+  for (const PoolSpec& pool : spec.pools) {
+    auto it = std::find(regions.begin(), regions.end(), pool.region);
+    if (it == regions.end()) it = regions.insert(regions.end(), pool.region);
+    pool_region.push_back(static_cast<int>(it - regions.begin()));
+  }
+}
+
+uint64_t HomeRegionBit(const EngineState& s, const Job& job) {
+  if (job.home_pool < 0) return 0;
+  const int region = s.pool_region[job.home_pool];
+  return region < 64 ? uint64_t{1} << region : 0;
+}
+
 void ReleasePlacement(EngineState& s, const Placement& placement) {
   s.cluster.Release(placement);
   for (const auto& share : placement.shares) {

@@ -27,16 +27,21 @@ struct SchedulerCounters {
   int64_t slice_yields = 0;     // stops at a slice end
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;     // jobs stopped by defrag to restart on other nodes
+  int64_t region_moves = 0;     // starts in another region than the job's home
+  double data_moved_gb = 0;     // copied between regions for those starts
+  double data_transfer_cost = 0;  // what the copies cost, by the links' price per GB
   int64_t cycles = 0;
 };
 
 struct EngineState {
-  EngineState(const ClusterSpec& spec, Policy p) : policy(std::move(p)), cluster(spec) {}
+  EngineState(const ClusterSpec& spec, Policy p);
 
   Policy policy;
   std::unique_ptr<JobOrder> job_order;
   std::unique_ptr<NodeOrder> node_order;
   ClusterState cluster;
+  std::vector<std::string> regions;  // every pool's region, once each, in pool order
+  std::vector<int> pool_region;      // pool -> index into `regions`
   std::unordered_map<JobId, Job> jobs;  // pending and active jobs only
   PendingQueue pending;
   std::set<std::pair<Time, JobId>> slice_ends;      // running, sliced
@@ -71,6 +76,8 @@ struct EngineState {
   SchedulerCounters counters;
 };
 
+// The bit of `job`'s home region in Job::data_regions (0 without a home pool, or past 64 regions).
+uint64_t HomeRegionBit(const EngineState& s, const Job& job);
 int BaseBand(const Policy& policy, const Job& job);
 // Adds a job that just started running to the running-job indexes, and removes it.
 void IndexRunning(EngineState& s, const Job& job);

@@ -40,6 +40,9 @@ struct JobSpec {
   std::optional<Time> deadline;  // absolute time by which it should finish
 
   std::vector<std::string> regions;  // allowed regions; empty = any
+  // Size of the data the job reads, in GB: it lives in the home pool's region and is copied
+  // over the region link (ClusterSpec::region_links) when the job runs in another region.
+  double data_gb = 0;
 
   int64_t TotalMilli() const { return static_cast<int64_t>(gpus) * gpu_milli; }
   bool WholeGpus() const { return gpu_milli == kMilliPerGpu; }
@@ -75,6 +78,9 @@ struct Job {
   Time boost_at = kNever;  // while pending and not boosted: when it will be
   int home_pool = -1;            // index of spec.pool; -1 = any pool
   Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
+  // Regions holding a copy of its data, as bits of EngineState::regions (its home region
+  // from the start, another once the region action copied it there).
+  uint64_t data_regions = 0;
   // When the driver last saw a complete checkpoint of this job (kNever: none, or a driver that
   // does not report checkpoints, like the simulator).
   Time last_checkpoint = kNever;

@@ -12,7 +12,7 @@ namespace squeeze {
 namespace {
 
 const std::vector<std::string> kActions = {"reclaim", "allocate", "defrag", "backfill",
-                                           "borrow",  "preempt",  "slice"};
+                                           "borrow",  "preempt",  "slice",  "region"};
 
 Policy Fifo() {
   Policy p;
@@ -63,7 +63,7 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt"};
+  p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt", "region"};
   p.node_order = "squeeze";
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
@@ -111,7 +111,7 @@ Status Policy::Validate() const {
     if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
       return Status::Error("policy '" + name + "': unknown action '" + a +
                            "' (known: reclaim, allocate, defrag, backfill, borrow, preempt, "
-                           "slice)");
+                           "slice, region)");
     }
   }
   if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");
@@ -160,9 +160,11 @@ Result<Policy> NamedPolicy(std::string_view name) {
       InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
     } else if (modifier == "defrag") {
       InsertAfter(p, "defrag", {"allocate", "reclaim"});
+    } else if (modifier == "region") {
+      InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
-                           "' (known: borrow, defrag)");
+                           "' (known: borrow, defrag, region)");
     }
     start = next;
   }
@@ -224,6 +226,13 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     if (on) InsertAfter(p, "defrag", {"allocate", "reclaim"});
     else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "defrag"), p.actions.end());
   }
+  else if (k == "region") {
+    bool on = false;
+    if (Status b = as_bool(&on); !b.ok()) return b;
+    if (on) InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
+    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "region"), p.actions.end());
+  }
+  else if (k == "region_min_gain") st = as_duration(&p.region_min_gain);
   else if (k == "defrag_max_moves_per_hour") {
     char* end = nullptr;
     const long n = std::strtol(v.c_str(), &end, 10);
@@ -248,7 +257,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     return Status::Error("unknown policy option '" + k +
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
-                         "actions, defrag, defrag_max_moves_per_hour, las_thresholds, las_gpu_weighted, "
+                         "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, las_thresholds, las_gpu_weighted, "
                          "gittins_gpu_weighted)");
   }
   if (!st.ok()) return st;

@@ -16,7 +16,7 @@ namespace squeeze {
 struct Policy {
   std::string name;
   // Actions in the order they run: any of "reclaim", "allocate", "defrag", "backfill",
-  // "borrow", "preempt", "slice".
+  // "borrow", "preempt", "slice", "region".
   std::vector<std::string> actions = {"allocate"};
   // Without "backfill": true = allocation stops at the first job of a pool that does not fit
   // (strict head-of-line order); false = any later job that fits starts (greedy, no
@@ -51,6 +51,9 @@ struct Policy {
   double preempt_key_ratio = 1.0;
   // With "defrag": a job is moved at most this many times in any hour (0 = never).
   int defrag_max_moves_per_hour = 1;
+  // With "region": a waiting job moves to another region only if its expected wait at home
+  // exceeds the time to copy its data there by at least this much.
+  Time region_min_gain = 0;
   // Simulation only: reveal each job's true duration to the policy as its estimate (the
   // references sjf and srtf do; squeeze never does).
   bool oracle_estimates = false;
@@ -61,13 +64,16 @@ struct Policy {
 
 // A named policy, optionally with modifiers: "squeeze+borrow" lets pools lend idle GPUs to
 // other pools' preemptible jobs (adding the reclaim and borrow actions); "+defrag" adds the
-// defrag action (moves jobs to consolidate free GPUs for a job blocked by fragmentation).
+// defrag action (moves jobs to consolidate free GPUs for a job blocked by fragmentation);
+// "+region" adds the region action (a waiting job runs in another region its data may go to
+// when its wait at home is longer than copying its data there).
 Result<Policy> NamedPolicy(std::string_view name);
 std::vector<std::string> PolicyNames();
 
 // Changes one setting of a policy by name, for what-if runs: slice, min_runtime,
 // deadline_margin (durations); job_order, node_order; priority, fair_share, deadline, strict,
-// preempt_by_order, defrag (true/false); defrag_max_moves_per_hour (a count); actions,
+// preempt_by_order, defrag, region (true/false); defrag_max_moves_per_hour (a count);
+// region_min_gain (a duration); actions,
 // las_thresholds ('|'-separated lists).
 Status SetPolicyOption(Policy& policy, std::string_view key, std::string_view value);
 

@@ -87,7 +87,8 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_TRUE(sq.fair_share);
   EXPECT_FALSE(sq.oracle_estimates);
   EXPECT_EQ(sq.min_runtime, 300);
-  EXPECT_THAT(sq.actions, ElementsAre("allocate", "reclaim", "defrag", "backfill", "preempt"));
+  EXPECT_THAT(sq.actions,
+              ElementsAre("allocate", "reclaim", "defrag", "backfill", "preempt", "region"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_NE(sq.job_order, "sjf");
   EXPECT_NE(sq.job_order, "srtf");
@@ -106,7 +107,7 @@ TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
   auto m = NamedPolicy("fifo+turbo");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
-            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag)");
+            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag, region)");
 }
 
 // Position of `action` in `actions`, -1 if absent.
@@ -181,9 +182,9 @@ TEST(PolicyTest, DefragModifierAddsDefragAfterAllocateAndReclaim) {
 TEST(PolicyTest, DefragOptions) {
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
-  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt"));
+  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt", "region"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
-  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt"));
+  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt", "region"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
   EXPECT_EQ(p.actions, Named("squeeze").actions);
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
@@ -246,7 +247,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
                 ")");
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
-            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice)");
+            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

@@ -70,6 +70,10 @@ Status Scheduler::Validate(const JobSpec& spec) const {
       spec.restart_overhead.value_or(0) < 0) {
     return Status::Error(who + ": checkpoint and restart times must not be negative");
   }
+  if (!(spec.data_gb >= 0) || spec.data_gb > 1e12) {
+    return Status::Error(who + ": data_gb " + std::to_string(spec.data_gb) +
+                         " must be a size in GB from 0 to 1e12");
+  }
   if (!spec.pool.empty() && state_->cluster.spec().PoolIndex(spec.pool) < 0) {
     return Status::Error(who + ": pool '" + spec.pool + "' does not exist");
   }
@@ -101,6 +105,7 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   job.spec = spec;
   job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
   job.queued_since = now;
+  job.data_regions = HomeRegionBit(*state_, job);
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
   state_->node_order->ObserveArrival(spec);  // orders that learn the workload watch arrivals
@@ -131,6 +136,9 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   job.run_start = run_start;
   job.starts = 1;
   job.min_runtime_until = run_start + state_->policy.min_runtime;
+  job.data_regions = HomeRegionBit(*state_, job);
+  const int run_region = state_->pool_region[state_->cluster.node(placement.shares[0].node).pool];
+  if (run_region < 64) job.data_regions |= uint64_t{1} << run_region;  // its data is there too
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
   state_->node_order->ObserveArrival(spec);
@@ -211,6 +219,7 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
     else if (action == "defrag") RunDefrag(c);
     else if (action == "backfill") RunBackfill(c);
     else if (action == "borrow") RunBorrow(c);
+    else if (action == "region") RunRegion(c);
     else if (action == "preempt") RunPreempt(c);
     else if (action == "slice") RunSlice(c);
   }
@@ -306,6 +315,12 @@ Time Scheduler::NextWakeup() const {
   if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
   if (!state_->boost_watch.empty()) t = std::min(t, state_->boost_watch.begin()->first);
   return t;
+}
+
+std::vector<std::string> Scheduler::RegionOutlook(JobId id, Time now) const {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || it->second.state != JobState::kPending) return {};
+  return squeeze::RegionOutlook(CycleContext(*state_, now), it->second);
 }
 
 std::vector<Reservation> Scheduler::ReservationsAhead(JobId id, Time now, size_t max) const {

@@ -62,6 +62,10 @@ class Scheduler {
   Status SetNodeAvailable(int node, bool available);
   bool NodeAvailable(int node) const { return !state_->unavailable.count(node); }
 
+  // A waiting job's prospects in other regions, in words (actions.h RegionOutlook); empty for
+  // a job that does not wait.
+  std::vector<std::string> RegionOutlook(JobId id, Time now) const;
+
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }
   const Policy& policy() const { return state_->policy; }

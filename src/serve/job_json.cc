@@ -24,6 +24,9 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
   j["gpus"] = spec.gpus;
   j["gpu_milli"] = spec.gpu_milli;
   j["gpu_models"] = spec.gpu_models;
+  j["pool"] = spec.pool;
+  j["regions"] = spec.regions;
+  j["data_gb"] = spec.data_gb;
   j["preemptible"] = spec.preemptible;
   j["checkpointable"] = spec.checkpointable;
   j["checkpoint_interval_s"] = spec.checkpoint_interval > 0 ? nlohmann::json(spec.checkpoint_interval)

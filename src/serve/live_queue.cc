@@ -258,7 +258,17 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   counters_.wait_sum += static_cast<double>(waited);
   ++counters_.starts;
   job.exec = &ExecutorFor(d.placement);
-  auto run = job.exec->Start(d.job, attempt, job.request, job.cuda_gpus, job.has_checkpoint);
+  job.placed_because = d.reason;
+  if (!d.reason.empty()) (void)store_.AppendEvent(d.job, now, "region", d.reason);
+  // The job learns where it runs and where its data lives (a staging step may copy it).
+  JobRequest request = job.request;
+  const ClusterSpec& spec = scheduler_->cluster().spec();
+  const int pool = scheduler_->cluster().node(d.placement.shares.front().node).pool;
+  request.env["SQUEEZE_REGION"] = spec.pools[pool].region;
+  if (const int home = spec.PoolIndex(request.spec.pool); home >= 0) {
+    request.env["SQUEEZE_HOME_REGION"] = spec.pools[home].region;
+  }
+  auto run = job.exec->Start(d.job, attempt, request, job.cuda_gpus, job.has_checkpoint);
   if (!run.ok()) {
     Log("job " + std::to_string(d.job) + ": " + run.status().message());
     (void)scheduler_->Finished(d.job, now, false);

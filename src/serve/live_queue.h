@@ -129,6 +129,7 @@ class LiveQueue {
     bool requeue_on_exit = false;  // was stopping when the daemon restarted
     std::vector<int> cuda_gpus;
     Executor* exec = nullptr;  // where its current run is; nullptr = the default executor
+    std::string placed_because;  // why its current run is outside its home region, if it is
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   Executor& ExecutorFor(const Placement& placement);

@@ -166,6 +166,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
       lines.push_back(std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
                       " since " + FormatDateTime(job->run_start) + "; it does not wait");
       // A cluster manager may still hold it in its own queue.
+      if (!live.placed_because.empty()) lines.push_back(live.placed_because);
       if (auto backend = (live.exec ? *live.exec : executor_).BackendStatus(id)) {
         lines.push_back(*backend);
       }
@@ -262,6 +263,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
       lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
                       " job(s) are checkpointing to make room for it");
     }
+    for (std::string& line : scheduler_->RegionOutlook(id, now)) lines.push_back(std::move(line));
     if (spec.urgency != Urgency::kLow && st.policy.Has("preempt")) {
       lines.push_back("it may preempt preemptible jobs of a lower urgency");
     }

@@ -2,6 +2,7 @@
 
 #include "config/job_feasibility.h"
 #include "config/job_file.h"
+#include "config/job_values.h"
 #include "config/data_path.h"
 #include "config/text_util.h"
 #include "exec/run_files.h"
@@ -91,7 +92,16 @@ ApiResult QueueService::List(const Principal& who,
 ApiResult QueueService::Get(const Principal& who, int64_t id) {
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
-  return ApiResult::Ok(StoredJobJson(*job, clock_()));
+  nlohmann::json out = StoredJobJson(*job, clock_());
+  // One job is shown with its history: submit, starts, stops and why, moves, checkpoints, ends.
+  nlohmann::json history = nlohmann::json::array();
+  if (auto events = store_.Events(id); events.ok()) {
+    for (const JobEvent& e : *events) {
+      history.push_back({{"at", FormatDateTime(e.at)}, {"kind", e.kind}, {"text", e.text}});
+    }
+  }
+  out["history"] = std::move(history);
+  return ApiResult::Ok(out);
 }
 
 ApiResult QueueService::Cancel(const Principal& who, int64_t id) {

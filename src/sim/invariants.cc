@@ -32,11 +32,13 @@ void InvariantChecker::OnStop(const Job& job, Time run_start, Time stop_at, Time
   }
   Ledger& l = ledgers_[job.spec.id];
   l.held_s += static_cast<double>(now - run_start);
-  l.overhead += job.run_overhead;
   if (stop_at == kNever) {
+    l.overhead += job.run_overhead;
     l.final_progress = std::max<Time>(0, now - run_start - job.run_overhead);
     return;
   }
+  // A run stopped before its overhead (restart, data copy) was over paid only that part.
+  l.overhead += std::min(job.run_overhead, stop_at - run_start);
   const Time progress = std::max<Time>(0, stop_at - run_start - job.run_overhead);
   l.lost += progress - (job.saved_at_stop - job.work_done);
   l.checkpoint += now - stop_at;

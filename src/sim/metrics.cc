@@ -68,6 +68,9 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.slice_yields = result.slice_yields;
   s.borrowed_starts = result.borrowed_starts;
   s.defrag_moves = result.defrag_moves;
+  s.region_moves = result.region_moves;
+  s.data_moved_gb = result.data_moved_gb;
+  s.data_transfer_cost = result.data_transfer_cost;
   s.lost_gpu_hours = lost / 3600.0;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = result.makespan;

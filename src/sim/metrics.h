@@ -32,6 +32,9 @@ struct Summary {
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;         // jobs moved to consolidate free GPUs (not in preemptions)
+  int64_t region_moves = 0;         // starts in another region than the job's home
+  double data_moved_gb = 0;         // copied between regions for those starts
+  double data_transfer_cost = 0;    // what the copies cost (region links' price per GB)
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   // GPU-hours of pending demand that the free GPUs could have held had they not been
   // scattered (core/fragmentation_blocked.h has the definition).

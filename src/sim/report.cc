@@ -45,6 +45,10 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{}: {} jobs moved to consolidate free GPUs (defrag)\n", s.policy,
                          s.defrag_moves);
     }
+    if (s.region_moves > 0) {
+      out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
+                         s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
+    }
   }
   std::set<std::string> pools;
   for (const auto& r : runs) {
@@ -96,6 +100,9 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["slice_yields"] = s.slice_yields;
     j["borrowed_starts"] = s.borrowed_starts;
     j["defrag_moves"] = s.defrag_moves;
+    j["region_moves"] = s.region_moves;
+    j["data_moved_gb"] = s.data_moved_gb;
+    j["data_transfer_cost"] = s.data_transfer_cost;
     j["lost_gpu_hours"] = s.lost_gpu_hours;
     j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
     j["makespan_s"] = s.makespan_s;

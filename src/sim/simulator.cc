@@ -107,6 +107,9 @@ Result<SimResult> SimRun::Run() {
   result_.slice_yields = counters.slice_yields;
   result_.borrowed_starts = counters.borrowed_starts;
   result_.defrag_moves = counters.defrag_moves;
+  result_.region_moves = counters.region_moves;
+  result_.data_moved_gb = counters.data_moved_gb;
+  result_.data_transfer_cost = counters.data_transfer_cost;
   result_.cycles = counters.cycles;
   Time first_submit = trace_.jobs.empty() ? 0 : kNever;
   for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);

@@ -52,6 +52,9 @@ struct SimResult {
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;
+  int64_t region_moves = 0;       // starts outside the job's home region
+  double data_moved_gb = 0;       // copied between regions for them
+  double data_transfer_cost = 0;  // at the region links' price per GB
   int64_t cycles = 0;
   // GPU-seconds of pending demand blocked by fragmentation (core/fragmentation_blocked.h),
   // measured after each cycle that changed something and held until the next event; in all

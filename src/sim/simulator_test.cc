@@ -165,6 +165,26 @@ TEST(SimulatorTest, DefragMoveKeepsTheInvariants) {
   }
 }
 
+TEST(SimulatorTest, ARegionMoveCopiesTheDataBeforeTheRun) {
+  ClusterSpec cluster = Cluster({{"east", 1, 4}, {"west", 1, 4}});
+  cluster.pools[0].region = "us-east";
+  cluster.pools[1].region = "us-west";
+  cluster.region_links.push_back({"us-east", "us-west", 10, 0.02});
+  JobSpec moved = NewJob(2, 2, 0).Pool("east");
+  moved.data_gb = 100;  // 80 s over 10 Gbit/s
+  const std::vector<TraceJob> jobs = {T(NewJob(1, 4, 0).Pool("east").Estimate(1000), 1000),
+                                      T(moved, 100)};
+  SimResult r = Simulated(jobs, cluster, MakePolicy("fifo+region"));
+  auto t = Times(r);
+  EXPECT_THAT(t[2], ElementsAre(0, 180, 0, 0));
+  EXPECT_EQ(r.region_moves, 1);
+  EXPECT_DOUBLE_EQ(r.data_moved_gb, 100);
+  EXPECT_DOUBLE_EQ(r.data_transfer_cost, 2);
+  SimResult home = Simulated(jobs, cluster, MakePolicy("fifo"));
+  EXPECT_THAT(Times(home)[2], ElementsAre(1000, 1100, 1000, 0));
+  EXPECT_EQ(home.region_moves, 0);
+}
+
 TEST(SimulatorTest, RunsAreDeterministic) {
   std::vector<TraceJob> jobs;
   for (int i = 0; i < 40; ++i) {

@@ -31,6 +31,9 @@ struct ReadOptions {
   // What a trace that says nothing about interruptibility is taken to allow.
   bool default_checkpointable = true;
   bool default_preemptible = true;
+  // The size of a job's data (GB) when the trace gives none: what a move to another region
+  // copies (Philly and openb give no sizes).
+  double default_data_gb = 0;
 };
 
 }  // namespace squeeze

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "store/request_json.h"
+
 namespace squeeze {
 namespace {
 
@@ -50,6 +52,7 @@ JobRequest FullRequest() {
   s.estimate = 7200;
   s.deadline = 99999;
   s.regions = {"eu-west", "us-east"};
+  s.data_gb = 250.5;
   r.command = {"bash", "-c", "echo \"hi\" && exit 3"};
   r.workdir = "/work/jobs/1";
   r.env = {{"A", "1"}, {"QUOTE", "x\"y\n"}};
@@ -84,6 +87,7 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.spec.estimate, b.spec.estimate);
   EXPECT_EQ(a.spec.deadline, b.spec.deadline);
   EXPECT_EQ(a.spec.regions, b.spec.regions);
+  EXPECT_EQ(a.spec.data_gb, b.spec.data_gb);
   EXPECT_EQ(a.command, b.command);
   EXPECT_EQ(a.workdir, b.workdir);
   EXPECT_EQ(a.env, b.env);
@@ -132,6 +136,23 @@ TEST(JobStoreTest, EveryRequestFieldRoundTrips) {
   auto defaults = store->Get(*defaults_id);
   ASSERT_TRUE(defaults.ok());
   ExpectSameRequest(defaults->request, JobRequest{});
+}
+
+TEST(JobStoreTest, RequestJsonKeepsPoolRegionsAndDataGb) {
+  JobRequest r = Simple();
+  r.spec.pool = "a100";
+  r.spec.regions = {"us-east"};
+  r.spec.data_gb = 0.1 + 0.2;
+  Result<JobRequest> back = RequestFromJson(RequestToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectSameRequest(*back, r);
+  // A row stored before data_gb existed reads as no data to copy.
+  back = RequestFromJson(
+      R"({"spec": {"name": "j", "pool": "a100", "regions": ["us-east"]}, "command": ["true"]})");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->spec.data_gb, 0);
+  EXPECT_EQ(back->spec.pool, "a100");
+  EXPECT_EQ(back->spec.regions, (std::vector<std::string>{"us-east"}));
 }
 
 TEST(JobStoreTest, LifecycleFieldsAndEvents) {

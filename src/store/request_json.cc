@@ -32,7 +32,8 @@ json SpecToJson(const JobSpec& s) {
             {"checkpointable", s.checkpointable},
             {"checkpoint_interval", s.checkpoint_interval},
             {"checkpoint_cost", s.checkpoint_cost},
-            {"regions", s.regions}};
+            {"regions", s.regions},
+            {"data_gb", s.data_gb}};
   PutOptional(j, "restart_overhead", s.restart_overhead);
   PutOptional(j, "estimate", s.estimate);
   PutOptional(j, "deadline", s.deadline);
@@ -62,6 +63,7 @@ JobSpec SpecFromJson(const json& j) {
   s.estimate = GetOptional(j, "estimate");
   s.deadline = GetOptional(j, "deadline");
   s.regions = j.value("regions", s.regions);
+  s.data_gb = j.value("data_gb", s.data_gb);  // 0 in rows stored before it existed
   return s;
 }
 

@@ -9,6 +9,8 @@
 //   borrow    start preemptible jobs on other pools' idle GPUs, as borrowers
 //   preempt   evict less urgent preemptible jobs for a waiting one
 //   slice     at a slice end, a job yields to waiting work that ranks ahead of it
+//   region    start a waiting job in another region its data may go to, when its expected
+//             wait at home is longer than copying its data over the link between them
 #ifndef SQUEEZE_CORE_ACTIONS_ACTIONS_H_
 #define SQUEEZE_CORE_ACTIONS_ACTIONS_H_
 
@@ -31,6 +33,11 @@ void RunBackfill(CycleContext& c);
 void RunBorrow(CycleContext& c);
 void RunPreempt(CycleContext& c);
 void RunSlice(CycleContext& c);
+void RunRegion(CycleContext& c);
+// For `why`: a waiting job's expected wait in its home region and, for each other region,
+// whether its data may go there, what copying it takes and the GPUs free there. Empty when
+// the cluster has one region or the job no home pool.
+std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job);
 
 // Shared by the actions: whether team guarantees let a job start in a pool (not at all, on
 // its own share, or as a borrower that may be reclaimed: another pool, or beyond its team's

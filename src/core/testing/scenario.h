@@ -146,6 +146,7 @@ inline std::string Describe(const Decision& d, const ClusterSpec& cluster) {
   if (d.overhead != 0) out += " overhead=" + std::to_string(d.overhead);
   if (d.borrowed) out += " borrowed";
   if (d.slice_end != kNever) out += " slice_end=" + std::to_string(d.slice_end);
+  if (!d.reason.empty()) out += " (" + d.reason + ")";
   return out;
 }
 

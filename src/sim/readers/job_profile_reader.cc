@@ -110,6 +110,13 @@ constexpr ProfileColumn kColumns[] = {
        j->spec.regions = SplitListCell(v);
        return Status::Ok();
      }},
+    {{"data_gb", false}, [](std::string_view v, TraceJob* j) -> Status {
+       auto gb = ParseNumberCell(v);
+       if (!gb.ok()) return gb.status();
+       if (*gb < 0) return Status::Error("is negative (a size in GB)");
+       j->spec.data_gb = *gb;
+       return Status::Ok();
+     }},
 };
 constexpr size_t kNumColumns = std::size(kColumns);
 static_assert(kColumns[kPool].def.name == "pool" && kColumns[kName].def.name == "name" &&

@@ -31,10 +31,10 @@ TEST(JobProfileReaderTest, EveryColumn) {
   Result<Trace> r = Parse(
       "id,submit_time,duration,gpus,pool,name,team,urgency,gpu_milli,gpu_models,"
       "min_gpu_memory_mib,cpu_milli,memory_mib,preemptible,checkpointable,checkpoint_interval,"
-      "checkpoint_cost,restart_overhead,estimate,deadline,regions\n"
+      "checkpoint_cost,restart_overhead,estimate,deadline,regions,data_gb\n"
       "7,30m,2h,1,inference-a,bert-ft,nlp,HIGH,500, A100 | H100 ,40960,8000,65536,no,Yes,15m,"
-      "45s,2m,1h30m,12h,us-east|eu-west\n"
-      "3,90,3600,8,,train,vision,critical,,,,,,,,,,,,,\n");
+      "45s,2m,1h30m,12h,us-east|eu-west,250.5\n"
+      "3,90,3600,8,,train,vision,critical,,,,,,,,,,,,,,\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->format, "job-profile");
   ASSERT_EQ(r->jobs.size(), 2u);
@@ -61,6 +61,7 @@ TEST(JobProfileReaderTest, EveryColumn) {
   EXPECT_EQ(a.spec.estimate, std::optional<Time>(5400));
   EXPECT_EQ(a.spec.deadline, std::optional<Time>(43200));
   EXPECT_THAT(a.spec.regions, ElementsAre("us-east", "eu-west"));
+  EXPECT_DOUBLE_EQ(a.spec.data_gb, 250.5);
 
   const TraceJob& b = r->jobs[0];  // empty optional cells: not given
   EXPECT_EQ(b.spec.id, 3);
@@ -84,6 +85,7 @@ TEST(JobProfileReaderTest, EveryColumn) {
   EXPECT_EQ(b.spec.estimate, std::nullopt);
   EXPECT_EQ(b.spec.deadline, std::nullopt);
   EXPECT_THAT(b.spec.regions, IsEmpty());
+  EXPECT_DOUBLE_EQ(b.spec.data_gb, 0);
 }
 
 TEST(JobProfileReaderTest, RequiredColumnsOnlyInAnyOrderAndCase) {
@@ -156,11 +158,26 @@ TEST(JobProfileReaderTest, BomSemicolonsQuotedFieldsAndCrlf) {
             "t.csv:6: column 'gpus': value 'zz' is not an integer");
 }
 
+TEST(JobProfileReaderTest, DataSizes) {
+  const std::string header = std::string(kRequired).substr(0, std::string(kRequired).size() - 1) +
+                              ",data_gb\n";
+  EXPECT_EQ(ErrorOf(header + "1,0,10,1,p,-3\n"),
+            "t.csv:2: column 'data_gb': value '-3' is negative (a size in GB)");
+  EXPECT_THAT(ErrorOf(header + "1,0,10,1,p,lots\n"),
+              StartsWith("t.csv:2: column 'data_gb': value 'lots' "));
+  ReadOptions options;
+  options.default_data_gb = 40;
+  Result<Trace> r = Parse(header + "1,0,10,1,p,\n2,0,10,1,p,7\n", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->jobs[0].spec.data_gb, 40);  // none given: the default
+  EXPECT_DOUBLE_EQ(r->jobs[1].spec.data_gb, 7);
+}
+
 TEST(JobProfileReaderTest, HeaderErrors) {
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,urgancy\n1,0,1,1,p,high\n"),
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "
                                "(known columns: id, submit_time, duration, gpus, pool, name, "),
-                    EndsWith(", deadline, regions)")));
+                    EndsWith(", deadline, regions, data_gb)")));
   EXPECT_THAT(ErrorOf("jobid,when\n1,2\n"),  // a header of no known format
               StartsWith("t.csv:1: unknown column 'jobid' in a job-profile file"));
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,timestamp\n"),
@@ -243,7 +260,7 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 21u);
+  EXPECT_EQ(JobProfileColumns().size(), 22u);
 }
 
 }  // namespace

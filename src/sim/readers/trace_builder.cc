@@ -158,6 +158,7 @@ TraceJob TraceBuilder::NewJob() const {
   TraceJob job;
   job.spec.preemptible = options_.default_preemptible;
   job.spec.checkpointable = options_.default_checkpointable;
+  job.spec.data_gb = options_.default_data_gb;
   return job;
 }
 

@@ -1,0 +1,367 @@
+// slurm_bench: `squeeze serve` dispatching to a real Slurm 22.05 cluster (issue 5, point 4).
+// Starts its own one-node cluster through scripts/slurm-clusters.sh (own root, ports, munged;
+// --gpus fake GPUs as GRES), a daemon with one Slurm pool on it, submits --jobs 1-GPU jobs as
+// fast as the API takes them, waits until every one has ended, and reports:
+//   (a) dispatch rate: Slurm jobs submitted per second by squeeze, from the instants its sbatch
+//       calls returned (the mtime of DATA/slurm/ID.1.sbatch, written right after sbatch);
+//   (b) the delay from squeeze's decision (the job's started_at) to Slurm's start (StartTime in
+//       the cluster's jobcomp/filetxt log), split at Slurm's SubmitTime; whole seconds;
+//   (c) the wall time from the first submission until the daemon counts every job ended.
+//
+//   build/bench/slurm_bench [--jobs 1000] [--gpus 64] [--command 'sleep 1'] [--clients 8]
+//       [--root /tmp/squeeze-slurm-bench] [--port-base 6837] [--dir /tmp] [--json FILE]
+//       [--squeeze PATH] [--script PATH] [--keep]
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/slurm_bench_processes.h"
+#include "config/job_values.h"
+#include "slurm/batch_script.h"
+#include "slurm/slurm_output.h"
+
+#ifndef SQUEEZE_BINARY
+#define SQUEEZE_BINARY "squeeze"
+#endif
+#ifndef SQUEEZE_SOURCE_DIR
+#define SQUEEZE_SOURCE_DIR "."
+#endif
+
+namespace squeeze {
+namespace {
+
+using bench::Metric;
+using bench::ReadFile;
+using bench::SlurmBenchCluster;
+using bench::SlurmBenchDaemon;
+
+using nlohmann::json;
+using Wall = std::chrono::system_clock;
+
+struct Flags {
+  std::string squeeze = SQUEEZE_BINARY;
+  std::string script = SQUEEZE_SOURCE_DIR "/scripts/slurm-clusters.sh";
+  std::string root = "/tmp/squeeze-slurm-bench";
+  int port_base = 6837;
+  int gpus = 64;
+  int jobs = 1000;
+  int clients = 8;
+  std::string command = "sleep 1";
+  std::string dir = "/tmp";
+  std::string json_out;
+  bool keep = false;
+};
+
+double Now() { return std::chrono::duration<double>(Wall::now().time_since_epoch()).count(); }
+
+double MtimeOf(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return 0;
+  return st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+struct Stats {
+  double p50 = 0, p95 = 0, max = 0, mean = 0;
+  size_t n = 0;
+};
+Stats Summarize(std::vector<double> v) {
+  Stats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.p50 = v[v.size() / 2];
+  s.p95 = v[std::min(v.size() - 1, v.size() * 95 / 100)];
+  s.max = v.back();
+  for (double x : v) s.mean += x / v.size();
+  return s;
+}
+json StatsJson(const Stats& s) { return {{"p50", s.p50}, {"p95", s.p95}, {"max", s.max}, {"mean", s.mean}}; }
+
+// Runs `squeue --json` against `conf`: (jobs it lists, wall seconds including the parse).
+std::pair<size_t, double> TimeSqueue(const std::string& conf) {
+  const double start = Now();
+  std::string text;
+  if (FILE* p = popen(("SLURM_CONF='" + conf + "' squeue --json 2>/dev/null").c_str(), "r")) {
+    char buf[65536];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+    pclose(p);
+  }
+  auto jobs = ParseSqueueJson(text);
+  return {jobs.ok() ? jobs->size() : 0, Now() - start};
+}
+
+// `clients` threads submit `jobs` jobs in all; returns the number refused.
+int Submit(const SlurmBenchDaemon& d, const Flags& f) {
+  json body = {{"name", "slurm-bench"}, {"gpus", 1}, {"command", json::array()}};
+  std::istringstream words(f.command);
+  for (std::string w; words >> w;) body["command"].push_back(w);
+  const std::string text = body.dump();
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < f.clients; ++c) {
+    threads.emplace_back([&, c] {
+      auto client = d.Client();
+      for (int i = c; i < f.jobs; i += f.clients) {
+        auto res = client->Post("/v1/jobs", text, "application/json");
+        if (!res || res->status != 201) ++refused;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return refused;
+}
+
+// What the daemon's API says of every job: id -> started_at (epoch s) and state.
+std::map<int64_t, std::pair<Time, std::string>> ListJobs(const SlurmBenchDaemon& d) {
+  std::map<int64_t, std::pair<Time, std::string>> out;
+  auto c = d.Client();
+  for (int64_t after = 0;;) {
+    auto res = c->Get("/v1/jobs?limit=1000&after=" + std::to_string(after));
+    if (!res || res->status != 200) break;
+    const json page = json::parse(res->body);
+    for (const json& j : page["jobs"]) {
+      auto t = j["started_at"].is_string() ? ParseDateTime(j["started_at"].get<std::string>())
+                                           : Result<Time>(Status::Error("never started"));
+      out[j["id"]] = {t.ok() ? *t : 0, j["state"]};
+    }
+    if (!page.contains("next_after") || page["next_after"].is_null()) break;
+    after = page["next_after"];
+  }
+  return out;
+}
+
+// What one run observed, before any figure is computed.
+struct Observed {
+  double t0 = 0, submitted = 0, drained = 0;  // epoch seconds; drained 0 = timed out
+  int refused = 0;
+  double daemon_cpu = 0, ctld_cpu = 0;
+  std::vector<std::pair<size_t, double>> squeue_probes;  // (jobs listed, seconds)
+  std::vector<double> metrics_s;  // how long each GET /metrics took during the drain
+  std::map<int64_t, std::pair<Time, std::string>> jobs;  // the API's started_at and state
+};
+
+// Submits f.jobs jobs, waits until the daemon counts them all ended (GET /metrics every 0.1 s
+// once answered; squeue --json timed at least 10 s apart), and reads the daemon's view of them.
+Observed Observe(const Flags& f, const SlurmBenchCluster& cluster, const SlurmBenchDaemon& daemon) {
+  Observed o;
+  auto probe = daemon.Client();
+  for (int i = 0; i < 600; ++i) {  // the pool's GPUs, from sinfo
+    auto m = probe->Get("/metrics");
+    if (m && Metric(m->body, "squeeze_gpus") >= f.gpus) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const double ctld_cpu0 = bench::ProcessCpuSeconds(cluster.Ctld());
+  o.t0 = Now();
+  o.refused = Submit(daemon, f);
+  o.submitted = Now();
+  for (double next_probe = o.t0; Now() - o.t0 < 3600;) {
+    const double asked = Now();
+    auto m = probe->Get("/metrics");
+    o.metrics_s.push_back(Now() - asked);
+    if (m && m->status == 200 &&
+        Metric(m->body, "squeeze_jobs_finished_total") >= f.jobs - o.refused) {
+      o.drained = Now();
+      break;
+    }
+    if (Now() >= next_probe) {  // squeue --json as the executor runs it before every sbatch
+      o.squeue_probes.push_back(TimeSqueue(cluster.Conf()));
+      next_probe = Now() + 10;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  o.daemon_cpu = bench::ProcessCpuSeconds(daemon.pid());
+  o.ctld_cpu = bench::ProcessCpuSeconds(cluster.Ctld()) - ctld_cpu0;
+  o.jobs = ListJobs(daemon);
+  return o;
+}
+
+struct Figures {
+  size_t dispatched = 0;
+  double span = 0, rate = 0, mid_rate = 0;
+  Stats between, before, sbatch;     // seconds per dispatch, from the run files' mtimes
+  Stats delay, to_submit, slurm_wait;  // whole seconds, from started_at and jobcomp
+  int done = 0, max_running = 0;
+  size_t largest_batch = 0;  // the most jobs with the same started_at: one cycle's decisions
+};
+
+// (a) from the instants each sbatch began (the script's mtime) and returned (.sbatch's).
+void DispatchFigures(const Observed& o, const std::string& data_dir, Figures& fig) {
+  std::vector<double> sent, scripted, sbatch_s, between_s, before_s;
+  for (const auto& [id, job] : o.jobs) {
+    const std::string base = data_dir + "/slurm/" + std::to_string(id) + ".1";
+    const double returned = MtimeOf(base + ".sbatch"), script = MtimeOf(base + ".sh");
+    if (returned > 0) sent.push_back(returned);
+    if (script > 0) scripted.push_back(script);
+    if (returned > 0 && script > 0) sbatch_s.push_back(returned - script);
+  }
+  std::sort(sent.begin(), sent.end());
+  std::sort(scripted.begin(), scripted.end());
+  for (size_t i = 1; i < sent.size(); ++i) between_s.push_back(sent[i] - sent[i - 1]);
+  for (size_t i = 1; i < sent.size() && i < scripted.size(); ++i) {
+    before_s.push_back(scripted[i] - sent[i - 1]);  // record + squeue --json + script
+  }
+  const size_t n = sent.size();
+  fig.dispatched = n;
+  fig.span = n > 1 ? sent.back() - sent.front() : 0;
+  fig.rate = fig.span > 0 ? (n - 1) / fig.span : 0;
+  const size_t lo = n / 10, hi = n - 1 - n / 10;  // the middle 80%
+  if (n > 10 && sent[hi] > sent[lo]) fig.mid_rate = (hi - lo) / (sent[hi] - sent[lo]);
+  fig.between = Summarize(between_s);
+  fig.before = Summarize(before_s);
+  fig.sbatch = Summarize(sbatch_s);
+}
+
+// (b) squeeze's decision (started_at) -> Slurm's SubmitTime -> StartTime, from jobcomp.
+void DelayFigures(const Observed& o, const std::string& jobcomp, Figures& fig) {
+  std::map<int64_t, SlurmJob> by_id;
+  if (auto comp = ParseJobcomp(ReadFile(jobcomp)); comp.ok()) {
+    for (SlurmJob& j : *comp) {
+      JobId id = 0;
+      int attempt = 0;
+      if (ParseSlurmJobName(j.name, id, attempt)) by_id[id] = j;
+    }
+  }
+  std::vector<double> delay, to_submit, slurm_wait;
+  std::vector<std::pair<int64_t, int>> running;  // (time, +1 start / -1 end)
+  std::map<Time, size_t> decided_at;
+  for (const auto& [id, job] : o.jobs) {
+    fig.done += job.second == "done";
+    if (job.first > 0) fig.largest_batch = std::max(fig.largest_batch, ++decided_at[job.first]);
+    auto s = by_id.find(id);
+    if (s == by_id.end() || !s->second.start_time || job.first == 0) continue;
+    const SlurmJob& j = s->second;
+    delay.push_back(static_cast<double>(*j.start_time - job.first));
+    to_submit.push_back(static_cast<double>(j.submit_time - job.first));
+    slurm_wait.push_back(static_cast<double>(*j.start_time - j.submit_time));
+    running.emplace_back(*j.start_time, 1);
+    if (j.end_time) running.emplace_back(*j.end_time, -1);
+  }
+  std::sort(running.begin(), running.end());
+  int now_running = 0;
+  for (const auto& [t, d] : running) fig.max_running = std::max(fig.max_running, now_running += d);
+  fig.delay = Summarize(delay);
+  fig.to_submit = Summarize(to_submit);
+  fig.slurm_wait = Summarize(slurm_wait);
+}
+
+void Report(const Flags& f, const Observed& o, const Figures& g) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const double wall = o.drained > 0 ? o.drained - o.t0 : -1;
+  std::printf("slurm_bench: %d jobs (%s, 1 GPU each) on 1 Slurm node with %d GPUs; cores=%d\n",
+              f.jobs, f.command.c_str(), f.gpus, cores);
+  std::printf("submit            %d jobs in %.2f s (%d refused)\n", f.jobs, o.submitted - o.t0, o.refused);
+  std::printf("dispatch          %.2f sbatch/s overall (%zu in %.1f s), %.2f/s in the middle 80%%; cores=%d\n",
+              g.rate, g.dispatched, g.span, g.mid_rate, cores);
+  std::printf("  between sbatch returns p50 %.3f / p95 %.3f / max %.3f s: before sbatch (record, "
+              "squeue --json, script) p50 %.3f / p95 %.3f s, sbatch p50 %.3f / p95 %.3f s\n",
+              g.between.p50, g.between.p95, g.between.max, g.before.p50, g.before.p95,
+              g.sbatch.p50, g.sbatch.p95);
+  std::printf("decision->RUNNING p50 %.0f / p95 %.0f / max %.0f s (whole seconds, %zu jobs); cores=%d\n",
+              g.delay.p50, g.delay.p95, g.delay.max, g.delay.n, cores);
+  std::printf("  decision->Slurm submit p50 %.0f / p95 %.0f / max %.0f s; Slurm submit->RUNNING "
+              "p50 %.0f / p95 %.0f / max %.0f s\n", g.to_submit.p50, g.to_submit.p95,
+              g.to_submit.max, g.slurm_wait.p50, g.slurm_wait.p95, g.slurm_wait.max);
+  std::printf("drain             %.1f s wall from the first submission to %d jobs ended (%d done); cores=%d\n",
+              wall, f.jobs, g.done, cores);
+  const Stats metrics = Summarize(o.metrics_s);
+  std::printf("  at most %d Slurm jobs running at once; daemon CPU %.1f s, slurmctld CPU %.1f s; "
+              "up to %zu decisions with one started_at; GET /metrics p50 %.3f / max %.1f s\n",
+              g.max_running, o.daemon_cpu, o.ctld_cpu, g.largest_batch, metrics.p50, metrics.max);
+  std::string probes;
+  json probes_json = json::array();
+  for (const auto& [listed, s] : o.squeue_probes) {
+    char one[64];
+    std::snprintf(one, sizeof one, "%s%.2f s (%zu jobs)", probes.empty() ? "" : ", ", s, listed);
+    probes += one;
+    probes_json.push_back({{"jobs_listed", listed}, {"s", s}});
+  }
+  std::printf("  squeue --json, at least 10 s apart, then after the run: %s\n", probes.c_str());
+  if (f.json_out.empty()) return;
+  json out = {{"cores", cores}, {"jobs", f.jobs}, {"gpus", f.gpus}, {"command", f.command},
+              {"refused", o.refused}, {"submit_s", o.submitted - o.t0}, {"dispatched", g.dispatched},
+              {"dispatch_per_s", g.rate}, {"dispatch_per_s_middle80", g.mid_rate},
+              {"between_sbatch_s", StatsJson(g.between)}, {"before_sbatch_s", StatsJson(g.before)},
+              {"sbatch_s", StatsJson(g.sbatch)}, {"decision_to_running_s", StatsJson(g.delay)},
+              {"decision_to_slurm_submit_s", StatsJson(g.to_submit)},
+              {"slurm_submit_to_running_s", StatsJson(g.slurm_wait)}, {"drain_wall_s", wall},
+              {"done", g.done}, {"max_running", g.max_running}, {"daemon_cpu_s", o.daemon_cpu},
+              {"slurmctld_cpu_s", o.ctld_cpu}, {"squeue_json", probes_json},
+              {"largest_decision_batch", g.largest_batch}, {"metrics_get_s", StatsJson(metrics)}};
+  std::ofstream(f.json_out) << out.dump(2) << "\n";
+}
+
+int Run(const Flags& f) {
+  const std::string dir = f.dir + "/slurm_bench." + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  SlurmBenchCluster cluster({f.script, f.root, f.port_base, f.gpus, f.keep});
+  if (!cluster.Start()) {
+    std::fprintf(stderr, "slurm_bench: the Slurm cluster did not start (root and Slurm needed; "
+                         "scripts/setup.sh installs it)\n");
+    return 1;
+  }
+  SlurmBenchDaemon daemon(f.squeeze, dir);
+  if (!daemon.Start(cluster.Conf())) return 1;
+  Observed o = Observe(f, cluster, daemon);
+  daemon.Stop();
+  o.squeue_probes.push_back(TimeSqueue(cluster.Conf()));  // every job of the run listed
+  Figures fig;
+  DispatchFigures(o, daemon.data(), fig);
+  DelayFigures(o, cluster.Jobcomp(), fig);
+  Report(f, o, fig);
+  if (f.keep) {
+    std::printf("kept %s and the cluster under %s\n", dir.c_str(), f.root.c_str());
+  } else {
+    std::filesystem::remove_all(dir);
+  }
+  return o.drained > 0 && o.refused == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace squeeze
+
+int main(int argc, char** argv) {
+  squeeze::Flags f;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "slurm_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--jobs") f.jobs = std::atoi(next().c_str());
+    else if (a == "--gpus") f.gpus = std::atoi(next().c_str());
+    else if (a == "--clients") f.clients = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--command") f.command = next();
+    else if (a == "--root") f.root = next();
+    else if (a == "--port-base") f.port_base = std::atoi(next().c_str());
+    else if (a == "--dir") f.dir = next();
+    else if (a == "--json") f.json_out = next();
+    else if (a == "--squeeze") f.squeeze = next();
+    else if (a == "--script") f.script = next();
+    else if (a == "--keep") f.keep = true;
+    else {
+      std::fprintf(stderr, "usage: slurm_bench [--jobs N] [--gpus N] [--command CMD] [--clients N] "
+                           "[--root DIR] [--port-base P] [--dir DIR] [--json FILE] [--squeeze PATH] "
+                           "[--script PATH] [--keep]\n");
+      return 2;
+    }
+  }
+  return squeeze::Run(f);
+}

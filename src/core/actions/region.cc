@@ -1,0 +1,222 @@
+// The region action: a waiting job whose data may leave its home region starts in another
+// region when its expected wait at home is longer than copying its data there (plus the
+// policy's region_min_gain). Runs after the actions that place jobs at home, so that it only
+// sees jobs still waiting, and respects the reservations of the other region's own jobs.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "core/actions/actions.h"
+#include "core/duration.h"
+
+namespace squeeze {
+namespace {
+
+// When whole GPUs of a pool come free by the expected ends of the jobs on it: (time, GPUs),
+// ascending. Jobs whose end is unknown are left out; so are unavailable nodes.
+using FreeingSchedule = std::vector<std::pair<Time, int>>;
+
+FreeingSchedule ScheduleOf(const CycleContext& c, int pool) {
+  FreeingSchedule out;
+  for (int g : c.s.cluster.PoolGroups(pool)) {
+    for (int node : c.s.cluster.group(g).nodes) {
+      if (c.s.unavailable.count(node)) continue;
+      for (JobId id : c.s.node_jobs[node]) {
+        const Job& job = c.s.jobs.at(id);
+        const Time end = job.state == JobState::kCheckpointing ? c.now : c.ExpectedEnd(job);
+        if (end == kNever) continue;
+        int gpus = 0;
+        for (const auto& share : job.placement.shares) {
+          if (share.node == node && share.milli_per_gpu == kMilliPerGpu) {
+            gpus += static_cast<int>(share.gpus.size());
+          }
+        }
+        if (gpus > 0) out.emplace_back(std::max(end, c.now), gpus);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Seconds until `wanted` whole GPUs are free, counting `free` now and the schedule (kNever if
+// the jobs with known ends never free enough).
+Time WaitFor(const CycleContext& c, const FreeingSchedule& schedule, int free, int wanted) {
+  if (free >= wanted) return 0;
+  for (const auto& [at, gpus] : schedule) {
+    free += gpus;
+    if (free >= wanted) return at - c.now;
+  }
+  return kNever;
+}
+
+bool Allowed(const JobSpec& spec, const std::string& region) {
+  return spec.regions.empty() ||
+         std::find(spec.regions.begin(), spec.regions.end(), region) != spec.regions.end();
+}
+
+// Another region a job could run in: what copying its data there takes.
+struct RegionOption {
+  Time transfer = 0;  // seconds
+  double gb = 0;      // to copy (0 if a copy is there already)
+  double cost = 0;
+  int pool = 0;
+  int region = 0;
+  bool operator<(const RegionOption& o) const {
+    return std::tie(transfer, cost, pool) < std::tie(o.transfer, o.cost, o.pool);
+  }
+};
+
+std::vector<RegionOption> OptionsFor(const CycleContext& c, const Job& job) {
+  std::vector<RegionOption> out;
+  const int home = c.s.pool_region[job.home_pool];
+  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+    const int region = c.s.pool_region[pool];
+    if (region == home || !Allowed(job.spec, c.s.regions[region])) continue;
+    if (!c.ScopeHasFreeGpus(pool)) continue;
+    RegionOption o;
+    o.pool = pool;
+    o.region = region;
+    const bool copied = region < 64 && (job.data_regions >> region & 1);
+    if (!copied && job.spec.data_gb > 0) {
+      const RegionLink* link =
+          c.s.cluster.spec().LinkBetween(c.s.regions[home], c.s.regions[region]);
+      if (link == nullptr) continue;  // no way to move the data there
+      o.gb = job.spec.data_gb;
+      o.transfer = static_cast<Time>(std::ceil(o.gb * 8 / link->bandwidth_gbps));
+      o.cost = o.gb * link->price_per_gb;
+    }
+    out.push_back(o);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string MoveReason(const CycleContext& c, const Job& job, const RegionOption& o, Time wait) {
+  std::string out = "moved from region " + c.s.regions[c.s.pool_region[job.home_pool]] +
+                    " to " + c.s.regions[o.region] + ": expected wait at home ";
+  out += wait == kNever ? "unknown (no job there has an expected end)" : FormatDuration(wait);
+  if (o.gb > 0) {
+    char copy[96];
+    std::snprintf(copy, sizeof copy, " > %s to copy %.1f GB (cost %.2f)",
+                  FormatDuration(o.transfer).c_str(), o.gb, o.cost);
+    out += copy;
+  } else {
+    out += " > 0s (no data to copy)";
+  }
+  return out;
+}
+
+// Seconds the job is expected to wait in its home pool behind `ahead` whole GPUs wanted by the
+// waiting jobs before it.
+Time WaitAtHome(const CycleContext& c, const Job& job, const FreeingSchedule& schedule,
+                int ahead) {
+  int free = 0;
+  for (int g : c.GroupsFor(job.spec, job.home_pool)) free += c.s.cluster.group(g).whole_free;
+  return WaitFor(c, schedule, free, ahead + std::max(1, job.spec.gpus));
+}
+
+}  // namespace
+
+std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job) {
+  std::vector<std::string> out;
+  if (c.s.regions.size() < 2 || job.home_pool < 0) return out;
+  const std::string& home = c.s.regions[c.s.pool_region[job.home_pool]];
+  int ahead = 0;
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        if (p.entry.id == job.spec.id) return PendingQueue::Visit::kStop;
+        const Job& other = c.s.jobs.at(p.entry.id);
+        if (other.home_pool == job.home_pool) ahead += std::max(1, other.spec.gpus);
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  const Time wait = WaitAtHome(c, job, ScheduleOf(c, job.home_pool), ahead);
+  out.push_back("expected wait in its home region " + home + ": " +
+                (wait == kNever ? std::string("unknown (no job there has an expected end)")
+                                : FormatDuration(wait)));
+  for (size_t r = 0; r < c.s.regions.size(); ++r) {
+    const std::string& region = c.s.regions[r];
+    if (region == home) continue;
+    if (!Allowed(job.spec, region)) {
+      out.push_back("its data may not go to region " + region + " (allowed regions: " +
+                    [&] {
+                      std::string list;
+                      for (const auto& a : job.spec.regions) list += (list.empty() ? "" : ", ") + a;
+                      return list;
+                    }() +
+                    ")");
+      continue;
+    }
+    const bool copied = r < 64 && (job.data_regions >> r & 1);
+    const RegionLink* link = c.s.cluster.spec().LinkBetween(home, region);
+    if (!copied && job.spec.data_gb > 0 && link == nullptr) {
+      out.push_back("no region link from " + home + " to " + region + " to copy its data over");
+      continue;
+    }
+    Time transfer = 0;
+    std::string copy = "no data to copy";
+    if (!copied && job.spec.data_gb > 0) {
+      transfer = static_cast<Time>(std::ceil(job.spec.data_gb * 8 / link->bandwidth_gbps));
+      char text[96];
+      std::snprintf(text, sizeof text, "copying its %.1f GB takes %s", job.spec.data_gb,
+                    FormatDuration(transfer).c_str());
+      copy = text;
+    }
+    int free = 0;
+    for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+      if (c.s.pool_region[pool] != static_cast<int>(r)) continue;
+      for (int g : c.GroupsFor(job.spec, pool)) free += c.s.cluster.group(g).whole_free;
+    }
+    out.push_back("region " + region + ": " + std::to_string(free) + " GPUs it may use free now; " +
+                  copy + "; it moves there when GPUs there fit it and its wait at home is longer" +
+                  (c.s.policy.Has("region") ? "" : " (the policy has no region action)"));
+  }
+  return out;
+}
+
+void RunRegion(CycleContext& c) {
+  if (c.s.regions.size() < 2) return;
+  std::map<int, FreeingSchedule> schedules;  // by home pool, built when first needed
+  std::map<int, int> ahead;  // home pool -> whole GPUs wanted by waiting jobs walked so far
+  c.s.pending.Walk(
+      [&](const QueuePosition& p) {
+        if (c.s.cluster.FreeMilli() == 0) return PendingQueue::Visit::kStop;
+        Job& job = c.job(p.entry.id);
+        if (job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
+          return PendingQueue::Visit::kNext;
+        }
+        const int need = std::max(1, job.spec.gpus);
+        int& before = ahead[job.home_pool];
+        const int wanted = before + need;
+        before = wanted;
+        std::vector<RegionOption> options = OptionsFor(c, job);
+        if (options.empty()) return PendingQueue::Visit::kNext;
+        auto it = schedules.find(job.home_pool);
+        if (it == schedules.end()) {
+          it = schedules.emplace(job.home_pool, ScheduleOf(c, job.home_pool)).first;
+        }
+        const Time wait = WaitAtHome(c, job, it->second, wanted - need);
+        for (const RegionOption& o : options) {
+          if (wait != kNever && wait <= o.transfer + c.s.policy.region_min_gain) break;
+          auto placement = c.Place(job, c.GroupsFor(job.spec, o.pool), &c.caps);
+          if (!placement) continue;
+          c.ChargeCaps(*placement);
+          ++c.s.counters.region_moves;
+          c.s.counters.data_moved_gb += o.gb;
+          c.s.counters.data_transfer_cost += o.cost;
+          if (o.region < 64) job.data_regions |= uint64_t{1} << o.region;
+          before -= need;  // it no longer waits at home
+          c.Start(job, std::move(*placement), /*borrowed=*/job.spec.preemptible, o.transfer,
+                  MoveReason(c, job, o, wait));
+          break;
+        }
+        return PendingQueue::Visit::kNext;
+      },
+      FairShareMeasure(c));
+  c.FlushStarted();
+}
+
+}  // namespace squeeze
