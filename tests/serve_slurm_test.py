@@ -30,12 +30,15 @@ from serve_lib import check, log  # noqa: E402
 ROOT = os.environ.get("SQUEEZE_SLURM_ROOT", "/tmp/squeeze-slurm")
 
 
-def slurm_jobs_named(cluster, name):
-    """Slurm job ids of jobs named `name` on `cluster` (any state squeue still lists)."""
-    out = subprocess.run(["squeue", "-h", "-t", "all", "-n", name, "-o", "%i"],
+def slurm_jobs_named(cluster, name, data_dir):
+    """Slurm job ids of jobs named `name` on `cluster` (any state squeue still lists) that the
+    daemon of `data_dir` submitted: Slurm keeps ended jobs for MinJobAge, the other cases' jobs
+    of the same name among them; squeeze's --comment says which data directory a job is of."""
+    out = subprocess.run(["squeue", "-h", "-t", "all", "-n", name, "-o", "%i|%k"],
                          env=dict(os.environ, SLURM_CONF=f"{ROOT}/{cluster}/etc/slurm.conf"),
                          capture_output=True, text=True, timeout=30)
-    return out.stdout.split()
+    return [line.split("|")[0] for line in out.stdout.splitlines()
+            if f" of {data_dir} (" in line]
 
 
 def pools_config(h, west_region, extra=""):
@@ -129,7 +132,8 @@ def case_pools(squeeze, source, h):
     check("took back 1 running jobs" in d2.log_text(), d2.log_text())
     j = d2.wait_state(long, ["done", "failed"], timeout=60)
     check(j["state"] == "done" and j["attempts"] == 1, f"long after the restart: {j}")
-    submitted = slurm_jobs_named("east", f"squeeze-{long}.1") + slurm_jobs_named("west", f"squeeze-{long}.1")
+    submitted = [i for c in ("east", "west")
+                 for i in slurm_jobs_named(c, f"squeeze-{long}.1", d2.data_dir)]
     check(len(submitted) == 1, f"job {long} attempt 1 submitted to Slurm {len(submitted)} times")
 
 
@@ -219,7 +223,7 @@ def case_slices(squeeze, source, h):
     # Each run of the yielded job was its own Slurm job, submitted once.
     for attempt in (1, 2):
         name = f"squeeze-{yielded}.{attempt}"
-        ids = slurm_jobs_named("east", name) + slurm_jobs_named("west", name)
+        ids = [i for c in ("east", "west") for i in slurm_jobs_named(c, name, d.data_dir)]
         check(len(ids) == 1, f"{name} submitted to Slurm {len(ids)} times")
     m = re.search(r"^squeeze_slice_ends_total (\d+)", d.metrics(), re.M)
     check(m and int(m.group(1)) >= 1, "no slice end counted")
