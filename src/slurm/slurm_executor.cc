@@ -105,17 +105,26 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
 
   Run run;
   run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
-  // A daemon killed between sbatch and the record below left a job of this name: take it.
-  auto listed = Squeue();
-  if (!listed.ok()) return listed.status().WithContext(what);
-  for (const SlurmJob& j : *listed) {
-    // Only a live one: an ended job of that name is an earlier data directory's at this path
-    // (Slurm keeps ended jobs for MinJobAge), and a restart's Reattach finds this daemon's.
-    if (j.name == name && j.comment == Comment(id) && !SlurmStateEnded(j.state)) run.slurm_id = j.id;
+  // The batch script is written (atomically) just before sbatch: without it, no sbatch of this
+  // attempt can have happened, and Slurm need not be asked (a whole-cluster `squeue --json`
+  // per start made dispatch slow as the cluster filled: bench/README.md slurm_bench). With it,
+  // a daemon killed between sbatch and the record below may have left a job of this name:
+  // take it.
+  const std::string script = options_.data_dir + "/slurm/" + std::to_string(id) + "." +
+                             std::to_string(attempt) + ".sh";
+  if (std::filesystem::exists(script)) {
+    auto listed = Squeue();
+    if (!listed.ok()) return listed.status().WithContext(what);
+    for (const SlurmJob& j : *listed) {
+      // Only a live one: an ended job of that name is an earlier data directory's at this
+      // path (Slurm keeps ended jobs for MinJobAge), and a restart's Reattach finds this
+      // daemon's.
+      if (j.name == name && j.comment == Comment(id) && !SlurmStateEnded(j.state)) {
+        run.slurm_id = j.id;
+      }
+    }
   }
   if (run.slurm_id == 0) {
-    const std::string script = options_.data_dir + "/slurm/" + std::to_string(id) + "." +
-                               std::to_string(attempt) + ".sh";
     if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, request,
                                                                   paths.checkpoint_dir));
         !s.ok()) {
