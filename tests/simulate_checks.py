@@ -27,6 +27,7 @@ RESULT_KEYS = [
     "policy", "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s",
     "avg_jct_s", "avg_bounded_slowdown", "gpu_utilization", "preemptions", "slice_yields",
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
+    "cost", "pool_use",
     "lost_gpu_hours", "frag_blocked_gpu_hours", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "wall_s", "per_pool",
 ]
@@ -82,7 +83,7 @@ def check_result(where, r):
     if not isinstance(r["policy"], str) or not r["policy"]:
         fail(f"{where}.policy: {r['policy']!r} is not a policy name")
     for key in RESULT_KEYS:
-        if key in ("policy", "per_pool"):
+        if key in ("policy", "per_pool", "pool_use"):
             continue
         v = r[key]
         if key in INT_KEYS and not is_int(v):
@@ -113,6 +114,17 @@ def check_result(where, r):
         total += p["jobs"]
     if total != r["jobs"]:
         fail(f"{where}.per_pool: pools hold {total} jobs, the result {r['jobs']}")
+    use = r["pool_use"]
+    if not isinstance(use, dict):
+        fail(f"{where}.pool_use: expected an object, got {use!r}")
+    for name, u in use.items():
+        check_keys(f"{where}.pool_use[{name!r}]", u, ["gpu_hours", "cost"])
+        if not all(is_number(u[k]) and u[k] >= 0 for k in ("gpu_hours", "cost")):
+            fail(f"{where}.pool_use[{name!r}]: {u!r} has a value that is not a non-negative number")
+    if r["jobs"] > 0 and sum(u["gpu_hours"] for u in use.values()) <= 0:
+        fail(f"{where}.pool_use: no GPU-hours held although {r['jobs']} jobs ran")
+    if not math.isclose(sum(u["cost"] for u in use.values()), r["cost"], rel_tol=1e-9, abs_tol=1e-6):
+        fail(f"{where}.pool_use: the pools' costs do not add up to cost {r['cost']}")
     frag = sum(p["frag_blocked_gpu_hours"] for p in pools.values())
     if not math.isclose(frag, r["frag_blocked_gpu_hours"], rel_tol=1e-9, abs_tol=1e-6):
         fail(f"{where}.per_pool: pools' frag_blocked_gpu_hours add up to {frag}, "

@@ -47,6 +47,12 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     ps.avg_queue_s = pool_sums[pool].first / ps.jobs;
     ps.avg_jct_s = pool_sums[pool].second / ps.jobs;
   }
+  for (size_t p = 0; p < result.pool_gpu_s.size() && p < cluster.pools.size(); ++p) {
+    PoolUse& use = s.pool_use[cluster.pools[p].name];
+    use.gpu_hours = result.pool_gpu_s[p] / 3600.0;
+    use.cost = use.gpu_hours * cluster.pools[p].price_per_gpu_hour;
+    s.cost += use.cost;
+  }
   const auto& blocked = result.frag_blocked_gpu_s_by_scope;
   for (size_t scope = 0; scope < blocked.size(); ++scope) {
     const bool any = scope >= cluster.pools.size();

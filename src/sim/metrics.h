@@ -18,6 +18,13 @@ struct PoolSummary {
   double frag_blocked_gpu_hours = 0;  // demand of this pool's jobs blocked by fragmentation
 };
 
+// What a pool's GPUs were used for and what that cost (price_per_gpu_hour × GPU-hours held,
+// whichever pool's jobs held them).
+struct PoolUse {
+  double gpu_hours = 0;
+  double cost = 0;
+};
+
 struct Summary {
   std::string policy;
   int64_t jobs = 0;
@@ -45,6 +52,8 @@ struct Summary {
   int64_t rejected = 0;
   double wall_s = 0;
   std::map<std::string, PoolSummary> per_pool;  // by home pool name ("*" = any pool)
+  std::map<std::string, PoolUse> pool_use;      // by the pool whose GPUs were held
+  double cost = 0;                              // the sum of pool_use's costs
 };
 
 Summary Summarize(const SimResult& result, const ClusterSpec& cluster);

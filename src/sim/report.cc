@@ -45,6 +45,13 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{}: {} jobs moved to consolidate free GPUs (defrag)\n", s.policy,
                          s.defrag_moves);
     }
+    if (s.cost > 0) {
+      std::string pools;
+      for (const auto& [pool, u] : s.pool_use) {
+        if (u.cost > 0) pools += fmt::format("{}{} {:.2f}", pools.empty() ? "" : ", ", pool, u.cost);
+      }
+      out += fmt::format("{}: GPU cost {:.2f} ({})\n", s.policy, s.cost, pools);
+    }
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -103,6 +110,10 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["region_moves"] = s.region_moves;
     j["data_moved_gb"] = s.data_moved_gb;
     j["data_transfer_cost"] = s.data_transfer_cost;
+    j["cost"] = s.cost;
+    nlohmann::ordered_json use = nlohmann::ordered_json::object();
+    for (const auto& [pool, u] : s.pool_use) use[pool] = {{"gpu_hours", u.gpu_hours}, {"cost", u.cost}};
+    j["pool_use"] = std::move(use);
     j["lost_gpu_hours"] = s.lost_gpu_hours;
     j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
     j["makespan_s"] = s.makespan_s;

@@ -65,6 +65,23 @@ TEST(ReportTest, JsonCarriesFragmentationBlockedGpuHoursAfterLostGpuHours) {
   EXPECT_DOUBLE_EQ(result["per_pool"]["*"]["frag_blocked_gpu_hours"].get<double>(), 0.5);
 }
 
+TEST(ReportTest, CostIsGpuHoursHeldTimesEachPoolsPrice) {
+  ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  cluster.pools[0].price_per_gpu_hour = 2.5;
+  cluster.pools[1].price_per_gpu_hour = 0.8;
+  PolicyRun run = FragmentedRun(cluster);
+  run.result.pool_gpu_s = {3 * 3600, 0.5 * 3600};  // 3 GPU-hours held on a, 0.5 on b
+  run.summary = Summarize(run.result, cluster);
+  EXPECT_DOUBLE_EQ(run.summary.pool_use.at("a").gpu_hours, 3);
+  EXPECT_DOUBLE_EQ(run.summary.pool_use.at("a").cost, 7.5);
+  EXPECT_DOUBLE_EQ(run.summary.pool_use.at("b").cost, 0.4);
+  EXPECT_DOUBLE_EQ(run.summary.cost, 7.9);
+  const auto doc = nlohmann::ordered_json::parse(FormatJson({run}, "trace.csv", "cluster.yaml"));
+  EXPECT_DOUBLE_EQ(doc["results"][0]["cost"].get<double>(), 7.9);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["pool_use"]["b"]["gpu_hours"].get<double>(), 0.5);
+  EXPECT_THAT(FormatTable({run}), HasSubstr("fifo: GPU cost 7.90 (a 7.50, b 0.40)\n"));
+}
+
 TEST(ReportTest, TableHasAFragmentationColumn) {
   const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
   const std::string table = FormatTable({FragmentedRun(cluster)});

@@ -50,6 +50,8 @@ class SimRun {
   Status CycleAt(Time now);
   Status Apply(const Decision& d, Time now, bool* zero_cost_stop);
   Status Finish(JobId id, Time now);
+  // Adds a run's GPU time, from `run_start` to `end`, to the pools it held GPUs of.
+  void ChargePools(const Job& job, Time run_start, Time end);
   // Adds the blocked demand measured last over the time since it was measured.
   void AccrueBlocked(Time now);
 
@@ -74,6 +76,7 @@ Result<SimResult> SimRun::Run() {
   const auto t0 = std::chrono::steady_clock::now();
   result_.policy = policy_.name;
   result_.total_gpus = sched_->cluster().TotalGpus();
+  result_.pool_gpu_s.assign(sched_->cluster().PoolCount(), 0.0);
   result_.frag_blocked_gpu_s_by_scope.assign(sched_->cluster().PoolCount() + 1, 0.0);
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
@@ -158,6 +161,7 @@ Status SimRun::Handle(const Event& e) {
       if (it == running_.end() || it->second.run != e.run) return Status::Ok();  // it finished
       const Job* job = sched_->Find(e.job);
       checker_.OnStop(*job, it->second.run_start, it->second.stop_at, e.time);
+      ChargePools(*job, it->second.run_start, e.time);
       running_.erase(it);
       changed_ = true;
       return sched_->Stopped(e.job, e.time);
@@ -170,11 +174,21 @@ Status SimRun::Handle(const Event& e) {
   return Status::Ok();
 }
 
+void SimRun::ChargePools(const Job& job, Time run_start, Time end) {
+  const double held = static_cast<double>(end - run_start);
+  for (const NodeShare& share : job.placement.shares) {
+    const int pool = sched_->cluster().node(share.node).pool;
+    result_.pool_gpu_s[pool] +=
+        held * static_cast<double>(share.gpus.size()) * share.milli_per_gpu / kMilliPerGpu;
+  }
+}
+
 Status SimRun::Finish(JobId id, Time now) {
   Running run = running_.at(id);
   running_.erase(id);
   const Job* live = sched_->Find(id);
   checker_.OnStop(*live, run.run_start, kNever, now);
+  ChargePools(*live, run.run_start, now);
   auto done = sched_->Finished(id, now, true);
   if (!done.ok()) return done.status();
   const Job& job = *done;

@@ -47,6 +47,7 @@ struct SimResult {
   std::vector<std::string> rejected;  // jobs the scheduler refused, with the reason
   Time makespan = 0;
   double busy_gpu_s = 0;       // GPU-seconds held by jobs
+  std::vector<double> pool_gpu_s;  // the same, by the pool whose GPUs were held (pool index)
   int total_gpus = 0;
   int64_t preemptions = 0;
   int64_t slice_yields = 0;

@@ -180,6 +180,8 @@ TEST(SimulatorTest, ARegionMoveCopiesTheDataBeforeTheRun) {
   EXPECT_EQ(r.region_moves, 1);
   EXPECT_DOUBLE_EQ(r.data_moved_gb, 100);
   EXPECT_DOUBLE_EQ(r.data_transfer_cost, 2);
+  // GPU time by the pool whose GPUs were held: job 1 on east, job 2 (copy included) on west.
+  EXPECT_THAT(r.pool_gpu_s, ElementsAre(4 * 1000.0, 2 * 180.0));
   SimResult home = Simulated(jobs, cluster, MakePolicy("fifo"));
   EXPECT_THAT(Times(home)[2], ElementsAre(1000, 1100, 1000, 0));
   EXPECT_EQ(home.region_moves, 0);
