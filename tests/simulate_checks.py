@@ -118,11 +118,14 @@ def check_result(where, r):
     if not isinstance(use, dict):
         fail(f"{where}.pool_use: expected an object, got {use!r}")
     for name, u in use.items():
-        check_keys(f"{where}.pool_use[{name!r}]", u, ["gpu_hours", "cost"])
-        if not all(is_number(u[k]) and u[k] >= 0 for k in ("gpu_hours", "cost")):
+        check_keys(f"{where}.pool_use[{name!r}]", u, ["gpu_hours", "usage_cost", "fixed_cost", "cost"])
+        if not all(is_number(u[k]) and u[k] >= 0 for k in u):
             fail(f"{where}.pool_use[{name!r}]: {u!r} has a value that is not a non-negative number")
     if r["jobs"] > 0 and sum(u["gpu_hours"] for u in use.values()) <= 0:
         fail(f"{where}.pool_use: no GPU-hours held although {r['jobs']} jobs ran")
+    for name, u in use.items():
+        if not math.isclose(u["usage_cost"] + u["fixed_cost"], u["cost"], rel_tol=1e-9, abs_tol=1e-9):
+            fail(f"{where}.pool_use[{name!r}]: usage_cost + fixed_cost is not cost: {u!r}")
     if not math.isclose(sum(u["cost"] for u in use.values()), r["cost"], rel_tol=1e-9, abs_tol=1e-6):
         fail(f"{where}.pool_use: the pools' costs do not add up to cost {r['cost']}")
     frag = sum(p["frag_blocked_gpu_hours"] for p in pools.values())

@@ -18,8 +18,9 @@ namespace squeeze {
 namespace cluster_yaml {
 
 constexpr std::string_view kRootKeys[] = {"pools", "region_links"};
-constexpr std::string_view kPoolKeys[] = {"name",    "kind",  "region",          "price_per_gpu_hour",
-                                          "backend", "slurm", "team_quota_gpus", "nodes"};
+constexpr std::string_view kPoolKeys[] = {"name",    "kind",         "region",
+                                          "price_per_gpu_hour", "monthly_cost", "backend",
+                                          "slurm",   "team_quota_gpus", "nodes"};
 constexpr std::string_view kNodeKeys[] = {"name",      "count",      "name_prefix",
                                           "gpus",      "gpu_model",  "gpu_memory_mib",
                                           "cpu_milli", "memory_mib", "labels"};
@@ -250,6 +251,7 @@ Status ClusterYamlReader::ReadPool(const YAML::Node& node, const std::string& pa
        {ReadString(f, "name", path, pool.name), ReadKind(f, path, pool.kind),
         ReadString(f, "region", path, pool.region),
         ReadDouble(f, "price_per_gpu_hour", path, pool.price_per_gpu_hour),
+        ReadDouble(f, "monthly_cost", path, pool.monthly_cost),
         ReadString(f, "backend", path, pool.backend), ReadSlurm(f, path, pool.slurm),
         ReadQuotas(f, path, pool.team_quota_gpus)}) {
     if (!s.ok()) return s;

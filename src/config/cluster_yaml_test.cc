@@ -26,6 +26,7 @@ pools:
     kind: colocated
     region: us-east
     price_per_gpu_hour: 2.5
+    monthly_cost: 12000
     backend: slurm
     slurm: {cluster: east, partition: gpu, conf: /etc/slurm-east/slurm.conf, user: train}
     team_quota_gpus: {vision: 16, nlp: 8}
@@ -50,6 +51,8 @@ pools:
   EXPECT_EQ(p.kind, PoolKind::kColocated);
   EXPECT_EQ(p.region, "us-east");
   EXPECT_DOUBLE_EQ(p.price_per_gpu_hour, 2.5);
+  EXPECT_DOUBLE_EQ(p.monthly_cost, 12000);
+  EXPECT_DOUBLE_EQ(r->pools[1].monthly_cost, 0);
   EXPECT_EQ(p.backend, "slurm");
   EXPECT_EQ(p.slurm.cluster, "east");
   EXPECT_EQ(p.slurm.partition, "gpu");
@@ -164,6 +167,10 @@ TEST(ClusterYamlTest, NegativeAndOutOfRangeValues) {
               {"pools[0].nodes[0].memory_mib: value '-1' must be at least 0"});
   ExpectError(Parse("pools:\n  - name: a\n    price_per_gpu_hour: -0.5\n"),
               {"c.yaml:3: pools[0].price_per_gpu_hour: value '-0.5' must be at least 0"});
+  ExpectError(Parse("pools:\n  - name: a\n    monthly_cost: -10\n"),
+              {"c.yaml:3: pools[0].monthly_cost: value '-10' must be at least 0"});
+  ExpectError(Parse("pools:\n  - name: a\n    monthly_cost: a lot\n"),
+              {"c.yaml:3: pools[0].monthly_cost: value 'a lot' is not a number"});
   ExpectError(Parse("pools:\n  - name: a\n    team_quota_gpus: {nlp: -4}\n"),
               {"c.yaml:3: pools[0].team_quota_gpus.nlp: value '-4' must be at least 0"});
   // The upper bound on GPUs per node is ClusterSpec::Validate's, reported with the source.

@@ -17,6 +17,10 @@ Status ClusterSpec::Validate() const {
       return Status::Error("cluster: pool '" + p.name + "': price_per_gpu_hour " +
                            std::to_string(p.price_per_gpu_hour) + " is negative");
     }
+    if (p.monthly_cost < 0) {
+      return Status::Error("cluster: pool '" + p.name + "': monthly_cost " +
+                           std::to_string(p.monthly_cost) + " is negative");
+    }
     if (p.backend != "local" && p.backend != "slurm") {
       return Status::Error("cluster: pool '" + p.name + "': backend '" + p.backend +
                            "' is not local or slurm");

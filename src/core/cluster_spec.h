@@ -25,6 +25,9 @@ struct PoolSpec {
   PoolKind kind = PoolKind::kOwned;
   std::string region = "default";
   double price_per_gpu_hour = 0;
+  // A fixed cost per month (30 days), used or not: reserved capacity, or owned GPUs'
+  // amortization. Reports prorate it over the time covered.
+  double monthly_cost = 0;
   std::string backend = "local";
   // Guaranteed whole GPUs of this pool per team. A team's unused guarantee is lent to others
   // as preemptible capacity and taken back when the team needs it.

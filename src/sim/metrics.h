@@ -18,11 +18,13 @@ struct PoolSummary {
   double frag_blocked_gpu_hours = 0;  // demand of this pool's jobs blocked by fragmentation
 };
 
-// What a pool's GPUs were used for and what that cost (price_per_gpu_hour × GPU-hours held,
-// whichever pool's jobs held them).
+// What a pool's GPUs were used for and what that cost: price_per_gpu_hour × the GPU-hours held
+// (whichever pool's jobs held them), plus its monthly_cost for the time the run covers.
 struct PoolUse {
   double gpu_hours = 0;
-  double cost = 0;
+  double usage_cost = 0;  // gpu_hours × price_per_gpu_hour
+  double fixed_cost = 0;  // monthly_cost prorated over the makespan (30-day months)
+  double cost = 0;        // the two together
 };
 
 struct Summary {

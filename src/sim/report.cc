@@ -112,7 +112,10 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["data_transfer_cost"] = s.data_transfer_cost;
     j["cost"] = s.cost;
     nlohmann::ordered_json use = nlohmann::ordered_json::object();
-    for (const auto& [pool, u] : s.pool_use) use[pool] = {{"gpu_hours", u.gpu_hours}, {"cost", u.cost}};
+    for (const auto& [pool, u] : s.pool_use) {
+      use[pool] = {{"gpu_hours", u.gpu_hours}, {"usage_cost", u.usage_cost},
+                   {"fixed_cost", u.fixed_cost}, {"cost", u.cost}};
+    }
     j["pool_use"] = std::move(use);
     j["lost_gpu_hours"] = s.lost_gpu_hours;
     j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;

@@ -82,6 +82,24 @@ TEST(ReportTest, CostIsGpuHoursHeldTimesEachPoolsPrice) {
   EXPECT_THAT(FormatTable({run}), HasSubstr("fifo: GPU cost 7.90 (a 7.50, b 0.40)\n"));
 }
 
+TEST(ReportTest, AMonthlyCostIsProratedOverTheMakespan) {
+  ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  cluster.pools[0].price_per_gpu_hour = 1;
+  cluster.pools[1].monthly_cost = 3000;  // 100 a day
+  PolicyRun run = FragmentedRun(cluster);
+  run.result.makespan = 3 * 86400;
+  run.result.pool_gpu_s = {2 * 3600, 10 * 3600};
+  run.summary = Summarize(run.result, cluster);
+  const PoolUse& b = run.summary.pool_use.at("b");
+  EXPECT_DOUBLE_EQ(b.usage_cost, 0);
+  EXPECT_DOUBLE_EQ(b.fixed_cost, 300);  // 3 days of 100, used or not
+  EXPECT_DOUBLE_EQ(b.cost, 300);
+  EXPECT_DOUBLE_EQ(run.summary.pool_use.at("a").cost, 2);
+  EXPECT_DOUBLE_EQ(run.summary.cost, 302);
+  const auto doc = nlohmann::ordered_json::parse(FormatJson({run}, "trace.csv", "cluster.yaml"));
+  EXPECT_DOUBLE_EQ(doc["results"][0]["pool_use"]["b"]["fixed_cost"].get<double>(), 300);
+}
+
 TEST(ReportTest, TableHasAFragmentationColumn) {
   const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
   const std::string table = FormatTable({FragmentedRun(cluster)});
