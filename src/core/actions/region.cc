@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "core/actions/actions.h"
@@ -57,11 +58,34 @@ bool Allowed(const JobSpec& spec, const std::string& region) {
          std::find(spec.regions.begin(), spec.regions.end(), region) != spec.regions.end();
 }
 
-// Another region a job could run in: what copying its data there takes.
-struct RegionOption {
+// What copying a job's data to a region takes: nothing when a copy is there already or it has
+// no data.
+struct Copy {
   Time transfer = 0;  // seconds
-  double gb = 0;      // to copy (0 if a copy is there already)
+  double gb = 0;
   double cost = 0;
+};
+
+// The copy to `region` from the job's home region, or nullopt when no link joins them.
+std::optional<Copy> CopyTo(const CycleContext& c, const Job& job, int region) {
+  const bool copied = region < 64 && (job.data_regions >> region & 1);
+  if (copied || job.spec.data_gb <= 0) return Copy{};
+  const RegionLink* link = c.s.cluster.spec().LinkBetween(
+      c.s.regions[c.s.pool_region[job.home_pool]], c.s.regions[region]);
+  if (link == nullptr) return std::nullopt;
+  Copy copy;
+  copy.gb = job.spec.data_gb;
+  copy.transfer = static_cast<Time>(std::ceil(copy.gb * 8 / link->bandwidth_gbps));
+  copy.cost = copy.gb * link->price_per_gb;
+  return copy;
+}
+
+std::string WaitText(Time wait) {
+  return wait == kNever ? "unknown (no job there has an expected end)" : FormatDuration(wait);
+}
+
+// Another region a job could run in, on one of its pools.
+struct RegionOption : Copy {
   int pool = 0;
   int region = 0;
   bool operator<(const RegionOption& o) const {
@@ -76,18 +100,12 @@ std::vector<RegionOption> OptionsFor(const CycleContext& c, const Job& job) {
     const int region = c.s.pool_region[pool];
     if (region == home || !Allowed(job.spec, c.s.regions[region])) continue;
     if (!c.ScopeHasFreeGpus(pool)) continue;
+    auto copy = CopyTo(c, job, region);
+    if (!copy) continue;  // no way to move the data there
     RegionOption o;
+    static_cast<Copy&>(o) = *copy;
     o.pool = pool;
     o.region = region;
-    const bool copied = region < 64 && (job.data_regions >> region & 1);
-    if (!copied && job.spec.data_gb > 0) {
-      const RegionLink* link =
-          c.s.cluster.spec().LinkBetween(c.s.regions[home], c.s.regions[region]);
-      if (link == nullptr) continue;  // no way to move the data there
-      o.gb = job.spec.data_gb;
-      o.transfer = static_cast<Time>(std::ceil(o.gb * 8 / link->bandwidth_gbps));
-      o.cost = o.gb * link->price_per_gb;
-    }
     out.push_back(o);
   }
   std::sort(out.begin(), out.end());
@@ -97,7 +115,7 @@ std::vector<RegionOption> OptionsFor(const CycleContext& c, const Job& job) {
 std::string MoveReason(const CycleContext& c, const Job& job, const RegionOption& o, Time wait) {
   std::string out = "moved from region " + c.s.regions[c.s.pool_region[job.home_pool]] +
                     " to " + c.s.regions[o.region] + ": expected wait at home ";
-  out += wait == kNever ? "unknown (no job there has an expected end)" : FormatDuration(wait);
+  out += WaitText(wait);
   if (o.gb > 0) {
     char copy[96];
     std::snprintf(copy, sizeof copy, " > %s to copy %.1f GB (cost %.2f)",
@@ -134,9 +152,7 @@ std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job) {
       },
       nullptr);
   const Time wait = WaitAtHome(c, job, ScheduleOf(c, job.home_pool), ahead);
-  out.push_back("expected wait in its home region " + home + ": " +
-                (wait == kNever ? std::string("unknown (no job there has an expected end)")
-                                : FormatDuration(wait)));
+  out.push_back("expected wait in its home region " + home + ": " + WaitText(wait));
   for (size_t r = 0; r < c.s.regions.size(); ++r) {
     const std::string& region = c.s.regions[r];
     if (region == home) continue;
@@ -150,19 +166,16 @@ std::vector<std::string> RegionOutlook(const CycleContext& c, const Job& job) {
                     ")");
       continue;
     }
-    const bool copied = r < 64 && (job.data_regions >> r & 1);
-    const RegionLink* link = c.s.cluster.spec().LinkBetween(home, region);
-    if (!copied && job.spec.data_gb > 0 && link == nullptr) {
+    const auto to = CopyTo(c, job, static_cast<int>(r));
+    if (!to) {
       out.push_back("no region link from " + home + " to " + region + " to copy its data over");
       continue;
     }
-    Time transfer = 0;
     std::string copy = "no data to copy";
-    if (!copied && job.spec.data_gb > 0) {
-      transfer = static_cast<Time>(std::ceil(job.spec.data_gb * 8 / link->bandwidth_gbps));
+    if (to->gb > 0) {
       char text[96];
-      std::snprintf(text, sizeof text, "copying its %.1f GB takes %s", job.spec.data_gb,
-                    FormatDuration(transfer).c_str());
+      std::snprintf(text, sizeof text, "copying its %.1f GB takes %s", to->gb,
+                    FormatDuration(to->transfer).c_str());
       copy = text;
     }
     int free = 0;
