@@ -17,10 +17,11 @@
 namespace squeeze {
 namespace cluster_yaml {
 
-constexpr std::string_view kRootKeys[] = {"pools", "region_links"};
+constexpr std::string_view kRootKeys[] = {"pools", "region_links", "region_price_factors"};
 constexpr std::string_view kPoolKeys[] = {"name",    "kind",         "region",
                                           "price_per_gpu_hour", "monthly_cost", "backend",
-                                          "slurm",   "team_quota_gpus", "nodes"};
+                                          "slurm",   "spot",         "colocation",
+                                          "team_quota_gpus", "nodes"};
 constexpr std::string_view kNodeKeys[] = {"name",      "count",      "name_prefix",
                                           "gpus",      "gpu_model",  "gpu_memory_mib",
                                           "cpu_milli", "memory_mib", "labels"};
@@ -253,8 +254,18 @@ Status ClusterYamlReader::ReadPool(const YAML::Node& node, const std::string& pa
         ReadDouble(f, "price_per_gpu_hour", path, pool.price_per_gpu_hour),
         ReadDouble(f, "monthly_cost", path, pool.monthly_cost),
         ReadString(f, "backend", path, pool.backend), ReadSlurm(f, path, pool.slurm),
+        ReadSpot(f, path, pool.spot), ReadColocation(f, path, pool.colocation),
         ReadQuotas(f, path, pool.team_quota_gpus)}) {
     if (!s.ok()) return s;
+  }
+  for (auto [key, kind] : {std::pair<std::string_view, PoolKind>{"spot", PoolKind::kSpot},
+                           {"colocation", PoolKind::kColocated}}) {
+    const auto it = f.find(key);
+    if (it != f.end() && pool.kind != kind) {
+      return Error(it->second.key, Child(path, key),
+                   "pool '" + pool.name + "': a " + std::string(key) + " map needs kind: " +
+                       std::string(PoolKindName(kind)));
+    }
   }
   const auto [defined, inserted] = pool_paths_.emplace(pool.name, path);
   if (!inserted) {
@@ -293,6 +304,7 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
     if (!s.ok()) return s;
   }
   if (Status s = ReadRegionLinks(f, spec); !s.ok()) return s;
+  if (Status s = ReadPriceFactors(f, spec); !s.ok()) return s;
   if (Status s = spec.Validate(); !s.ok()) return s.WithContext(source_);
   return spec;
 }

@@ -84,6 +84,13 @@ class ClusterYamlReader {
   // cluster_yaml_regions.cc: a pool's `slurm` map and the root's `region_links`.
   Status ReadSlurm(const Fields& f, const std::string& path, SlurmPoolSpec& out) const;
   Status ReadRegionLinks(const Fields& f, ClusterSpec& spec) const;
+  // cluster_yaml_capacity.cc: a pool's `spot` and `colocation` maps, the root's
+  // `region_price_factors`.
+  Status ReadSpot(const Fields& f, const std::string& path, SpotSpec& out) const;
+  Status ReadColocation(const Fields& f, const std::string& path, ColocationSpec& out) const;
+  Status ReadPriceFactors(const Fields& f, ClusterSpec& spec) const;
+  Status ReadDuration(const Fields& f, std::string_view key, const std::string& path,
+                      Time& out) const;
   Status ReadNodeEntry(const YAML::Node& node, const std::string& path, const std::string& pool,
                        ClusterSpec& spec);
   Status AddNode(NodeSpec node, const YAML::Node& at, const std::string& path, ClusterSpec& spec);

@@ -216,7 +216,7 @@ TEST(ClusterYamlTest, PoolErrors) {
 TEST(ClusterYamlTest, DocumentShapeErrors) {
   ExpectError(Parse(""), {"c.yaml: the file is empty"});
   ExpectError(Parse("# only a comment\n\n"), {"c.yaml: the file is empty"});
-  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, got a list"});
+  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, region_price_factors, got a list"});
   ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
   ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
   ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});
@@ -289,6 +289,79 @@ pools:
       {pools + "region_links:\n  - {from: us-east, to: eu-west, bandwidth_gbps: 1}\n"
                "  - {from: eu-west, to: us-east, bandwidth_gbps: 2}\n",
        "region link eu-west - us-east: given twice"},
+  };
+  for (const Case& c : cases) {
+    const Result<ClusterSpec> r = ParseClusterYaml(c.text, "c.yaml");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos)
+        << "'" << c.message << "' not in: " << r.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(ClusterYamlCapacityTest, ReadsSpotColocationAndRegionPrices) {
+  const Result<ClusterSpec> r = ParseClusterYaml(R"(
+pools:
+  - {name: owned, region: us-east, nodes: [{name: o0}]}
+  - name: spot
+    kind: spot
+    region: eu-west
+    price_per_gpu_hour: 1.2
+    spot: {warning: 2m, mean_reclaim_interval: 6h, outage: 30m}
+    nodes: [{name: s0}]
+  - name: infer
+    kind: colocated
+    colocation: {cap: 0.5, evict_within: 45s, training_speed: 0.7}
+    nodes: [{name: i0}]
+region_price_factors: {eu-west: 1.25}
+)", "c.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const PoolSpec& spot = r->pools[1];
+  EXPECT_EQ(spot.spot.warning, 120);
+  EXPECT_EQ(spot.spot.mean_reclaim_interval, 6 * 3600);
+  EXPECT_EQ(spot.spot.outage, 1800);
+  EXPECT_DOUBLE_EQ(r->PricePerGpuHour(1), 1.5);  // 1.2 x 1.25
+  EXPECT_DOUBLE_EQ(r->PricePerGpuHour(0), 0);
+  const ColocationSpec& coloc = r->pools[2].colocation;
+  EXPECT_DOUBLE_EQ(coloc.cap, 0.5);
+  EXPECT_EQ(coloc.evict_within, 45);
+  EXPECT_DOUBLE_EQ(coloc.TrainingSpeed(), 0.7);
+  EXPECT_DOUBLE_EQ(ColocationSpec{}.TrainingSpeed(), 0.6);  // default: the cap
+}
+
+TEST(ClusterYamlCapacityTest, RefusesBrokenSpotAndColocationSettings) {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"pools:\n  - {name: s, kind: spot, spot: {warning: soon}, nodes: [{name: n}]}\n",
+       "c.yaml:2: pools[0].spot.warning: value 'soon' is not a duration"},
+      {"pools:\n  - {name: s, kind: spot, spot: {warn: 30s}, nodes: [{name: n}]}\n",
+       "pools[0].spot: unknown key 'warn'; known keys: warning, mean_reclaim_interval, outage"},
+      {"pools:\n  - {name: s, spot: {warning: 30s}, nodes: [{name: n}]}\n",
+       "pool 's': a spot map needs kind: spot"},
+      {"pools:\n  - {name: c, kind: colocated, colocation: {cap: 1.5}, nodes: [{name: n}]}\n",
+       "pools[0].colocation.cap: value '1.5' must be more than 0 and at most 1"},
+      {"pools:\n  - {name: c, kind: colocated, colocation: {cap: 0}, nodes: [{name: n}]}\n",
+       "pools[0].colocation.cap: value '0' must be more than 0 and at most 1"},
+      {"pools:\n  - {name: c, colocation: {cap: 0.5}, nodes: [{name: n}]}\n",
+       "pool 'c': a colocation map needs kind: colocated"},
+      {"pools:\n  - {name: c, kind: colocated, colocation: [0.5], nodes: [{name: n}]}\n",
+       "pools[0].colocation: expected a map with keys cap, evict_within, training_speed, got a list"},
+      {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: {default: -1}\n",
+       "region_price_factors.default: value '-1' must be at least 0"},
+      {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: {default: 0}\n",
+       "region_price_factors.default: value '0' must be more than 0"},
+      {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: {mars: 2}\n",
+       "region_price_factors: no pool is in region 'mars'"},
+      {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: [1]\n",
+       "region_price_factors: expected a map of region: factor, got a list"},
   };
   for (const Case& c : cases) {
     const Result<ClusterSpec> r = ParseClusterYaml(c.text, "c.yaml");

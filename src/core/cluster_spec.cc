@@ -5,6 +5,42 @@
 
 namespace squeeze {
 
+namespace {
+
+// The spot and colocation settings are sane and belong to a pool of that kind.
+Status ValidateCapacityKinds(const PoolSpec& p) {
+  const std::string what = "cluster: pool '" + p.name + "': ";
+  const SpotSpec plain_spot;
+  const ColocationSpec plain_coloc;
+  const bool spot_set = p.spot.warning != plain_spot.warning ||
+                        p.spot.mean_reclaim_interval != plain_spot.mean_reclaim_interval ||
+                        p.spot.outage != plain_spot.outage;
+  const bool coloc_set = p.colocation.cap != plain_coloc.cap ||
+                         p.colocation.evict_within != plain_coloc.evict_within ||
+                         p.colocation.training_speed != plain_coloc.training_speed;
+  if (spot_set && p.kind != PoolKind::kSpot) return Status::Error(what + "a spot map needs kind: spot");
+  if (coloc_set && p.kind != PoolKind::kColocated) {
+    return Status::Error(what + "a colocation map needs kind: colocated");
+  }
+  if (p.spot.warning < 0 || p.spot.mean_reclaim_interval < 0 || p.spot.outage < 0) {
+    return Status::Error(what + "spot: durations must not be negative");
+  }
+  if (!(p.colocation.cap > 0 && p.colocation.cap <= 1)) {
+    return Status::Error(what + "colocation.cap " + std::to_string(p.colocation.cap) +
+                         " is not in (0, 1]");
+  }
+  if (!(p.colocation.training_speed >= 0 && p.colocation.training_speed <= 1)) {
+    return Status::Error(what + "colocation.training_speed " +
+                         std::to_string(p.colocation.training_speed) + " is not in (0, 1]");
+  }
+  if (p.colocation.evict_within < 0) {
+    return Status::Error(what + "colocation.evict_within must not be negative");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ClusterSpec::Validate() const {
   if (pools.empty()) return Status::Error("cluster: no pools");
   std::set<std::string> pool_names;
@@ -33,6 +69,7 @@ Status ClusterSpec::Validate() const {
                                  !p.slurm.partition.empty() || !p.slurm.user.empty())) {
       return Status::Error("cluster: pool '" + p.name + "': a slurm map needs backend: slurm");
     }
+    if (Status st = ValidateCapacityKinds(p); !st.ok()) return st;
     for (const auto& [team, q] : p.team_quota_gpus) {
       if (q < 0) {
         return Status::Error("cluster: pool '" + p.name + "': quota of team '" + team + "' is " +
@@ -77,7 +114,22 @@ Status ClusterSpec::Validate() const {
       return Status::Error(what + ": given twice (a link goes both ways)");
     }
   }
+  for (const auto& [region, factor] : region_price_factors) {
+    if (!regions.count(region)) {
+      return Status::Error("cluster: region_price_factors: no pool is in region '" + region + "'");
+    }
+    if (!(factor > 0)) {
+      return Status::Error("cluster: region_price_factors: " + region + ": factor " +
+                           std::to_string(factor) + " must be more than 0");
+    }
+  }
   return Status::Ok();
+}
+
+double ClusterSpec::PricePerGpuHour(int pool) const {
+  const PoolSpec& p = pools.at(pool);
+  const auto it = region_price_factors.find(p.region);
+  return p.price_per_gpu_hour * (it == region_price_factors.end() ? 1.0 : it->second);
 }
 
 const RegionLink* ClusterSpec::LinkBetween(const std::string& a, const std::string& b) const {

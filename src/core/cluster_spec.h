@@ -20,6 +20,29 @@ struct SlurmPoolSpec {
   std::string user;       // the user jobs run as; empty = the daemon's user
 };
 
+// A spot pool's nodes can be taken back by their provider at short notice (a reclaim). The
+// jobs on a reclaimed node get `warning` seconds to checkpoint and leave.
+struct SpotSpec {
+  Time warning = 30;
+  // The mean time between reclaims of one node, as the provider or experience says: the
+  // simulator draws each node's reclaims from a seeded exponential process with this mean
+  // (0 = never), and the scheduler starts from it before it has seen reclaims of its own.
+  Time mean_reclaim_interval = 0;
+  // Simulator: how long a reclaimed node stays away before the pool gets it back.
+  Time outage = 3600;
+};
+
+// A colocated pool's GPUs serve inference first; training may use what inference leaves.
+struct ColocationSpec {
+  double cap = 0.6;       // the largest share of a GPU training may take (0 < cap <= 1)
+  // Training on a GPU leaves within this once the inference load rises past 1 - cap.
+  Time evict_within = 60;
+  // How fast training runs on a GPU it shares, as a fraction of a dedicated GPU (0 < x <= 1;
+  // default: the cap, as for a job that keeps a whole GPU busy).
+  double training_speed = 0;  // 0 = cap
+  double TrainingSpeed() const { return training_speed > 0 ? training_speed : cap; }
+};
+
 struct PoolSpec {
   std::string name;
   PoolKind kind = PoolKind::kOwned;
@@ -33,6 +56,8 @@ struct PoolSpec {
   // as preemptible capacity and taken back when the team needs it.
   std::map<std::string, int> team_quota_gpus;
   SlurmPoolSpec slurm;  // backend "slurm" only
+  SpotSpec spot;              // kind spot only
+  ColocationSpec colocation;  // kind colocated only
 };
 
 // The network between two regions, both ways: how fast a job's data moves and what a GB costs.
@@ -58,6 +83,9 @@ struct ClusterSpec {
   std::vector<PoolSpec> pools;
   std::vector<NodeSpec> nodes;
   std::vector<RegionLink> region_links;
+  // A region's prices relative to the list prices (1 = as listed; absent regions are 1): a
+  // pool's price_per_gpu_hour is multiplied by its region's factor.
+  std::map<std::string, double> region_price_factors;
 
   // Checks names are unique, every node names a known pool, counts are sane.
   Status Validate() const;
@@ -65,6 +93,8 @@ struct ClusterSpec {
   int PoolIndex(const std::string& name) const;  // -1 if absent
   // The link between regions `a` and `b` (either direction), or nullptr.
   const RegionLink* LinkBetween(const std::string& a, const std::string& b) const;
+  // What one GPU-hour of pool `pool` costs: its price times its region's price factor.
+  double PricePerGpuHour(int pool) const;
 };
 
 }  // namespace squeeze

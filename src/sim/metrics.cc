@@ -50,7 +50,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   for (size_t p = 0; p < result.pool_gpu_s.size() && p < cluster.pools.size(); ++p) {
     PoolUse& use = s.pool_use[cluster.pools[p].name];
     use.gpu_hours = result.pool_gpu_s[p] / 3600.0;
-    use.usage_cost = use.gpu_hours * cluster.pools[p].price_per_gpu_hour;
+    use.usage_cost = use.gpu_hours * cluster.PricePerGpuHour(static_cast<int>(p));
     use.fixed_cost = cluster.pools[p].monthly_cost * static_cast<double>(result.makespan) /
                      (30.0 * 86400.0);
     use.cost = use.usage_cost + use.fixed_cost;

@@ -13,6 +13,7 @@
 #include "core/cluster_spec.h"
 #include "core/policy.h"
 #include "core/status.h"
+#include "sim/inference_load.h"
 #include "sim/trace.h"
 
 namespace squeeze {
@@ -21,6 +22,9 @@ struct SimOptions {
   uint64_t seed = 1;
   // Send every job to any pool (for replaying a trace on a cluster whose pools it does not name).
   bool ignore_trace_pools = false;
+  // The inference load on the colocated pools' GPUs (sim/inference_load.h); null = none, and
+  // colocated pools then take no training.
+  const InferenceLoad* inference_load = nullptr;
   // Called now and then with the fraction of jobs finished.
   std::function<void(double)> progress;
 };

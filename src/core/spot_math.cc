@@ -1,0 +1,38 @@
+#include "core/spot_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace squeeze {
+
+double YoungInterval(double checkpoint_cost, double mtbi) {
+  return std::sqrt(2 * std::max(0.0, checkpoint_cost) * std::max(0.0, mtbi));
+}
+
+double DalyInterval(double checkpoint_cost, double mtbi) {
+  const double c = std::max(0.0, checkpoint_cost);
+  const double m = std::max(0.0, mtbi);
+  if (m <= 0) return 1;
+  if (c >= 2 * m) return m;
+  const double t = std::sqrt(2 * c * m) * (1 + std::sqrt(c / (2 * m)) / 3 + c / (18 * m)) - c;
+  return std::max(1.0, t);
+}
+
+double ExpectedRunTime(double work, double interval, double checkpoint_cost, double restart,
+                       double mtbi) {
+  if (work <= 0) return 0;
+  const bool periodic = interval > 0 && interval < work;
+  const double segment = periodic ? interval : work;
+  const double cost = periodic ? std::max(0.0, checkpoint_cost) : 0.0;
+  const double segments = work / segment;  // the last may be partial
+  if (mtbi <= 0) return work + (periodic ? std::floor(segments) * cost : 0.0);
+  const double m = mtbi;
+  const double r = std::max(0.0, restart);
+  // Expected time of one segment of length s (checkpoint included) with restarts.
+  auto one = [&](double s) { return m * std::exp(r / m) * std::expm1(s / m); };
+  const double full = std::floor(segments);
+  const double rest = work - full * segment;
+  return full * one(segment + cost) + (rest > 0 ? one(rest) : 0.0);
+}
+
+}  // namespace squeeze

@@ -1,0 +1,29 @@
+// The arithmetic of running on capacity that can be taken away (spot reclaims, colocated GPUs
+// that inference takes back): the checkpoint interval that wastes least (Young's and Daly's
+// first-order optimum) and the expected time a job needs when interruptions arrive as a
+// Poisson process. Pure functions of their arguments; all times in seconds.
+#ifndef SQUEEZE_CORE_SPOT_MATH_H_
+#define SQUEEZE_CORE_SPOT_MATH_H_
+
+#include "core/types.h"
+
+namespace squeeze {
+
+// Young (1974): sqrt(2 * checkpoint_cost * mtbi). `mtbi`: mean time between interruptions.
+double YoungInterval(double checkpoint_cost, double mtbi);
+// Daly (2006), the higher-order estimate: sqrt(2 C M) * (1 + sqrt(C / 2M) / 3 + C / 18M) - C
+// when C < 2M, else M. Never below 1 s.
+double DalyInterval(double checkpoint_cost, double mtbi);
+
+// The expected wall time to finish `work` seconds of progress when interruptions come at
+// mean interval `mtbi` (exponential), the job checkpoints every `interval` seconds of
+// progress at `checkpoint_cost` each, and every interruption costs `restart` seconds before
+// work resumes from the last checkpoint (Daly's model: M e^{R/M} (e^{(t+C)/M} - 1) per
+// segment of t). interval <= 0 or >= work: no periodic checkpoints (one segment of `work`).
+// mtbi <= 0 means no interruptions: work plus the checkpoints taken.
+double ExpectedRunTime(double work, double interval, double checkpoint_cost, double restart,
+                       double mtbi);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_SPOT_MATH_H_
