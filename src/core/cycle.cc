@@ -52,7 +52,13 @@ std::vector<int> CycleContext::ComputeGroups(const JobSpec& spec, int pool) cons
   if (pool >= 0) {
     add_pool(pool);
   } else {
-    for (int p = 0; p < s.cluster.PoolCount(); ++p) add_pool(p);
+    // A job of no pool runs anywhere but on capacity that may be taken away (spot, colocated),
+    // which only the spot and colocate actions give, unless the cluster has nothing else.
+    bool any_firm = false;
+    for (int p = 0; p < s.cluster.PoolCount(); ++p) any_firm = any_firm || !Opportunistic(s, p);
+    for (int p = 0; p < s.cluster.PoolCount(); ++p) {
+      if (!any_firm || !Opportunistic(s, p)) add_pool(p);
+    }
   }
   return out;
 }
@@ -82,6 +88,21 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   return s.node_order->Place(req, s.cluster);
 }
 
+// Progress per second of a run on its placement, in thousandths: a colocated pool's training
+// speed, times the share of time left by periodic checkpoints (interval / (interval + cost)).
+int RunSpeedMilli(const EngineState& s, const Job& job) {
+  double speed = 1;
+  for (const auto& share : job.placement.shares) {
+    const PoolSpec& pool = s.cluster.spec().pools[s.cluster.node(share.node).pool];
+    if (pool.kind == PoolKind::kColocated) speed = std::min(speed, pool.colocation.TrainingSpeed());
+  }
+  const Time interval = job.CheckpointInterval();
+  if (interval > 0 && job.spec.checkpoint_cost > 0) {
+    speed *= static_cast<double>(interval) / static_cast<double>(interval + job.spec.checkpoint_cost);
+  }
+  return std::max(1, static_cast<int>(speed * 1000 + 0.5));
+}
+
 void CycleContext::Start(Job& job, Placement placement, bool borrowed, Time transfer,
                          std::string reason) {
   const JobId id = job.spec.id;
@@ -90,6 +111,8 @@ void CycleContext::Start(Job& job, Placement placement, bool borrowed, Time tran
   job.state = JobState::kRunning;
   job.run_start = now;
   job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + transfer;
+  job.must_leave_by = kNever;
+  job.run_speed_milli = RunSpeedMilli(s, job);
   job.first_start = std::min(job.first_start, now);
   job.total_wait += now - job.queued_since;
   ++job.starts;
@@ -114,6 +137,8 @@ void CycleContext::Start(Job& job, Placement placement, bool borrowed, Time tran
   d.overhead = job.run_overhead;
   d.slice_end = job.slice_end;
   d.borrowed = borrowed;
+  d.checkpoint_interval = job.CheckpointInterval();
+  d.speed = job.run_speed_milli / 1000.0;
   d.reason = std::move(reason);
   decisions.push_back(std::move(d));
   started.push_back(id);

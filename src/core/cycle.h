@@ -34,6 +34,9 @@ struct Rank {
   }
 };
 
+// A run's progress per second on its placement, in thousandths (cycle.cc).
+int RunSpeedMilli(const EngineState& s, const Job& job);
+
 class CycleContext {
  public:
   CycleContext(EngineState& state, Time now) : s(state), now(now) {}

@@ -23,6 +23,11 @@ struct Decision {
   Time overhead = 0;         // restart overhead charged to this run
   Time slice_end = kNever;   // when the scheduler will reconsider this run
   bool borrowed = false;     // runs on capacity lent by another pool or team
+  // kStart: the periodic checkpoint interval asked of this run (0: the job's own, none) and
+  // its speed against a dedicated GPU (below 1 on a GPU shared with inference, or when
+  // periodic checkpoints take time).
+  Time checkpoint_interval = 0;
+  double speed = 1;
   // kStop: why ("preempted by 42", "slice end", ...); kStart: why it starts outside its home
   // region ("moved from us-east to us-west: ..."), else empty.
   std::string reason;

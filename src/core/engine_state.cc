@@ -57,6 +57,48 @@ void ReleasePlacement(EngineState& s, const Placement& placement) {
   s.cluster.Release(placement);
   for (const auto& share : placement.shares) {
     if (s.unavailable.count(share.node)) HoldUnavailable(s, share.node);
+    else if (s.closed_gpus.count(share.node)) HoldClosed(s, share.node);
+  }
+}
+
+void HoldClosed(EngineState& s, int node) {
+  const auto it = s.closed_gpus.find(node);
+  if (it == s.closed_gpus.end()) return;
+  const NodeState& n = s.cluster.node(node);
+  std::map<int, std::vector<int>> by_milli;
+  for (int g = 0; g < n.gpus && g < 64; ++g) {
+    if ((it->second >> g & 1) && n.free_milli[g] > 0) by_milli[n.free_milli[g]].push_back(g);
+  }
+  Placement take;
+  for (auto& [milli, gpus] : by_milli) {
+    NodeShare share;
+    share.node = node;
+    share.gpus = std::move(gpus);
+    share.milli_per_gpu = milli;
+    take.shares.push_back(std::move(share));
+  }
+  if (take.empty()) return;
+  s.cluster.Allocate(take);
+  auto& held = s.closed_hold[node].shares;
+  held.insert(held.end(), take.shares.begin(), take.shares.end());
+}
+
+bool Opportunistic(const EngineState& s, int pool) {
+  const PoolKind kind = s.cluster.spec().pools[pool].kind;
+  return kind == PoolKind::kSpot || kind == PoolKind::kColocated;
+}
+
+void RefreshAvailability(EngineState& s, int node) {
+  const bool down = s.reported_down.count(node) || s.banned_until.count(node);
+  auto it = s.unavailable.find(node);
+  if (down && it == s.unavailable.end()) {
+    s.unavailable[node];
+    HoldUnavailable(s, node);
+  } else if (!down && it != s.unavailable.end()) {
+    Placement held = std::move(it->second);
+    s.unavailable.erase(it);
+    s.cluster.Release(held);
+    HoldClosed(s, node);
   }
 }
 

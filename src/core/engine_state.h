@@ -30,6 +30,11 @@ struct SchedulerCounters {
   int64_t region_moves = 0;     // starts in another region than the job's home
   double data_moved_gb = 0;     // copied between regions for those starts
   double data_transfer_cost = 0;  // what the copies cost, by the links' price per GB
+  int64_t spot_starts = 0;      // starts on spot pools
+  int64_t colocated_starts = 0;  // starts on colocated pools' GPUs
+  int64_t reclaims = 0;         // spot nodes taken back
+  int64_t inference_evictions = 0;  // jobs asked to leave GPUs inference needed
+  int64_t withdrawn_stops = 0;  // jobs stopped because their GPUs were taken (both kinds)
   int64_t cycles = 0;
 };
 
@@ -73,6 +78,33 @@ struct EngineState {
   // Nodes that take no new work (down, drained, or their controller unreachable) and the free
   // capacity held on each so that no placement finds it; jobs already there keep theirs.
   std::map<int, Placement> unavailable;
+  // GPUs of colocated pools that inference needs now (node -> bit per GPU) and the free
+  // capacity held on them, as for unavailable nodes but GPU by GPU.
+  std::map<int, uint64_t> closed_gpus;
+  std::map<int, Placement> closed_hold;
+  // Running jobs whose GPUs are being taken away, to be stopped by the next cycle: why.
+  std::map<JobId, std::string> withdrawn;
+  // What the scheduler has seen of reclaims (spot) and evictions (colocated) by pool and by
+  // pool and GPU model: node-seconds in service and how often the capacity was taken.
+  struct TakeStats {
+    double exposure_s = 0;  // closed periods: units (nodes or GPUs) x seconds in service
+    int64_t taken = 0;
+    int64_t in_service = 0;     // units in service now
+    double in_service_since_sum = 0;  // sum of their since times
+    double ExposureAt(Time now) const {
+      return exposure_s + static_cast<double>(in_service) * static_cast<double>(now) -
+             in_service_since_sum;
+    }
+  };
+  std::vector<TakeStats> pool_takes;
+  std::map<std::pair<int, std::string>, TakeStats> model_takes;
+  // Spot nodes, or colocated GPUs (node * 64 + gpu), in service since when (absent: not).
+  std::map<int64_t, Time> in_service_since;
+  bool takes_started = false;  // the units were put in service at the first cycle
+  std::map<std::pair<int, int>, double> inference_load;  // (node, gpu) -> last reported
+  std::map<int, std::vector<Time>> recent_takes;  // node -> its reclaims in the flaky window
+  std::map<int, Time> banned_until;      // nodes not used again until then (reclaimed often)
+  std::set<int> reported_down;  // nodes the driver reported unavailable (or reclaimed)
   SchedulerCounters counters;
 };
 
@@ -90,6 +122,19 @@ void ReleaseCapacity(EngineState& s, const Job& job);
 void ReleasePlacement(EngineState& s, const Placement& placement);
 // Holds every free GPU (and CPU and memory) of an unavailable node.
 void HoldUnavailable(EngineState& s, int node);
+// Holds the free capacity of a node's GPUs that inference needs (closed_gpus).
+void HoldClosed(EngineState& s, int node);
+// Whether a pool's capacity may be taken away (kind spot or colocated): only the spot and
+// colocate actions place jobs there, unless a job names the pool as its home.
+bool Opportunistic(const EngineState& s, int pool);
+// Starts counting the spot nodes' and open colocated GPUs' time in service (once, at the
+// first time the scheduler is given).
+void StartServiceClocks(EngineState& s, Time now);
+// The learned mean time between takes of one unit of a pool (Scheduler::MeanTimeBetweenTakes).
+double MeanTimeBetweenTakes(const EngineState& s, int pool, const std::string& model, Time now);
+// Makes a node unavailable (its free capacity held) when the driver reported it down or it is
+// banned, and available again when neither holds.
+void RefreshAvailability(EngineState& s, int node);
 // Forgets a move in flight (the job finished or was cancelled) and frees its destination.
 void DropMove(EngineState& s, JobId id);
 

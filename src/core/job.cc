@@ -16,21 +16,32 @@ Time RestartOverhead(const JobSpec& spec) {
 
 Time Job::RunProgress(Time now) const {
   if (!IsActive()) return 0;
-  return std::max<Time>(0, now - run_start - run_overhead);
+  const Time elapsed = std::max<Time>(0, now - run_start - run_overhead);
+  return run_speed_milli >= 1000 ? elapsed : elapsed * run_speed_milli / 1000;
+}
+
+bool Job::CanCheckpointNow(Time now) const {
+  return spec.checkpointable && (must_leave_by == kNever || now + spec.checkpoint_cost <= must_leave_by);
+}
+
+Time Job::StopTakes(Time now) const {
+  if (CanCheckpointNow(now)) return spec.checkpoint_cost;
+  // A checkpoint that would not end in time is still attempted until the GPUs go away.
+  if (spec.checkpointable && must_leave_by != kNever) return std::max<Time>(0, must_leave_by - now);
+  return 0;
 }
 
 Time Job::SavedWorkIfStopped(Time now) const {
   const Time progress = RunProgress(now);
-  if (spec.checkpointable) return work_done + progress;
-  if (spec.checkpoint_interval > 0) {
-    return work_done + progress / spec.checkpoint_interval * spec.checkpoint_interval;
-  }
-  return 0;
+  if (CanCheckpointNow(now)) return work_done + progress;
+  const Time interval = CheckpointInterval();
+  if (interval > 0) return work_done + progress / interval * interval;
+  return work_done;
 }
 
 double Job::LostGpuSecondsIfStopped(Time now) const {
   const Time lost = work_done + RunProgress(now) - SavedWorkIfStopped(now);
-  const Time cost = (spec.checkpointable ? spec.checkpoint_cost : 0) + RestartOverhead(spec);
+  const Time cost = (CanCheckpointNow(now) ? spec.checkpoint_cost : 0) + RestartOverhead(spec);
   return static_cast<double>(lost + cost) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
 }
 
@@ -61,7 +72,12 @@ std::optional<Time> Job::EstimatedRemaining(Time now) const {
 
 Time Job::EstimatedEnd() const {
   if (!IsActive() || !spec.estimate) return kNever;
-  return run_start + run_overhead + std::max<Time>(0, *spec.estimate - work_done);
+  return run_start + run_overhead + TimeForWork(std::max<Time>(0, *spec.estimate - work_done));
+}
+
+Time Job::TimeForWork(Time work) const {
+  if (run_speed_milli >= 1000) return work;
+  return (work * 1000 + run_speed_milli - 1) / run_speed_milli;
 }
 
 }  // namespace squeeze

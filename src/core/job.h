@@ -39,6 +39,10 @@ struct JobSpec {
   std::optional<Time> estimate;  // estimated run time, seconds
   std::optional<Time> deadline;  // absolute time by which it should finish
 
+  // Work that tolerates interruption well (preprocessing, hyper-parameter search, ablations):
+  // it prefers spot capacity when there is some.
+  bool fault_tolerant = false;
+
   std::vector<std::string> regions;  // allowed regions; empty = any
   // Size of the data the job reads, in GB: it lives in the home pool's region and is copied
   // over the region link (ClusterSpec::region_links) when the job runs in another region.
@@ -63,6 +67,15 @@ struct Job {
   Time first_start = kNever;
   Time run_start = kNever;       // start of the current run
   Time run_overhead = 0;         // restart overhead paid at the start of the current run
+  // Progress per second of the current run, in thousandths: below 1000 on a GPU shared with
+  // inference, or when periodic checkpoints take time.
+  int run_speed_milli = 1000;
+  // Periodic checkpoints of the current run (0: the spec's checkpoint_interval): the scheduler
+  // sets a shorter one on capacity that may be taken away.
+  Time run_checkpoint_interval = 0;
+  // The current run's GPUs are being taken away (a spot reclaim, inference needing its GPU):
+  // it must be off them by then; a checkpoint that cannot end by then is not taken.
+  Time must_leave_by = kNever;
   Time slice_end = kNever;       // end of the current slice, if sliced
   Time queued_since = 0;         // when it last became pending
   Time total_wait = 0;           // summed over all pending periods that ended
@@ -93,6 +106,16 @@ struct Job {
   Time RunProgress(Time now) const;
   // Work that survives if the job is stopped now (checkpoint semantics).
   Time SavedWorkIfStopped(Time now) const;
+  // Whether a stop asked now can checkpoint (it is checkpointable and the checkpoint ends
+  // before must_leave_by).
+  bool CanCheckpointNow(Time now) const;
+  // Seconds from a stop asked now until its GPUs are free: the checkpoint, or the time left
+  // before must_leave_by when the checkpoint would not end by then; 0 without a checkpoint.
+  Time StopTakes(Time now) const;
+  // The periodic checkpoint interval of the current run (0: none).
+  Time CheckpointInterval() const {
+    return run_checkpoint_interval > 0 ? run_checkpoint_interval : spec.checkpoint_interval;
+  }
   // GPU-seconds of work lost if stopped now, restart overhead and checkpoint included.
   double LostGpuSecondsIfStopped(Time now) const;
   // Seconds of work at risk if a stop's checkpoint failed: since the later of the run's start
@@ -105,6 +128,8 @@ struct Job {
   std::optional<Time> EstimatedRemaining(Time now) const;
   // Expected end of the current run by estimate (or kNever without an estimate).
   Time EstimatedEnd() const;
+  // Seconds of the current run it takes to make `work` seconds of progress at its speed.
+  Time TimeForWork(Time work) const;
 };
 
 }  // namespace squeeze

@@ -12,7 +12,8 @@ namespace squeeze {
 namespace {
 
 const std::vector<std::string> kActions = {"reclaim", "allocate", "defrag", "backfill",
-                                           "borrow",  "preempt",  "slice",  "region"};
+                                           "borrow",  "preempt",  "slice",  "region",
+                                           "spot",    "colocate"};
 
 Policy Fifo() {
   Policy p;
@@ -63,7 +64,7 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"allocate", "reclaim", "defrag", "backfill", "preempt", "region"};
+  p.actions = {"spot", "colocate", "allocate", "reclaim", "defrag", "backfill", "preempt", "region"};
   p.node_order = "squeeze";
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
@@ -100,6 +101,12 @@ void InsertAfter(Policy& p, const std::string& action, const std::vector<std::st
   p.actions.insert(pos, action);
 }
 
+// Adds `action` before every other (the spot and colocate actions place a job before allocate
+// would start it at home).
+void InsertFirst(Policy& p, const std::string& action) {
+  if (!p.Has(action)) p.actions.insert(p.actions.begin(), action);
+}
+
 }  // namespace
 
 bool Policy::Has(std::string_view action) const {
@@ -111,7 +118,7 @@ Status Policy::Validate() const {
     if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
       return Status::Error("policy '" + name + "': unknown action '" + a +
                            "' (known: reclaim, allocate, defrag, backfill, borrow, preempt, "
-                           "slice, region)");
+                           "slice, region, spot, colocate)");
     }
   }
   if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");
@@ -162,9 +169,11 @@ Result<Policy> NamedPolicy(std::string_view name) {
       InsertAfter(p, "defrag", {"allocate", "reclaim"});
     } else if (modifier == "region") {
       InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
+    } else if (modifier == "spot" || modifier == "colocate") {
+      InsertFirst(p, modifier);
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
-                           "' (known: borrow, defrag, region)");
+                           "' (known: borrow, defrag, region, spot, colocate)");
     }
     start = next;
   }
@@ -233,6 +242,24 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "region"), p.actions.end());
   }
   else if (k == "region_min_gain") st = as_duration(&p.region_min_gain);
+  else if (k == "spot" || k == "colocate") {
+    bool on = false;
+    if (Status b = as_bool(&on); !b.ok()) return b;
+    if (on) InsertFirst(p, k);
+    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), k), p.actions.end());
+  }
+  else if (k == "spot_aware") st = as_bool(&p.spot_aware);
+  else if (k == "spot_naive_interval") st = as_duration(&p.spot_naive_interval);
+  else if (k == "spot_long_job") st = as_duration(&p.spot_long_job);
+  else if (k == "spot_long_job_checkpoint") st = as_duration(&p.spot_long_job_checkpoint);
+  else if (k == "spot_flaky_window") st = as_duration(&p.spot_flaky_window);
+  else if (k == "spot_flaky_cooldown") st = as_duration(&p.spot_flaky_cooldown);
+  else if (k == "spot_flaky_reclaims") {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0 || n > 1000000) return bad("is not a count >= 0");
+    p.spot_flaky_reclaims = static_cast<int>(n);
+  }
   else if (k == "defrag_max_moves_per_hour") {
     char* end = nullptr;
     const long n = std::strtol(v.c_str(), &end, 10);
@@ -257,7 +284,9 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     return Status::Error("unknown policy option '" + k +
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
-                         "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, las_thresholds, las_gpu_weighted, "
+                         "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, spot, colocate, spot_aware, "
+                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_flaky_reclaims, "
+                         "spot_flaky_window, spot_flaky_cooldown, las_thresholds, las_gpu_weighted, "
                          "gittins_gpu_weighted)");
   }
   if (!st.ok()) return st;

@@ -16,7 +16,7 @@ namespace squeeze {
 struct Policy {
   std::string name;
   // Actions in the order they run: any of "reclaim", "allocate", "defrag", "backfill",
-  // "borrow", "preempt", "slice", "region".
+  // "borrow", "preempt", "slice", "region", "spot", "colocate".
   std::vector<std::string> actions = {"allocate"};
   // Without "backfill": true = allocation stops at the first job of a pool that does not fit
   // (strict head-of-line order); false = any later job that fits starts (greedy, no
@@ -54,6 +54,24 @@ struct Policy {
   // With "region": a waiting job moves to another region only if its expected wait at home
   // exceeds the time to copy its data there by at least this much.
   Time region_min_gain = 0;
+  // With "spot" and "colocate": how jobs use capacity that can be taken away (spot pools,
+  // inference GPUs). Aware (the default): a job goes there when its expected completion there
+  // (Daly's model with the learned time between reclaims, the checkpoint interval set for it,
+  // the colocated speed) is sooner than waiting at home; fault-tolerant jobs go first; the rules
+  // below hold. Naive (false): any job that cannot start at home goes, checkpointing every
+  // spot_naive_interval, and no node is avoided.
+  bool spot_aware = true;
+  Time spot_naive_interval = 3600;
+  // A job expected to run longer than spot_long_job goes to spot only if it checkpoints at
+  // least every spot_long_job_checkpoint (squeeze asks checkpointable jobs to) or can save
+  // within the warning.
+  Time spot_long_job = 12 * 3600;
+  Time spot_long_job_checkpoint = 300;
+  // A node reclaimed spot_flaky_reclaims times within spot_flaky_window takes no new work for
+  // spot_flaky_cooldown.
+  int spot_flaky_reclaims = 2;
+  Time spot_flaky_window = 3600;
+  Time spot_flaky_cooldown = 24 * 3600;
   // Simulation only: reveal each job's true duration to the policy as its estimate (the
   // references sjf and srtf do; squeeze never does).
   bool oracle_estimates = false;

@@ -88,8 +88,14 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_FALSE(sq.oracle_estimates);
   EXPECT_EQ(sq.min_runtime, 300);
   EXPECT_THAT(sq.actions,
-              ElementsAre("allocate", "reclaim", "defrag", "backfill", "preempt", "region"));
+              ElementsAre("spot", "colocate", "allocate", "reclaim", "defrag", "backfill",
+                          "preempt", "region"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
+  EXPECT_TRUE(sq.spot_aware);
+  EXPECT_EQ(sq.spot_long_job, 12 * 3600);
+  EXPECT_EQ(sq.spot_long_job_checkpoint, 300);
+  EXPECT_EQ(sq.spot_flaky_reclaims, 2);
+  EXPECT_EQ(sq.spot_flaky_window, 3600);
   EXPECT_NE(sq.job_order, "sjf");
   EXPECT_NE(sq.job_order, "srtf");
   // sliced: squeeze with checkpointed slices.
@@ -107,7 +113,7 @@ TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
   auto m = NamedPolicy("fifo+turbo");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
-            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag, region)");
+            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag, region, spot, colocate)");
 }
 
 // Position of `action` in `actions`, -1 if absent.
@@ -179,12 +185,33 @@ TEST(PolicyTest, DefragModifierAddsDefragAfterAllocateAndReclaim) {
   }
 }
 
+TEST(PolicyTest, SpotOptions) {
+  Result<Policy> fifo = NamedPolicy("fifo+spot+colocate");
+  ASSERT_TRUE(fifo.ok()) << fifo.status().message();
+  EXPECT_THAT(fifo->actions, ElementsAre("colocate", "spot", "allocate"));
+  Policy p = Named("squeeze");
+  ASSERT_TRUE(SetPolicyOption(p, "spot", "false").ok());
+  EXPECT_FALSE(p.Has("spot"));
+  ASSERT_TRUE(SetPolicyOption(p, "spot_aware", "false").ok());
+  EXPECT_FALSE(p.spot_aware);
+  ASSERT_TRUE(SetPolicyOption(p, "spot_naive_interval", "2h").ok());
+  EXPECT_EQ(p.spot_naive_interval, 7200);
+  ASSERT_TRUE(SetPolicyOption(p, "spot_flaky_reclaims", "3").ok());
+  EXPECT_EQ(p.spot_flaky_reclaims, 3);
+  const Status bad = SetPolicyOption(p, "spot_flaky_reclaims", "many");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(), "policy option spot_flaky_reclaims: value 'many' is not a count >= 0");
+  EXPECT_FALSE(SetPolicyOption(p, "spot_long_job", "soon").ok());
+}
+
 TEST(PolicyTest, DefragOptions) {
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
-  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt", "region"));
+  EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
+                                     "preempt", "region"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
-  EXPECT_THAT(p.actions, ElementsAre("allocate", "reclaim", "backfill", "preempt", "region"));
+  EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
+                                     "preempt", "region"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
   EXPECT_EQ(p.actions, Named("squeeze").actions);
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
@@ -247,7 +274,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
                 ")");
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
-            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region)");
+            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region, spot, colocate)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

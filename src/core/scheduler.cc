@@ -17,6 +17,16 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const ClusterSpec& cluster,
   state->job_order = std::move(MakeJobOrder(policy.job_order, policy.order_options).value());
   state->node_order = std::move(MakeNodeOrder(policy.node_order).value());
   state->node_jobs.resize(cluster.nodes.size());
+  state->pool_takes.resize(cluster.pools.size());
+  // A colocated GPU takes no training until its inference load is known.
+  for (size_t n = 0; n < cluster.nodes.size(); ++n) {
+    const int node = static_cast<int>(n);
+    if (cluster.pools[state->cluster.node(node).pool].kind != PoolKind::kColocated) continue;
+    const int gpus = std::min(state->cluster.node(node).gpus, 64);
+    if (gpus == 0) continue;
+    state->closed_gpus[node] = gpus == 64 ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1;
+    HoldClosed(*state, node);
+  }
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(state)));
 }
 
@@ -152,15 +162,9 @@ Status Scheduler::SetNodeAvailable(int node, bool available) {
   if (node < 0 || node >= static_cast<int>(s.cluster.nodes().size())) {
     return Status::Error("node " + std::to_string(node) + " is not in the cluster");
   }
-  auto it = s.unavailable.find(node);
-  if (!available && it == s.unavailable.end()) {
-    s.unavailable[node];
-    HoldUnavailable(s, node);
-  } else if (available && it != s.unavailable.end()) {
-    Placement held = std::move(it->second);
-    s.unavailable.erase(it);
-    s.cluster.Release(held);
-  }
+  if (available) s.reported_down.erase(node);
+  else s.reported_down.insert(node);
+  RefreshAvailability(s, node);
   return Status::Ok();
 }
 
@@ -212,6 +216,9 @@ void Scheduler::PromoteBoosted(Time now) {
 std::vector<Decision> Scheduler::Cycle(Time now) {
   PromoteBoosted(now);
   CycleContext c(*state_, now);
+  StartServiceClocks(*state_, now);
+  LiftBans(c);
+  StopWithdrawn(c);
   ResumeMoves(c);
   for (const std::string& action : state_->policy.actions) {
     if (action == "allocate") RunAllocate(c);
@@ -222,6 +229,8 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
     else if (action == "region") RunRegion(c);
     else if (action == "preempt") RunPreempt(c);
     else if (action == "slice") RunSlice(c);
+    else if (action == "spot") RunSpot(c);
+    else if (action == "colocate") RunColocate(c);
   }
   ++state_->counters.cycles;
   return std::move(c.decisions);
@@ -254,6 +263,9 @@ Status Scheduler::Stopped(JobId id, Time now) {
   job.placement = {};
   job.slice_end = kNever;
   job.borrowed = false;
+  job.run_checkpoint_interval = 0;
+  job.run_speed_milli = 1000;
+  job.must_leave_by = kNever;
   job.queued_since = now;
   if (state_->moves.count(id)) {
     job.state = JobState::kPending;  // the next cycle restarts it where the move holds GPUs
@@ -314,6 +326,7 @@ Time Scheduler::NextWakeup() const {
   Time t = kNever;
   if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
   if (!state_->boost_watch.empty()) t = std::min(t, state_->boost_watch.begin()->first);
+  for (const auto& [node, until] : state_->banned_until) t = std::min(t, until);
   return t;
 }
 

@@ -62,6 +62,27 @@ class Scheduler {
   Status SetNodeAvailable(int node, bool available);
   bool NodeAvailable(int node) const { return !state_->unavailable.count(node); }
 
+  // Capacity that can be taken away (core/capacity_events.cc).
+  // A node's provider takes it back (a spot reclaim) at now + warning: it takes no new work,
+  // and the jobs on it are asked, by the next cycle, to checkpoint and leave by then (those
+  // whose checkpoint cannot end in time lose the work since their last periodic one). Counts
+  // toward the learned time between reclaims of its pool; a node taken too often (policy
+  // spot_flaky_*) is not used again for a while.
+  Status Reclaimed(int node, Time now, Time warning);
+  // A reclaimed (or down) node is back in service.
+  Status Returned(int node, Time now);
+  // The share of one GPU of a colocated pool that inference uses now (0..1). Above 1 - the
+  // pool's cap the GPU takes no training and the training on it leaves within the pool's
+  // evict_within; at or below it the GPU is open again. Colocated GPUs start closed (their
+  // load unknown) until their first report.
+  Status SetInferenceLoad(int node, int gpu, double load, Time now);
+  // The mean time between the pool's capacity being taken away, as learned, for one node (spot)
+  // or one GPU (colocated), per GPU model when `model` is given and has been taken from before:
+  // (seconds in service + the configured mean) / (times taken + 1); 0 for other pools.
+  double MeanTimeBetweenTakes(int pool, const std::string& model, Time now) const;
+  // The inference load last reported for a GPU of a colocated pool (-1: none yet).
+  double InferenceLoad(int node, int gpu) const;
+
   // A waiting job's prospects in other regions, in words (actions.h RegionOutlook); empty for
   // a job that does not wait.
   std::vector<std::string> RegionOutlook(JobId id, Time now) const;

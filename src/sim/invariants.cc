@@ -34,12 +34,16 @@ void InvariantChecker::OnStop(const Job& job, Time run_start, Time stop_at, Time
   l.held_s += static_cast<double>(now - run_start);
   if (stop_at == kNever) {
     l.overhead += job.run_overhead;
-    l.final_progress = std::max<Time>(0, now - run_start - job.run_overhead);
+    const Time elapsed = std::max<Time>(0, now - run_start - job.run_overhead);
+    l.final_progress = elapsed * job.run_speed_milli / 1000;
+    l.slow += elapsed - l.final_progress;
     return;
   }
   // A run stopped before its overhead (restart, data copy) was over paid only that part.
   l.overhead += std::min(job.run_overhead, stop_at - run_start);
-  const Time progress = std::max<Time>(0, stop_at - run_start - job.run_overhead);
+  const Time elapsed = std::max<Time>(0, stop_at - run_start - job.run_overhead);
+  const Time progress = elapsed * job.run_speed_milli / 1000;
+  l.slow += elapsed - progress;
   l.lost += progress - (job.saved_at_stop - job.work_done);
   l.checkpoint += now - stop_at;
 }
@@ -53,10 +57,10 @@ Status InvariantChecker::OnFinish(const Job& job, Time duration) {
                          " s of work done, its duration is " + std::to_string(duration));
   }
   const double expected =
-      static_cast<double>(duration + l.overhead + l.lost + l.checkpoint);
+      static_cast<double>(duration + l.overhead + l.lost + l.checkpoint + l.slow);
   if (std::abs(l.held_s - expected) > 1e-6) {
     return Status::Error(who + " held its GPUs " + std::to_string(l.held_s) +
-                         " s, but duration + overhead + lost work + checkpoints = " +
+                         " s, but duration + overhead + lost work + checkpoints + slowed time = " +
                          std::to_string(expected));
   }
   const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;

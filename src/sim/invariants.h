@@ -30,6 +30,7 @@ class InvariantChecker {
     Time overhead = 0;     // restart overhead charged
     Time lost = 0;         // progress not saved when stopped
     Time checkpoint = 0;   // time between a stop request and the stop
+    Time slow = 0;         // run time beyond the progress made, on a run slower than 1
     Time final_progress = 0;
   };
   std::vector<std::vector<int>> used_milli_;  // [node][gpu]

@@ -81,6 +81,11 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.data_moved_gb = result.data_moved_gb;
   s.data_transfer_cost = result.data_transfer_cost;
   s.lost_gpu_hours = lost / 3600.0;
+  s.spot_starts = result.spot_starts;
+  s.colocated_starts = result.colocated_starts;
+  s.reclaims = result.reclaims;
+  s.inference_evictions = result.inference_evictions;
+  s.inference_violations = result.inference_violations;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = result.makespan;
   s.rejected = static_cast<int64_t>(result.rejected.size());

@@ -44,6 +44,11 @@ struct Summary {
   int64_t region_moves = 0;         // starts in another region than the job's home
   double data_moved_gb = 0;         // copied between regions for those starts
   double data_transfer_cost = 0;    // what the copies cost (region links' price per GB)
+  int64_t spot_starts = 0;          // runs started on spot pools
+  int64_t colocated_starts = 0;     // runs started on colocated (inference) GPUs
+  int64_t reclaims = 0;             // spot nodes taken back
+  int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
+  int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   // GPU-hours of pending demand that the free GPUs could have held had they not been
   // scattered (core/fragmentation_blocked.h has the definition).

@@ -52,6 +52,15 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       }
       out += fmt::format("{}: GPU cost {:.2f} ({})\n", s.policy, s.cost, pools);
     }
+    if (s.spot_starts > 0 || s.reclaims > 0) {
+      out += fmt::format("{}: {} starts on spot, {} reclaims\n", s.policy, s.spot_starts,
+                         s.reclaims);
+    }
+    if (s.colocated_starts > 0 || s.inference_evictions > 0) {
+      out += fmt::format("{}: {} starts on inference GPUs, {} evictions, {} overran evict_within\n",
+                         s.policy, s.colocated_starts, s.inference_evictions,
+                         s.inference_violations);
+    }
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -110,6 +119,11 @@ std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& tr
     j["region_moves"] = s.region_moves;
     j["data_moved_gb"] = s.data_moved_gb;
     j["data_transfer_cost"] = s.data_transfer_cost;
+    j["spot_starts"] = s.spot_starts;
+    j["colocated_starts"] = s.colocated_starts;
+    j["reclaims"] = s.reclaims;
+    j["inference_evictions"] = s.inference_evictions;
+    j["inference_violations"] = s.inference_violations;
     j["cost"] = s.cost;
     nlohmann::ordered_json use = nlohmann::ordered_json::object();
     for (const auto& [pool, u] : s.pool_use) {

@@ -2,17 +2,28 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <queue>
 #include <unordered_map>
 
 #include "core/fragmentation_blocked.h"
+#include "core/rng.h"
 #include "core/scheduler.h"
 #include "sim/invariants.h"
 
 namespace squeeze {
 namespace {
 
-enum class EventKind : int { kFinish = 0, kStopped = 1, kArrival = 2, kWakeup = 3 };
+enum class EventKind : int {
+  kFinish = 0,
+  kStopped = 1,
+  kReturn = 2,   // a reclaimed spot node is back
+  kReclaim = 3,  // a spot node is reclaimed
+  kLoad = 4,     // a colocated GPU's inference load crosses its threshold
+  kArrival = 5,
+  kWakeup = 6,
+};
 
 struct Event {
   Time time;
@@ -54,6 +65,16 @@ class SimRun {
   void ChargePools(const Job& job, Time run_start, Time end);
   // Adds the blocked demand measured last over the time since it was measured.
   void AccrueBlocked(Time now);
+  // Takeable capacity: spot reclaims drawn from each node's seeded process, colocated GPUs'
+  // inference load from the load trace (only its crossings of the threshold matter).
+  void SetUpTakeable();
+  bool JobsLeft() const { return arrived_ < trace_.jobs.size() || sched_->JobCount() > 0; }
+  Status Reclaim(int node, Time now);
+  Status LoadCrossing(int unit, Time now);
+  void PushNextCrossing(int unit, Time after);
+  // A run leaves its GPUs at `now`: counts a violation for each colocated GPU it held longer
+  // than evict_within after inference needed it.
+  void CheckEviction(const Job& job, Time now);
 
   const Trace& trace_;
   const Policy& policy_;
@@ -70,6 +91,28 @@ class SimRun {
   bool changed_ = false;  // the queue or the free capacity changed since the last measure
   FragmentationMeter blocked_;
   Time blocked_since_ = 0;
+  size_t arrived_ = 0;
+  std::vector<Rng> reclaim_rng_;  // by node (spot pools with a mean interval)
+  // Colocated GPUs (units) and the crossings of their series' load over the threshold.
+  struct Crossing {
+    Time offset = 0;  // in the period
+    bool over = false;
+    double load = 0;
+  };
+  struct LoadUnit {
+    int node = 0;
+    int gpu = 0;
+    double threshold = 0;
+    Time evict_within = 0;
+    const std::vector<Crossing>* crossings = nullptr;
+    size_t next = 0;   // index of the next crossing
+    Time period_start = 0;
+    Time over_since = 0;  // the load is over the threshold since then (kNever: not); starts
+                          // over: a GPU takes no training until its load is known
+  };
+  std::vector<LoadUnit> units_;
+  std::map<std::pair<int, int>, int> unit_of_;  // (node, gpu) -> unit
+  std::map<std::pair<size_t, double>, std::vector<Crossing>> crossings_;
 };
 
 Result<SimResult> SimRun::Run() {
@@ -81,6 +124,7 @@ Result<SimResult> SimRun::Run() {
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
   }
+  SetUpTakeable();
   Time last = 0;
   while (!events_.empty()) {
     const Time now = events_.top().time;
@@ -113,6 +157,10 @@ Result<SimResult> SimRun::Run() {
   result_.region_moves = counters.region_moves;
   result_.data_moved_gb = counters.data_moved_gb;
   result_.data_transfer_cost = counters.data_transfer_cost;
+  result_.spot_starts = counters.spot_starts;
+  result_.colocated_starts = counters.colocated_starts;
+  result_.reclaims = counters.reclaims;
+  result_.inference_evictions = counters.inference_evictions;
   result_.cycles = counters.cycles;
   Time first_submit = trace_.jobs.empty() ? 0 : kNever;
   for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);
@@ -137,7 +185,27 @@ void SimRun::AccrueBlocked(Time now) {
 
 Status SimRun::Handle(const Event& e) {
   switch (e.kind) {
+    case EventKind::kReclaim:
+      changed_ = true;
+      return Reclaim(static_cast<int>(e.job), e.time);
+    case EventKind::kReturn: {
+      changed_ = true;
+      const int node = static_cast<int>(e.job);
+      if (Status st = sched_->Returned(node, e.time); !st.ok()) return st;
+      if (JobsLeft()) {
+        const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
+        const double u = (static_cast<double>(reclaim_rng_[node].Next() >> 11) + 0.5) / 9007199254740992.0;
+        const Time gap = std::max<Time>(1, static_cast<Time>(
+            -std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
+        Push(e.time + gap, EventKind::kReclaim, node, 0);
+      }
+      return Status::Ok();
+    }
+    case EventKind::kLoad:
+      changed_ = true;
+      return LoadCrossing(static_cast<int>(e.job), e.time);
     case EventKind::kArrival: {
+      ++arrived_;
       const TraceJob& tj = trace_.jobs[e.seq];
       JobSpec spec = tj.spec;
       if (options_.ignore_trace_pools) spec.pool.clear();
@@ -161,6 +229,7 @@ Status SimRun::Handle(const Event& e) {
       if (it == running_.end() || it->second.run != e.run) return Status::Ok();  // it finished
       const Job* job = sched_->Find(e.job);
       checker_.OnStop(*job, it->second.run_start, it->second.stop_at, e.time);
+      CheckEviction(*job, e.time);
       ChargePools(*job, it->second.run_start, e.time);
       running_.erase(it);
       changed_ = true;
@@ -188,6 +257,7 @@ Status SimRun::Finish(JobId id, Time now) {
   running_.erase(id);
   const Job* live = sched_->Find(id);
   checker_.OnStop(*live, run.run_start, kNever, now);
+  CheckEviction(*live, now);
   ChargePools(*live, run.run_start, now);
   auto done = sched_->Finished(id, now, true);
   if (!done.ok()) return done.status();
@@ -250,15 +320,115 @@ Status SimRun::Apply(const Decision& d, Time now, bool* zero_cost_stop) {
     r.run_start = now;
     r.stop_at = kNever;
     const Time remaining = std::max<Time>(0, tj.duration - job->work_done);
-    Push(now + d.overhead + remaining, EventKind::kFinish, d.job, r.run);
+    Push(now + d.overhead + job->TimeForWork(remaining), EventKind::kFinish, d.job, r.run);
     return Status::Ok();
   }
   Running& r = running_.at(d.job);
   r.stop_at = now;
-  const Time cost = job->spec.checkpointable ? job->spec.checkpoint_cost : 0;
+  const Time cost = job->StopTakes(now);
   Push(now + cost, EventKind::kStopped, d.job, r.run);
   if (cost == 0) *zero_cost_stop = true;
   return Status::Ok();
+}
+
+void SimRun::SetUpTakeable() {
+  const ClusterState& cluster = sched_->cluster();
+  const ClusterSpec& spec = cluster.spec();
+  reclaim_rng_.reserve(spec.nodes.size());
+  for (size_t n = 0; n < spec.nodes.size(); ++n) {
+    // One stream per node, so that adding a node does not change the others' reclaims.
+    reclaim_rng_.emplace_back(options_.seed * 0x9E3779B97F4A7C15ULL + n * 0xBF58476D1CE4E5B9ULL + 1);
+    const PoolSpec& pool = spec.pools[cluster.node(static_cast<int>(n)).pool];
+    if (pool.kind != PoolKind::kSpot || pool.spot.mean_reclaim_interval <= 0) continue;
+    const double u = (static_cast<double>(reclaim_rng_[n].Next() >> 11) + 0.5) / 9007199254740992.0;
+    const Time gap = std::max<Time>(1, static_cast<Time>(
+        -std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
+    Push(gap, EventKind::kReclaim, static_cast<JobId>(n), 0);
+  }
+  const InferenceLoad* load = options_.inference_load;
+  if (load == nullptr || load->series.empty() || load->period <= 0) return;
+  size_t k = 0;
+  for (size_t n = 0; n < spec.nodes.size(); ++n) {
+    const PoolSpec& pool = spec.pools[cluster.node(static_cast<int>(n)).pool];
+    if (pool.kind != PoolKind::kColocated) continue;
+    for (int g = 0; g < cluster.node(static_cast<int>(n)).gpus && g < 64; ++g, ++k) {
+      LoadUnit u;
+      u.node = static_cast<int>(n);
+      u.gpu = g;
+      u.threshold = 1 - pool.colocation.cap;
+      u.evict_within = pool.colocation.evict_within;
+      const size_t series = k % load->series.size();
+      auto key = std::make_pair(series, u.threshold);
+      auto it = crossings_.find(key);
+      if (it == crossings_.end()) {
+        std::vector<Crossing> list;
+        bool over = false;
+        for (const auto& [offset, value] : load->series[series].points) {
+          const bool now_over = value > u.threshold + 1e-9;
+          if (list.empty() || now_over != over) list.push_back({offset, now_over, value});
+          over = now_over;
+        }
+        it = crossings_.emplace(key, std::move(list)).first;
+      }
+      u.crossings = &it->second;
+      unit_of_[{u.node, u.gpu}] = static_cast<int>(units_.size());
+      units_.push_back(u);
+    }
+  }
+  for (size_t i = 0; i < units_.size(); ++i) PushNextCrossing(static_cast<int>(i), -1);
+}
+
+void SimRun::PushNextCrossing(int unit, Time after) {
+  LoadUnit& u = units_[unit];
+  const auto& list = *u.crossings;
+  const bool over_now = u.over_since != kNever;
+  // The list alternates but for its first entry, which may repeat the state the period's last
+  // entry left (or, at the start, the closed state every colocated GPU starts in).
+  if (list.empty() || (list.size() == 1 && list[0].over == over_now)) return;
+  const Time period = options_.inference_load->period;
+  while (true) {
+    if (u.next >= list.size()) {
+      u.next = 0;
+      u.period_start += period;
+    }
+    const Time at = u.period_start + list[u.next].offset;
+    if (list[u.next].over != over_now && at > after) {
+      Push(at, EventKind::kLoad, unit, 0);
+      return;
+    }
+    ++u.next;
+  }
+}
+
+Status SimRun::LoadCrossing(int unit, Time now) {
+  LoadUnit& u = units_[unit];
+  const Crossing& c = (*u.crossings)[u.next];
+  u.over_since = c.over ? now : kNever;
+  ++u.next;
+  if (Status st = sched_->SetInferenceLoad(u.node, u.gpu, c.load, now); !st.ok()) return st;
+  if (JobsLeft()) PushNextCrossing(unit, now);
+  return Status::Ok();
+}
+
+Status SimRun::Reclaim(int node, Time now) {
+  const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
+  if (Status st = sched_->Reclaimed(node, now, pool.spot.warning); !st.ok()) return st;
+  Push(now + std::max(pool.spot.warning, pool.spot.outage), EventKind::kReturn, node, 0);
+  return Status::Ok();
+}
+
+void SimRun::CheckEviction(const Job& job, Time now) {
+  if (units_.empty()) return;
+  for (const NodeShare& share : job.placement.shares) {
+    for (int g : share.gpus) {
+      auto it = unit_of_.find({share.node, g});
+      if (it == unit_of_.end()) continue;
+      const LoadUnit& u = units_[it->second];
+      if (u.over_since != kNever && now > u.over_since + u.evict_within) {
+        ++result_.inference_violations;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -60,6 +60,13 @@ struct SimResult {
   int64_t region_moves = 0;       // starts outside the job's home region
   double data_moved_gb = 0;       // copied between regions for them
   double data_transfer_cost = 0;  // at the region links' price per GB
+  int64_t spot_starts = 0;        // runs started on spot pools
+  int64_t colocated_starts = 0;   // runs started on colocated (inference) GPUs
+  int64_t reclaims = 0;           // spot nodes taken back
+  int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
+  // Times training still held a colocated GPU longer than the pool's evict_within after the
+  // inference load rose past 1 - cap (0 when squeeze works as it should).
+  int64_t inference_violations = 0;
   int64_t cycles = 0;
   // GPU-seconds of pending demand blocked by fragmentation (core/fragmentation_blocked.h),
   // measured after each cycle that changed something and held until the next event; in all

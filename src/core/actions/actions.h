@@ -11,6 +11,10 @@
 //   slice     at a slice end, a job yields to waiting work that ranks ahead of it
 //   region    start a waiting job in another region its data may go to, when its expected
 //             wait at home is longer than copying its data over the link between them
+//   spot      start a waiting job on a spot pool when it is expected to finish sooner there
+//             (reclaims, checkpoints and all) than by waiting at home
+//   colocate  likewise on the GPUs a colocated pool's inference leaves free (preemptible,
+//             checkpointable jobs only)
 #ifndef SQUEEZE_CORE_ACTIONS_ACTIONS_H_
 #define SQUEEZE_CORE_ACTIONS_ACTIONS_H_
 
@@ -34,6 +38,12 @@ void RunBorrow(CycleContext& c);
 void RunPreempt(CycleContext& c);
 void RunSlice(CycleContext& c);
 void RunRegion(CycleContext& c);
+void RunSpot(CycleContext& c);
+void RunColocate(CycleContext& c);
+// Not actions: at the start of every cycle, nodes whose ban ended take work again, and the
+// jobs whose GPUs are being taken away (spot reclaims, inference) are asked to stop.
+void LiftBans(CycleContext& c);
+void StopWithdrawn(CycleContext& c);
 // For `why`: a waiting job's expected wait in its home region and, for each other region,
 // whether its data may go there, what copying it takes and the GPUs free there. Empty when
 // the cluster has one region or the job no home pool.

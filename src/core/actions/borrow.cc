@@ -12,7 +12,7 @@ void RunBorrow(CycleContext& c) {
           return PendingQueue::Visit::kNext;
         }
         for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
-          if (pool == job.home_pool) continue;
+          if (pool == job.home_pool || Opportunistic(c.s, pool)) continue;
           auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
           if (!placement) continue;
           c.ChargeCaps(*placement);

@@ -45,7 +45,11 @@ std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, 
 std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
                                          const std::unordered_map<int, int>* caps) {
   if (job.home_pool >= 0) return PlaceInPool(c, job, job.home_pool, caps);
+  // Capacity that may be taken away is for the spot and colocate actions to give.
+  bool any_firm = false;
+  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) any_firm |= !Opportunistic(c.s, pool);
   for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+    if (any_firm && Opportunistic(c.s, pool)) continue;
     if (auto p = PlaceInPool(c, job, pool, caps)) return p;
   }
   return std::nullopt;

@@ -10,48 +10,11 @@
 #include <tuple>
 
 #include "core/actions/actions.h"
+#include "core/actions/home_wait.h"
 #include "core/duration.h"
 
 namespace squeeze {
 namespace {
-
-// When whole GPUs of a pool come free by the expected ends of the jobs on it: (time, GPUs),
-// ascending. Jobs whose end is unknown are left out; so are unavailable nodes.
-using FreeingSchedule = std::vector<std::pair<Time, int>>;
-
-FreeingSchedule ScheduleOf(const CycleContext& c, int pool) {
-  FreeingSchedule out;
-  for (int g : c.s.cluster.PoolGroups(pool)) {
-    for (int node : c.s.cluster.group(g).nodes) {
-      if (c.s.unavailable.count(node)) continue;
-      for (JobId id : c.s.node_jobs[node]) {
-        const Job& job = c.s.jobs.at(id);
-        const Time end = job.state == JobState::kCheckpointing ? c.now : c.ExpectedEnd(job);
-        if (end == kNever) continue;
-        int gpus = 0;
-        for (const auto& share : job.placement.shares) {
-          if (share.node == node && share.milli_per_gpu == kMilliPerGpu) {
-            gpus += static_cast<int>(share.gpus.size());
-          }
-        }
-        if (gpus > 0) out.emplace_back(std::max(end, c.now), gpus);
-      }
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Seconds until `wanted` whole GPUs are free, counting `free` now and the schedule (kNever if
-// the jobs with known ends never free enough).
-Time WaitFor(const CycleContext& c, const FreeingSchedule& schedule, int free, int wanted) {
-  if (free >= wanted) return 0;
-  for (const auto& [at, gpus] : schedule) {
-    free += gpus;
-    if (free >= wanted) return at - c.now;
-  }
-  return kNever;
-}
 
 bool Allowed(const JobSpec& spec, const std::string& region) {
   return spec.regions.empty() ||
@@ -99,6 +62,7 @@ std::vector<RegionOption> OptionsFor(const CycleContext& c, const Job& job) {
   for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
     const int region = c.s.pool_region[pool];
     if (region == home || !Allowed(job.spec, c.s.regions[region])) continue;
+    if (Opportunistic(c.s, pool)) continue;  // the spot and colocate actions' to give
     if (!c.ScopeHasFreeGpus(pool)) continue;
     auto copy = CopyTo(c, job, region);
     if (!copy) continue;  // no way to move the data there
@@ -125,15 +89,6 @@ std::string MoveReason(const CycleContext& c, const Job& job, const RegionOption
     out += " > 0s (no data to copy)";
   }
   return out;
-}
-
-// Seconds the job is expected to wait in its home pool behind `ahead` whole GPUs wanted by the
-// waiting jobs before it.
-Time WaitAtHome(const CycleContext& c, const Job& job, const FreeingSchedule& schedule,
-                int ahead) {
-  int free = 0;
-  for (int g : c.GroupsFor(job.spec, job.home_pool)) free += c.s.cluster.group(g).whole_free;
-  return WaitFor(c, schedule, free, ahead + std::max(1, job.spec.gpus));
 }
 
 }  // namespace

@@ -1,0 +1,197 @@
+// The spot and colocate actions: a waiting job starts on capacity that may be taken away (a
+// spot pool's nodes, the GPUs a colocated pool's inference leaves free) when that is expected
+// to finish it sooner than waiting at home. Aware (the default), the expected time there
+// follows Daly's model with the learned time between takes, the checkpoint interval set for
+// the run (Daly's, or what the long-job rule asks), and the colocated training speed;
+// fault-tolerant jobs take spot capacity first. Naive (policy spot_aware=false), any job that
+// cannot start at home goes, checkpointing every spot_naive_interval.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/actions/actions.h"
+#include "core/actions/home_wait.h"
+#include "core/duration.h"
+#include "core/spot_math.h"
+
+namespace squeeze {
+namespace {
+
+// What running a job on one pool of taken-away capacity is expected to take.
+struct Outlook {
+  bool allowed = true;
+  std::string refusal;       // why not, when not allowed
+  Time interval = 0;         // periodic checkpoints asked of the run (0: none)
+  bool on_notice = false;    // it can save within the warning
+  double mtbt = 0;           // mean time between takes of its placement
+  double expected = 0;       // seconds to finish there (kNever-like when unknown work)
+};
+
+Time WarningOf(const PoolSpec& pool) {
+  return pool.kind == PoolKind::kSpot ? pool.spot.warning : pool.colocation.evict_within;
+}
+
+Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement& placement,
+               Time work) {
+  const Policy& p = c.s.policy;
+  const PoolSpec& spec = c.s.cluster.spec().pools[pool];
+  Outlook o;
+  std::set<int> nodes;
+  int gpus = 0;
+  for (const auto& share : placement.shares) {
+    nodes.insert(share.node);
+    gpus += static_cast<int>(share.gpus.size());
+  }
+  const std::string& model =
+      placement.shares.empty() ? std::string() : c.s.cluster.spec().nodes[placement.shares[0].node].gpu_model;
+  const int units = spec.kind == PoolKind::kSpot ? static_cast<int>(nodes.size()) : std::max(1, gpus);
+  o.mtbt = MeanTimeBetweenTakes(c.s, pool, model, c.now) / units;
+  const double cost = static_cast<double>(job.spec.checkpoint_cost);
+  const double restart = static_cast<double>(RestartOverhead(job.spec));
+  o.on_notice = job.spec.checkpointable && job.spec.checkpoint_cost <= WarningOf(spec);
+  const bool naive = spec.kind == PoolKind::kSpot && !p.spot_aware;
+  const bool long_job = work == kNever || work > p.spot_long_job;
+  if (naive) {
+    o.interval = p.spot_naive_interval;
+  } else if (o.on_notice) {
+    o.interval = 0;
+  } else if (job.spec.checkpointable) {
+    o.interval = std::max<Time>(60, static_cast<Time>(DalyInterval(cost, o.mtbt)));
+    if (long_job) o.interval = std::min(o.interval, p.spot_long_job_checkpoint);
+  } else {
+    o.interval = job.spec.checkpoint_interval;
+  }
+  if (!naive && spec.kind == PoolKind::kSpot && long_job && !o.on_notice &&
+      (o.interval == 0 || o.interval > p.spot_long_job_checkpoint)) {
+    o.allowed = false;
+    o.refusal = "expected to run longer than " + FormatDuration(p.spot_long_job) +
+                " and does not checkpoint every " + FormatDuration(p.spot_long_job_checkpoint);
+    return o;
+  }
+  if (work == kNever) return o;
+  const double speed =
+      spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
+  const double wall = static_cast<double>(work) / speed;
+  if (o.on_notice) {
+    o.expected = wall * (1 + (restart + cost) / o.mtbt);
+  } else {
+    o.expected = ExpectedRunTime(wall, static_cast<double>(o.interval), cost, restart, o.mtbt);
+  }
+  return o;
+}
+
+std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time work) {
+  char text[256];
+  const std::string what = pool.kind == PoolKind::kSpot ? "spot pool " : "inference GPUs of ";
+  const std::string mtbt = FormatDuration(static_cast<Time>(o.mtbt));
+  const std::string saves =
+      o.on_notice ? "saves within the warning"
+                  : (o.interval > 0 ? "checkpoints every " + FormatDuration(o.interval)
+                                    : "no checkpoints");
+  if (work == kNever || wait == kNever) {
+    std::snprintf(text, sizeof text, "on %s%s: %s; a take every %s expected",
+                  what.c_str(), pool.name.c_str(), saves.c_str(), mtbt.c_str());
+  } else {
+    std::snprintf(text, sizeof text,
+                  "on %s%s: expected to finish in %s there (%s; a take every %s) against %s "
+                  "waiting at home + %s running",
+                  what.c_str(), pool.name.c_str(),
+                  FormatDuration(static_cast<Time>(o.expected)).c_str(), saves.c_str(),
+                  mtbt.c_str(), FormatDuration(wait).c_str(), FormatDuration(work).c_str());
+  }
+  return text;
+}
+
+void RunTakeable(CycleContext& c, PoolKind kind) {
+  std::vector<int> pools;
+  for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {
+    if (c.s.cluster.spec().pools[pool].kind == kind) pools.push_back(pool);
+  }
+  if (pools.empty()) return;
+  const Policy& p = c.s.policy;
+  const bool naive = kind == PoolKind::kSpot && !p.spot_aware;
+  std::map<int, FreeingSchedule> schedules;  // by home pool (-1: any)
+  std::map<int, int> ahead;  // home pool -> whole GPUs wanted by waiting jobs walked so far
+  c.s.pending.Walk(
+      [&](const QueuePosition& qp) {
+        bool room = false;
+        for (int pool : pools) room = room || c.ScopeHasFreeGpus(pool);
+        if (!room) return PendingQueue::Visit::kStop;
+        Job& job = c.job(qp.entry.id);
+        if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
+        if (job.home_pool >= 0 && Opportunistic(c.s, job.home_pool)) return PendingQueue::Visit::kNext;
+        const int need = std::max(1, job.spec.gpus);
+        int& before = ahead[job.home_pool];
+        const int behind = before;
+        before += need;
+        // Colocated GPUs take only work that can leave at once and come back; aware spot use
+        // only work that agreed to be stopped.
+        if (kind == PoolKind::kColocated && !(job.spec.preemptible && job.spec.checkpointable)) {
+          return PendingQueue::Visit::kNext;
+        }
+        if (kind == PoolKind::kSpot && !naive && !job.spec.preemptible) {
+          return PendingQueue::Visit::kNext;
+        }
+        auto it = schedules.find(job.home_pool);
+        if (it == schedules.end()) {
+          it = schedules.emplace(job.home_pool, ScheduleOf(c, job.home_pool)).first;
+        }
+        const Time wait = WaitAtHome(c, job, it->second, behind);
+        const bool prefers = kind == PoolKind::kSpot && !naive && job.spec.fault_tolerant;
+        if (wait == 0 && !prefers) return PendingQueue::Visit::kNext;  // starts at home now
+        const Time work = c.ExpectedRunTime(job);
+        for (int pool : pools) {
+          if (!c.ScopeHasFreeGpus(pool)) continue;
+          auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
+          if (!placement) continue;
+          const Outlook o = Assess(c, job, pool, *placement, work);
+          if (!o.allowed) continue;
+          const bool sooner = wait == kNever || work == kNever ||
+                              o.expected < static_cast<double>(wait + work);
+          if (!naive && !prefers && !sooner) continue;
+          c.ChargeCaps(*placement);
+          job.run_checkpoint_interval = o.interval;
+          before -= need;  // it no longer waits at home
+          if (kind == PoolKind::kSpot) ++c.s.counters.spot_starts;
+          else ++c.s.counters.colocated_starts;
+          c.Start(job, std::move(*placement), /*borrowed=*/false, 0,
+                  StartReason(c.s.cluster.spec().pools[pool], o, wait, work));
+          break;
+        }
+        return PendingQueue::Visit::kNext;
+      },
+      FairShareMeasure(c));
+  c.FlushStarted();
+}
+
+}  // namespace
+
+void RunSpot(CycleContext& c) { RunTakeable(c, PoolKind::kSpot); }
+void RunColocate(CycleContext& c) { RunTakeable(c, PoolKind::kColocated); }
+
+void LiftBans(CycleContext& c) {
+  for (auto it = c.s.banned_until.begin(); it != c.s.banned_until.end();) {
+    if (it->second > c.now) {
+      ++it;
+      continue;
+    }
+    const int node = it->first;
+    it = c.s.banned_until.erase(it);
+    RefreshAvailability(c.s, node);
+  }
+}
+
+void StopWithdrawn(CycleContext& c) {
+  std::map<JobId, std::string> withdrawn;
+  withdrawn.swap(c.s.withdrawn);
+  for (auto& [id, why] : withdrawn) {
+    auto it = c.s.jobs.find(id);
+    if (it == c.s.jobs.end() || it->second.state != JobState::kRunning) continue;
+    ++c.s.counters.withdrawn_stops;
+    c.Stop(it->second, why, 0);
+  }
+}
+
+}  // namespace squeeze

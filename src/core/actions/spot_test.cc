@@ -1,0 +1,194 @@
+// The spot and colocate actions, and the capacity events they answer: reclaims of spot nodes,
+// inference load on colocated GPUs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/spot_math.h"
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// Pool home (one 4-GPU node) and a spot pool (two 4-GPU nodes) reclaimed every 6 h per node
+// by default, with a 30-s warning.
+ClusterSpec WithSpot(Time mean = 6 * 3600) {
+  ClusterSpec spec = Cluster({{"home", 1, 4}, {"spot", 2, 4}});
+  spec.pools[1].kind = PoolKind::kSpot;
+  spec.pools[1].spot.mean_reclaim_interval = mean;
+  spec.pools[1].spot.warning = 30;
+  return spec;
+}
+
+Policy SpotPolicy(bool aware = true) {
+  return MakePolicy("fifo", {{"actions", "spot|allocate"}, {"learned_estimates", "false"},
+                             {"spot_aware", aware ? "true" : "false"}});
+}
+
+TEST(SpotTest, ANonSpotJobNeverLandsOnSpotByItself) {
+  // A job of no pool runs anywhere but on spot: only the spot action puts it there.
+  Scenario s(WithSpot(), MakePolicy("fifo"));
+  s.Add(NewJob(1, 4, 0).Estimate(3600));
+  s.Add(NewJob(2, 4, 0).Estimate(3600));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on home0:0,1,2,3"));
+}
+
+TEST(SpotTest, AShortJobGoesToSpotWhenWaitingTakesLonger) {
+  Scenario s(WithSpot(), SpotPolicy());
+  s.Add(NewJob(1, 4, 0).Pool("home").Estimate(4 * 3600));
+  s.Cycle(0);
+  // Job 2 (1 h, checkpoints in 60 s, cannot save in the 30-s warning) would wait 4 h at home.
+  s.Add(NewJob(2, 2, 0).Pool("home").Elastic().CheckpointCost(60).Estimate(3600));
+  const auto lines = s.Cycle(0);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], StartsWith("start 2 on spot0:0,1 (on spot pool spot: expected to finish in "));
+  EXPECT_THAT(lines[0], HasSubstr("against 4h waiting at home + 1h running"));
+  // Daly's interval for C = 60 s and M = 6 h, which the run is asked to keep.
+  EXPECT_EQ(s.last()[0].checkpoint_interval, static_cast<Time>(DalyInterval(60, 6 * 3600)));
+  EXPECT_NEAR(s.last()[0].speed, 1570.0 / 1630.0, 0.001);
+  EXPECT_EQ(s.sched().counters().spot_starts, 1);
+}
+
+TEST(SpotTest, AJobThatStartsAtHomeNowStaysHomeUnlessFaultTolerant) {
+  Scenario s(WithSpot(), SpotPolicy());
+  s.Add(NewJob(1, 2, 0).Pool("home").Elastic().Estimate(3600));
+  JobSpec sweep = NewJob(2, 2, 0).Pool("home").Elastic().Estimate(3600);
+  sweep.fault_tolerant = true;  // a hyper-parameter sweep: prefers spot
+  s.Add(sweep);
+  EXPECT_THAT(s.Cycle(0), ElementsAre(StartsWith("start 2 on spot0:0,1"), "start 1 on home0:0,1"));
+}
+
+TEST(SpotTest, TheLongJobRuleKeepsUncheckpointedLongJobsOff) {
+  Scenario s(WithSpot(), SpotPolicy());
+  s.Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
+  s.Cycle(0);
+  // 24 h, preemptible but not checkpointable, checkpoints every hour: refused.
+  s.Add(NewJob(2, 2, 0).Pool("home").Preemptible().CheckpointEvery(3600).Estimate(24 * 3600));
+  EXPECT_THAT(s.Cycle(0), IsEmpty());
+  // Checkpointable on request (in 60 s, longer than the warning): squeeze asks for
+  // checkpoints every 5 min, and it goes.
+  s.Add(NewJob(3, 2, 0).Pool("home").Elastic().CheckpointCost(60).Estimate(24 * 3600));
+  EXPECT_THAT(s.Cycle(0), ElementsAre(StartsWith("start 3 on spot0:0,1")));
+  EXPECT_EQ(s.last()[0].checkpoint_interval, 300);
+  // Naive use takes any job and checkpoints every hour.
+  Scenario n(WithSpot(), SpotPolicy(false));
+  n.Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
+  n.Cycle(0);
+  n.Add(NewJob(2, 2, 0).Pool("home").CheckpointEvery(3600).Estimate(24 * 3600));
+  EXPECT_THAT(n.Cycle(0), ElementsAre(StartsWith("start 2 on spot0:0,1")));
+  EXPECT_EQ(n.last()[0].checkpoint_interval, 3600);
+}
+
+TEST(SpotTest, AReclaimStopsTheJobsWithinTheWarningAndHoldsTheNode) {
+  Scenario s(WithSpot(), SpotPolicy());
+  s.Add(NewJob(1, 4, 0).Pool("home").Estimate(4 * 3600));
+  s.Cycle(0);
+  s.Add(NewJob(2, 2, 0).Pool("home").Elastic().CheckpointCost(10).Estimate(3600));
+  s.Add(NewJob(3, 2, 0).Pool("home").Elastic().CheckpointCost(120).Estimate(3600));
+  s.Cycle(0);
+  ASSERT_EQ(s.job(2).placement.shares[0].node, 1);  // spot0
+  ASSERT_EQ(s.job(3).placement.shares[0].node, 1);
+  ASSERT_TRUE(s.sched().Reclaimed(1, 1000, 30).ok());
+  EXPECT_THAT(s.Cycle(1000),
+              ElementsAre("stop 2: spot reclaim: node spot0 is taken back in 30s",
+                          "stop 3: spot reclaim: node spot0 is taken back in 30s"));
+  // Job 2 saves within the warning (10 s); job 3's checkpoint (120 s) cannot end in time: it
+  // keeps the work of its last periodic checkpoint and is killed when the node goes.
+  EXPECT_EQ(s.job(2).StopTakes(1000), 10);
+  EXPECT_EQ(s.job(2).saved_at_stop, s.job(2).RunProgress(1000));
+  EXPECT_EQ(s.job(3).StopTakes(1000), 30);
+  const Time interval3 = s.job(3).CheckpointInterval();
+  ASSERT_GT(interval3, 0);
+  EXPECT_EQ(s.job(3).saved_at_stop, s.job(3).RunProgress(1000) / interval3 * interval3);
+  EXPECT_FALSE(s.sched().NodeAvailable(1));
+  EXPECT_EQ(s.sched().counters().reclaims, 1);
+  s.Stop(2, 1010);
+  s.Stop(3, 1030);
+  // Both wait again; the other spot node takes them. Job 3 had not reached its first periodic
+  // checkpoint: it starts over.
+  EXPECT_THAT(s.Cycle(1030), ElementsAre(StartsWith("start 2 on spot1:0,1 resume"),
+                                         StartsWith("start 3 on spot1:2,3 overhead=30")));
+  EXPECT_EQ(s.job(3).work_done, 0);
+  ASSERT_TRUE(s.sched().Returned(1, 5000).ok());
+  EXPECT_TRUE(s.sched().NodeAvailable(1));
+}
+
+TEST(SpotTest, ANodeReclaimedTwiceInAnHourIsNotUsedForADay) {
+  Scenario s(WithSpot(), SpotPolicy());
+  ASSERT_TRUE(s.sched().Reclaimed(1, 100, 30).ok());
+  ASSERT_TRUE(s.sched().Returned(1, 200).ok());
+  EXPECT_TRUE(s.sched().NodeAvailable(1));
+  ASSERT_TRUE(s.sched().Reclaimed(1, 1000, 30).ok());
+  ASSERT_TRUE(s.sched().Returned(1, 1100).ok());
+  EXPECT_FALSE(s.sched().NodeAvailable(1));  // banned until 1000 + 24 h
+  EXPECT_EQ(s.sched().NextWakeup(), 1000 + 24 * 3600);
+  s.Cycle(1000 + 24 * 3600);
+  EXPECT_TRUE(s.sched().NodeAvailable(1));
+  // Naive use does not avoid it.
+  Scenario n(WithSpot(), SpotPolicy(false));
+  ASSERT_TRUE(n.sched().Reclaimed(1, 100, 30).ok());
+  ASSERT_TRUE(n.sched().Reclaimed(1, 1000, 30).ok());
+  ASSERT_TRUE(n.sched().Returned(1, 1100).ok());
+  EXPECT_TRUE(n.sched().NodeAvailable(1));
+}
+
+TEST(SpotTest, TheTimeBetweenReclaimsIsLearned) {
+  Scenario s(WithSpot(6 * 3600), SpotPolicy());
+  s.Cycle(0);  // both spot nodes in service from 0
+  // No reclaim yet: (2 nodes x 1 h in service + the configured 6 h) / 1.
+  EXPECT_DOUBLE_EQ(s.sched().MeanTimeBetweenTakes(1, "", 3600), 2 * 3600.0 + 6 * 3600.0);
+  ASSERT_TRUE(s.sched().Reclaimed(1, 3600, 30).ok());
+  ASSERT_TRUE(s.sched().Reclaimed(2, 7200, 30).ok());
+  // (1 h + 2 h in service + 6 h) / (2 + 1) = 3 h.
+  EXPECT_DOUBLE_EQ(s.sched().MeanTimeBetweenTakes(1, "", 7200), 3 * 3600.0);
+  EXPECT_DOUBLE_EQ(s.sched().MeanTimeBetweenTakes(0, "", 7200), 0);  // not spot
+}
+
+// Pool home (one 2-GPU node) and a colocated pool (one 2-GPU node), cap 60%.
+ClusterSpec WithInference() {
+  ClusterSpec spec = Cluster({{"home", 1, 2}, {"infer", 1, 2}});
+  spec.pools[1].kind = PoolKind::kColocated;
+  spec.pools[1].colocation.evict_within = 60;
+  return spec;
+}
+
+TEST(ColocateTest, TrainingTakesOnlyGpusInferenceLeavesAndLeavesWhenLoadRises) {
+  Scenario s(WithInference(), MakePolicy("fifo", {{"actions", "colocate|allocate"},
+                                                  {"learned_estimates", "false"}}));
+  s.Add(NewJob(1, 2, 0).Pool("home").Estimate(7200));
+  s.Add(NewJob(2, 1, 0).Pool("home").Elastic().CheckpointCost(20).Estimate(600));
+  s.Add(NewJob(3, 1, 0).Pool("home").Preemptible().Estimate(600));  // cannot checkpoint
+  // Load unknown: colocated GPUs are closed.
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on home0:0,1"));
+  ASSERT_TRUE(s.sched().SetInferenceLoad(1, 0, 0.7, 10).ok());   // over 40%: stays closed
+  ASSERT_TRUE(s.sched().SetInferenceLoad(1, 1, 0.2, 10).ok());   // open
+  const auto lines = s.Cycle(10);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], StartsWith("start 2 on infer0:1 (on inference GPUs of infer:"));
+  EXPECT_NEAR(s.last()[0].speed, 0.6, 1e-9);  // it runs at the cap
+  EXPECT_EQ(s.sched().counters().colocated_starts, 1);
+  // Load rises past 1 - cap: job 2 is asked to leave within 60 s and saves (20 s).
+  ASSERT_TRUE(s.sched().SetInferenceLoad(1, 1, 0.55, 100).ok());
+  EXPECT_THAT(s.Cycle(100), ElementsAre("stop 2: inference needs GPU 1 of node infer0 (load "
+                                        "55% > 40%): leave within 1m"));
+  EXPECT_EQ(s.job(2).StopTakes(100), 20);
+  // 90 s at speed 0.6: 54 s of progress, all saved.
+  EXPECT_EQ(s.job(2).saved_at_stop, 54);
+  s.Stop(2, 120);
+  EXPECT_THAT(s.Cycle(120), IsEmpty());  // both inference GPUs are closed now
+  EXPECT_EQ(s.sched().counters().inference_evictions, 1);
+  EXPECT_FALSE(s.sched().SetInferenceLoad(0, 0, 0.5, 130).ok());  // not a colocated node
+  EXPECT_FALSE(s.sched().SetInferenceLoad(1, 5, 0.5, 130).ok());  // no such GPU
+  EXPECT_FALSE(s.sched().SetInferenceLoad(1, 0, 1.5, 130).ok());  // not a share
+}
+
+}  // namespace
+}  // namespace squeeze
