@@ -99,7 +99,8 @@ TEST(ScenarioFileTest, AVariantOverridesTheDefaults) {
 
 TEST(ScenarioFileTest, DefaultsAndPathsRelativeToTheFile) {
   const std::string path = Dir() + "/minimal.yaml";
-  std::ofstream(path) << "trace: t.csv\nvariants: [{name: one, cluster: clusters/../clusters/a.yaml}]\n";
+  std::ofstream(path) << "trace: t.csv\n"
+                         "variants: [{name: one, cluster: clusters/../clusters/a.yaml}]\n";
   Result<Scenario> r = LoadScenarioFile(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->name, "minimal");

@@ -159,8 +159,8 @@ std::string FormatScenarioJson(const std::string& scenario, const std::string& t
     j["name"] = v.name;
     j["cluster"] = v.cluster;
     j["gpus"] = v.gpus;
-    j["inference_load"] =
-        v.inference_load.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v.inference_load);
+    j["inference_load"] = v.inference_load.empty() ? nlohmann::ordered_json()
+                                                   : nlohmann::ordered_json(v.inference_load);
     j["results"] = ResultsJson(v.runs);
     doc["variants"].push_back(std::move(j));
   }

@@ -160,12 +160,13 @@ TEST(InferenceLoadReaderTest, NoUsableSeries) {
 TEST(InferenceLoadReaderTest, ReadsPlainGzippedAndTarGzFiles) {
   const std::string tar = TarEntry("data/README.md", "hello\n") +
                           TarEntry("data/", "", '5') + TarEntry("data/load.CSV", kSmall) + TarEnd();
+  const std::string two_members =
+      Gzip(std::string(kSmall).substr(0, 40)) + Gzip(std::string(kSmall).substr(40));
   for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"plain.csv", kSmall},
                                     {"plain.csv.gz", Gzip(kSmall)},
                                     {"bundle.tar", tar},
                                     {"bundle.tar.gz", Gzip(tar)},
-                                    {"two-members.csv.gz", Gzip(std::string(kSmall).substr(0, 40)) +
-                                                               Gzip(std::string(kSmall).substr(40))}}) {
+                                    {"two-members.csv.gz", two_members}}) {
     const std::string path = WriteTemp(name, bytes);
     Result<InferenceLoad> r = ReadInferenceLoad(path);
     ASSERT_TRUE(r.ok()) << name << ": " << r.status().message();
@@ -177,8 +178,8 @@ TEST(InferenceLoadReaderTest, ReadsPlainGzippedAndTarGzFiles) {
 
 TEST(InferenceLoadReaderTest, ErrorsInsideATarNameTheMember) {
   const std::string path =
-      WriteTemp("bad-row.tar.gz", Gzip(TarEntry("x.csv", std::string(kHeader) + "1,0,a\nz,1,a\n") +
-                                       TarEnd()));
+      WriteTemp("bad-row.tar.gz",
+                Gzip(TarEntry("x.csv", std::string(kHeader) + "1,0,a\nz,1,a\n") + TarEnd()));
   EXPECT_EQ(ErrorOf(ReadInferenceLoad(path)),
             path + "[x.csv]:3: column 'value': value 'z' is not a number");
 }
