@@ -8,6 +8,9 @@ naming the file and the figure on the first failure.
   svg SVG [--policies a,b]                 the SVG parses as XML and has one curve per policy
   fidelity JSON REFERENCE_CSV_GZ           fifo and sjf are within 2% of the Helios reference
   same-json A B                            A and B are byte-identical once "wall_s" is removed
+  scenario JSON --name N --variants a,b [--policies "p,q;p"] [--gpus 24,40]
+                                           a --scenario report: the shape, the variants in order,
+                                           each variant's policies and its cluster's GPUs
 """
 
 import argparse
@@ -36,6 +39,9 @@ INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_mo
             "spot_starts", "colocated_starts", "reclaims", "inference_evictions", "inference_violations",
             "makespan_s", "deadlines", "deadline_misses", "rejected"}
 POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
+# A --scenario report (FormatScenarioJson): the variants hold results of RESULT_KEYS.
+SCENARIO_KEYS = ["scenario", "trace", "variants"]
+VARIANT_KEYS = ["name", "cluster", "gpus", "inference_load", "results"]
 
 # Fidelity: the policies compared with the reference, the tolerance, and which VCs count.
 FIDELITY_POLICIES = ["fifo", "sjf"]
@@ -160,6 +166,36 @@ def cmd_shape(args):
             fail(f"{args.json}: policies are {got}, expected {want} in that order")
     print(f"shape: {args.json}: {len(results)} results of {doc['jobs']} jobs, "
           f"{len(results[0]['per_pool'])} pools: OK")
+
+
+def cmd_scenario(args):
+    doc = load_json(args.json)
+    check_keys(args.json, doc, SCENARIO_KEYS)
+    if doc["scenario"] != args.name:
+        fail(f"{args.json}: scenario is {doc['scenario']!r}, expected {args.name!r}")
+    variants = doc["variants"]
+    names = [v.get("name") for v in variants] if isinstance(variants, list) else None
+    if names != args.variants.split(","):
+        fail(f"{args.json}: variants are {names}, expected {args.variants.split(',')}")
+    policies = args.policies.split(";") if args.policies else None
+    gpus = [int(g) for g in args.gpus.split(",")] if args.gpus else None
+    for i, v in enumerate(variants):
+        where = f"{args.json}: variants[{i}]"
+        check_keys(where, v, VARIANT_KEYS)
+        if not isinstance(v["cluster"], str) or not v["cluster"]:
+            fail(f"{where}.cluster: {v['cluster']!r} is not a path")
+        if v["inference_load"] is not None and not isinstance(v["inference_load"], str):
+            fail(f"{where}.inference_load: {v['inference_load']!r} is neither null nor a path")
+        if gpus and v["gpus"] != gpus[i]:
+            fail(f"{where}.gpus is {v['gpus']!r}, expected {gpus[i]}")
+        if not isinstance(v["results"], list) or not v["results"]:
+            fail(f"{where}.results: expected a non-empty list")
+        for j, r in enumerate(v["results"]):
+            check_result(f"{where}.results[{j}]", r)
+        got = [r["policy"] for r in v["results"]]
+        if policies and got != policies[i].split(","):
+            fail(f"{where}: policies are {got}, expected {policies[i].split(',')}")
+    print(f"scenario: {args.json}: {len(variants)} variants: OK")
 
 
 def cmd_svg(args):
@@ -350,6 +386,13 @@ def main():
     p.add_argument("a")
     p.add_argument("b")
     p.set_defaults(run=cmd_same_json)
+    p = sub.add_parser("scenario")
+    p.add_argument("json")
+    p.add_argument("--name", required=True)
+    p.add_argument("--variants", required=True)
+    p.add_argument("--policies")
+    p.add_argument("--gpus")
+    p.set_defaults(run=cmd_scenario)
     run_subcommand(parser)
 
 

@@ -3,26 +3,26 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/fill_command.h"
-#include "config/cluster_file.h"
+#include "cli/scenario_command.h"
+#include "cli/simulate_replay.h"
 #include "config/file_io.h"
 #include "config/text_util.h"
 #include "core/duration.h"
-#include "core/policy.h"
-#include "sim/metrics.h"
-#include "sim/readers/trace_reader.h"
+#include "sim/readers/inference_load_reader.h"
 #include "sim/report.h"
-#include "sim/simulator.h"
 
 namespace squeeze {
 namespace {
 
 struct SimulateFlags {
+  std::string scenario;
   std::string trace;
   std::string cluster;
   std::string policies = "squeeze";
@@ -39,6 +39,8 @@ struct SimulateFlags {
   bool assume_preemptible = true;
   double assume_data_gb = 0;
   bool assume_checkpointable = true;
+  std::string assume_checkpoint_cost;
+  std::string inference_load;
   bool quiet = false;
   // --protocol fill (the FGD experiment on openb traces)
   std::string protocol = "replay";
@@ -54,43 +56,9 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return st.ok();
 }
 
-Result<std::vector<Policy>> ResolvePolicies(const SimulateFlags& f) {
-  std::vector<std::string> names = SplitList(f.policies, ',');
-  if (names.empty()) return Status::Error("--policy: no policy named");
-  if (f.borrow) {
-    const size_t n = names.size();
-    for (size_t i = 0; i < n; ++i) names.push_back(names[i] + "+borrow");
-  }
-  if (f.defrag) {
-    const size_t n = names.size();
-    for (size_t i = 0; i < n; ++i) names.push_back(names[i] + "+defrag");
-  }
-  std::vector<Policy> out;
-  for (const auto& name : names) {
-    auto p = NamedPolicy(name);
-    if (!p.ok()) return p.status().WithContext("--policy");
-    if (!f.slice.empty()) {
-      auto slice = ParseDuration(f.slice);
-      if (!slice.ok()) return slice.status().WithContext("--slice");
-      p->slice = *slice;
-    }
-    for (const auto& setting : f.settings) {
-      const size_t eq = setting.find('=');
-      if (eq == std::string::npos) {
-        return Status::Error("--set: '" + setting + "' is not KEY=VALUE");
-      }
-      std::string key = setting.substr(0, eq);
-      const size_t dot = key.find('.');
-      if (dot != std::string::npos) {
-        if (key.substr(0, dot) != name) continue;  // for another policy
-        key = key.substr(dot + 1);
-      }
-      Status st = SetPolicyOption(*p, key, setting.substr(eq + 1));
-      if (!st.ok()) return st.WithContext("--set");
-    }
-    out.push_back(std::move(*p));
-  }
-  return out;
+int Fail(const Status& st) {
+  std::cerr << "squeeze simulate: " << st.message() << "\n";
+  return 1;
 }
 
 int RunFill(const SimulateFlags& f) {
@@ -106,7 +74,37 @@ int RunFill(const SimulateFlags& f) {
   return RunFillProtocol(fill);
 }
 
+int RunScenarioFlags(const SimulateFlags& f) {
+  ScenarioFlags s;
+  s.scenario = f.scenario;
+  s.json_out = f.json_out;
+  s.svg_out = f.svg_out;
+  s.jobs_out = f.jobs_out;
+  s.skip_bad_rows = f.skip_bad_rows;
+  s.ignore_pools = f.ignore_pools;
+  s.borrow = f.borrow;
+  s.defrag = f.defrag;
+  s.slice = f.slice;
+  s.quiet = f.quiet;
+  return RunScenario(s);
+}
+
+Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
+  ReadOptions read;
+  read.skip_bad_rows = f.skip_bad_rows;
+  read.default_preemptible = f.assume_preemptible;
+  read.default_checkpointable = f.assume_checkpointable;
+  read.default_data_gb = f.assume_data_gb;
+  if (!f.assume_checkpoint_cost.empty()) {
+    Result<Time> cost = ParseDuration(f.assume_checkpoint_cost);
+    if (!cost.ok()) return cost.status().WithContext("--assume-checkpoint-cost");
+    read.default_checkpoint_cost = *cost;
+  }
+  return read;
+}
+
 int RunSimulate(const SimulateFlags& f) {
+  if (!f.scenario.empty()) return RunScenarioFlags(f);
   if (f.protocol == "fill") return RunFill(f);
   if (f.protocol != "replay") {
     std::cerr << "squeeze simulate: --protocol: '" << f.protocol
@@ -117,64 +115,38 @@ int RunSimulate(const SimulateFlags& f) {
     std::cerr << "squeeze simulate: --cluster is required (a cluster file)\n";
     return 1;
   }
-  ReadOptions read;
-  read.skip_bad_rows = f.skip_bad_rows;
-  read.default_preemptible = f.assume_preemptible;
-  read.default_checkpointable = f.assume_checkpointable;
-  read.default_data_gb = f.assume_data_gb;
-  auto trace = ReadTrace(f.trace, read);
-  if (!trace.ok()) {
-    std::cerr << "squeeze simulate: " << trace.status().message() << "\n";
+  auto read = ReadOptionsOf(f);
+  if (!read.ok()) return Fail(read.status());
+  auto trace = LoadReplayTrace(f.trace, *read);
+  if (!trace.ok()) return Fail(trace.status());
+  auto cluster = LoadReplayCluster(f.cluster);
+  if (!cluster.ok()) return Fail(cluster.status());
+  std::optional<InferenceLoad> load;
+  if (!f.inference_load.empty()) {
+    auto read_load = ReadInferenceLoad(f.inference_load);
+    if (!read_load.ok()) return Fail(read_load.status());
+    load = std::move(*read_load);
+  }
+  auto policies = ResolvePolicies({SplitList(f.policies, ','), f.borrow, f.defrag, f.slice,
+                                   f.settings});
+  if (!policies.ok()) return Fail(policies.status());
+  ReplayInput input;
+  input.trace = &*trace;
+  input.cluster = &*cluster;
+  input.policies = std::move(*policies);
+  input.options.seed = f.seed;
+  input.options.ignore_trace_pools = f.ignore_pools;
+  input.options.inference_load = load ? &*load : nullptr;
+  input.show_progress = !f.quiet && isatty(STDERR_FILENO);
+  auto runs = RunReplay(input);
+  if (!runs.ok()) return Fail(runs.status());
+  std::cout << FormatTable(*runs);
+  if (!f.json_out.empty() && !WriteFile(f.json_out, FormatJson(*runs, f.trace, f.cluster))) {
     return 1;
   }
-  if (trace->skipped_rows > 0) {
-    std::cerr << "squeeze simulate: skipped " << trace->skipped_rows << " bad rows of "
-              << f.trace << "\n";
-    for (const auto& m : trace->skipped) std::cerr << "  " << m << "\n";
-  }
-  auto cluster = LoadClusterFile(f.cluster);
-  if (!cluster.ok()) {
-    std::cerr << "squeeze simulate: " << cluster.status().message() << "\n";
-    return 1;
-  }
-  if (cluster->nodes.empty()) {
-    std::cerr << "squeeze simulate: " << f.cluster
-              << ": no nodes (squeeze serve asks a Slurm pool's cluster for its nodes; the "
-                 "simulator needs them listed)\n";
-    return 1;
-  }
-  auto policies = ResolvePolicies(f);
-  if (!policies.ok()) {
-    std::cerr << "squeeze simulate: " << policies.status().message() << "\n";
-    return 1;
-  }
-  const bool show_progress = !f.quiet && isatty(STDERR_FILENO);
-  std::vector<PolicyRun> runs;
-  for (const Policy& policy : *policies) {
-    SimOptions options;
-    options.seed = f.seed;
-    options.ignore_trace_pools = f.ignore_pools;
-    if (show_progress) {
-      options.progress = [&policy](double done) {
-        std::fprintf(stderr, "\r%-16s %5.1f%%", policy.name.c_str(), 100 * done);
-        if (done >= 1) std::fprintf(stderr, "\n");
-      };
-    }
-    auto result = Simulate(*trace, *cluster, policy, options);
-    if (!result.ok()) {
-      std::cerr << "squeeze simulate: policy " << policy.name << ": "
-                << result.status().message() << "\n";
-      return 1;
-    }
-    for (const auto& r : result->rejected) std::cerr << "squeeze simulate: rejected " << r << "\n";
-    Summary summary = Summarize(*result, *cluster);
-    runs.push_back({std::move(*result), std::move(summary)});
-  }
-  std::cout << FormatTable(runs);
-  if (!f.json_out.empty() && !WriteFile(f.json_out, FormatJson(runs, f.trace, f.cluster))) return 1;
-  if (!f.jobs_out.empty() && !WriteFile(f.jobs_out, FormatJobsCsv(runs, *cluster))) return 1;
+  if (!f.jobs_out.empty() && !WriteFile(f.jobs_out, FormatJobsCsv(*runs, *cluster))) return 1;
   if (!f.svg_out.empty() &&
-      !WriteFile(f.svg_out, QueueCdfSvg(runs, "Queueing delay CDF: " + f.trace))) {
+      !WriteFile(f.svg_out, QueueCdfSvg(*runs, "Queueing delay CDF: " + f.trace))) {
     return 1;
   }
   return 0;
@@ -184,17 +156,28 @@ int RunSimulate(const SimulateFlags& f) {
 
 CommandRun RegisterSimulate(CLI::App& app) {
   auto f = std::make_shared<SimulateFlags>();
-  app.add_option("--trace", f->trace,
-                 "Job trace: Philly CSV (philly.csv, philly_oct_nov.csv), a job-profile CSV, "
-                 "or with --protocol fill an openb pod list (openb_pod_list_*.csv)")
-      ->required();
-  app.add_option("--cluster", f->cluster,
-                 "Cluster file (YAML) or pool,nodes,gpus_per_node CSV (required for a replay)");
-  app.add_option("--protocol", f->protocol,
+  CLI::Option* trace = app.add_option(
+      "--trace", f->trace,
+      "Job trace: Philly CSV (philly.csv, philly_oct_nov.csv), a job-profile CSV, or with "
+      "--protocol fill an openb pod list (openb_pod_list_*.csv); required unless --scenario");
+  CLI::Option* scenario = app.add_option(
+      "--scenario", f->scenario,
+      "Run the variants of a scenario file (YAML: trace, policy, seed, assume, set, "
+      "inference_load, and variants each naming a cluster; see docs/simulate.md, Scenarios) and "
+      "report them in one table; --json writes {scenario, variants: [{name, cluster, results}]}");
+  app.parse_complete_callback([trace, scenario] {
+    if (trace->count() == 0 && scenario->count() == 0) throw CLI::RequiredError("--trace");
+  });
+  std::vector<CLI::Option*> in_scenario;  // what a scenario file states instead
+  in_scenario.push_back(app.add_option(
+      "--cluster", f->cluster,
+      "Cluster file (YAML) or pool,nodes,gpus_per_node CSV (required for a replay)"));
+  in_scenario.push_back(trace);
+  in_scenario.push_back(app.add_option("--protocol", f->protocol,
                  "replay: run the trace's jobs through time under each --policy; fill: the FGD "
                  "experiment (pods arrive in a seeded order up to --fill x capacity, never "
                  "leave, each --placement places them; see docs/fragmentation.md)")
-      ->capture_default_str();
+      ->capture_default_str());
   app.add_option("--nodes", f->nodes, "fill: the openb node list (openb_node_list_gpu_node.csv)");
   app.add_option("--placement", f->placements,
                  "fill: node orders to compare, comma-separated (random, dotprod, packing, "
@@ -204,13 +187,15 @@ CommandRun RegisterSimulate(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--fill", f->fill, "fill: total GPU demand as a multiple of capacity")
       ->capture_default_str();
-  app.add_option("--policy", f->policies,
+  in_scenario.push_back(app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs, NAME+defrag moves jobs to "
                  "consolidate free GPUs for a job blocked by fragmentation, as squeeze and "
                  "sliced do already)")
-      ->capture_default_str();
-  app.add_option("--seed", f->seed, "Seed for anything random in the run")->capture_default_str();
+      ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--seed", f->seed, "Seed for anything random in the run")
+          ->capture_default_str());
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
   app.add_option("--svg", f->svg_out,
                  "Write the queueing-delay CDF plot (fill: allocation ratio against arrived "
@@ -227,20 +212,32 @@ CommandRun RegisterSimulate(CLI::App& app) {
                "Also run each policy (and each +borrow variant) with defragmentation moves "
                "(reported as NAME+defrag)");
   app.add_option("--slice", f->slice, "Slice length for sliced policies (e.g. 30m)");
-  app.add_option("--set", f->settings,
-                 "Change a policy setting for a what-if run: KEY=VALUE for every policy, "
-                 "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md)");
-  app.add_option("--assume-preemptible", f->assume_preemptible,
-                 "Whether jobs a trace says nothing about may be preempted")
-      ->capture_default_str();
-  app.add_option("--assume-checkpointable", f->assume_checkpointable,
-                 "Whether jobs a trace says nothing about checkpoint when asked")
-      ->capture_default_str();
-  app.add_option("--assume-data-gb", f->assume_data_gb,
-                 "Size in GB of the data of jobs a trace gives none for: what running in "
-                 "another region copies over the cluster file's region_links")
-      ->check(CLI::Range(0.0, 1e12))
-      ->capture_default_str();
+  in_scenario.push_back(app.add_option(
+      "--set", f->settings,
+      "Change a policy setting for a what-if run: KEY=VALUE for every policy, "
+      "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md)"));
+  in_scenario.push_back(app.add_option("--assume-preemptible", f->assume_preemptible,
+                                       "Whether jobs a trace says nothing about may be preempted")
+                            ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-checkpointable", f->assume_checkpointable,
+                     "Whether jobs a trace says nothing about checkpoint when asked")
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-checkpoint-cost", f->assume_checkpoint_cost,
+                     "Seconds a checkpoint takes for jobs a trace gives no checkpoint_cost for "
+                     "(a duration such as 60 or 1m; default 0)"));
+  in_scenario.push_back(
+      app.add_option("--assume-data-gb", f->assume_data_gb,
+                     "Size in GB of the data of jobs a trace gives none for: what running in "
+                     "another region copies over the cluster file's region_links")
+          ->check(CLI::Range(0.0, 1e12))
+          ->capture_default_str());
+  in_scenario.push_back(app.add_option(
+      "--inference-load", f->inference_load,
+      "Inference load on the colocated pools' GPUs: the per-pod GPU duty cycle trace "
+      "(value,timestamp_anon,container_ip; CSV, .csv.gz or .tar.gz)"));
+  for (CLI::Option* option : in_scenario) scenario->excludes(option);
   app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
   return [f] { return RunSimulate(*f); };
 }

@@ -93,60 +93,90 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
   return out;
 }
 
+namespace {
+
+// One policy's figures, in the order docs/simulate.md lists them.
+nlohmann::ordered_json ResultJson(const Summary& s) {
+  nlohmann::ordered_json j;
+  j["policy"] = s.policy;
+  j["jobs"] = s.jobs;
+  j["avg_queue_s"] = s.avg_queue_s;
+  j["p50_queue_s"] = s.p50_queue_s;
+  j["p95_queue_s"] = s.p95_queue_s;
+  j["p99_queue_s"] = s.p99_queue_s;
+  j["avg_jct_s"] = s.avg_jct_s;
+  j["avg_bounded_slowdown"] = s.avg_bounded_slowdown;
+  j["gpu_utilization"] = s.gpu_utilization;
+  j["preemptions"] = s.preemptions;
+  j["slice_yields"] = s.slice_yields;
+  j["borrowed_starts"] = s.borrowed_starts;
+  j["defrag_moves"] = s.defrag_moves;
+  j["region_moves"] = s.region_moves;
+  j["data_moved_gb"] = s.data_moved_gb;
+  j["data_transfer_cost"] = s.data_transfer_cost;
+  j["spot_starts"] = s.spot_starts;
+  j["colocated_starts"] = s.colocated_starts;
+  j["reclaims"] = s.reclaims;
+  j["inference_evictions"] = s.inference_evictions;
+  j["inference_violations"] = s.inference_violations;
+  j["cost"] = s.cost;
+  nlohmann::ordered_json use = nlohmann::ordered_json::object();
+  for (const auto& [pool, u] : s.pool_use) {
+    use[pool] = {{"gpu_hours", u.gpu_hours}, {"usage_cost", u.usage_cost},
+                 {"fixed_cost", u.fixed_cost}, {"cost", u.cost}};
+  }
+  j["pool_use"] = std::move(use);
+  j["lost_gpu_hours"] = s.lost_gpu_hours;
+  j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
+  j["makespan_s"] = s.makespan_s;
+  j["deadlines"] = s.deadlines;
+  j["deadline_misses"] = s.deadline_misses;
+  j["rejected"] = s.rejected;
+  j["wall_s"] = s.wall_s;
+  nlohmann::ordered_json pools = nlohmann::ordered_json::object();
+  for (const auto& [pool, ps] : s.per_pool) {
+    pools[pool] = {{"jobs", ps.jobs},
+                   {"avg_queue_s", ps.avg_queue_s},
+                   {"avg_jct_s", ps.avg_jct_s},
+                   {"frag_blocked_gpu_hours", ps.frag_blocked_gpu_hours}};
+  }
+  j["per_pool"] = std::move(pools);
+  return j;
+}
+
+nlohmann::ordered_json ResultsJson(const std::vector<PolicyRun>& runs) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const auto& r : runs) results.push_back(ResultJson(r.summary));
+  return results;
+}
+
+}  // namespace
+
 std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
                        const std::string& cluster) {
   nlohmann::ordered_json doc;
   doc["trace"] = trace;
   doc["cluster"] = cluster;
   doc["jobs"] = runs.empty() ? 0 : runs.front().summary.jobs;
-  doc["results"] = nlohmann::ordered_json::array();
-  for (const auto& r : runs) {
-    const Summary& s = r.summary;
+  doc["results"] = ResultsJson(runs);
+  return doc.dump(2) + "\n";
+}
+
+std::string FormatScenarioJson(const std::string& scenario, const std::string& trace,
+                               const std::vector<VariantRuns>& variants) {
+  nlohmann::ordered_json doc;
+  doc["scenario"] = scenario;
+  doc["trace"] = trace;
+  doc["variants"] = nlohmann::ordered_json::array();
+  for (const VariantRuns& v : variants) {
     nlohmann::ordered_json j;
-    j["policy"] = s.policy;
-    j["jobs"] = s.jobs;
-    j["avg_queue_s"] = s.avg_queue_s;
-    j["p50_queue_s"] = s.p50_queue_s;
-    j["p95_queue_s"] = s.p95_queue_s;
-    j["p99_queue_s"] = s.p99_queue_s;
-    j["avg_jct_s"] = s.avg_jct_s;
-    j["avg_bounded_slowdown"] = s.avg_bounded_slowdown;
-    j["gpu_utilization"] = s.gpu_utilization;
-    j["preemptions"] = s.preemptions;
-    j["slice_yields"] = s.slice_yields;
-    j["borrowed_starts"] = s.borrowed_starts;
-    j["defrag_moves"] = s.defrag_moves;
-    j["region_moves"] = s.region_moves;
-    j["data_moved_gb"] = s.data_moved_gb;
-    j["data_transfer_cost"] = s.data_transfer_cost;
-    j["spot_starts"] = s.spot_starts;
-    j["colocated_starts"] = s.colocated_starts;
-    j["reclaims"] = s.reclaims;
-    j["inference_evictions"] = s.inference_evictions;
-    j["inference_violations"] = s.inference_violations;
-    j["cost"] = s.cost;
-    nlohmann::ordered_json use = nlohmann::ordered_json::object();
-    for (const auto& [pool, u] : s.pool_use) {
-      use[pool] = {{"gpu_hours", u.gpu_hours}, {"usage_cost", u.usage_cost},
-                   {"fixed_cost", u.fixed_cost}, {"cost", u.cost}};
-    }
-    j["pool_use"] = std::move(use);
-    j["lost_gpu_hours"] = s.lost_gpu_hours;
-    j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
-    j["makespan_s"] = s.makespan_s;
-    j["deadlines"] = s.deadlines;
-    j["deadline_misses"] = s.deadline_misses;
-    j["rejected"] = s.rejected;
-    j["wall_s"] = s.wall_s;
-    nlohmann::ordered_json pools = nlohmann::ordered_json::object();
-    for (const auto& [pool, ps] : s.per_pool) {
-      pools[pool] = {{"jobs", ps.jobs},
-                     {"avg_queue_s", ps.avg_queue_s},
-                     {"avg_jct_s", ps.avg_jct_s},
-                     {"frag_blocked_gpu_hours", ps.frag_blocked_gpu_hours}};
-    }
-    j["per_pool"] = std::move(pools);
-    doc["results"].push_back(std::move(j));
+    j["name"] = v.name;
+    j["cluster"] = v.cluster;
+    j["gpus"] = v.gpus;
+    j["inference_load"] = v.inference_load.empty() ? nlohmann::ordered_json()
+                                                   : nlohmann::ordered_json(v.inference_load);
+    j["results"] = ResultsJson(v.runs);
+    doc["variants"].push_back(std::move(j));
   }
   return doc.dump(2) + "\n";
 }

@@ -3,6 +3,7 @@
 #ifndef SQUEEZE_SIM_REPORT_H_
 #define SQUEEZE_SIM_REPORT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,19 @@ std::string FormatTable(const std::vector<PolicyRun>& runs);
 // {"jobs": N, "trace": ..., "cluster": ..., "results": [...]} as docs/simulate.md describes.
 std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
                        const std::string& cluster);
+// One variant of a scenario (docs/simulate.md, "Scenarios"): its runs on its cluster.
+struct VariantRuns {
+  std::string name;
+  std::string cluster;         // the cluster file
+  int64_t gpus = 0;            // the cluster's GPUs
+  std::string inference_load;  // the file; "" = none
+  std::vector<PolicyRun> runs;
+};
+
+// {"scenario": NAME, "trace": ..., "variants": [{"name", "cluster", "gpus", "inference_load",
+// "results": [the objects FormatJson writes]}]}.
+std::string FormatScenarioJson(const std::string& scenario, const std::string& trace,
+                               const std::vector<VariantRuns>& variants);
 // One row per job and policy: policy,job_id,pool,gpus,submit_time_s,start_time_s,end_time_s,
 // queue_s,jct_s,duration_s,preemptions (comparable with the Helios per-job reference files).
 std::string FormatJobsCsv(const std::vector<PolicyRun>& runs, const ClusterSpec& cluster);

@@ -34,6 +34,8 @@ struct ReadOptions {
   // The size of a job's data (GB) when the trace gives none: what a move to another region
   // copies (Philly and openb give no sizes).
   double default_data_gb = 0;
+  // The seconds a checkpoint takes when the trace gives none (job-profile `checkpoint_cost`).
+  Time default_checkpoint_cost = 0;
 };
 
 }  // namespace squeeze

@@ -173,6 +173,17 @@ TEST(JobProfileReaderTest, DataSizes) {
   EXPECT_DOUBLE_EQ(r->jobs[1].spec.data_gb, 7);
 }
 
+TEST(JobProfileReaderTest, CheckpointCostDefaultOnlyWhereNotGiven) {
+  const std::string header = std::string(kRequired).substr(0, std::string(kRequired).size() - 1) +
+                              ",checkpoint_cost\n";
+  ReadOptions options;
+  options.default_checkpoint_cost = 60;
+  Result<Trace> r = Parse(header + "1,0,10,1,p,\n2,0,10,1,p,5m\n", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->jobs[0].spec.checkpoint_cost, 60);  // none given: the default
+  EXPECT_EQ(r->jobs[1].spec.checkpoint_cost, 300);
+}
+
 TEST(JobProfileReaderTest, HeaderErrors) {
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,urgancy\n1,0,1,1,p,high\n"),
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "

@@ -159,6 +159,7 @@ TraceJob TraceBuilder::NewJob() const {
   job.spec.preemptible = options_.default_preemptible;
   job.spec.checkpointable = options_.default_checkpointable;
   job.spec.data_gb = options_.default_data_gb;
+  job.spec.checkpoint_cost = options_.default_checkpoint_cost;
   return job;
 }
 

@@ -1,0 +1,186 @@
+#include "cli/scenario_command.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "cli/simulate_replay.h"
+#include "config/file_io.h"
+#include "config/scenario_file.h"
+#include "sim/readers/inference_load_reader.h"
+
+namespace squeeze {
+namespace {
+
+using TraceKey = std::tuple<bool, bool, Time, double>;
+
+// A variant ready to run: the inputs are owned by ScenarioInputs.
+struct PreparedVariant {
+  ReplayInput input;
+  std::string name;
+  std::string cluster_path;
+  std::string load_path;
+};
+
+// The traces (one per distinct set of --assume-* values), clusters and inference loads the
+// variants share, each read once.
+class ScenarioInputs {
+ public:
+  explicit ScenarioInputs(bool skip_bad_rows) : skip_bad_rows_(skip_bad_rows) {}
+
+  Result<const Trace*> GetTrace(const std::string& path, const ScenarioAssume& a) {
+    ReadOptions read;
+    read.skip_bad_rows = skip_bad_rows_;
+    read.default_preemptible = a.preemptible.value_or(read.default_preemptible);
+    read.default_checkpointable = a.checkpointable.value_or(read.default_checkpointable);
+    read.default_checkpoint_cost = a.checkpoint_cost.value_or(read.default_checkpoint_cost);
+    read.default_data_gb = a.data_gb.value_or(read.default_data_gb);
+    const TraceKey key{read.default_preemptible, read.default_checkpointable,
+                       read.default_checkpoint_cost, read.default_data_gb};
+    auto it = traces_.find(key);
+    if (it == traces_.end()) {
+      Result<Trace> trace = LoadReplayTrace(path, read);
+      if (!trace.ok()) return trace.status();
+      it = traces_.emplace(key, std::move(*trace)).first;
+    }
+    return &it->second;
+  }
+
+  Result<const ClusterSpec*> GetCluster(const std::string& path) {
+    auto it = clusters_.find(path);
+    if (it == clusters_.end()) {
+      Result<ClusterSpec> cluster = LoadReplayCluster(path);
+      if (!cluster.ok()) return cluster.status();
+      it = clusters_.emplace(path, std::move(*cluster)).first;
+    }
+    return &it->second;
+  }
+
+  Result<const InferenceLoad*> GetLoad(const std::string& path) {
+    auto it = loads_.find(path);
+    if (it == loads_.end()) {
+      Result<InferenceLoad> load = ReadInferenceLoad(path);
+      if (!load.ok()) return load.status();
+      it = loads_.emplace(path, std::move(*load)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  bool skip_bad_rows_;
+  std::map<TraceKey, Trace> traces_;
+  std::map<std::string, ClusterSpec> clusters_;
+  std::map<std::string, InferenceLoad> loads_;
+};
+
+Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant& variant,
+                                const ScenarioFlags& flags, ScenarioInputs& inputs) {
+  const ScenarioSettings s = ResolveVariant(scenario, variant);
+  PreparedVariant out;
+  out.name = variant.name;
+  out.cluster_path = variant.cluster;
+  out.load_path = s.inference_load.value_or("");
+  auto trace = inputs.GetTrace(scenario.trace, s.assume);
+  if (!trace.ok()) return trace.status();
+  auto cluster = inputs.GetCluster(variant.cluster);
+  if (!cluster.ok()) return cluster.status();
+  if (!out.load_path.empty()) {
+    auto load = inputs.GetLoad(out.load_path);
+    if (!load.ok()) return load.status();
+    out.input.options.inference_load = *load;
+  }
+  PolicyChoice choice;
+  choice.names = s.policies.value_or(std::vector<std::string>{"squeeze"});
+  choice.borrow = flags.borrow;
+  choice.defrag = flags.defrag;
+  choice.slice = flags.slice;
+  for (const auto& [key, value] : s.set) choice.settings.push_back(key + "=" + value);
+  auto policies = ResolvePolicies(choice);
+  if (!policies.ok()) return policies.status();
+  out.input.trace = *trace;
+  out.input.cluster = *cluster;
+  out.input.policies = std::move(*policies);
+  out.input.options.seed = s.seed.value_or(1);
+  out.input.options.ignore_trace_pools = flags.ignore_pools;
+  out.input.label = variant.name;
+  out.input.show_progress = !flags.quiet && isatty(STDERR_FILENO);
+  return out;
+}
+
+bool Write(const std::string& path, const std::string& text) {
+  if (path.empty()) return true;
+  Status st = WriteWholeFile(path, text);
+  if (!st.ok()) std::cerr << "squeeze simulate: " << st.message() << "\n";
+  return st.ok();
+}
+
+// The table and the SVG, every run labelled VARIANT/POLICY (the runs move out of `variants`).
+bool WriteTableAndSvg(std::vector<VariantRuns>& variants, const ScenarioFlags& flags,
+                      const std::string& trace) {
+  std::vector<PolicyRun> all;
+  for (VariantRuns& v : variants) {
+    for (PolicyRun& r : v.runs) {
+      r.summary.policy = v.name + "/" + r.summary.policy;
+      all.push_back(std::move(r));
+    }
+  }
+  std::cout << FormatTable(all);
+  return flags.svg_out.empty() ||
+         Write(flags.svg_out, QueueCdfSvg(all, "Queueing delay CDF: " + trace));
+}
+
+}  // namespace
+
+int RunScenario(const ScenarioFlags& flags) {
+  Result<Scenario> scenario = LoadScenarioFile(flags.scenario);
+  if (!scenario.ok()) {
+    std::cerr << "squeeze simulate: " << scenario.status().message() << "\n";
+    return 1;
+  }
+  ScenarioInputs inputs(flags.skip_bad_rows);
+  std::vector<PreparedVariant> prepared;
+  for (const ScenarioVariant& variant : scenario->variants) {
+    auto p = Prepare(*scenario, variant, flags, inputs);
+    if (!p.ok()) {
+      std::cerr << "squeeze simulate: " << flags.scenario << ": variant '" << variant.name
+                << "': " << p.status().message() << "\n";
+      return 1;
+    }
+    prepared.push_back(std::move(*p));
+  }
+  std::cout << fmt::format("scenario {}: trace {}\n", scenario->name, scenario->trace);
+  std::vector<VariantRuns> variants;
+  std::string jobs_csv;
+  for (const PreparedVariant& p : prepared) {
+    std::cout << fmt::format("  {}: {} ({} GPUs){}\n", p.name, p.cluster_path,
+                             p.input.cluster->TotalGpus(),
+                             p.load_path.empty() ? "" : ", inference load " + p.load_path);
+    auto runs = RunReplay(p.input);
+    if (!runs.ok()) {
+      std::cerr << "squeeze simulate: variant '" << p.name << "': " << runs.status().message()
+                << "\n";
+      return 1;
+    }
+    VariantRuns v{p.name, p.cluster_path, p.input.cluster->TotalGpus(), p.load_path,
+                  std::move(*runs)};
+    if (!flags.jobs_out.empty()) {
+      for (PolicyRun& r : v.runs) r.summary.policy = p.name + "/" + r.summary.policy;
+      std::string csv = FormatJobsCsv(v.runs, *p.input.cluster);
+      jobs_csv += jobs_csv.empty() ? csv : csv.substr(csv.find('\n') + 1);
+      for (PolicyRun& r : v.runs) r.summary.policy.erase(0, p.name.size() + 1);
+    }
+    variants.push_back(std::move(v));
+  }
+  std::cout << "\n";
+  const std::string json = FormatScenarioJson(scenario->name, scenario->trace, variants);
+  if (!WriteTableAndSvg(variants, flags, scenario->trace)) return 1;
+  return Write(flags.json_out, json) && Write(flags.jobs_out, jobs_csv) ? 0 : 1;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,51 @@
+// What a replay of `squeeze simulate` does, shared by a plain run (--trace, --cluster) and the
+// variants of a scenario (--scenario): loading the trace and the cluster, naming the policies,
+// running each policy's simulation. Messages of what is skipped or rejected go to stderr;
+// errors are returned. Not thread-safe (stderr).
+#ifndef SQUEEZE_CLI_SIMULATE_REPLAY_H_
+#define SQUEEZE_CLI_SIMULATE_REPLAY_H_
+
+#include <string>
+#include <vector>
+
+#include "core/cluster_spec.h"
+#include "core/policy.h"
+#include "core/status.h"
+#include "sim/report.h"
+#include "sim/simulator.h"
+#include "sim/trace.h"
+
+namespace squeeze {
+
+// The policies to run and how to change them (--policy, --borrow, --defrag, --slice, --set).
+struct PolicyChoice {
+  std::vector<std::string> names;
+  bool borrow = false;  // also NAME+borrow for every name
+  bool defrag = false;  // also NAME+defrag for every name (and +borrow one)
+  std::string slice;    // a duration; "" = the policy's own
+  std::vector<std::string> settings;  // KEY=VALUE or POLICY.KEY=VALUE
+};
+
+// The policies in run order; errors start with the option they come from (--policy, --set).
+Result<std::vector<Policy>> ResolvePolicies(const PolicyChoice& choice);
+
+// The trace; skipped rows are reported on stderr.
+Result<Trace> LoadReplayTrace(const std::string& path, const ReadOptions& read);
+// The cluster, which must list its nodes.
+Result<ClusterSpec> LoadReplayCluster(const std::string& path);
+
+struct ReplayInput {
+  const Trace* trace = nullptr;
+  const ClusterSpec* cluster = nullptr;
+  std::vector<Policy> policies;
+  SimOptions options;        // seed, pools, inference load; progress is set here per policy
+  std::string label;         // before the policy name in progress lines ("" = none)
+  bool show_progress = false;
+};
+
+// Runs every policy in order; rejected jobs are reported on stderr.
+Result<std::vector<PolicyRun>> RunReplay(const ReplayInput& input);
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CLI_SIMULATE_REPLAY_H_

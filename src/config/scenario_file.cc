@@ -1,0 +1,366 @@
+#include "config/scenario_file.h"
+
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "config/cluster_yaml_reader.h"
+#include "config/file_io.h"
+#include "config/text_util.h"
+#include "core/duration.h"
+#include "core/policy.h"
+
+namespace squeeze {
+namespace {
+
+using cluster_yaml::Child;
+using cluster_yaml::Element;
+using cluster_yaml::Field;
+using cluster_yaml::Fields;
+using cluster_yaml::JoinKeys;
+using cluster_yaml::Keys;
+using cluster_yaml::TypeName;
+
+constexpr std::string_view kRootKeys[] = {"name",   "trace",          "policy", "seed",
+                                          "assume", "inference_load", "set",    "variants"};
+constexpr std::string_view kVariantKeys[] = {"name",   "cluster",        "policy", "seed",
+                                             "assume", "inference_load", "set"};
+constexpr std::string_view kAssumeKeys[] = {"preemptible", "checkpointable", "checkpoint_cost",
+                                            "data_gb"};
+
+std::optional<bool> ParseBool(std::string_view text) {
+  std::string s(Trim(text));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "true" || s == "yes" || s == "1") return true;
+  if (s == "false" || s == "no" || s == "0") return false;
+  return std::nullopt;
+}
+
+// Reads one scenario document. Holds the source name and the folder paths are relative to.
+class ScenarioReader {
+ public:
+  ScenarioReader(std::string source, std::string base_dir)
+      : source_(std::move(source)), base_dir_(std::move(base_dir)) {}
+
+  Result<Scenario> Read(const YAML::Node& root);
+
+ private:
+  Status Error(const YAML::Node& at, const std::string& path, const std::string& message) const {
+    std::string text = source_;
+    if (!at.Mark().is_null()) text.append(":").append(std::to_string(at.Mark().line + 1));
+    text.append(": ");
+    if (!path.empty()) text.append(path).append(": ");
+    return Status::Error(text.append(message));
+  }
+  Status ReadFields(const YAML::Node& node, const std::string& path, Keys known,
+                    Fields& out) const;
+  Result<std::string> Text(const Field& f, const std::string& path) const;
+  Status ReadFile(const Fields& f, std::string_view key, const std::string& path,
+                  std::string& out) const;
+  Status ReadSettings(const Fields& f, const std::string& path, ScenarioSettings& out) const;
+  Status ReadPolicies(const Field& f, const std::string& path, ScenarioSettings& out) const;
+  Status ReadSet(const Field& f, const std::string& path, ScenarioSettings& out) const;
+  Status ReadAssume(const Field& f, const std::string& path, ScenarioAssume& out) const;
+  Status ReadVariants(const Field& f, Scenario& out) const;
+
+  std::string source_;
+  std::string base_dir_;
+};
+
+Status ScenarioReader::ReadFields(const YAML::Node& node, const std::string& path, Keys known,
+                                  Fields& out) const {
+  if (!node.IsMap()) {
+    return Error(node, path,
+                 "expected a map with keys " + JoinKeys(known) + ", got " + TypeName(node));
+  }
+  for (const auto& entry : node) {
+    const YAML::Node& key = entry.first;
+    if (!key.IsScalar()) return Error(key, path, "a key must be a plain name");
+    const std::string& name = key.Scalar();
+    bool is_known = false;
+    for (std::string_view k : known) is_known = is_known || k == name;
+    if (!is_known) {
+      return Error(key, path, "unknown key '" + name + "'; known keys: " + JoinKeys(known));
+    }
+    if (!out.emplace(name, Field{key, entry.second}).second) {
+      return Error(key, path, "key '" + name + "' is given twice");
+    }
+  }
+  return Status::Ok();
+}
+
+// A non-empty single value.
+Result<std::string> ScenarioReader::Text(const Field& f, const std::string& path) const {
+  if (!f.value.IsScalar()) {
+    return Error(f.At(), path, "expected a single value, got " + TypeName(f.value));
+  }
+  if (Trim(f.value.Scalar()).empty()) return Error(f.At(), path, "value must not be empty");
+  return f.value.Scalar();
+}
+
+// A path relative to the scenario file, which must be a readable file.
+Status ScenarioReader::ReadFile(const Fields& f, std::string_view key, const std::string& path,
+                                std::string& out) const {
+  const auto it = f.find(key);
+  if (it == f.end()) return Status::Ok();
+  const std::string where = Child(path, key);
+  Result<std::string> text = Text(it->second, where);
+  if (!text.ok()) return text.status();
+  if (key == "inference_load" && *text == "none") {
+    out.clear();
+    return Status::Ok();
+  }
+  namespace fs = std::filesystem;
+  const fs::path given(*text);
+  const std::string resolved =
+      given.is_absolute() ? *text : (fs::path(base_dir_) / given).lexically_normal().string();
+  std::error_code ec;
+  const bool is_dir = fs::is_directory(resolved, ec);
+  if (is_dir || access(resolved.c_str(), R_OK) != 0) {
+    return Error(it->second.At(), where,
+                 "cannot read '" + *text + "' (resolved to '" + resolved +
+                     "'): " + (is_dir ? "Is a directory" : std::strerror(errno)));
+  }
+  out = resolved;
+  return Status::Ok();
+}
+
+Status ScenarioReader::ReadPolicies(const Field& f, const std::string& path,
+                                    ScenarioSettings& out) const {
+  std::vector<std::string> names;
+  if (f.value.IsSequence()) {
+    for (size_t i = 0; i < f.value.size(); ++i) {
+      Result<std::string> name = Text(Field{f.key, f.value[i]}, Element(path, i));
+      if (!name.ok()) return name.status();
+      names.push_back(std::string(Trim(*name)));
+    }
+  } else {
+    Result<std::string> list = Text(f, path);
+    if (!list.ok()) return list.status();
+    for (const std::string& name : SplitList(*list, ',')) names.push_back(std::string(Trim(name)));
+  }
+  if (names.empty()) return Error(f.At(), path, "names no policy");
+  for (const std::string& name : names) {
+    Result<Policy> p = NamedPolicy(name);
+    if (!p.ok()) return Error(f.At(), path, p.status().message());
+  }
+  out.policies = std::move(names);
+  return Status::Ok();
+}
+
+// KEY: VALUE entries, checked against the policy the key names (squeeze when it names none).
+Status ScenarioReader::ReadSet(const Field& f, const std::string& path,
+                               ScenarioSettings& out) const {
+  if (!f.value.IsMap()) {
+    return Error(f.At(), path,
+                 "expected a map of KEY: VALUE (KEY or POLICY.KEY), got " + TypeName(f.value));
+  }
+  for (const auto& entry : f.value) {
+    if (!entry.first.IsScalar()) return Error(entry.first, path, "a key must be a plain name");
+    const std::string key = entry.first.Scalar();
+    const std::string where = Child(path, key);
+    Result<std::string> value = Text(Field{entry.first, entry.second}, where);
+    if (!value.ok()) return value.status();
+    const size_t dot = key.find('.');
+    Result<Policy> policy = NamedPolicy(dot == std::string::npos ? "squeeze" : key.substr(0, dot));
+    if (!policy.ok()) return Error(entry.first, where, policy.status().message());
+    Status st = SetPolicyOption(*policy, dot == std::string::npos ? key : key.substr(dot + 1),
+                                *value);
+    if (!st.ok()) return Error(entry.second, where, st.message());
+    for (const auto& [k, v] : out.set) {
+      if (k == key) return Error(entry.first, path, "key '" + key + "' is given twice");
+    }
+    out.set.emplace_back(key, *value);
+  }
+  return Status::Ok();
+}
+
+Status ScenarioReader::ReadAssume(const Field& field, const std::string& path,
+                                  ScenarioAssume& out) const {
+  Fields f;
+  Status st = ReadFields(field.value, path, kAssumeKeys, f);
+  if (!st.ok()) return st;
+  for (std::string_view key : {"preemptible", "checkpointable"}) {
+    const auto it = f.find(key);
+    if (it == f.end()) continue;
+    Result<std::string> text = Text(it->second, Child(path, key));
+    if (!text.ok()) return text.status();
+    const std::optional<bool> b = ParseBool(*text);
+    if (!b) {
+      return Error(it->second.At(), Child(path, key),
+                   "value '" + *text + "' is not a boolean (true/false, yes/no, 1/0)");
+    }
+    (key == "preemptible" ? out.preemptible : out.checkpointable) = *b;
+  }
+  if (const auto it = f.find("checkpoint_cost"); it != f.end()) {
+    Result<std::string> text = Text(it->second, Child(path, "checkpoint_cost"));
+    if (!text.ok()) return text.status();
+    Result<Time> d = ParseDuration(Trim(*text));
+    if (!d.ok()) {
+      return Error(it->second.At(), Child(path, "checkpoint_cost"),
+                   "value '" + *text + "' is not a duration (such as 60, 90s, 5m)");
+    }
+    out.checkpoint_cost = *d;
+  }
+  if (const auto it = f.find("data_gb"); it != f.end()) {
+    Result<std::string> text = Text(it->second, Child(path, "data_gb"));
+    if (!text.ok()) return text.status();
+    const std::optional<double> gb = ParseDouble(Trim(*text));
+    if (!gb || *gb < 0) {
+      return Error(it->second.At(), Child(path, "data_gb"),
+                   "value '" + *text + "' is not a number >= 0");
+    }
+    out.data_gb = *gb;
+  }
+  return Status::Ok();
+}
+
+Status ScenarioReader::ReadSettings(const Fields& f, const std::string& path,
+                                    ScenarioSettings& out) const {
+  if (const auto it = f.find("policy"); it != f.end()) {
+    Status st = ReadPolicies(it->second, Child(path, "policy"), out);
+    if (!st.ok()) return st;
+  }
+  if (const auto it = f.find("seed"); it != f.end()) {
+    Result<std::string> text = Text(it->second, Child(path, "seed"));
+    if (!text.ok()) return text.status();
+    const std::optional<int64_t> seed = ParseInt64(Trim(*text));
+    if (!seed || *seed < 0) {
+      return Error(it->second.At(), Child(path, "seed"),
+                   "value '" + *text + "' is not an integer >= 0");
+    }
+    out.seed = static_cast<uint64_t>(*seed);
+  }
+  if (f.count("inference_load") > 0) {
+    std::string load;
+    Status st = ReadFile(f, "inference_load", path, load);
+    if (!st.ok()) return st;
+    out.inference_load = load;
+  }
+  if (const auto it = f.find("set"); it != f.end()) {
+    Status st = ReadSet(it->second, Child(path, "set"), out);
+    if (!st.ok()) return st;
+  }
+  if (const auto it = f.find("assume"); it != f.end()) {
+    return ReadAssume(it->second, Child(path, "assume"), out.assume);
+  }
+  return Status::Ok();
+}
+
+Status ScenarioReader::ReadVariants(const Field& field, Scenario& out) const {
+  if (!field.value.IsSequence() || field.value.size() == 0) {
+    return Error(field.At(), "variants",
+                 "expected a non-empty list of variants ({name: ..., cluster: ...}), got " +
+                     (field.value.IsSequence() ? std::string("an empty list")
+                                               : TypeName(field.value)));
+  }
+  std::map<std::string, int> lines;
+  for (size_t i = 0; i < field.value.size(); ++i) {
+    const YAML::Node& node = field.value[i];
+    const std::string path = Element("variants", i);
+    Fields f;
+    Status st = ReadFields(node, path, kVariantKeys, f);
+    if (!st.ok()) return st;
+    ScenarioVariant variant;
+    for (std::string_view key : {"name", "cluster"}) {
+      if (f.count(key) == 0) {
+        return Error(node, path, "missing key '" + std::string(key) + "'");
+      }
+    }
+    Result<std::string> name = Text(f.at("name"), Child(path, "name"));
+    if (!name.ok()) return name.status();
+    variant.name = std::string(Trim(*name));
+    const int line = f.at("name").key.Mark().line + 1;
+    if (const auto [it, added] = lines.emplace(variant.name, line); !added) {
+      return Error(f.at("name").At(), Child(path, "name"),
+                   "duplicate variant name '" + variant.name + "' (first on line " +
+                       std::to_string(it->second) + ")");
+    }
+    st = ReadFile(f, "cluster", path, variant.cluster);
+    if (st.ok()) st = ReadSettings(f, path, variant.settings);
+    if (!st.ok()) return st;
+    out.variants.push_back(std::move(variant));
+  }
+  return Status::Ok();
+}
+
+Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
+  Fields f;
+  Status st = ReadFields(root, "", kRootKeys, f);
+  if (!st.ok()) return st;
+  Scenario out;
+  out.source = source_;
+  out.name = std::filesystem::path(source_).stem().string();
+  for (std::string_view key : {"trace", "variants"}) {
+    if (f.count(key) == 0) return Error(root, "", "missing key '" + std::string(key) + "'");
+  }
+  if (const auto it = f.find("name"); it != f.end()) {
+    Result<std::string> name = Text(it->second, "name");
+    if (!name.ok()) return name.status();
+    out.name = std::string(Trim(*name));
+  }
+  st = ReadFile(f, "trace", "", out.trace);
+  if (st.ok()) st = ReadSettings(f, "", out.defaults);
+  if (st.ok()) st = ReadVariants(f.at("variants"), out);
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace
+
+ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant& variant) {
+  ScenarioSettings out = scenario.defaults;
+  const ScenarioSettings& own = variant.settings;
+  if (own.policies) out.policies = own.policies;
+  if (own.seed) out.seed = own.seed;
+  if (own.inference_load) out.inference_load = own.inference_load;
+  for (const auto& [key, value] : own.set) {
+    bool replaced = false;
+    for (auto& [k, v] : out.set) {
+      if (k == key) {
+        v = value;
+        replaced = true;
+      }
+    }
+    if (!replaced) out.set.emplace_back(key, value);
+  }
+  if (own.assume.preemptible) out.assume.preemptible = own.assume.preemptible;
+  if (own.assume.checkpointable) out.assume.checkpointable = own.assume.checkpointable;
+  if (own.assume.checkpoint_cost) out.assume.checkpoint_cost = own.assume.checkpoint_cost;
+  if (own.assume.data_gb) out.assume.data_gb = own.assume.data_gb;
+  return out;
+}
+
+Result<Scenario> ParseScenarioYaml(std::string_view text, const std::string& source,
+                                   const std::string& base_dir) {
+  try {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(StripBom(text)));
+    if (docs.size() > 1) {
+      return Status::Error(source + ": holds " + std::to_string(docs.size()) +
+                           " YAML documents; expected one");
+    }
+    if (docs.empty() || docs[0].IsNull()) {
+      return Status::Error(source + ": the file is empty; expected a map with keys 'trace' and "
+                                    "'variants'");
+    }
+    return ScenarioReader(source, base_dir).Read(docs[0]);
+  } catch (const YAML::ParserException& e) {
+    return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    return Status::Error(source + ": cannot read the YAML: " + std::string(e.what()));
+  }
+}
+
+Result<Scenario> LoadScenarioFile(const std::string& path) {
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseScenarioYaml(*text, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace squeeze
