@@ -62,9 +62,10 @@ struct Policy {
   // spot_naive_interval, and no node is avoided.
   bool spot_aware = true;
   Time spot_naive_interval = 3600;
-  // A job expected to run longer than spot_long_job goes to spot only if it checkpoints at
-  // least every spot_long_job_checkpoint (squeeze asks checkpointable jobs to) or can save
-  // within the warning.
+  // A job expected to run longer than spot_long_job (or of unknown length) goes to spot only
+  // if it can save within the warning, or checkpoints at least every spot_long_job_checkpoint:
+  // its own interval, or the one squeeze would ask of it (Daly's, short only when its
+  // checkpoints are cheap against the time between reclaims).
   Time spot_long_job = 12 * 3600;
   Time spot_long_job_checkpoint = 300;
   // A node reclaimed spot_flaky_reclaims times within spot_flaky_window takes no new work for

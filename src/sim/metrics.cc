@@ -27,8 +27,14 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   queues.reserve(result.jobs.size());
   double queue_sum = 0, jct_sum = 0, slowdown_sum = 0, lost = 0;
   std::map<std::string, std::pair<double, double>> pool_sums;
+  s.by_length = {{"<1h"}, {"1h-12h"}, {">=12h"}};
   for (const JobRecord& r : result.jobs) {
     const double jct = static_cast<double>(r.end - r.submit);
+    LengthClass& length = s.by_length[r.duration < 3600 ? 0 : (r.duration < 12 * 3600 ? 1 : 2)];
+    ++length.jobs;
+    length.avg_queue_s += static_cast<double>(r.queue);
+    length.avg_jct_s += jct;
+    length.lost_gpu_hours += r.lost_gpu_s / 3600.0;
     queues.push_back(r.queue);
     queue_sum += static_cast<double>(r.queue);
     jct_sum += jct;
@@ -42,6 +48,11 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     auto& sums = pool_sums[pool];
     sums.first += static_cast<double>(r.queue);
     sums.second += jct;
+  }
+  for (LengthClass& length : s.by_length) {
+    if (length.jobs == 0) continue;
+    length.avg_queue_s /= static_cast<double>(length.jobs);
+    length.avg_jct_s /= static_cast<double>(length.jobs);
   }
   for (auto& [pool, ps] : s.per_pool) {
     ps.avg_queue_s = pool_sums[pool].first / ps.jobs;

@@ -27,6 +27,15 @@ struct PoolUse {
   double cost = 0;        // the two together
 };
 
+// Jobs of one range of true run time: how long they waited and took.
+struct LengthClass {
+  std::string name;  // "<1h", "1h-12h", ">=12h"
+  int64_t jobs = 0;
+  double avg_queue_s = 0;
+  double avg_jct_s = 0;
+  double lost_gpu_hours = 0;
+};
+
 struct Summary {
   std::string policy;
   int64_t jobs = 0;
@@ -50,6 +59,8 @@ struct Summary {
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
   int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
+  // By true run time: under 1 h, 1 h to 12 h, 12 h and more.
+  std::vector<LengthClass> by_length;
   // GPU-hours of pending demand that the free GPUs could have held had they not been
   // scattered (core/fragmentation_blocked.h has the definition).
   double frag_blocked_gpu_hours = 0;

@@ -2,7 +2,7 @@
 // spot pool's nodes, the GPUs a colocated pool's inference leaves free) when that is expected
 // to finish it sooner than waiting at home. Aware (the default), the expected time there
 // follows Daly's model with the learned time between takes, the checkpoint interval set for
-// the run (Daly's, or what the long-job rule asks), and the colocated training speed;
+// the run (Daly's), and the colocated training speed;
 // fault-tolerant jobs take spot capacity first. Naive (policy spot_aware=false), any job that
 // cannot start at home goes, checkpointing every spot_naive_interval.
 #include <algorithm>
@@ -59,7 +59,6 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
     o.interval = 0;
   } else if (job.spec.checkpointable) {
     o.interval = std::max<Time>(60, static_cast<Time>(DalyInterval(cost, o.mtbt)));
-    if (long_job) o.interval = std::min(o.interval, p.spot_long_job_checkpoint);
   } else {
     o.interval = job.spec.checkpoint_interval;
   }

@@ -73,11 +73,19 @@ TEST(SpotTest, TheLongJobRuleKeepsUncheckpointedLongJobsOff) {
   // 24 h, preemptible but not checkpointable, checkpoints every hour: refused.
   s.Add(NewJob(2, 2, 0).Pool("home").Preemptible().CheckpointEvery(3600).Estimate(24 * 3600));
   EXPECT_THAT(s.Cycle(0), IsEmpty());
-  // Checkpointable on request (in 60 s, longer than the warning): squeeze asks for
-  // checkpoints every 5 min, and it goes.
+  // Checkpointable on request in 60 s (longer than the warning): Daly's interval for a 6-h
+  // mean is 26 min, too long for a 24-h job: refused.
   s.Add(NewJob(3, 2, 0).Pool("home").Elastic().CheckpointCost(60).Estimate(24 * 3600));
-  EXPECT_THAT(s.Cycle(0), ElementsAre(StartsWith("start 3 on spot0:0,1")));
-  EXPECT_EQ(s.last()[0].checkpoint_interval, 300);
+  EXPECT_THAT(s.Cycle(0), IsEmpty());
+  // Checkpoints of 40 s on a node reclaimed every 20 min on average: Daly's interval is under
+  // 5 min (sqrt(2 x 40 x 1200) = 310 s, less C and plus the higher terms: 285 s): it goes.
+  Scenario f(WithSpot(1200), SpotPolicy());
+  f.Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
+  f.Cycle(0);
+  f.Add(NewJob(3, 2, 0).Pool("home").Elastic().CheckpointCost(40).Estimate(24 * 3600));
+  EXPECT_THAT(f.Cycle(0), ElementsAre(StartsWith("start 3 on spot0:0,1")));
+  EXPECT_EQ(f.last()[0].checkpoint_interval, static_cast<Time>(DalyInterval(40, 1200)));
+  EXPECT_LE(f.last()[0].checkpoint_interval, 300);
   // Naive use takes any job and checkpoints every hour.
   Scenario n(WithSpot(), SpotPolicy(false));
   n.Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
