@@ -13,6 +13,8 @@ namespace squeeze {
 using CommandRun = std::function<int()>;
 
 CommandRun RegisterSimulate(CLI::App& app);
+// advise: reserve vs on-demand, spot, region and what-if advice from a job history.
+CommandRun RegisterAdvise(CLI::App& app);
 // serve: the daemon.
 CommandRun RegisterServe(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.

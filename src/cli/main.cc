@@ -18,6 +18,12 @@ int main(int argc, char** argv) {
       "Replay a job trace on a cluster under one or more policies and compare them, or run "
       "the FGD fill experiment on an openb trace (--protocol fill)");
   commands.emplace_back(simulate, squeeze::RegisterSimulate(*simulate));
+  auto* advise = app.add_subcommand(
+      "advise",
+      "From a job history and a cluster file with prices: how many GPUs to reserve rather than "
+      "rent on demand, which jobs suit spot and at what checkpoint interval, the cheapest "
+      "region, and simulated what-ifs (--what-if spot+16)");
+  commands.emplace_back(advise, squeeze::RegisterAdvise(*advise));
   auto* serve = app.add_subcommand(
       "serve",
       "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "

@@ -1,0 +1,70 @@
+#include "cli/store_history.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/job.h"
+#include "store/job_store.h"
+
+namespace squeeze {
+
+Result<StoreHistory> ReadStoreHistory(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = path;
+  if (dir.filename() == "squeeze.db") dir = dir.parent_path();
+  if (!fs::exists(dir / "squeeze.db", ec)) {
+    return Status::Error("--store '" + path + "': no squeeze.db there (give a data directory of "
+                         "squeeze serve, or its squeeze.db)");
+  }
+  auto store = JobStore::Open(dir.string());
+  if (!store.ok()) return store.status().WithContext("--store '" + path + "'");
+  ListFilter filter;
+  filter.states = {JobState::kDone, JobState::kFailed, JobState::kCancelled};
+  filter.limit = 0;
+  auto jobs = (*store)->List(filter);
+  if (!jobs.ok()) return jobs.status().WithContext("--store '" + path + "'");
+  StoreHistory out;
+  out.history.source = path;
+  out.history.has_start_times = true;
+  out.trace.source = path;
+  out.trace.format = "store";
+  Time first = kNever;
+  for (const StoredJob& s : *jobs) first = std::min(first, s.submitted_at);
+  for (const StoredJob& s : *jobs) {
+    if (!s.started_at || !s.ended_at || *s.ended_at <= *s.started_at) continue;
+    const JobSpec& spec = s.request.spec;
+    HistoryJob j;
+    j.id = s.id;
+    j.team = spec.team;
+    j.pool = spec.pool;
+    j.gpus = std::max(1, spec.gpus);
+    j.submit = s.submitted_at;
+    j.start = *s.started_at;
+    j.end = *s.ended_at;
+    j.checkpointable = spec.checkpointable;
+    j.checkpoint_interval = spec.checkpoint_interval;
+    j.checkpoint_cost = spec.checkpoint_cost;
+    j.restart_overhead = RestartOverhead(spec);
+    if (!j.team.empty()) out.history.has_teams = true;
+    out.history.jobs.push_back(j);
+    TraceJob t;
+    t.spec = spec;
+    t.spec.id = s.id;
+    t.spec.submit_time = s.submitted_at - first;
+    t.spec.deadline.reset();
+    t.duration = j.end - j.start;
+    out.trace.jobs.push_back(std::move(t));
+  }
+  if (out.history.jobs.empty()) {
+    return Status::Error("--store '" + path + "': no finished job that ran (done, failed or "
+                         "cancelled, with a start and an end)");
+  }
+  std::stable_sort(out.trace.jobs.begin(), out.trace.jobs.end(),
+                   [](const TraceJob& a, const TraceJob& b) {
+                     return a.spec.submit_time < b.spec.submit_time;
+                   });
+  return out;
+}
+
+}  // namespace squeeze

@@ -1,0 +1,63 @@
+#include "cli/store_history.h"
+
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "store/job_store.h"
+
+namespace squeeze {
+namespace {
+
+JobRequest Request(int gpus, const std::string& team) {
+  JobRequest r;
+  r.spec.gpus = gpus;
+  r.spec.team = team;
+  r.spec.checkpointable = true;
+  r.command = {"true"};
+  return r;
+}
+
+// Three jobs: one done (submitted 1,000, ran 1,010-4,610), one failed (ran 2,000-2,100), one
+// still pending: the history holds the two that ran, with their recorded times.
+TEST(StoreHistoryTest, FinishedJobsWithTheirRecordedTimes) {
+  testing::TempDir dir;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto a = (*store)->Submit(Request(2, "vision"), "alice", 1000);
+    auto b = (*store)->Submit(Request(1, ""), "bob", 1500);
+    auto c = (*store)->Submit(Request(1, ""), "bob", 1600);
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0, 1}, 1010).ok());
+    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", 4610).ok());
+    ASSERT_TRUE((*store)->RecordStart(*b, 1, {2}, 2000).ok());
+    ASSERT_TRUE((*store)->SetState(*b, JobState::kFailed, "exit 1", 2100).ok());
+  }
+  auto h = ReadStoreHistory(dir.path() + "/squeeze.db");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->history.jobs.size(), 2u);
+  EXPECT_TRUE(h->history.has_start_times);
+  EXPECT_TRUE(h->history.has_teams);
+  const HistoryJob& a = h->history.jobs[0];
+  EXPECT_EQ(a.gpus, 2);
+  EXPECT_EQ(a.team, "vision");
+  EXPECT_EQ(a.submit, 1000);
+  EXPECT_EQ(a.start, 1010);
+  EXPECT_EQ(a.end, 4610);
+  EXPECT_TRUE(a.checkpointable);
+  ASSERT_EQ(h->trace.jobs.size(), 2u);
+  EXPECT_EQ(h->trace.jobs[0].spec.submit_time, 0);  // from the first submit
+  EXPECT_EQ(h->trace.jobs[1].spec.submit_time, 500);
+  EXPECT_EQ(h->trace.jobs[0].duration, 3600);
+}
+
+TEST(StoreHistoryTest, NoStoreThereIsAnErrorAndCreatesNothing) {
+  testing::TempDir dir;
+  auto h = ReadStoreHistory(dir.path() + "/nothing");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.status().message().find("no squeeze.db there"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/nothing"));
+}
+
+}  // namespace
+}  // namespace squeeze
