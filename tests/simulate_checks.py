@@ -32,7 +32,7 @@ RESULT_KEYS = [
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
     "spot_starts", "colocated_starts", "reclaims", "inference_evictions", "inference_violations",
     "cost", "pool_use",
-    "lost_gpu_hours", "by_length", "frag_blocked_gpu_hours", "makespan_s", "deadlines", "deadline_misses",
+    "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "wall_s", "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",

@@ -127,13 +127,13 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   }
   j["pool_use"] = std::move(use);
   j["lost_gpu_hours"] = s.lost_gpu_hours;
+  j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
   nlohmann::ordered_json lengths = nlohmann::ordered_json::object();
   for (const LengthClass& l : s.by_length) {
     lengths[l.name] = {{"jobs", l.jobs}, {"avg_queue_s", l.avg_queue_s},
                        {"avg_jct_s", l.avg_jct_s}, {"lost_gpu_hours", l.lost_gpu_hours}};
   }
   j["by_length"] = std::move(lengths);
-  j["frag_blocked_gpu_hours"] = s.frag_blocked_gpu_hours;
   j["makespan_s"] = s.makespan_s;
   j["deadlines"] = s.deadlines;
   j["deadline_misses"] = s.deadline_misses;

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Spot and co-location on the Philly half set-up (issue 6), the scenarios in examples/scenarios:
+#   coloc_spot  philly-half-coloc-spot.yaml: owned only, + 100 inference GPUs driven by the real
+#               inference load trace, + 100 spot GPUs, + both, + 100 more owned GPUs. Each kind
+#               of extra capacity must lower the mean queueing delay, both more than either,
+#               and no training may overstay a GPU inference needs (inference_violations 0).
+#   spot_aware  philly-half-spot-aware.yaml: naive against squeeze's spot use at mean
+#               reclaim intervals of 2 h, 6 h and 24 h: squeeze must lose less work each time.
+#   bash tests/philly_spot_test.sh CASE SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR [PYTHON]
+# Exits 77 (skipped) when SHARED_DIR lacks the traces.
+set -uo pipefail
+if (($# < 5)); then
+  sed -n '2,11p' "$0" >&2
+  exit 2
+fi
+CASE=$1 SQUEEZE=$2 SOURCE=$3 SHARED=$4 WORK=$5 PYTHON=${6:-python3}
+for f in philly/philly_oct_nov.csv inference/pod_gpu_duty_cycle_anon.tar.gz; do
+  [[ -r "$SHARED/traces/$f" ]] || { echo "SKIP: $SHARED/traces/$f is not readable"; exit 77; }
+done
+# The scenarios name the traces relative to themselves (../../../shared): run a copy that
+# names SHARED instead, so that the test works wherever the checkout and SHARED are.
+rm -rf "$WORK" && mkdir -p "$WORK" || exit 2
+case "$CASE" in
+  coloc_spot) SCENARIO=philly-half-coloc-spot.yaml
+              VARIANTS=owned-only,+coloc,+spot,+both,+dedicated,+shared-dedicated ;;
+  spot_aware) SCENARIO=philly-half-spot-aware.yaml
+              VARIANTS=2h-naive,2h-aware,6h-naive,6h-aware,24h-naive,24h-aware ;;
+  *) echo "unknown case $CASE"; exit 2 ;;
+esac
+sed -e "s#\.\./\.\./\.\./shared#$SHARED#g" -e "s#\.\./clusters/#$SOURCE/examples/clusters/#g" \
+  -e "s#inference_load: no-inference-load#inference_load: $SOURCE/examples/scenarios/no-inference-load#" \
+  "$SOURCE/examples/scenarios/$SCENARIO" >"$WORK/$SCENARIO"
+"$SQUEEZE" simulate -q --scenario "$WORK/$SCENARIO" --json "$WORK/out.json" >"$WORK/out.txt" 2>&1 ||
+  { echo "FAIL: squeeze simulate --scenario"; cat "$WORK/out.txt"; exit 1; }
+grep -v '^[0-9a-f]\{6\} ' "$WORK/out.txt"
+"$PYTHON" "$SOURCE/tests/simulate_checks.py" scenario "$WORK/out.json" \
+  --name "${SCENARIO%.yaml}" --variants "$VARIANTS" || exit 1
+"$PYTHON" - "$CASE" "$WORK/out.json" <<'PY'
+import json, sys
+case, path = sys.argv[1], sys.argv[2]
+runs = {v["name"]: v["results"][0] for v in json.load(open(path))["variants"]}
+ok = True
+def check(cond, what):
+    global ok
+    print(("ok   " if cond else "FAIL ") + what)
+    ok = ok and cond
+if case == "coloc_spot":
+    base = runs["owned-only"]
+    for name, r in runs.items():
+        print(f"{name:11} mean queue {r['avg_queue_s']:7.0f} s  p95 {r['p95_queue_s']:6.0f} s  "
+              f"cost {r['cost']:9.0f}  lost {r['lost_gpu_hours']:8.0f} GPU-h  "
+              f"violations {r['inference_violations']}")
+        check(r["inference_violations"] == 0, f"{name}: no training overstayed inference's GPUs")
+    for name in ("+coloc", "+spot", "+both", "+dedicated", "+shared-dedicated"):
+        check(runs[name]["avg_queue_s"] < base["avg_queue_s"], f"{name} lowers the mean queue")
+    check(runs["+coloc"]["colocated_starts"] > 0 and runs["+coloc"]["inference_evictions"] > 0,
+          "+coloc runs training on inference GPUs and evicts it when the load rises")
+    check(runs["+spot"]["spot_starts"] > 0 and runs["+spot"]["reclaims"] > 0
+          and runs["+spot"]["cost"] > 0, "+spot runs on spot, is reclaimed, and costs")
+    check(runs["+both"]["avg_queue_s"] < min(runs["+coloc"]["avg_queue_s"], runs["+spot"]["avg_queue_s"]),
+          "+both lowers the mean queue more than either alone")
+    check(runs["+shared-dedicated"]["inference_evictions"] == 0,
+          "+shared-dedicated: GPUs without inference are never taken back")
+else:
+    for m in ("2h", "6h", "24h"):
+        naive, aware = runs[f"{m}-naive"], runs[f"{m}-aware"]
+        nl, al = naive["by_length"][">=12h"], aware["by_length"][">=12h"]
+        print(f"{m:>3}: lost {naive['lost_gpu_hours']:7.0f} -> {aware['lost_gpu_hours']:7.0f} GPU-h, "
+              f"cost {naive['cost']:7.0f} -> {aware['cost']:7.0f}, mean JCT {naive['avg_jct_s']:.0f} -> "
+              f"{aware['avg_jct_s']:.0f} s, jobs >= 12 h: JCT {nl['avg_jct_s']:.0f} -> {al['avg_jct_s']:.0f} s")
+        check(aware["lost_gpu_hours"] < naive["lost_gpu_hours"],
+              f"{m}: squeeze's spot use loses less work than naive use")
+        check(aware["reclaims"] == naive["reclaims"], f"{m}: both saw the same seeded reclaims")
+sys.exit(0 if ok else 1)
+PY
