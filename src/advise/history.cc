@@ -21,6 +21,7 @@ History HistoryFromTrace(const Trace& trace) {
     j.checkpoint_interval = t.spec.checkpoint_interval;
     j.checkpoint_cost = t.spec.checkpoint_cost;
     j.restart_overhead = RestartOverhead(t.spec);
+    j.fault_tolerant = t.spec.fault_tolerant;
     if (!j.team.empty()) h.has_teams = true;
     h.jobs.push_back(std::move(j));
   }

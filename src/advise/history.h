@@ -26,9 +26,12 @@ struct HistoryJob {
   Time checkpoint_interval = 0;  // periodic checkpoints; 0 = none
   Time checkpoint_cost = 0;      // 0 = not known
   Time restart_overhead = 0;     // core/job.h RestartOverhead
+  bool fault_tolerant = false;   // the job says so (preprocessing, sweeps, ablations)
   Time Work() const { return end - start; }
-  // Survives an interruption without starting again from zero.
-  bool FaultTolerant() const { return checkpointable || checkpoint_interval > 0; }
+  // Survives an interruption without starting again from zero, or says it tolerates one.
+  bool FaultTolerant() const {
+    return fault_tolerant || checkpointable || checkpoint_interval > 0;
+  }
 };
 
 struct History {

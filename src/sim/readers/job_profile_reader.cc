@@ -91,6 +91,9 @@ constexpr ProfileColumn kColumns[] = {
     {{"checkpointable", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseBoolCell(v), [&](bool x) { j->spec.checkpointable = x; });
      }},
+    {{"fault_tolerant", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseBoolCell(v), [&](bool x) { j->spec.fault_tolerant = x; });
+     }},
     {{"checkpoint_interval", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.checkpoint_interval = x; });
      }},
