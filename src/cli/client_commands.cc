@@ -1,6 +1,6 @@
 // The client subcommands of `squeeze` that talk to a running `squeeze serve`: submit, queue,
-// show, cancel, why, logs, nodes, reclaim, node-return. Each takes --url and --token (else SQUEEZE_URL, SQUEEZE_TOKEN)
-// and --json for scripts.
+// show, cancel, why, logs, nodes, reclaim, node-return. Each takes --url and --token (else
+// SQUEEZE_URL, SQUEEZE_TOKEN) and --json for scripts.
 #include <chrono>
 #include <filesystem>
 #include <iostream>

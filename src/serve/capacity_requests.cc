@@ -82,7 +82,9 @@ Result<std::vector<GpuLoadReport>> ParseTelemetryBody(std::string_view body) {
   if (!j.ok()) return j.status();
   if (Status s = UnknownKeys(*j, {"gpus"}, ""); !s.ok()) return s;
   auto gpus = j->find("gpus");
-  if (gpus == j->end()) return Status::Error("gpus: missing; give a list of {node, gpu, inference_load}");
+  if (gpus == j->end()) {
+    return Status::Error("gpus: missing; give a list of {node, gpu, inference_load}");
+  }
   if (!gpus->is_array() || gpus->empty()) {
     return Status::Error("gpus: " + Shown(*gpus) + " is not a non-empty list");
   }
