@@ -1,6 +1,6 @@
 // The client subcommands of `squeeze` that talk to a running `squeeze serve`: submit, queue,
-// show, cancel, why, nodes. Each takes --url and --token (else SQUEEZE_URL, SQUEEZE_TOKEN)
-// and --json for scripts.
+// show, cancel, why, logs, nodes, reclaim, node-return. Each takes --url and --token (else
+// SQUEEZE_URL, SQUEEZE_TOKEN) and --json for scripts.
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +13,7 @@
 #include "cli/submit_args.h"
 #include "cli/submit_request.h"
 #include "config/job_json_writer.h"
+#include "core/duration.h"
 #include "serve/api_client.h"
 
 namespace squeeze {
@@ -164,6 +165,51 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
     AddConnectionFlags(*sub, *f);
     out.emplace_back(sub, [f] {
       return Run("nodes", *f, [](ApiClient& c) { return c.Get("/v1/nodes"); }, FormatNodes);
+    });
+  }
+  {
+    auto* sub = app.add_subcommand(
+        "reclaim", "Tell squeeze serve that a spot node is taken back (admin): its jobs "
+                   "checkpoint and leave within the warning");
+    auto f = std::make_shared<ClientFlags>();
+    auto node = std::make_shared<std::string>();
+    auto warning = std::make_shared<std::string>();
+    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
+    sub->add_option("--warning", *warning,
+                    "Time until the provider takes it (30s, 2m); default the pool's spot.warning");
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, node, warning] {
+      nlohmann::json body = nlohmann::json::object();
+      if (!warning->empty()) {
+        auto w = ParseDuration(*warning);
+        if (!w.ok()) {
+          std::cerr << "squeeze reclaim: --warning: '" << *warning << "' is not a duration\n";
+          return 1;
+        }
+        body["warning_s"] = *w;
+      }
+      return Run("reclaim", *f, [&](ApiClient& c) {
+        return c.Post("/v1/nodes/" + *node + "/reclaim", body.dump(), "application/json");
+      }, [](const nlohmann::json& j) {
+        return "node " + j.value("node", std::string()) + " is reclaimed; its jobs " +
+               j.value("jobs", nlohmann::json::array()).dump() + " leave by " +
+               j.value("leave_by", std::string()) + "\n";
+      });
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("node-return",
+                                   "Tell squeeze serve that a reclaimed node is back (admin)");
+    auto f = std::make_shared<ClientFlags>();
+    auto node = std::make_shared<std::string>();
+    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, node] {
+      return Run("node-return", *f, [&](ApiClient& c) {
+        return c.Post("/v1/nodes/" + *node + "/return", "", "application/json");
+      }, [](const nlohmann::json& j) {
+        return "node " + j.value("node", std::string()) + " takes jobs again\n";
+      });
     });
   }
 }

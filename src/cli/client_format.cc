@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 namespace squeeze {
@@ -115,6 +116,16 @@ std::string FormatNodes(const nlohmann::json& nodes) {
     if (n.contains("unavailable") && n["unavailable"].is_string()) {
       out += Str(n, "name") + " takes no new jobs: " + n["unavailable"].get<std::string>() + "\n";
     }
+    std::string loads;
+    for (const auto& g : ListOf(n, "gpu_detail")) {
+      if (!g.contains("inference_load")) continue;
+      const nlohmann::json& load = g["inference_load"];
+      char text[32] = "no report";
+      if (load.is_number()) std::snprintf(text, sizeof text, "%.0f%%", load.get<double>() * 100);
+      loads += (loads.empty() ? "" : ", ") + std::string("GPU ") + Str(g, "gpu") + " " + text +
+               (g.value("takes_training", false) ? "" : " (closed to training)");
+    }
+    if (!loads.empty()) out += Str(n, "name") + " inference load: " + loads + "\n";
   }
   return out;
 }

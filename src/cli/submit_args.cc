@@ -70,6 +70,8 @@ SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>(
                "The scheduler may stop the job and restart it later");
   sub.add_flag("--checkpointable,!--no-checkpointable", checkpointable_,
                "The job saves its state when asked and resumes from it");
+  sub.add_flag("--fault-tolerant,!--no-fault-tolerant", fault_tolerant_,
+               "The job tolerates interruption well: it prefers spot capacity");
 }
 
 std::optional<std::string> SubmitArgs::file() const {
@@ -85,6 +87,9 @@ Result<SubmitFlags> SubmitArgs::flags() const {
   if (sub_.count("--preemptible") > 0) flags.preemptible = preemptible_ ? "true" : "false";
   if (sub_.count("--checkpointable") > 0) {
     flags.checkpointable = checkpointable_ ? "true" : "false";
+  }
+  if (sub_.count("--fault-tolerant") > 0) {
+    flags.fault_tolerant = fault_tolerant_ ? "true" : "false";
   }
   flags.env = env_;
   if (sub_.count("FILE") > 0 && seen_->after_dash) flags.command.push_back(file_);

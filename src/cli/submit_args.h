@@ -37,6 +37,7 @@ class SubmitArgs {
   std::vector<std::string> env_;
   bool preemptible_ = false;
   bool checkpointable_ = false;
+  bool fault_tolerant_ = false;
   std::shared_ptr<Seen> seen_;
 };
 

@@ -33,6 +33,7 @@ constexpr FlagField kScalarFlags[] = {
     {"preemptible", "--preemptible", &SubmitFlags::preemptible},
     {"checkpointable", "--checkpointable", &SubmitFlags::checkpointable},
     {"checkpoint_interval", "--checkpoint-interval", &SubmitFlags::checkpoint_interval},
+    {"fault_tolerant", "--fault-tolerant", &SubmitFlags::fault_tolerant},
     {"estimate", "--estimate", &SubmitFlags::estimate},
     {"deadline", "--deadline", &SubmitFlags::deadline},
     {"team", "--team", &SubmitFlags::team},

@@ -27,6 +27,7 @@ struct SubmitFlags {
   std::optional<std::string> urgency;
   std::optional<std::string> preemptible;     // "true" or "false"
   std::optional<std::string> checkpointable;  // "true" or "false"
+  std::optional<std::string> fault_tolerant;  // "true" or "false"
   std::optional<std::string> checkpoint_interval;
   std::optional<std::string> estimate;
   std::optional<std::string> deadline;

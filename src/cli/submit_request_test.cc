@@ -76,6 +76,7 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   f.data_gb = "1.5";
   f.urgency = "high";
   f.preemptible = "true";
+  f.fault_tolerant = "true";
   f.checkpointable = "true";
   f.checkpoint_interval = "30m";
   f.estimate = "1h30m";
@@ -97,6 +98,7 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_EQ(r.spec.data_gb, 1.5);
   EXPECT_EQ(r.spec.urgency, Urgency::kHigh);
   EXPECT_TRUE(r.spec.preemptible);
+  EXPECT_TRUE(r.spec.fault_tolerant);
   EXPECT_TRUE(r.spec.checkpointable);
   EXPECT_EQ(r.spec.checkpoint_interval, 1800);
   EXPECT_EQ(r.spec.estimate, 5400);

@@ -97,6 +97,7 @@ class JobReader {
   Status ReadUrgency(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadPreemptible(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadFaultTolerant(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCheckpointInterval(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -140,6 +141,7 @@ constexpr FieldDef kFields[] = {
     {"preemptible", &JobReader::ReadPreemptible},
     {"checkpointable", &JobReader::ReadCheckpointable},
     {"checkpoint_interval", &JobReader::ReadCheckpointInterval},
+    {"fault_tolerant", &JobReader::ReadFaultTolerant},
     {"estimate", &JobReader::ReadEstimate},
     {"deadline", &JobReader::ReadDeadline},
     {"team", &JobReader::ReadTeam},
@@ -391,6 +393,10 @@ Status JobReader::ReadPreemptible(const JobNode& n, std::string_view f, JobReque
 
 Status JobReader::ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(Bool(n, f), out.spec.checkpointable);
+}
+
+Status JobReader::ReadFaultTolerant(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Bool(n, f), out.spec.fault_tolerant);
 }
 
 Status JobReader::ReadCheckpointInterval(const JobNode& n, std::string_view f,

@@ -18,6 +18,7 @@
 //   preemptible: true
 //   checkpointable: true
 //   checkpoint_interval: 30m         # needs checkpointable: true
+//   fault_tolerant: true             # tolerates interruption well: prefers spot capacity
 //   estimate: 2h
 //   deadline: 2026-12-01T18:00:00Z   # or "+12h" from now; must be in the future
 //   team: ml

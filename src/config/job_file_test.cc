@@ -32,6 +32,7 @@ urgency: high
 preemptible: true
 checkpointable: true
 checkpoint_interval: 30m
+fault_tolerant: true
 estimate: 2h
 deadline: 2026-12-01T18:00:00Z
 team: ml
@@ -48,7 +49,8 @@ constexpr std::string_view kFullJson = R"({
   "gpus": 1, "gpu_milli": 500, "gpu_models": ["A100", "H100"],
   "pool": "a100", "regions": ["us-east", "eu-west"], "data_gb": 1.5,
   "urgency": "high", "preemptible": true, "checkpointable": true,
-  "checkpoint_interval": "30m", "estimate": "2h", "deadline": "2026-12-01T18:00:00Z",
+  "checkpoint_interval": "30m", "fault_tolerant": true, "estimate": "2h",
+  "deadline": "2026-12-01T18:00:00Z",
   "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3
 })";
 
@@ -85,6 +87,7 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_TRUE(s.preemptible);
   EXPECT_TRUE(s.checkpointable);
   EXPECT_EQ(s.checkpoint_interval, 1800);
+  EXPECT_TRUE(s.fault_tolerant);
   EXPECT_EQ(s.estimate, 7200);
   EXPECT_EQ(s.deadline, kNow + 18 * 3600);
   EXPECT_EQ(s.team, "ml");
@@ -142,6 +145,7 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(a.preemptible, b.preemptible);
   EXPECT_EQ(a.checkpointable, b.checkpointable);
   EXPECT_EQ(a.checkpoint_interval, b.checkpoint_interval);
+  EXPECT_EQ(a.fault_tolerant, b.fault_tolerant);
   EXPECT_EQ(a.estimate, b.estimate);
   EXPECT_EQ(a.deadline, b.deadline);
   EXPECT_EQ(a.cpu_milli, b.cpu_milli);
@@ -245,6 +249,7 @@ TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
       {"gpus: 2\ngpu_milli: 500",
        "job.yaml:3:12: gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2"},
       {"checkpoint_interval: 10m", "checkpoint_interval: needs checkpointable: true"},
+      {"fault_tolerant: maybe", "fault_tolerant: "},
       {"env: {SQUEEZE_JOB_ID: '1'}",
        "env.SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze"},
       {"env: {1BAD: x}", "env.1BAD: '1BAD' is not a variable name"},

@@ -38,6 +38,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   j["preemptible"] = s.preemptible;
   j["checkpointable"] = s.checkpointable;
   if (s.checkpoint_interval > 0) j["checkpoint_interval"] = FormatDuration(s.checkpoint_interval);
+  if (s.fault_tolerant) j["fault_tolerant"] = true;
   if (s.estimate) j["estimate"] = FormatDuration(*s.estimate);
   if (s.deadline) j["deadline"] = FormatDateTime(*s.deadline);
   if (!s.team.empty()) j["team"] = s.team;

@@ -219,6 +219,29 @@ void ApiServer::Routes() {
   }));
   s.Get("/v1/nodes", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Nodes(who)); }));
+  // Node names are [A-Za-z0-9._-] in cluster files; anything else is simply not found.
+  s.Post(R"(/v1/nodes/([^/]+)/reclaim)",
+         authed_post([this, read_body](const Principal& who, const httplib::Request& req,
+                                       httplib::Response& res,
+                                       const httplib::ContentReader& reader) {
+           std::string body;
+           if (!read_body(req, reader, res, body)) return;
+           Send(res, service_.ReclaimNode(who, req.matches[1], body));
+         }));
+  s.Post(R"(/v1/nodes/([^/]+)/return)",
+         authed_post([this](const Principal& who, const httplib::Request& req,
+                            httplib::Response& res, const httplib::ContentReader&) {
+           res.set_header("Connection", "close");  // a body, if any, is not read
+           Send(res, service_.ReturnNode(who, req.matches[1]));
+         }));
+  s.Post("/v1/telemetry",
+         authed_post([this, read_body](const Principal& who, const httplib::Request& req,
+                                       httplib::Response& res,
+                                       const httplib::ContentReader& reader) {
+           std::string body;
+           if (!read_body(req, reader, res, body)) return;
+           Send(res, service_.Telemetry(who, body));
+         }));
   s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Pools(who)); }));
 }

@@ -84,6 +84,29 @@ TEST_F(ApiServerTest, LimitsAndBadIds) {
   EXPECT_TRUE(service_.calls().empty());
 }
 
+TEST_F(ApiServerTest, RoutesTheCapacityCalls) {
+  auto reclaim = client_->Post("/v1/nodes/spot-0/reclaim", Auth(), R"({"warning_s":5})",
+                               "application/json");
+  ASSERT_TRUE(reclaim);
+  EXPECT_EQ(reclaim->status, 200);
+  EXPECT_EQ(Json(reclaim)["node"], "spot-0");
+  auto back = client_->Post("/v1/nodes/spot-0/return", Auth(), "", "application/json");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->status, 200);
+  auto telemetry = client_->Post("/v1/telemetry", Auth(), R"({"gpus":[]})", "application/json");
+  ASSERT_TRUE(telemetry);
+  EXPECT_EQ(telemetry->status, 200);
+  auto big = client_->Post("/v1/telemetry", Auth(), std::string(2048, ' '), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  auto nobody = client_->Post("/v1/telemetry", "{}", "application/json");
+  ASSERT_TRUE(nobody);
+  EXPECT_EQ(nobody->status, 401);
+  EXPECT_EQ(service_.calls(), (std::vector<std::string>{"reclaim alice spot-0 {\"warning_s\":5}",
+                                                        "return alice spot-0",
+                                                        "telemetry alice {\"gpus\":[]}"}));
+}
+
 TEST(ParseListenTest, HostAndPort) {
   ApiOptions o;
   ASSERT_TRUE(ParseListen("0.0.0.0:9000", o).ok());

@@ -29,6 +29,7 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
   j["data_gb"] = spec.data_gb;
   j["preemptible"] = spec.preemptible;
   j["checkpointable"] = spec.checkpointable;
+  j["fault_tolerant"] = spec.fault_tolerant;
   j["checkpoint_interval_s"] = spec.checkpoint_interval > 0 ? nlohmann::json(spec.checkpoint_interval)
                                                             : nlohmann::json();
   j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();

@@ -93,6 +93,7 @@ void LiveQueue::DrainInbox(Time now) {
 void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
   job.retry_at.reset();
   job.stopping = Stopping::kNo;
+  job.killed_at_leave_by = false;
   JobSpec spec = job.request.spec;
   spec.id = id;
   Status s = scheduler_->Submit(spec, now);
@@ -136,6 +137,9 @@ Time LiveQueue::Step(Time now) {
   if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
   for (const auto& [id, job] : jobs_) {
     if (job.stopping == Stopping::kAwaitCheckpoint) next = std::min(next, job.stop_deadline);
+    if (job.stopping != Stopping::kNo && !job.killed_at_leave_by) {
+      next = std::min(next, LeaveBy(id));
+    }
   }
   return std::max(next, now);
 }
@@ -149,7 +153,7 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   if (job.stopping == Stopping::kAwaitCheckpoint) {
     // The checkpoint the stop asked for (or one that came first): now leave.
     job.stopping = Stopping::kTerminating;
-    (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
+    Terminate(id, job, now);
   }
 }
 
@@ -259,15 +263,21 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   ++counters_.starts;
   job.exec = &ExecutorFor(d.placement);
   job.placed_because = d.reason;
-  if (!d.reason.empty()) (void)store_.AppendEvent(d.job, now, "region", d.reason);
   // The job learns where it runs and where its data lives (a staging step may copy it).
   JobRequest request = job.request;
   const ClusterSpec& spec = scheduler_->cluster().spec();
   const int pool = scheduler_->cluster().node(d.placement.shares.front().node).pool;
+  if (!d.reason.empty()) {
+    // Why it starts outside its home region, or on capacity that may be taken away.
+    const PoolKind kind = spec.pools[pool].kind;
+    const bool takeable = kind == PoolKind::kSpot || kind == PoolKind::kColocated;
+    (void)store_.AppendEvent(d.job, now, takeable ? "placed" : "region", d.reason);
+  }
   request.env["SQUEEZE_REGION"] = spec.pools[pool].region;
   if (const int home = spec.PoolIndex(request.spec.pool); home >= 0) {
     request.env["SQUEEZE_HOME_REGION"] = spec.pools[home].region;
   }
+  AddPlacementEnv(d, job.cuda_gpus, request);
   auto run = job.exec->Start(d.job, attempt, request, job.cuda_gpus, job.has_checkpoint);
   if (!run.ok()) {
     Log("job " + std::to_string(d.job) + ": " + run.status().message());
@@ -282,23 +292,46 @@ void LiveQueue::StopJob(const Decision& d, Time now) {
   job.stop_reason = d.reason;
   if (job.request.spec.checkpointable && ExecutorOf(job).RequestCheckpoint(d.job).ok()) {
     job.stopping = Stopping::kAwaitCheckpoint;
-    job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
+    // A job whose GPUs are taken away (a reclaim, inference) waits no longer than it may stay.
+    job.stop_deadline = std::min(
+        now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost), LeaveBy(d.job));
     if (Status s = store_.SetState(d.job, JobState::kCheckpointing, d.reason, now); !s.ok()) {
       Log(s.message());
     }
     return;
   }
   job.stopping = Stopping::kTerminating;
-  (void)ExecutorOf(job).Stop(d.job, now, options_.stop_grace);
+  Terminate(d.job, job, now);
   (void)store_.AppendEvent(d.job, now, "stop", d.reason);
+}
+
+Time LiveQueue::LeaveBy(JobId id) const {
+  const Job* known = scheduler_->Find(id);
+  return known == nullptr ? kNever : known->must_leave_by;
+}
+
+void LiveQueue::Terminate(JobId id, LiveJob& job, Time now) {
+  Time grace = options_.stop_grace;
+  if (const Time by = LeaveBy(id); by != kNever) grace = std::clamp<Time>(by - now, 0, grace);
+  (void)ExecutorOf(job).Stop(id, now, grace);
 }
 
 void LiveQueue::TerminateOverdue(Time now) {
   for (auto& [id, job] : jobs_) {
+    if (job.stopping == Stopping::kNo) continue;
+    const Time leave_by = LeaveBy(id);
     if (job.stopping == Stopping::kAwaitCheckpoint && now >= job.stop_deadline) {
       job.stopping = Stopping::kTerminating;
-      (void)store_.AppendEvent(id, now, "stop", "no checkpoint within the grace period; SIGTERM");
-      (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
+      (void)store_.AppendEvent(id, now, "stop",
+                               now >= leave_by
+                                   ? "no checkpoint before it had to leave; SIGTERM and SIGKILL"
+                                   : "no checkpoint within the grace period; SIGTERM");
+      Terminate(id, job, now);
+    }
+    if (now >= leave_by && !job.killed_at_leave_by && ExecutorOf(job).IsRunning(id)) {
+      // Its GPUs are taken away now: whatever it is doing, it goes (SIGKILL at the next poll).
+      job.killed_at_leave_by = true;
+      (void)ExecutorOf(job).Stop(id, now, 0);
     }
   }
 }

@@ -25,6 +25,7 @@
 #include "core/scheduler.h"
 #include "exec/executor.h"
 #include "serve/access.h"
+#include "serve/capacity_requests.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
 #include "store/job_store.h"
@@ -85,6 +86,18 @@ class LiveQueue {
   // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
   ApiResult Cancel(const Principal& who, JobId id, Time now);
 
+  // Capacity taken away and given back (live_queue_capacity.cc), for the API's admin calls;
+  // the caller wakes the loop so that the next step acts at once.
+  // A spot node's provider takes it back at now + warning (nullopt: its pool's spot.warning):
+  // it takes no new jobs, and the next step asks its jobs to checkpoint and leave by then
+  // (killed then if they have not). 404: no such node; 400: not in a spot pool; 409: already.
+  ApiResult Reclaim(const std::string& node, std::optional<Time> warning, Time now);
+  // The reclaimed node is back and takes jobs again. 404: no such node; 409: not reclaimed.
+  ApiResult Return(const std::string& node, Time now);
+  // The inference load of GPUs of colocated pools. Every entry is checked (400 naming it: an
+  // unknown node or GPU, a node outside a colocated pool) before any is applied.
+  ApiResult SetInferenceLoads(const std::vector<GpuLoadReport>& loads, Time now);
+
   // Views for the API.
   nlohmann::json NodesJson() const;
   nlohmann::json PoolsJson() const;
@@ -127,6 +140,7 @@ class LiveQueue {
     bool cancelled = false;
     std::string cancelled_by;
     bool requeue_on_exit = false;  // was stopping when the daemon restarted
+    bool killed_at_leave_by = false;  // the must-leave time came: SIGKILL sent
     std::vector<int> cuda_gpus;
     Executor* exec = nullptr;  // where its current run is; nullptr = the default executor
     std::string placed_because;  // why its current run is outside its home region, if it is
@@ -150,6 +164,16 @@ class LiveQueue {
   void ApplyBackendReports();
   // Why node `n` takes no new jobs; empty when it does.
   std::string NodeUnavailableWhy(int n) const;
+  // The node's index by name; -1 when there is none.
+  int NodeIndex(const std::string& name) const;
+  // The environment a run gets from where it runs: the periodic checkpoint interval asked of
+  // it, and on colocated GPUs its share (SQUEEZE_GPU_SHARE, the CUDA MPS limits).
+  void AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,
+                       JobRequest& request) const;
+  // When a stopping job must be off its GPUs (a reclaim, inference); kNever when it need not.
+  Time LeaveBy(JobId id) const;
+  // SIGTERM now, SIGKILL after the stop grace or at the job's must-leave time if sooner.
+  void Terminate(JobId id, LiveJob& job, Time now);
   // A run that failed (or could not start): a retry after back-off, or failed for good.
   void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
   void StartJob(const Decision& d, Time now);
@@ -171,6 +195,11 @@ class LiveQueue {
   std::map<JobId, LiveJob> jobs_;  // every unfinished job
   std::set<std::pair<Time, JobId>> retries_;
   LiveCounters counters_;
+  struct ReclaimNotice {
+    Time at = 0;
+    Time leave_by = 0;
+  };
+  std::map<int, ReclaimNotice> reclaimed_;  // spot nodes taken back and not returned yet
 
   mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;

@@ -73,6 +73,10 @@ void LiveQueue::OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now)
 }
 
 std::string LiveQueue::NodeUnavailableWhy(int n) const {
+  if (auto r = reclaimed_.find(n); r != reclaimed_.end()) {
+    return "reclaimed: its provider takes it back at " + FormatDateTime(r->second.leave_by) +
+           " (notice at " + FormatDateTime(r->second.at) + ")";
+  }
   auto it = node_down_.find(n);
   return it == node_down_.end() ? "" : it->second;
 }

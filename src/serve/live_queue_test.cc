@@ -14,6 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/cluster_file.h"
 #include "core/testing/temp_dir.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
@@ -49,6 +50,20 @@ class LiveQueueTest : public ::testing::Test {
     options.retry_backoff = 1;
     options.checkpoint_grace = 20;
     options.stop_grace = stop_grace;
+    return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
+  }
+
+  // A queue on a cluster file's pools, over virtual GPUs.
+  std::unique_ptr<LiveQueue> MakeQueueOn(std::string_view yaml, int gpus) {
+    executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
+    GpuInventory found{"virtual", VirtualGpus(std::to_string(gpus)).value(), {}};
+    LocalCluster cluster =
+        BuildLocalCluster(found, ParseClusterYaml(yaml, "test.yaml").value(), "testhost").value();
+    Policy policy = NamedPolicy("sliced").value();
+    policy.min_runtime = 0;
+    LiveQueueOptions options;
+    options.checkpoint_grace = 20;
+    options.stop_grace = 5;
     return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
   }
 
@@ -284,6 +299,84 @@ TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
   EXPECT_NEAR((*why)["expected_start_in_s"].get<double>(), 500, 5);
   EXPECT_FALSE(q->WhyJson(first + 100, now_).has_value());
   q->Cancel(Principal{"root", "admin", true}, first, now_);
+}
+
+constexpr std::string_view kSharedAndSpot = R"(
+pools:
+  - name: inference
+    kind: colocated
+    colocation: {cap: 0.6, evict_within: 10s}
+    nodes:
+      - {name: inf-0, gpus: 2, gpu_model: L40S, gpu_memory_mib: 1000}
+  - name: spot
+    kind: spot
+    spot: {warning: 8s}
+    nodes:
+      - {name: spot-0, gpus: 1, gpu_model: L40S}
+)";
+
+TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
+  auto q = MakeQueueOn(kSharedAndSpot, 3);
+  ASSERT_FALSE(q->Reclaim("spot-0", 0, now_).error);  // only the shared GPUs are left
+  std::vector<GpuLoadReport> loads = {{"inf-0", 0, 0.1}, {"inf-0", 1, 0.2}};
+  ASSERT_FALSE(q->SetInferenceLoads(loads, now_).error);
+  JobRequest r = Command({"bash", "-c", "env | grep -E '^(CUDA_MPS|SQUEEZE_GPU_SHARE)' | sort"}, 2);
+  r.spec.preemptible = true;
+  r.spec.checkpointable = true;
+  r.spec.estimate = 10;
+  const JobId id = Submit(*q, r);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
+  const std::string log = Log(id, 1);
+  EXPECT_THAT(log, HasSubstr("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=60\n"));
+  EXPECT_THAT(log, HasSubstr("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=600M,1=600M\n"));
+  EXPECT_THAT(log, HasSubstr("SQUEEZE_GPU_SHARE=0.6\n"));
+}
+
+TEST_F(LiveQueueTest, CapacityCallsCheckEverythingBeforeApplyingAnything) {
+  auto q = MakeQueueOn(kSharedAndSpot, 3);
+  EXPECT_EQ(q->Reclaim("nowhere", 5, now_).error->http_status, 404);
+  ApiResult wrong = q->Reclaim("inf-0", 5, now_);
+  EXPECT_EQ(wrong.error->http_status, 400);
+  EXPECT_THAT(wrong.error->message, HasSubstr("only nodes of spot pools"));
+  EXPECT_EQ(q->Return("spot-0", now_).error->http_status, 409);
+  std::vector<GpuLoadReport> loads = {{"inf-0", 0, 0.1}, {"inf-0", 2, 0.1}};
+  ApiResult bad = q->SetInferenceLoads(loads, now_);
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->message, "gpus[1].gpu: node inf-0 has no GPU 2 (it has 2)");
+  loads = {{"inf-0", 0, 0.1}, {"spot-0", 0, 0.1}};
+  bad = q->SetInferenceLoads(loads, now_);
+  ASSERT_TRUE(bad.error);
+  EXPECT_THAT(bad.error->message, HasSubstr("gpus[1].node: node spot-0 is in pool spot"));
+  const nlohmann::json nodes = q->NodesJson();
+  EXPECT_TRUE(nodes["nodes"][0]["gpu_detail"][0]["inference_load"].is_null());
+  ApiResult reclaimed = q->Reclaim("spot-0", std::nullopt, now_);
+  ASSERT_FALSE(reclaimed.error);
+  EXPECT_EQ(reclaimed.value["warning_s"], 8);  // the pool's
+  EXPECT_EQ(q->Reclaim("spot-0", 5, now_).error->http_status, 409);
+  EXPECT_THAT(q->NodesJson()["nodes"][1]["unavailable"].get<std::string>(),
+              HasSubstr("reclaimed"));
+  EXPECT_FALSE(q->Return("spot-0", now_).error);
+}
+
+TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {
+  auto q = MakeQueueOn(kSharedAndSpot, 3);
+  JobRequest r = Command(
+      {"bash", "-c", "trap '' USR1 TERM; echo ready; while true; do sleep 0.05; done"});
+  r.spec.preemptible = true;
+  r.spec.checkpointable = true;
+  r.spec.fault_tolerant = true;
+  r.spec.estimate = 60;
+  const JobId id = Submit(*q, r);
+  // Its traps are set before it is asked to leave.
+  ASSERT_TRUE(StepUntil(*q, [&] { return Log(id, 1).find("ready") != std::string::npos; }));
+  const Time notice = now_;
+  ASSERT_FALSE(q->Reclaim("spot-0", 8, now_).error);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kPending; }));
+  // Killed when the node is taken (8 s), not after the checkpoint grace (20 s).
+  EXPECT_GE(now_, notice + 8);
+  EXPECT_LE(now_, notice + 14);
+  StoredJob j = store_->Get(id).value();
+  EXPECT_THAT(j.reason, HasSubstr("spot reclaim: node spot-0 is taken back in 8s"));
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ nlohmann::json LiveQueue::NodesJson() const {
   for (size_t n = 0; n < cs.nodes().size(); ++n) {
     const NodeSpec& spec = cs.spec().nodes[n];
     const NodeState& state = cs.node(static_cast<int>(n));
+    const PoolSpec& pool = cs.spec().pools[state.pool];
     nlohmann::json gpus = nlohmann::json::array();
     for (int g = 0; g < spec.gpus; ++g) {
       const LocalGpu* local = cluster_.Find(static_cast<int>(n), g);
@@ -48,6 +49,13 @@ nlohmann::json LiveQueue::NodesJson() const {
         gpu["name"] = local->device.name;
         gpu["virtual"] = local->device.is_virtual;
         if (!local->device.uuid.empty()) gpu["uuid"] = local->device.uuid;
+      }
+      if (pool.kind == PoolKind::kColocated) {
+        const double load = scheduler_->InferenceLoad(static_cast<int>(n), g);
+        gpu["inference_load"] = load < 0 ? nlohmann::json() : nlohmann::json(load);
+        const auto closed = scheduler_->state().closed_gpus.find(static_cast<int>(n));
+        gpu["takes_training"] =
+            closed == scheduler_->state().closed_gpus.end() || !(closed->second >> g & 1);
       }
       gpus.push_back(gpu);
     }
@@ -65,6 +73,10 @@ nlohmann::json LiveQueue::NodesJson() const {
                      {"gpu_detail", gpus}});
     if (const std::string why = NodeUnavailableWhy(static_cast<int>(n)); !why.empty()) {
       nodes.back()["unavailable"] = why;
+    }
+    if (auto r = reclaimed_.find(static_cast<int>(n)); r != reclaimed_.end()) {
+      nodes.back()["reclaimed"] = {{"at", FormatDateTime(r->second.at)},
+                                   {"leave_by", FormatDateTime(r->second.leave_by)}};
     }
   }
   return {{"nodes", nodes}, {"gpu_source", cluster_.source}};
@@ -84,6 +96,12 @@ nlohmann::json LiveQueue::PoolsJson() const {
                      {"backend", spec.backend},
                      {"gpus", cs.PoolTotalGpus(p)},
                      {"free_gpus", free}});
+    if (spec.kind == PoolKind::kSpot) {
+      pools.back()["spot"] = {{"warning_s", spec.spot.warning}};
+    } else if (spec.kind == PoolKind::kColocated) {
+      pools.back()["colocation"] = {{"cap", spec.colocation.cap},
+                                    {"evict_within_s", spec.colocation.evict_within}};
+    }
     if (auto it = reports_.find(p); it != reports_.end()) {
       const BackendReport& r = it->second;
       nlohmann::json controller = {{"cluster", r.cluster}, {"reachable", r.reachable},

@@ -6,6 +6,7 @@
 #include "config/data_path.h"
 #include "config/text_util.h"
 #include "exec/run_files.h"
+#include "serve/capacity_requests.h"
 #include "serve/job_json.h"
 #include "serve/prometheus_text.h"
 
@@ -163,6 +164,34 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
 ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }
 
 ApiResult QueueService::Pools(const Principal& who) { return ApiResult::Ok(queue_.PoolsJson()); }
+
+ApiResult QueueService::ReclaimNode(const Principal& who, const std::string& node,
+                                     const std::string& body) {
+  if (!who.admin) return ApiResult::Fail(403, "only an admin may reclaim a node");
+  auto warning = ParseReclaimBody(body);
+  if (!warning.ok()) return ApiResult::Fail(400, warning.status().message());
+  ApiResult r = queue_.Reclaim(node, *warning, clock_());
+  if (!r.error) wake_();  // its jobs are asked to leave by the next step
+  return r;
+}
+
+ApiResult QueueService::ReturnNode(const Principal& who, const std::string& node) {
+  if (!who.admin) return ApiResult::Fail(403, "only an admin may return a node");
+  ApiResult r = queue_.Return(node, clock_());
+  if (!r.error) wake_();
+  return r;
+}
+
+// Admins only: a report closes GPUs and evicts the training on them, so whoever sends it
+// decides over every team's jobs there (an inference agent holds an admin token).
+ApiResult QueueService::Telemetry(const Principal& who, const std::string& body) {
+  if (!who.admin) return ApiResult::Fail(403, "only an admin may report inference load");
+  auto loads = ParseTelemetryBody(body);
+  if (!loads.ok()) return ApiResult::Fail(400, loads.status().message());
+  ApiResult r = queue_.SetInferenceLoads(*loads, clock_());
+  if (!r.error) wake_();
+  return r;
+}
 
 std::string QueueService::MetricsText() {
   const LiveQueue::Gauges g = queue_.Snapshot();

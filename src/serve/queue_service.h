@@ -28,6 +28,10 @@ class QueueService : public JobService {
                 const std::map<std::string, std::string>& query) override;
   ApiResult Nodes(const Principal& who) override;
   ApiResult Pools(const Principal& who) override;
+  ApiResult ReclaimNode(const Principal& who, const std::string& node,
+                        const std::string& body) override;
+  ApiResult ReturnNode(const Principal& who, const std::string& node) override;
+  ApiResult Telemetry(const Principal& who, const std::string& body) override;
   std::string MetricsText() override;
 
  private:

@@ -32,6 +32,7 @@ json SpecToJson(const JobSpec& s) {
             {"checkpointable", s.checkpointable},
             {"checkpoint_interval", s.checkpoint_interval},
             {"checkpoint_cost", s.checkpoint_cost},
+            {"fault_tolerant", s.fault_tolerant},
             {"regions", s.regions},
             {"data_gb", s.data_gb}};
   PutOptional(j, "restart_overhead", s.restart_overhead);
@@ -59,6 +60,7 @@ JobSpec SpecFromJson(const json& j) {
   s.checkpointable = j.value("checkpointable", s.checkpointable);
   s.checkpoint_interval = j.value("checkpoint_interval", s.checkpoint_interval);
   s.checkpoint_cost = j.value("checkpoint_cost", s.checkpoint_cost);
+  s.fault_tolerant = j.value("fault_tolerant", s.fault_tolerant);  // false in older rows
   s.restart_overhead = GetOptional(j, "restart_overhead");
   s.estimate = GetOptional(j, "estimate");
   s.deadline = GetOptional(j, "deadline");

@@ -50,6 +50,19 @@ class RecordingService : public JobService {
   }
   ApiResult Nodes(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
   ApiResult Pools(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  ApiResult ReclaimNode(const Principal& who, const std::string& node,
+                        const std::string& body) override {
+    Record("reclaim " + who.user + " " + node + " " + body);
+    return ApiResult::Ok({{"node", node}});
+  }
+  ApiResult ReturnNode(const Principal& who, const std::string& node) override {
+    Record("return " + who.user + " " + node);
+    return ApiResult::Ok({{"node", node}});
+  }
+  ApiResult Telemetry(const Principal& who, const std::string& body) override {
+    Record("telemetry " + who.user + " " + body);
+    return ApiResult::Ok({{"applied", 0}});
+  }
   std::string MetricsText() override { return "squeeze_up 1\n"; }
 
   std::vector<std::string> calls() {

@@ -1,0 +1,95 @@
+#include "serve/capacity_requests.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ReclaimError(std::string_view body) {
+  auto r = ParseReclaimBody(body);
+  EXPECT_FALSE(r.ok()) << body;
+  return r.ok() ? "" : r.status().message();
+}
+
+std::string TelemetryError(std::string_view body) {
+  auto r = ParseTelemetryBody(body);
+  EXPECT_FALSE(r.ok()) << body;
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(CapacityRequestsTest, ReclaimWarningIsOptional) {
+  for (std::string_view empty : {"", "  \n", "{}", R"({"warning_s": null})"}) {
+    auto r = ParseReclaimBody(empty);
+    ASSERT_TRUE(r.ok()) << empty << ": " << r.status().message();
+    EXPECT_FALSE(r->has_value()) << empty;
+  }
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 30})"), 30);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 0})"), 0);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 4.6})"), 5);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": "2m"})"), 120);
+}
+
+TEST(CapacityRequestsTest, BrokenReclaimBodiesNameTheFieldAndValue) {
+  EXPECT_EQ(ReclaimError("{"), "the body is not JSON");
+  EXPECT_EQ(ReclaimError("[30]"), "the body must be a JSON object, got [30]");
+  EXPECT_EQ(ReclaimError(R"({"warning_s": -1})"),
+            "warning_s: -1 is not a number of seconds from 0 to 86400");
+  EXPECT_EQ(ReclaimError(R"({"warning_s": "soon"})"),
+            "warning_s: \"soon\" is not a number of seconds from 0 to 86400");
+  EXPECT_THAT(ReclaimError(R"({"warning_s": 90000})"), HasSubstr("warning_s: 90000"));
+  EXPECT_THAT(ReclaimError(R"({"warning_s": true})"), HasSubstr("warning_s: true"));
+  EXPECT_EQ(ReclaimError(R"({"warning": 30})"),
+            "unknown field 'warning' (did you mean 'warning_s'?)");
+}
+
+TEST(CapacityRequestsTest, TelemetryReadsEveryGpu) {
+  auto r = ParseTelemetryBody(
+      R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": 0.72},
+                   {"node": "n0", "gpu": 1, "inference_load": 0},
+                   {"node": "n1", "gpu": 0, "inference_load": 1}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].node, "n0");
+  EXPECT_EQ((*r)[0].gpu, 0);
+  EXPECT_DOUBLE_EQ((*r)[0].load, 0.72);
+  EXPECT_EQ((*r)[1].gpu, 1);
+  EXPECT_EQ((*r)[2].node, "n1");
+  EXPECT_DOUBLE_EQ((*r)[2].load, 1);
+}
+
+TEST(CapacityRequestsTest, BrokenTelemetryNamesTheFieldAndValue) {
+  EXPECT_EQ(TelemetryError(""), "the body is not JSON");
+  EXPECT_EQ(TelemetryError("{}"), "gpus: missing; give a list of {node, gpu, inference_load}");
+  EXPECT_EQ(TelemetryError(R"({"gpus": []})"), "gpus: [] is not a non-empty list");
+  EXPECT_EQ(TelemetryError(R"({"gpus": {"node": "n0"}})"),
+            "gpus: {\"node\":\"n0\"} is not a non-empty list");
+  EXPECT_EQ(TelemetryError(R"({"gpu": []})"), "unknown field 'gpu' (did you mean 'gpus'?)");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [3]})"),
+            "gpus[0]: 3 is not an object {node, gpu, inference_load}");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"gpu": 0, "inference_load": 0.5}]})"),
+            "gpus[0].node: missing; expected a node name");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": 7, "gpu": 0, "inference_load": 0.5}]})"),
+            "gpus[0].node: 7 is not a node name");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": -1, "inference_load": 0.5}]})"),
+            "gpus[0].gpu: -1 is not a GPU index (0, 1, ...)");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0.5, "inference_load": 0.5}]})"),
+            "gpus[0].gpu: 0.5 is not a GPU index (0, 1, ...)");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": 0.1},
+                                        {"node": "n0", "gpu": 1, "inference_load": 1.5}]})"),
+            "gpus[1].inference_load: 1.5 is not a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": "high"}]})"),
+            "gpus[0].inference_load: \"high\" is not a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0}]})"),
+            "gpus[0].inference_load: missing; expected a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "load": 0.5}]})"),
+            "unknown field 'gpus[0].load'");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": 0.1},
+                                        {"node": "n0", "gpu": 0, "inference_load": 0.2}]})"),
+            "gpus[1].gpu: GPU 0 of node n0 is reported twice");
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -1,0 +1,143 @@
+// LiveQueue and capacity that can be taken away: spot nodes their provider reclaims (a notice
+// through the API), colocated GPUs whose inference load rises (telemetry through the API), and
+// what a run placed on such capacity is told in its environment.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "config/job_values.h"
+#include "core/duration.h"
+#include "serve/live_queue.h"
+
+namespace squeeze {
+namespace {
+
+std::string Number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+}  // namespace
+
+int LiveQueue::NodeIndex(const std::string& name) const {
+  const auto& nodes = scheduler_->cluster().spec().nodes;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].name == name) return static_cast<int>(n);
+  }
+  return -1;
+}
+
+ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warning, Time now) {
+  std::lock_guard lock(mu_);
+  const int node = NodeIndex(name);
+  if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
+  const ClusterState& cs = scheduler_->cluster();
+  const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
+  if (pool.kind != PoolKind::kSpot) {
+    return ApiResult::Fail(400, "node " + name + " is in pool " + pool.name + " (kind " +
+                                    std::string(PoolKindName(pool.kind)) +
+                                    "); only nodes of spot pools are reclaimed");
+  }
+  if (auto it = reclaimed_.find(node); it != reclaimed_.end()) {
+    return ApiResult::Fail(409, "node " + name + " is already reclaimed (since " +
+                                    FormatDateTime(it->second.at) + ")");
+  }
+  const Time w = warning.value_or(pool.spot.warning);
+  if (Status s = scheduler_->Reclaimed(node, now, w); !s.ok()) {
+    return ApiResult::Fail(400, s.message());
+  }
+  reclaimed_[node] = {now, now + w};
+  nlohmann::json jobs = nlohmann::json::array();
+  for (JobId id : scheduler_->state().node_jobs[node]) jobs.push_back(id);
+  Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
+      FormatDateTime(now + w) + "); its jobs leave: " + jobs.dump());
+  return ApiResult::Ok({{"node", name},
+                        {"state", "reclaimed"},
+                        {"warning_s", w},
+                        {"leave_by", FormatDateTime(now + w)},
+                        {"jobs", jobs}});
+}
+
+ApiResult LiveQueue::Return(const std::string& name, Time now) {
+  std::lock_guard lock(mu_);
+  const int node = NodeIndex(name);
+  if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
+  if (!reclaimed_.count(node)) return ApiResult::Fail(409, "node " + name + " is not reclaimed");
+  if (Status s = scheduler_->Returned(node, now); !s.ok()) {
+    return ApiResult::Fail(400, s.message());
+  }
+  reclaimed_.erase(node);
+  Log("node " + name + " is back and takes jobs again");
+  return ApiResult::Ok({{"node", name}, {"state", "available"}});
+}
+
+ApiResult LiveQueue::SetInferenceLoads(const std::vector<GpuLoadReport>& loads, Time now) {
+  std::lock_guard lock(mu_);
+  const ClusterState& cs = scheduler_->cluster();
+  std::vector<int> nodes;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    const GpuLoadReport& r = loads[i];
+    const std::string at = "gpus[" + std::to_string(i) + "].";
+    const int node = NodeIndex(r.node);
+    if (node < 0) return ApiResult::Fail(400, at + "node: no node '" + r.node + "'");
+    const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
+    if (pool.kind != PoolKind::kColocated) {
+      return ApiResult::Fail(400, at + "node: node " + r.node + " is in pool " + pool.name +
+                                      " (kind " + std::string(PoolKindName(pool.kind)) +
+                                      "), not a colocated pool");
+    }
+    if (r.gpu >= cs.node(node).gpus) {
+      return ApiResult::Fail(400, at + "gpu: node " + r.node + " has no GPU " +
+                                      std::to_string(r.gpu) + " (it has " +
+                                      std::to_string(cs.node(node).gpus) + ")");
+    }
+    nodes.push_back(node);
+  }
+  int closed = 0;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    const bool was_open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
+                            (scheduler_->state().closed_gpus.at(nodes[i]) >> loads[i].gpu & 1));
+    if (Status s = scheduler_->SetInferenceLoad(nodes[i], loads[i].gpu, loads[i].load, now);
+        !s.ok()) {
+      Log("inference load of " + loads[i].node + " GPU " + std::to_string(loads[i].gpu) + ": " +
+          s.message());  // checked above; should not happen
+      continue;
+    }
+    const bool open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
+                        (scheduler_->state().closed_gpus.at(nodes[i]) >> loads[i].gpu & 1));
+    if (was_open != open) {
+      Log("GPU " + std::to_string(loads[i].gpu) + " of node " + loads[i].node + " (inference " +
+          Number(loads[i].load) + "): " + (open ? "takes training" : "closed to training"));
+    }
+    closed += open ? 0 : 1;
+  }
+  return ApiResult::Ok({{"applied", loads.size()}, {"closed", closed}});
+}
+
+void LiveQueue::AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,
+                                JobRequest& request) const {
+  if (d.checkpoint_interval > 0) {
+    request.env["SQUEEZE_CHECKPOINT_INTERVAL"] = std::to_string(d.checkpoint_interval);
+  }
+  if (d.placement.empty()) return;
+  const ClusterSpec& spec = scheduler_->cluster().spec();
+  const int node = d.placement.shares.front().node;
+  const PoolSpec& pool = spec.pools[scheduler_->cluster().node(node).pool];
+  if (pool.kind != PoolKind::kColocated) return;
+  // The share of each GPU training may take, enforced by CUDA MPS when inference and the job
+  // are both its clients (docs/serve.md, "Spot and colocated pools").
+  const double cap = pool.colocation.cap;
+  request.env["SQUEEZE_GPU_SHARE"] = Number(cap);
+  request.env["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = std::to_string(std::lround(cap * 100));
+  if (const int64_t mib = spec.nodes[node].gpu_memory_mib; mib > 0) {
+    const auto limit = static_cast<int64_t>(std::floor(cap * static_cast<double>(mib)));
+    std::string pinned;
+    for (size_t i = 0; i < std::max<size_t>(1, cuda_gpus.size()); ++i) {
+      pinned += (pinned.empty() ? "" : ",") + std::to_string(i) + "=" + std::to_string(limit) + "M";
+    }
+    request.env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = pinned;
+  }
+}
+
+}  // namespace squeeze
