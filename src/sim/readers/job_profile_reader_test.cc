@@ -13,6 +13,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::EndsWith;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
@@ -265,13 +266,26 @@ TEST(JobProfileReaderTest, SkipBadRowsKeepsTheGoodOnes) {
   EXPECT_EQ(r->jobs[1].spec.pool, "q");
 }
 
+TEST(JobProfileReaderTest, ReadsFaultTolerantAndRefusesABadOne) {
+  ReadOptions options;
+  const std::string header = "id,submit_time,duration,gpus,pool,fault_tolerant\n";
+  auto ok = ParseTrace(header + "1,0,60,1,a,true\n2,0,60,1,a,\n", "p.csv", options);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_TRUE(ok->jobs[0].spec.fault_tolerant);
+  EXPECT_FALSE(ok->jobs[1].spec.fault_tolerant);
+  auto bad = ParseTrace(header + "1,0,60,1,a,sometimes\n", "p.csv", options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("fault_tolerant"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("sometimes"));
+}
+
 TEST(JobProfileReaderTest, KnowsItsColumns) {
   std::vector<std::string> names;
   for (const ColumnDef& c : JobProfileColumns()) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 22u);
+  EXPECT_EQ(JobProfileColumns().size(), 23u);
 }
 
 }  // namespace
