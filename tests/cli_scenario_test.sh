@@ -135,6 +135,34 @@ case_inference_load() {
   pass
 }
 
+# --reclaim-trace replays recorded reclaims of spot nodes: every line that hits a node in service
+# is one reclaim; a broken trace or one naming a node outside a spot pool is refused.
+case_reclaim_trace() {
+  printf 'time,node,warning\n1h,spot-0,\n90m,spot-1,1m\n100m,spot-0,\n' >"$WORK/reclaims.csv"
+  run spot simulate --trace "$PROFILE_EXAMPLE" --cluster "$DATA/lab-spot.yaml" --policy squeeze \
+    --reclaim-trace "$WORK/reclaims.csv" --json "$WORK/spot.json"
+  expect_ok spot
+  check shape "$WORK/spot.json" --policies squeeze
+  # spot-0 is away from 1 h to 1 h 30 m (outage 30m): the notice at 100 m finds it back.
+  "$PYTHON" - "$WORK/spot.json" <<'PY' || fail "the reclaims were not replayed"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["reclaims"] == 3, r["reclaims"]
+PY
+  printf 'time,node\n1h,l40s-0\n' >"$WORK/owned.csv"
+  run owned simulate --trace "$PROFILE_EXAMPLE" --cluster "$DATA/lab-spot.yaml" \
+    --reclaim-trace "$WORK/owned.csv"
+  expect_error owned
+  expect_in "$WORK/owned.err" \
+    "$WORK/owned.csv:2: node 'l40s-0' is in pool lab-l40s, which is not a spot pool"
+  printf 'time,node\nlater,spot-0\n' >"$WORK/broken.csv"
+  run broken simulate --trace "$PROFILE_EXAMPLE" --cluster "$DATA/lab-spot.yaml" \
+    --reclaim-trace "$WORK/broken.csv"
+  expect_error broken
+  expect_in "$WORK/broken.err" "$WORK/broken.csv:2: column 'time': value 'later'"
+  pass
+}
+
 case_inference_load_real() {
   need_files "$POD_TRACE"
   run real simulate --trace "$PROFILE_EXAMPLE" --cluster "$DATA/lab-plus.yaml" --policy fifo \

@@ -14,6 +14,7 @@
 #include "config/file_io.h"
 #include "config/scenario_file.h"
 #include "sim/readers/inference_load_reader.h"
+#include "sim/readers/reclaim_trace_reader.h"
 
 namespace squeeze {
 namespace {
@@ -62,6 +63,16 @@ class ScenarioInputs {
     return &it->second;
   }
 
+  Result<const ReclaimTrace*> GetReclaims(const std::string& path) {
+    auto it = reclaims_.find(path);
+    if (it == reclaims_.end()) {
+      Result<ReclaimTrace> trace = ReadReclaimTrace(path);
+      if (!trace.ok()) return trace.status();
+      it = reclaims_.emplace(path, std::move(*trace)).first;
+    }
+    return &it->second;
+  }
+
   Result<const InferenceLoad*> GetLoad(const std::string& path) {
     auto it = loads_.find(path);
     if (it == loads_.end()) {
@@ -77,6 +88,7 @@ class ScenarioInputs {
   std::map<TraceKey, Trace> traces_;
   std::map<std::string, ClusterSpec> clusters_;
   std::map<std::string, InferenceLoad> loads_;
+  std::map<std::string, ReclaimTrace> reclaims_;
 };
 
 Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant& variant,
@@ -94,6 +106,11 @@ Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant&
     auto load = inputs.GetLoad(out.load_path);
     if (!load.ok()) return load.status();
     out.input.options.inference_load = *load;
+  }
+  if (s.reclaim_trace && !s.reclaim_trace->empty()) {
+    auto reclaims = inputs.GetReclaims(*s.reclaim_trace);
+    if (!reclaims.ok()) return reclaims.status();
+    out.input.options.reclaim_trace = *reclaims;
   }
   PolicyChoice choice;
   choice.names = s.policies.value_or(std::vector<std::string>{"squeeze"});

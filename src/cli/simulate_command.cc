@@ -16,6 +16,7 @@
 #include "config/text_util.h"
 #include "core/duration.h"
 #include "sim/readers/inference_load_reader.h"
+#include "sim/readers/reclaim_trace_reader.h"
 #include "sim/report.h"
 
 namespace squeeze {
@@ -41,6 +42,7 @@ struct SimulateFlags {
   bool assume_checkpointable = true;
   std::string assume_checkpoint_cost;
   std::string inference_load;
+  std::string reclaim_trace;
   bool quiet = false;
   // --protocol fill (the FGD experiment on openb traces)
   std::string protocol = "replay";
@@ -127,6 +129,12 @@ int RunSimulate(const SimulateFlags& f) {
     if (!read_load.ok()) return Fail(read_load.status());
     load = std::move(*read_load);
   }
+  std::optional<ReclaimTrace> reclaims;
+  if (!f.reclaim_trace.empty()) {
+    auto read_reclaims = ReadReclaimTrace(f.reclaim_trace);
+    if (!read_reclaims.ok()) return Fail(read_reclaims.status());
+    reclaims = std::move(*read_reclaims);
+  }
   auto policies = ResolvePolicies({SplitList(f.policies, ','), f.borrow, f.defrag, f.slice,
                                    f.settings});
   if (!policies.ok()) return Fail(policies.status());
@@ -137,6 +145,7 @@ int RunSimulate(const SimulateFlags& f) {
   input.options.seed = f.seed;
   input.options.ignore_trace_pools = f.ignore_pools;
   input.options.inference_load = load ? &*load : nullptr;
+  input.options.reclaim_trace = reclaims ? &*reclaims : nullptr;
   input.show_progress = !f.quiet && isatty(STDERR_FILENO);
   auto runs = RunReplay(input);
   if (!runs.ok()) return Fail(runs.status());
@@ -237,6 +246,10 @@ CommandRun RegisterSimulate(CLI::App& app) {
       "--inference-load", f->inference_load,
       "Inference load on the colocated pools' GPUs: the per-pod GPU duty cycle trace "
       "(value,timestamp_anon,container_ip; CSV, .csv.gz or .tar.gz)"));
+  in_scenario.push_back(app.add_option(
+      "--reclaim-trace", f->reclaim_trace,
+      "Reclaims of spot nodes to replay instead of the seeded process: a CSV time,node[,warning] "
+      "(docs/spot-and-colocation.md)"));
   for (CLI::Option* option : in_scenario) scenario->excludes(option);
   app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
   return [f] { return RunSimulate(*f); };

@@ -41,24 +41,9 @@ Status ClusterYamlReader::Error(const YAML::Node& at, const std::string& path,
 // Collects the entries of the map `node`; rejects other node types, unknown keys and repeats.
 Status ClusterYamlReader::ReadFields(const YAML::Node& node, const std::string& path, Keys known,
                                      Fields& out) const {
-  if (!node.IsMap()) {
-    return Error(node, path,
-                 "expected a map with keys " + JoinKeys(known) + ", got " + TypeName(node));
-  }
-  for (const auto& entry : node) {
-    const YAML::Node& key = entry.first;
-    if (!key.IsScalar()) return Error(key, path, "a key must be a plain name");
-    const std::string& name = key.Scalar();
-    bool is_known = false;
-    for (std::string_view k : known) is_known = is_known || k == name;
-    if (!is_known) {
-      return Error(key, path, "unknown key '" + name + "'; known keys: " + JoinKeys(known));
-    }
-    if (!out.emplace(name, Field{key, entry.second}).second) {
-      return Error(key, path, "key '" + name + "' is given twice");
-    }
-  }
-  return Status::Ok();
+  return ReadMapFields(node, path, known, out,
+                       [this](const YAML::Node& at, const std::string& where,
+                              const std::string& message) { return Error(at, where, message); });
 }
 
 Result<std::string> ClusterYamlReader::Scalar(const Field& field, const std::string& path,

@@ -57,6 +57,31 @@ inline std::string TypeName(const YAML::Node& node) {
   }
 }
 
+// Collects the entries of the map `node` into `out`; rejects other node types, unknown keys and
+// repeats. `error(at, path, message)` makes the error (it knows the source's name).
+template <typename MakeError>
+Status ReadMapFields(const YAML::Node& node, const std::string& path, Keys known, Fields& out,
+                     const MakeError& error) {
+  if (!node.IsMap()) {
+    return error(node, path,
+                 "expected a map with keys " + JoinKeys(known) + ", got " + TypeName(node));
+  }
+  for (const auto& entry : node) {
+    const YAML::Node& key = entry.first;
+    if (!key.IsScalar()) return error(key, path, "a key must be a plain name");
+    const std::string& name = key.Scalar();
+    bool is_known = false;
+    for (std::string_view k : known) is_known = is_known || k == name;
+    if (!is_known) {
+      return error(key, path, "unknown key '" + name + "'; known keys: " + JoinKeys(known));
+    }
+    if (!out.emplace(name, Field{key, entry.second}).second) {
+      return error(key, path, "key '" + name + "' is given twice");
+    }
+  }
+  return Status::Ok();
+}
+
 // Reads one cluster document. Holds only the source name used in messages.
 class ClusterYamlReader {
  public:

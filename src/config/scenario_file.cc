@@ -27,9 +27,9 @@ using cluster_yaml::Keys;
 using cluster_yaml::TypeName;
 
 constexpr std::string_view kRootKeys[] = {"name",   "trace",          "policy", "seed",
-                                          "assume", "inference_load", "set",    "variants"};
+                                          "assume", "inference_load", "reclaim_trace", "set",    "variants"};
 constexpr std::string_view kVariantKeys[] = {"name",   "cluster",        "policy", "seed",
-                                             "assume", "inference_load", "set"};
+                                             "assume", "inference_load", "reclaim_trace", "set"};
 constexpr std::string_view kAssumeKeys[] = {"preemptible", "checkpointable", "checkpoint_cost",
                                             "data_gb"};
 
@@ -74,24 +74,9 @@ class ScenarioReader {
 
 Status ScenarioReader::ReadFields(const YAML::Node& node, const std::string& path, Keys known,
                                   Fields& out) const {
-  if (!node.IsMap()) {
-    return Error(node, path,
-                 "expected a map with keys " + JoinKeys(known) + ", got " + TypeName(node));
-  }
-  for (const auto& entry : node) {
-    const YAML::Node& key = entry.first;
-    if (!key.IsScalar()) return Error(key, path, "a key must be a plain name");
-    const std::string& name = key.Scalar();
-    bool is_known = false;
-    for (std::string_view k : known) is_known = is_known || k == name;
-    if (!is_known) {
-      return Error(key, path, "unknown key '" + name + "'; known keys: " + JoinKeys(known));
-    }
-    if (!out.emplace(name, Field{key, entry.second}).second) {
-      return Error(key, path, "key '" + name + "' is given twice");
-    }
-  }
-  return Status::Ok();
+  return ReadMapFields(node, path, known, out,
+                       [this](const YAML::Node& at, const std::string& where,
+                              const std::string& message) { return Error(at, where, message); });
 }
 
 // A non-empty single value.
@@ -111,7 +96,7 @@ Status ScenarioReader::ReadFile(const Fields& f, std::string_view key, const std
   const std::string where = Child(path, key);
   Result<std::string> text = Text(it->second, where);
   if (!text.ok()) return text.status();
-  if (key == "inference_load" && *text == "none") {
+  if ((key == "inference_load" || key == "reclaim_trace") && *text == "none") {
     out.clear();
     return Status::Ok();
   }
@@ -242,6 +227,12 @@ Status ScenarioReader::ReadSettings(const Fields& f, const std::string& path,
     if (!st.ok()) return st;
     out.inference_load = load;
   }
+  if (f.count("reclaim_trace") > 0) {
+    std::string trace;
+    Status st = ReadFile(f, "reclaim_trace", path, trace);
+    if (!st.ok()) return st;
+    out.reclaim_trace = trace;
+  }
   if (const auto it = f.find("set"); it != f.end()) {
     Status st = ReadSet(it->second, Child(path, "set"), out);
     if (!st.ok()) return st;
@@ -319,6 +310,7 @@ ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant&
   if (own.policies) out.policies = own.policies;
   if (own.seed) out.seed = own.seed;
   if (own.inference_load) out.inference_load = own.inference_load;
+  if (own.reclaim_trace) out.reclaim_trace = own.reclaim_trace;
   for (const auto& [key, value] : own.set) {
     bool replaced = false;
     for (auto& [k, v] : out.set) {

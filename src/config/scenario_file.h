@@ -34,6 +34,7 @@ struct ScenarioSettings {
   std::vector<std::pair<std::string, std::string>> set;
   std::optional<uint64_t> seed;
   std::optional<std::string> inference_load;  // a path; "" in a variant = none
+  std::optional<std::string> reclaim_trace;   // a path; "" in a variant = none
   ScenarioAssume assume;  // merged field by field
 };
 

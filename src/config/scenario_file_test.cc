@@ -47,6 +47,7 @@ policy: squeeze
 seed: 7
 assume: {preemptible: true, checkpointable: no, checkpoint_cost: 1m, data_gb: 2.5}
 inference_load: load.csv
+reclaim_trace: load.csv
 set: {squeeze.slice: 30m, min_runtime: 10m}
 variants:
   - {name: owned, cluster: clusters/a.yaml}
@@ -55,6 +56,7 @@ variants:
     policy: [fifo, sjf+borrow]
     seed: 3
     inference_load: none
+    reclaim_trace: none
     assume: {checkpoint_cost: 90s}
     set: {min_runtime: 1h, fifo.job_order: sjf}
 )";
@@ -73,6 +75,9 @@ TEST(ScenarioFileTest, ReadsEverySetting) {
   EXPECT_EQ(d.assume.checkpoint_cost, 60);
   EXPECT_EQ(d.assume.data_gb, 2.5);
   EXPECT_EQ(d.inference_load, Dir() + "/load.csv");
+  EXPECT_EQ(d.reclaim_trace, Dir() + "/load.csv");
+  EXPECT_EQ(ResolveVariant(*r, r->variants[1]).reclaim_trace, "");
+  EXPECT_EQ(ResolveVariant(*r, r->variants[0]).reclaim_trace, Dir() + "/load.csv");
   EXPECT_EQ(d.set, (SetList{{"squeeze.slice", "30m"}, {"min_runtime", "10m"}}));
   ASSERT_EQ(r->variants.size(), 2u);
   EXPECT_EQ(r->variants[0].name, "owned");
@@ -124,7 +129,7 @@ TEST(ScenarioFileTest, ErrorsNameFileLinePathAndValue) {
       {"trace: t.csv\nvariants:\n", "s.yaml:2: variants: expected a non-empty list"},
       {"trace: t.csv\ntrcae: x\n" + v,
        "s.yaml:2: unknown key 'trcae'; known keys: name, trace, policy, seed, assume, "
-       "inference_load, set, variants"},
+       "inference_load, reclaim_trace, set, variants"},
       {"trace: t.csv\n" + v + "  - {name: b, cluster: clusters/a.yaml, clustre: x}\n",
        "s.yaml:4: variants[1]: unknown key 'clustre'"},
       {"trace: t.csv\n" + v + "  - {name: a, cluster: clusters/b.yaml}\n",

@@ -4,6 +4,35 @@
 #include <map>
 
 namespace squeeze {
+namespace {
+
+// The free capacity of a node's GPUs in `gpus` (a bit per GPU; GPUs past 64 count when bit 63
+// is set), by how much of each is free; with its free CPU and memory when asked.
+Placement FreeOnNode(const EngineState& s, int node, uint64_t gpus, bool with_cpu_memory) {
+  const NodeState& n = s.cluster.node(node);
+  std::map<int, std::vector<int>> by_milli;  // free milli -> GPUs with that much free
+  for (int g = 0; g < n.gpus; ++g) {
+    if ((gpus >> std::min(g, 63) & 1) && n.free_milli[g] > 0) by_milli[n.free_milli[g]].push_back(g);
+  }
+  Placement take;
+  for (auto& [milli, list] : by_milli) {
+    NodeShare share;
+    share.node = node;
+    share.gpus = std::move(list);
+    share.milli_per_gpu = milli;
+    take.shares.push_back(std::move(share));
+  }
+  const int64_t cpu = with_cpu_memory && n.cpu_tracked ? n.cpu_free : 0;
+  const int64_t memory = with_cpu_memory && n.memory_tracked ? n.memory_free : 0;
+  if (cpu > 0 || memory > 0) {
+    if (take.shares.empty()) take.shares.push_back(NodeShare{node, {}, kMilliPerGpu, 0, 0});
+    take.shares.front().cpu_milli = cpu;
+    take.shares.front().memory_mib = memory;
+  }
+  return take;
+}
+
+}  // namespace
 
 int BaseBand(const Policy& policy, const Job& job) {
   const int urgency = policy.priority ? static_cast<int>(job.spec.urgency) : 0;
@@ -64,19 +93,7 @@ void ReleasePlacement(EngineState& s, const Placement& placement) {
 void HoldClosed(EngineState& s, int node) {
   const auto it = s.closed_gpus.find(node);
   if (it == s.closed_gpus.end()) return;
-  const NodeState& n = s.cluster.node(node);
-  std::map<int, std::vector<int>> by_milli;
-  for (int g = 0; g < n.gpus && g < 64; ++g) {
-    if ((it->second >> g & 1) && n.free_milli[g] > 0) by_milli[n.free_milli[g]].push_back(g);
-  }
-  Placement take;
-  for (auto& [milli, gpus] : by_milli) {
-    NodeShare share;
-    share.node = node;
-    share.gpus = std::move(gpus);
-    share.milli_per_gpu = milli;
-    take.shares.push_back(std::move(share));
-  }
+  Placement take = FreeOnNode(s, node, it->second, /*with_cpu_memory=*/false);
   if (take.empty()) return;
   s.cluster.Allocate(take);
   auto& held = s.closed_hold[node].shares;
@@ -103,26 +120,7 @@ void RefreshAvailability(EngineState& s, int node) {
 }
 
 void HoldUnavailable(EngineState& s, int node) {
-  const NodeState& n = s.cluster.node(node);
-  std::map<int, std::vector<int>> by_milli;  // free milli -> GPUs with that much free
-  for (int g = 0; g < n.gpus; ++g) {
-    if (n.free_milli[g] > 0) by_milli[n.free_milli[g]].push_back(g);
-  }
-  Placement take;
-  for (auto& [milli, gpus] : by_milli) {
-    NodeShare share;
-    share.node = node;
-    share.gpus = std::move(gpus);
-    share.milli_per_gpu = milli;
-    take.shares.push_back(std::move(share));
-  }
-  const int64_t cpu = n.cpu_tracked ? n.cpu_free : 0;
-  const int64_t memory = n.memory_tracked ? n.memory_free : 0;
-  if (cpu > 0 || memory > 0) {
-    if (take.shares.empty()) take.shares.push_back(NodeShare{node, {}, kMilliPerGpu, 0, 0});
-    take.shares.front().cpu_milli = cpu;
-    take.shares.front().memory_mib = memory;
-  }
+  Placement take = FreeOnNode(s, node, ~uint64_t{0}, /*with_cpu_memory=*/true);
   if (take.empty()) return;
   s.cluster.Allocate(take);
   auto& held = s.unavailable[node].shares;

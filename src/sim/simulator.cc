@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <queue>
+#include <set>
 #include <unordered_map>
 
 #include "core/fragmentation_blocked.h"
@@ -67,9 +68,10 @@ class SimRun {
   void AccrueBlocked(Time now);
   // Takeable capacity: spot reclaims drawn from each node's seeded process, colocated GPUs'
   // inference load from the load trace (only its crossings of the threshold matter).
-  void SetUpTakeable();
+  Status SetUpTakeable();
   bool JobsLeft() const { return arrived_ < trace_.jobs.size() || sched_->JobCount() > 0; }
-  Status Reclaim(int node, Time now);
+  // `traced`: the index of the trace's warning (reclaim trace), else unused.
+  Status Reclaim(int node, Time now, int traced);
   Status LoadCrossing(int unit, Time now);
   void PushNextCrossing(int unit, Time after);
   // A run leaves its GPUs at `now`: counts a violation for each colocated GPU it held longer
@@ -93,6 +95,9 @@ class SimRun {
   Time blocked_since_ = 0;
   size_t arrived_ = 0;
   std::vector<Rng> reclaim_rng_;  // by node (spot pools with a mean interval)
+  std::vector<Time> trace_warning_;  // the reclaim trace's warnings, by event
+  std::set<int> away_;               // spot nodes reclaimed and not back yet
+  Time last_end_ = 0;                // the last job's end
   // Colocated GPUs (units) and the crossings of their series' load over the threshold.
   struct Crossing {
     Time offset = 0;  // in the period
@@ -124,7 +129,7 @@ Result<SimResult> SimRun::Run() {
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
   }
-  SetUpTakeable();
+  if (Status st = SetUpTakeable(); !st.ok()) return st;
   Time last = 0;
   while (!events_.empty()) {
     const Time now = events_.top().time;
@@ -164,7 +169,8 @@ Result<SimResult> SimRun::Run() {
   result_.cycles = counters.cycles;
   Time first_submit = trace_.jobs.empty() ? 0 : kNever;
   for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);
-  result_.makespan = last - first_submit;
+  // Up to the last job's end (a reclaim or load event after it is not part of the run).
+  result_.makespan = (finished_ > 0 ? last_end_ : last) - first_submit;
   result_.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (options_.progress) options_.progress(1.0);
@@ -187,12 +193,13 @@ Status SimRun::Handle(const Event& e) {
   switch (e.kind) {
     case EventKind::kReclaim:
       changed_ = true;
-      return Reclaim(static_cast<int>(e.job), e.time);
+      return Reclaim(static_cast<int>(e.job), e.time, e.run);
     case EventKind::kReturn: {
       changed_ = true;
       const int node = static_cast<int>(e.job);
+      away_.erase(node);
       if (Status st = sched_->Returned(node, e.time); !st.ok()) return st;
-      if (JobsLeft()) {
+      if (JobsLeft() && options_.reclaim_trace == nullptr) {
         const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
         const double u = (static_cast<double>(reclaim_rng_[node].Next() >> 11) + 0.5) / 9007199254740992.0;
         const Time gap = std::max<Time>(1, static_cast<Time>(
@@ -279,6 +286,7 @@ Status SimRun::Finish(JobId id, Time now) {
   r.had_deadline = job.spec.deadline.has_value();
   r.deadline_missed = r.had_deadline && now > *job.spec.deadline;
   result_.busy_gpu_s += job.attained_gpu_s;
+  last_end_ = std::max(last_end_, now);
   result_.jobs.push_back(r);
   ++finished_;
   return Status::Ok();
@@ -331,22 +339,39 @@ Status SimRun::Apply(const Decision& d, Time now, bool* zero_cost_stop) {
   return Status::Ok();
 }
 
-void SimRun::SetUpTakeable() {
+Status SimRun::SetUpTakeable() {
   const ClusterState& cluster = sched_->cluster();
   const ClusterSpec& spec = cluster.spec();
   reclaim_rng_.reserve(spec.nodes.size());
+  if (const ReclaimTrace* trace = options_.reclaim_trace) {
+    std::map<std::string, int> index;
+    for (size_t n = 0; n < spec.nodes.size(); ++n) index[spec.nodes[n].name] = static_cast<int>(n);
+    for (const ReclaimEvent& e : trace->events) {
+      const std::string at = trace->source + ":" + std::to_string(e.line) + ": node '" + e.node + "'";
+      auto it = index.find(e.node);
+      if (it == index.end()) return Status::Error(at + " is not in the cluster");
+      const PoolSpec& pool = spec.pools[cluster.node(it->second).pool];
+      if (pool.kind != PoolKind::kSpot) {
+        return Status::Error(at + " is in pool " + pool.name + ", which is not a spot pool");
+      }
+      trace_warning_.push_back(e.warning.value_or(pool.spot.warning));
+      Push(e.time, EventKind::kReclaim, it->second,
+           static_cast<int>(trace_warning_.size() - 1));
+    }
+  }
   for (size_t n = 0; n < spec.nodes.size(); ++n) {
     // One stream per node, so that adding a node does not change the others' reclaims.
     reclaim_rng_.emplace_back(options_.seed * 0x9E3779B97F4A7C15ULL + n * 0xBF58476D1CE4E5B9ULL + 1);
     const PoolSpec& pool = spec.pools[cluster.node(static_cast<int>(n)).pool];
     if (pool.kind != PoolKind::kSpot || pool.spot.mean_reclaim_interval <= 0) continue;
+    if (options_.reclaim_trace != nullptr) continue;
     const double u = (static_cast<double>(reclaim_rng_[n].Next() >> 11) + 0.5) / 9007199254740992.0;
     const Time gap = std::max<Time>(1, static_cast<Time>(
         -std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
     Push(gap, EventKind::kReclaim, static_cast<JobId>(n), 0);
   }
   const InferenceLoad* load = options_.inference_load;
-  if (load == nullptr || load->series.empty() || load->period <= 0) return;
+  if (load == nullptr || load->series.empty() || load->period <= 0) return Status::Ok();
   size_t k = 0;
   for (size_t n = 0; n < spec.nodes.size(); ++n) {
     const PoolSpec& pool = spec.pools[cluster.node(static_cast<int>(n)).pool];
@@ -376,6 +401,7 @@ void SimRun::SetUpTakeable() {
     }
   }
   for (size_t i = 0; i < units_.size(); ++i) PushNextCrossing(static_cast<int>(i), -1);
+  return Status::Ok();
 }
 
 void SimRun::PushNextCrossing(int unit, Time after) {
@@ -410,10 +436,17 @@ Status SimRun::LoadCrossing(int unit, Time now) {
   return Status::Ok();
 }
 
-Status SimRun::Reclaim(int node, Time now) {
+Status SimRun::Reclaim(int node, Time now, int traced) {
   const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
-  if (Status st = sched_->Reclaimed(node, now, pool.spot.warning); !st.ok()) return st;
-  Push(now + std::max(pool.spot.warning, pool.spot.outage), EventKind::kReturn, node, 0);
+  Time warning = pool.spot.warning;
+  if (options_.reclaim_trace != nullptr) {
+    // A notice for a node that is away already (reclaimed, not back yet) changes nothing.
+    if (!sched_->NodeAvailable(node) && away_.count(node)) return Status::Ok();
+    warning = trace_warning_.at(traced);
+  }
+  if (Status st = sched_->Reclaimed(node, now, warning); !st.ok()) return st;
+  away_.insert(node);
+  Push(now + std::max(warning, pool.spot.outage), EventKind::kReturn, node, 0);
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 #include "core/policy.h"
 #include "core/status.h"
 #include "sim/inference_load.h"
+#include "sim/readers/reclaim_trace_reader.h"
 #include "sim/trace.h"
 
 namespace squeeze {
@@ -25,6 +26,9 @@ struct SimOptions {
   // The inference load on the colocated pools' GPUs (sim/inference_load.h); null = none, and
   // colocated pools then take no training.
   const InferenceLoad* inference_load = nullptr;
+  // Reclaims of spot nodes to replay (sim/readers/reclaim_trace_reader.h) instead of the
+  // seeded process; null = the process, for the spot pools with a mean_reclaim_interval.
+  const ReclaimTrace* reclaim_trace = nullptr;
   // Called now and then with the fraction of jobs finished.
   std::function<void(double)> progress;
 };
