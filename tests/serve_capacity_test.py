@@ -157,6 +157,10 @@ def case_reclaim(squeeze, source, h):
           and "reclaimed" in spot, f"spot-0 should show as reclaimed: {spot}")
     human = cli("nodes").stdout
     check("spot-0 takes no new jobs: reclaimed" in human, f"squeeze nodes:\n{human}")
+    metrics = d.metrics()
+    check("squeeze_spot_reclaims_total 1" in metrics,
+          "GET /metrics should count the reclaim: " +
+          "\n".join(l for l in metrics.splitlines() if "reclaim" in l))
     time.sleep(2)
     check(d.job(job)["state"] == "pending", f"job {job} should wait while spot-0 is away")
 
@@ -248,6 +252,10 @@ def case_colocation(squeeze, source, h):
     check(left <= 5 + 2, f"job {job} left {left:.1f}s after the load rose (evict_within 5s)")
     hist = history_text(d, job)
     check("inference needs GPU 0 of node inf-0" in hist, f"job {job}'s history:\n{hist}")
+    metrics = d.metrics()
+    check("squeeze_inference_evictions_total 1" in metrics,
+          "GET /metrics should count the eviction: " +
+          "\n".join(l for l in metrics.splitlines() if "eviction" in l))
     inf = node(d, "inf-0")
     check(inf["gpu_detail"][0]["inference_load"] == 0.9 and
           inf["gpu_detail"][0]["takes_training"] is False and inf["jobs"] == [],

@@ -72,7 +72,7 @@ void StartServiceClocks(EngineState& s, Time now) {
   }
 }
 
-Status Scheduler::Reclaimed(int node, Time now, Time warning) {
+Status Scheduler::Reclaimed(int node, Time now, Time warning, bool stop_jobs) {
   EngineState& s = *state_;
   if (node < 0 || node >= static_cast<int>(s.cluster.nodes().size())) {
     return Status::Error("node " + std::to_string(node) + " is not in the cluster");
@@ -93,6 +93,7 @@ Status Scheduler::Reclaimed(int node, Time now, Time warning) {
   }
   s.reported_down.insert(node);
   RefreshAvailability(s, node);
+  if (!stop_jobs) return Status::Ok();
   Withdraw(s, node, 0, now + warning,
            "spot reclaim: node " + name + " is taken back in " + FormatDuration(warning));
   return Status::Ok();

@@ -61,6 +61,9 @@ class Scheduler {
   // An unknown node is an error.
   Status SetNodeAvailable(int node, bool available);
   bool NodeAvailable(int node) const { return !state_->unavailable.count(node); }
+  // Whether the driver reported the node unavailable (SetNodeAvailable false, or Reclaimed and
+  // not Returned); unlike NodeAvailable, a node banned by the scheduler itself is not.
+  bool NodeReportedDown(int node) const { return state_->reported_down.count(node) > 0; }
 
   // Capacity that can be taken away (core/capacity_events.cc).
   // A node's provider takes it back (a spot reclaim) at now + warning: it takes no new work,
@@ -68,7 +71,9 @@ class Scheduler {
   // whose checkpoint cannot end in time lose the work since their last periodic one). Counts
   // toward the learned time between reclaims of its pool; a node taken too often (policy
   // spot_flaky_*) is not used again for a while.
-  Status Reclaimed(int node, Time now, Time warning);
+  // `stop_jobs` false: the backend lost the node's runs itself (a Slurm node taken away) and
+  // reports them ended; only the node and the learning change.
+  Status Reclaimed(int node, Time now, Time warning, bool stop_jobs = true);
   // A reclaimed (or down) node is back in service.
   Status Returned(int node, Time now);
   // The share of one GPU of a colocated pool that inference uses now (0..1). Above 1 - the

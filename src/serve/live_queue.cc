@@ -117,7 +117,7 @@ Time LiveQueue::Step(Time now) {
       }
     }
   }
-  ApplyBackendReports();
+  ApplyBackendReports(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
   for (const Decision& d : scheduler_->Cycle(now)) {

@@ -113,6 +113,8 @@ class LiveQueue {
     int gpus_idle = 0;  // no job on them at all
     bool virtual_gpus = false;
     LiveCounters counters;
+    int64_t reclaims = 0;             // spot nodes taken back (API notices, Slurm)
+    int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
     struct Backend {
       std::string pool;
       bool reachable = true;
@@ -161,7 +163,7 @@ class LiveQueue {
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
   void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now);
   // The backends' reports: nodes made unavailable or available again, strangers logged.
-  void ApplyBackendReports();
+  void ApplyBackendReports(Time now);
   // Why node `n` takes no new jobs; empty when it does.
   std::string NodeUnavailableWhy(int n) const;
   // The node's index by name; -1 when there is none.

@@ -8,7 +8,7 @@
 
 namespace squeeze {
 
-void LiveQueue::ApplyBackendReports() {
+void LiveQueue::ApplyBackendReports(Time now) {
   const ClusterState& cs = scheduler_->cluster();
   for (const auto& [pool, exec] : pool_executors_) {
     std::optional<BackendReport> report = exec->Report();
@@ -46,13 +46,26 @@ void LiveQueue::ApplyBackendReports() {
       } else {
         node_down_[node] = why;
       }
-      if (scheduler_->NodeAvailable(node) == available) continue;
-      if (Status s = scheduler_->SetNodeAvailable(node, available); !s.ok()) {
+      if (scheduler_->NodeReportedDown(node) == !available) continue;
+      // A spot pool's node that Slurm takes away while its controller answers is a reclaim: it
+      // counts toward the pool's learned time between reclaims. Its runs are lost already;
+      // Slurm's reports of them queue them again.
+      const bool spot = cs.spec().pools[pool].kind == PoolKind::kSpot;
+      Status s;
+      if (spot && !available && report->reachable) {
+        s = scheduler_->Reclaimed(node, now, 0, /*stop_jobs=*/false);
+      } else if (spot && available) {
+        s = scheduler_->Returned(node, now);
+      } else {
+        s = scheduler_->SetNodeAvailable(node, available);
+      }
+      if (!s.ok()) {
         Log("node " + spec.name + ": " + s.message());
         continue;
       }
       Log(available ? "node " + spec.name + " takes jobs again"
-                    : "node " + spec.name + " takes no new jobs: " + why);
+                    : "node " + spec.name + " takes no new jobs: " + why +
+                          (spot && report->reachable ? " (counted as a spot reclaim)" : ""));
     }
     reports_[pool] = std::move(*report);
   }

@@ -59,6 +59,7 @@ class LiveQueueBackendsTest : public ::testing::Test {
     for (const char* c : {"east", "west"}) {
       PoolSpec pool;
       pool.name = c;
+      if (std::string(c) == "east") pool.kind = east_kind_;
       pool.backend = "slurm";
       pool.slurm.conf = "/nonexistent/slurm.conf";  // never run: the executor is a fake
       spec.pools.push_back(pool);
@@ -93,6 +94,7 @@ class LiveQueueBackendsTest : public ::testing::Test {
     return id;
   }
 
+  PoolKind east_kind_ = PoolKind::kOwned;
   testing::TempDir dir_;
   std::unique_ptr<JobStore> store_;
   FakeBackend east_, west_, unused_;
@@ -181,6 +183,32 @@ TEST_F(LiveQueueBackendsTest, UnknownJobsAreReportedAndLeftAlone) {
   EXPECT_EQ(pools[0]["unknown_jobs"][0], "Slurm job 12 'squeeze-999999.1' RUNNING on east-n0");
   EXPECT_EQ(queue_->Snapshot().backends[0].unknown_jobs, 1);
   EXPECT_TRUE(east_.stops.empty());
+}
+
+// East is a spot pool on Slurm: a node Slurm takes away is a reclaim the scheduler learns from.
+class LiveQueueSpotBackendTest : public LiveQueueBackendsTest {
+ protected:
+  LiveQueueSpotBackendTest() { east_kind_ = PoolKind::kSpot; }
+};
+
+TEST_F(LiveQueueSpotBackendTest, ANodeSlurmTakesAwayCountsAsAReclaim) {
+  queue_->Step(now_);
+  EXPECT_EQ(queue_->Snapshot().reclaims, 0);
+  east_.report->nodes["east-n0"] = "down";
+  queue_->Step(++now_);
+  EXPECT_EQ(queue_->Snapshot().reclaims, 1);
+  EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
+  queue_->Step(++now_);  // still down: not counted again
+  EXPECT_EQ(queue_->Snapshot().reclaims, 1);
+  east_.report = Healthy("east");
+  queue_->Step(++now_);
+  EXPECT_TRUE(queue_->NodesJson()["nodes"][0]["available"]);
+  // A controller that does not answer is no reclaim.
+  east_.report->reachable = false;
+  east_.report->unreachable_since = now_;
+  queue_->Step(++now_);
+  EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
+  EXPECT_EQ(queue_->Snapshot().reclaims, 1);
 }
 
 }  // namespace

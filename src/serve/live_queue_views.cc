@@ -143,6 +143,8 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
   for (const NodeState& n : cs.nodes()) g.gpus_idle += n.whole_free;
   for (const LocalGpu& gpu : cluster_.gpus) g.virtual_gpus |= gpu.device.is_virtual;
   g.counters = counters_;
+  g.reclaims = scheduler_->counters().reclaims;
+  g.inference_evictions = scheduler_->counters().inference_evictions;
   for (const auto& [p, r] : reports_) {
     Gauges::Backend b;
     b.pool = cs.spec().pools[p].name;

@@ -231,6 +231,12 @@ std::string QueueService::MetricsText() {
             "Runs a backend lost (a Slurm node failed, Slurm requeued or forgot the job); "
             "each job was queued again",
             static_cast<double>(c.lost));
+  m.Counter("squeeze_spot_reclaims_total",
+            "Spot nodes taken back (reclaim notices through the API, Slurm taking a node away)",
+            static_cast<double>(g.reclaims));
+  m.Counter("squeeze_inference_evictions_total",
+            "Runs asked to leave a colocated GPU because its inference load rose",
+            static_cast<double>(g.inference_evictions));
   // One family after the other: Prometheus wants a family's samples together.
   for (const LiveQueue::Gauges::Backend& b : g.backends) {
     m.Gauge("squeeze_slurm_controller_up", "1 when the pool's Slurm controller answered the "
