@@ -4,6 +4,7 @@ fixture slurm_clusters starts.
 
 - node_down: the node running a checkpointable job dies (slurmd and its job steps killed);
   the job runs again on the other cluster from its last checkpoint; no second copy ran.
+- spot_node_down: the same with both clusters as spot pools: the node counts as a reclaim.
 - controller_outage: a cluster's slurmctld stops while a job runs there; squeeze keeps
   accepting jobs and sends them to the other cluster, says the controller does not answer; on
   its return the job is reconciled, nothing submitted twice, nothing lost.
@@ -73,7 +74,7 @@ def cancel_squeeze_jobs():
             slurm(c, ["scancel", *ids])
 
 
-def start(squeeze, h, name="data", daemon_name=None, clean=True):
+def start(squeeze, h, name="data", daemon_name=None, clean=True, kind="owned"):
     """A daemon with the two clusters as its pools; `clean`: first cancel what earlier runs left
     and note the Slurm ids from which the case's jobs count (BASELINE)."""
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
@@ -85,7 +86,7 @@ def start(squeeze, h, name="data", daemon_name=None, clean=True):
     config = h.path("slurm-pools.yaml")
     with open(config, "w") as f:
         f.write("pools:\n" + "".join(
-            f"  - name: {c}\n    region: r-{c}\n    backend: slurm\n"
+            f"  - name: {c}\n    kind: {kind}\n    region: r-{c}\n    backend: slurm\n"
             f"    slurm: {{cluster: {c}, conf: {ROOT}/{c}/etc/slurm.conf}}\n" for c in CLUSTERS))
     args = ["--config", config, "--set", "min_runtime=0s", "--slurm-watch", "1s"]
     d = h.start_daemon(squeeze, name, args, name=daemon_name)
@@ -122,7 +123,17 @@ def log_of(d, job_id, attempt):
 
 
 def case_node_down(squeeze, source, h):
-    d = start(squeeze, h)
+    node_down(squeeze, source, h, spot=False)
+
+
+def case_spot_node_down(squeeze, source, h):
+    node_down(squeeze, source, h, spot=True)
+
+
+def node_down(squeeze, source, h, spot):
+    """The node running a job dies. With `spot`, both clusters are spot pools: the node Slurm
+    takes away is also counted as a reclaim the scheduler learns from."""
+    d = start(squeeze, h, kind="spot" if spot else "owned")
     job = d.submit(train_job("victim", 300))
     d.wait_state(job, "running", timeout=60)
     node = serve_lib.wait_until(lambda: node_of(d, job), 30, f"job {job} on a node")
@@ -138,6 +149,9 @@ def case_node_down(squeeze, source, h):
         j = d.wait_job(job, lambda j: j["attempts"] >= 2, 90, "to run again")
         check(j["failures"] == 0, f"a lost run is not a failure: {j}")
         check(f"Slurm lost it: node {node} failed" in d.log_text(), "the daemon's log says why")
+        if spot:
+            check("(counted as a spot reclaim)" in d.log_text(), "the log counts a reclaim")
+            check("squeeze_spot_reclaims_total 1" in d.metrics(), "GET /metrics counts it")
         j = d.wait_state(job, ["done", "failed"], timeout=120)
         check(j["state"] == "done" and j["attempts"] == 2, f"victim: {j}")
         second = log_of(d, job, 2)
@@ -273,7 +287,7 @@ def case_unknown_job(squeeze, source, h):
 
 
 SOURCE = None
-CASES = {"node_down": case_node_down, "controller_outage": case_controller_outage,
+CASES = {"node_down": case_node_down, "spot_node_down": case_spot_node_down, "controller_outage": case_controller_outage,
          "kill_dispatch": case_kill_dispatch, "unknown_job": case_unknown_job}
 
 if __name__ == "__main__":
