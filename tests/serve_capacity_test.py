@@ -16,22 +16,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_lib  # noqa: E402
-from serve_lib import check, log, wait_until  # noqa: E402
+from serve_lib import check, expect_error, log, wait_until  # noqa: E402
 
 FOREVER = ["sleep", "600"]  # a job that runs until it is stopped (the teardown kills it)
 
-
-def expect_error(d, method, path, status, words, body=None, raw=None, token="admin"):
-    """Calls the API, expects `status` and a JSON {"error": ...} holding every one of `words`."""
-    got, reply = d.call(method, path, body=body, raw=raw, token=token)
-    what = f"{method} {path} {body if raw is None else raw!r}"
-    check(got == status, f"{what}: expected {status}, got {got} {reply}")
-    check(isinstance(reply, dict) and isinstance(reply.get("error"), str),
-          f"{what}: expected a JSON {{\"error\": ...}}, got {reply!r}")
-    for w in words:
-        check(w.lower() in reply["error"].lower(),
-              f"{what}: the message {reply['error']!r} should mention {w!r}")
-    return reply["error"]
 
 
 def node(d, name):

@@ -38,6 +38,19 @@ def check(condition, message):
         raise TestFailure(message)
 
 
+def expect_error(d, method, path, status, words, body=None, raw=None, token="admin"):
+    """Calls the API, expects `status` and a JSON {"error": ...} holding every one of `words`."""
+    got, reply = d.call(method, path, body=body, raw=raw, token=token)
+    what = f"{method} {path} {body if raw is None else raw[:120]!r}"
+    check(got == status, f"{what}: expected {status}, got {got} {reply}")
+    check(isinstance(reply, dict) and isinstance(reply.get("error"), str),
+          f"{what}: expected a JSON {{\"error\": ...}}, got {reply!r}")
+    for w in words:
+        check(w.lower() in reply["error"].lower(),
+              f"{what}: the message {reply['error']!r} should mention {w!r}")
+    return reply["error"]
+
+
 def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
