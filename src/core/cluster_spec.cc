@@ -7,21 +7,10 @@ namespace squeeze {
 
 namespace {
 
-// The spot and colocation settings are sane and belong to a pool of that kind.
-Status ValidateCapacityKinds(const PoolSpec& p) {
+// The spot and colocation settings are sane (the cluster file's reader refuses a map given to a
+// pool of another kind; other pools ignore them).
+Status ValidateCapacitySettings(const PoolSpec& p) {
   const std::string what = "cluster: pool '" + p.name + "': ";
-  const SpotSpec plain_spot;
-  const ColocationSpec plain_coloc;
-  const bool spot_set = p.spot.warning != plain_spot.warning ||
-                        p.spot.mean_reclaim_interval != plain_spot.mean_reclaim_interval ||
-                        p.spot.outage != plain_spot.outage;
-  const bool coloc_set = p.colocation.cap != plain_coloc.cap ||
-                         p.colocation.evict_within != plain_coloc.evict_within ||
-                         p.colocation.training_speed != plain_coloc.training_speed;
-  if (spot_set && p.kind != PoolKind::kSpot) return Status::Error(what + "a spot map needs kind: spot");
-  if (coloc_set && p.kind != PoolKind::kColocated) {
-    return Status::Error(what + "a colocation map needs kind: colocated");
-  }
   if (p.spot.warning < 0 || p.spot.mean_reclaim_interval < 0 || p.spot.outage < 0) {
     return Status::Error(what + "spot: durations must not be negative");
   }
@@ -69,7 +58,7 @@ Status ClusterSpec::Validate() const {
                                  !p.slurm.partition.empty() || !p.slurm.user.empty())) {
       return Status::Error("cluster: pool '" + p.name + "': a slurm map needs backend: slurm");
     }
-    if (Status st = ValidateCapacityKinds(p); !st.ok()) return st;
+    if (Status st = ValidateCapacitySettings(p); !st.ok()) return st;
     for (const auto& [team, q] : p.team_quota_gpus) {
       if (q < 0) {
         return Status::Error("cluster: pool '" + p.name + "': quota of team '" + team + "' is " +

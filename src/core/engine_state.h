@@ -34,7 +34,6 @@ struct SchedulerCounters {
   int64_t colocated_starts = 0;  // starts on colocated pools' GPUs
   int64_t reclaims = 0;         // spot nodes taken back
   int64_t inference_evictions = 0;  // jobs asked to leave GPUs inference needed
-  int64_t withdrawn_stops = 0;  // jobs stopped because their GPUs were taken (both kinds)
   int64_t cycles = 0;
 };
 

@@ -70,6 +70,8 @@ class SimRun {
   // inference load from the load trace (only its crossings of the threshold matter).
   Status SetUpTakeable();
   bool JobsLeft() const { return arrived_ < trace_.jobs.size() || sched_->JobCount() > 0; }
+  // Seconds to a spot node's next reclaim, from its seeded stream.
+  Time NextReclaimGap(int node);
   // `traced`: the index of the trace's warning (reclaim trace), else unused.
   Status Reclaim(int node, Time now, int traced);
   Status LoadCrossing(int unit, Time now);
@@ -200,11 +202,7 @@ Status SimRun::Handle(const Event& e) {
       away_.erase(node);
       if (Status st = sched_->Returned(node, e.time); !st.ok()) return st;
       if (JobsLeft() && options_.reclaim_trace == nullptr) {
-        const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
-        const double u = (static_cast<double>(reclaim_rng_[node].Next() >> 11) + 0.5) / 9007199254740992.0;
-        const Time gap = std::max<Time>(1, static_cast<Time>(
-            -std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
-        Push(e.time + gap, EventKind::kReclaim, node, 0);
+        Push(e.time + NextReclaimGap(node), EventKind::kReclaim, node, 0);
       }
       return Status::Ok();
     }
@@ -365,10 +363,7 @@ Status SimRun::SetUpTakeable() {
     const PoolSpec& pool = spec.pools[cluster.node(static_cast<int>(n)).pool];
     if (pool.kind != PoolKind::kSpot || pool.spot.mean_reclaim_interval <= 0) continue;
     if (options_.reclaim_trace != nullptr) continue;
-    const double u = (static_cast<double>(reclaim_rng_[n].Next() >> 11) + 0.5) / 9007199254740992.0;
-    const Time gap = std::max<Time>(1, static_cast<Time>(
-        -std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
-    Push(gap, EventKind::kReclaim, static_cast<JobId>(n), 0);
+    Push(NextReclaimGap(static_cast<int>(n)), EventKind::kReclaim, static_cast<JobId>(n), 0);
   }
   const InferenceLoad* load = options_.inference_load;
   if (load == nullptr || load->series.empty() || load->period <= 0) return Status::Ok();
@@ -436,12 +431,20 @@ Status SimRun::LoadCrossing(int unit, Time now) {
   return Status::Ok();
 }
 
+Time SimRun::NextReclaimGap(int node) {
+  const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
+  // Exponential with the pool's mean, from a uniform in (0, 1) of 53 bits.
+  const double u = (static_cast<double>(reclaim_rng_[node].Next() >> 11) + 0.5) / 9007199254740992.0;
+  return std::max<Time>(
+      1, static_cast<Time>(-std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
+}
+
 Status SimRun::Reclaim(int node, Time now, int traced) {
   const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
   Time warning = pool.spot.warning;
   if (options_.reclaim_trace != nullptr) {
     // A notice for a node that is away already (reclaimed, not back yet) changes nothing.
-    if (!sched_->NodeAvailable(node) && away_.count(node)) return Status::Ok();
+    if (away_.count(node)) return Status::Ok();
     warning = trace_warning_.at(traced);
   }
   if (Status st = sched_->Reclaimed(node, now, warning); !st.ok()) return st;

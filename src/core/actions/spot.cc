@@ -188,7 +188,6 @@ void StopWithdrawn(CycleContext& c) {
   for (auto& [id, why] : withdrawn) {
     auto it = c.s.jobs.find(id);
     if (it == c.s.jobs.end() || it->second.state != JobState::kRunning) continue;
-    ++c.s.counters.withdrawn_stops;
     c.Stop(it->second, why, 0);
   }
 }
