@@ -5,7 +5,9 @@
 #               of extra capacity must lower the mean queueing delay, both more than either,
 #               and no training may overstay a GPU inference needs (inference_violations 0).
 #   spot_aware  philly-half-spot-aware.yaml: naive against squeeze's spot use at mean
-#               reclaim intervals of 2 h, 6 h and 24 h: squeeze must lose less work each time.
+#               reclaim intervals of 2 h, 6 h and 24 h: squeeze must lose less work each time,
+#               bring runs home, and without the 12-h rule also give jobs of 12 h or more a
+#               lower mean JCT.
 #   bash tests/philly_spot_test.sh CASE SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR [PYTHON]
 # Exits 77 (skipped) when SHARED_DIR lacks the traces.
 set -uo pipefail
@@ -24,7 +26,8 @@ case "$CASE" in
   coloc_spot) SCENARIO=philly-half-coloc-spot.yaml
               VARIANTS=owned-only,+coloc,+spot,+both,+dedicated,+shared-dedicated ;;
   spot_aware) SCENARIO=philly-half-spot-aware.yaml
-              VARIANTS=2h-naive,2h-aware,6h-naive,6h-aware,24h-naive,24h-aware ;;
+              VARIANTS=2h-naive,2h-aware,2h-aware-norule,6h-naive,6h-aware,6h-aware-norule
+              VARIANTS+=,24h-naive,24h-aware,24h-aware-norule ;;
   *) echo "unknown case $CASE"; exit 2 ;;
 esac
 sed -e "s#\.\./\.\./\.\./shared#$SHARED#g" -e "s#\.\./clusters/#$SOURCE/examples/clusters/#g" \
@@ -63,13 +66,22 @@ if case == "coloc_spot":
           "+shared-dedicated: GPUs without inference are never taken back")
 else:
     for m in ("2h", "6h", "24h"):
-        naive, aware = runs[f"{m}-naive"], runs[f"{m}-aware"]
-        nl, al = naive["by_length"][">=12h"], aware["by_length"][">=12h"]
-        print(f"{m:>3}: lost {naive['lost_gpu_hours']:7.0f} -> {aware['lost_gpu_hours']:7.0f} GPU-h, "
-              f"cost {naive['cost']:7.0f} -> {aware['cost']:7.0f}, mean JCT {naive['avg_jct_s']:.0f} -> "
-              f"{aware['avg_jct_s']:.0f} s, jobs >= 12 h: JCT {nl['avg_jct_s']:.0f} -> {al['avg_jct_s']:.0f} s")
-        check(aware["lost_gpu_hours"] < naive["lost_gpu_hours"],
-              f"{m}: squeeze's spot use loses less work than naive use")
-        check(aware["reclaims"] == naive["reclaims"], f"{m}: both saw the same seeded reclaims")
+        naive = runs[f"{m}-naive"]
+        nl = naive["by_length"][">=12h"]
+        for kind in ("aware", "aware-norule"):
+            aware = runs[f"{m}-{kind}"]
+            al = aware["by_length"][">=12h"]
+            print(f"{m:>3} {kind:12}: lost {naive['lost_gpu_hours']:7.0f} -> {aware['lost_gpu_hours']:7.0f} GPU-h, "
+                  f"cost {naive['cost']:7.0f} -> {aware['cost']:7.0f}, mean JCT {naive['avg_jct_s']:.0f} -> "
+                  f"{aware['avg_jct_s']:.0f} s, jobs >= 12 h: JCT {nl['avg_jct_s']:.0f} -> {al['avg_jct_s']:.0f} s, "
+                  f"{aware['returned_home']} runs moved home")
+            check(aware["lost_gpu_hours"] < naive["lost_gpu_hours"],
+                  f"{m} {kind}: squeeze's spot use loses less work than naive use")
+            check(aware["reclaims"] == naive["reclaims"], f"{m} {kind}: both saw the same seeded reclaims")
+            check(aware["returned_home"] > 0, f"{m} {kind}: runs on spot come home when there is room")
+        check(naive["returned_home"] == 0, f"{m}: naive use never brings a run home")
+        norule = runs[f"{m}-aware-norule"]["by_length"][">=12h"]
+        check(norule["avg_jct_s"] < nl["avg_jct_s"],
+              f"{m} aware-norule: jobs of 12 h or more finish sooner on average than with naive use")
 sys.exit(0 if ok else 1)
 PY

@@ -77,6 +77,10 @@ struct Job {
   // it must be off them by then; a checkpoint that cannot end by then is not taken.
   Time must_leave_by = kNever;
   Time slice_end = kNever;       // end of the current slice, if sliced
+  // The current run is a long job bridging its wait on spot (the spot action); bridged_s is
+  // the time its earlier bridges took, run and stop included.
+  bool bridging = false;
+  Time bridged_s = 0;
   Time queued_since = 0;         // when it last became pending
   Time total_wait = 0;           // summed over all pending periods that ended
   int preemptions = 0;

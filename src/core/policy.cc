@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string> kActions = {"reclaim", "allocate", "defrag", "backfill",
                                            "borrow",  "preempt",  "slice",  "region",
-                                           "spot",    "colocate"};
+                                           "spot",    "colocate", "return_home"};
 
 Policy Fifo() {
   Policy p;
@@ -64,7 +64,8 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"spot", "colocate", "allocate", "reclaim", "defrag", "backfill", "preempt", "region"};
+  p.actions = {"spot",     "colocate", "allocate", "reclaim",    "defrag",
+               "backfill", "preempt",  "region",   "return_home"};
   p.node_order = "squeeze";
   p.reserve_after = 12 * 3600;
   p.learned_estimates = true;
@@ -118,7 +119,7 @@ Status Policy::Validate() const {
     if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
       return Status::Error("policy '" + name + "': unknown action '" + a +
                            "' (known: reclaim, allocate, defrag, backfill, borrow, preempt, "
-                           "slice, region, spot, colocate)");
+                           "slice, region, spot, colocate, return_home)");
     }
   }
   if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");
@@ -171,6 +172,7 @@ Result<Policy> NamedPolicy(std::string_view name) {
       InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
     } else if (modifier == "spot" || modifier == "colocate") {
       InsertFirst(p, modifier);
+      InsertAfter(p, "return_home", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt", "region"});
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
                            "' (known: borrow, defrag, region, spot, colocate)");
@@ -245,10 +247,15 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "spot" || k == "colocate") {
     bool on = false;
     if (Status b = as_bool(&on); !b.ok()) return b;
-    if (on) InsertFirst(p, k);
-    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), k), p.actions.end());
+    if (on) {
+      InsertFirst(p, k);
+      InsertAfter(p, "return_home", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt", "region"});
+    } else {
+      p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), k), p.actions.end());
+    }
   }
   else if (k == "spot_aware") st = as_bool(&p.spot_aware);
+  else if (k == "spot_long_job_bridge") st = as_bool(&p.spot_long_job_bridge);
   else if (k == "spot_naive_interval") st = as_duration(&p.spot_naive_interval);
   else if (k == "spot_long_job") st = as_duration(&p.spot_long_job);
   else if (k == "spot_long_job_checkpoint") st = as_duration(&p.spot_long_job_checkpoint);
@@ -285,7 +292,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
                          "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, spot, colocate, spot_aware, "
-                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_flaky_reclaims, "
+                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, spot_flaky_reclaims, "
                          "spot_flaky_window, spot_flaky_cooldown, las_thresholds, las_gpu_weighted, "
                          "gittins_gpu_weighted)");
   }

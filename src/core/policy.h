@@ -68,6 +68,10 @@ struct Policy {
   // checkpoints are cheap against the time between reclaims).
   Time spot_long_job = 12 * 3600;
   Time spot_long_job_checkpoint = 300;
+  // Such a long job may still bridge its wait at home on spot (spot_long_job_bridge): it goes
+  // when its expected wait is shorter than spot_long_job, the return_home action brings it
+  // home at the first room, and its time on spot never exceeds spot_long_job in all.
+  bool spot_long_job_bridge = true;
   // A node reclaimed spot_flaky_reclaims times within spot_flaky_window takes no new work for
   // spot_flaky_cooldown.
   int spot_flaky_reclaims = 2;

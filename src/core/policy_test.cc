@@ -89,11 +89,12 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_EQ(sq.min_runtime, 300);
   EXPECT_THAT(sq.actions,
               ElementsAre("spot", "colocate", "allocate", "reclaim", "defrag", "backfill",
-                          "preempt", "region"));
+                          "preempt", "region", "return_home"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_TRUE(sq.spot_aware);
   EXPECT_EQ(sq.spot_long_job, 12 * 3600);
   EXPECT_EQ(sq.spot_long_job_checkpoint, 300);
+  EXPECT_TRUE(sq.spot_long_job_bridge);
   EXPECT_EQ(sq.spot_flaky_reclaims, 2);
   EXPECT_EQ(sq.spot_flaky_window, 3600);
   EXPECT_NE(sq.job_order, "sjf");
@@ -188,7 +189,7 @@ TEST(PolicyTest, DefragModifierAddsDefragAfterAllocateAndReclaim) {
 TEST(PolicyTest, SpotOptions) {
   Result<Policy> fifo = NamedPolicy("fifo+spot+colocate");
   ASSERT_TRUE(fifo.ok()) << fifo.status().message();
-  EXPECT_THAT(fifo->actions, ElementsAre("colocate", "spot", "allocate"));
+  EXPECT_THAT(fifo->actions, ElementsAre("colocate", "spot", "allocate", "return_home"));
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "spot", "false").ok());
   EXPECT_FALSE(p.Has("spot"));
@@ -202,16 +203,21 @@ TEST(PolicyTest, SpotOptions) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.message(), "policy option spot_flaky_reclaims: value 'many' is not a count >= 0");
   EXPECT_FALSE(SetPolicyOption(p, "spot_long_job", "soon").ok());
+  ASSERT_TRUE(SetPolicyOption(p, "spot_long_job_bridge", "false").ok());
+  EXPECT_FALSE(p.spot_long_job_bridge);
+  EXPECT_FALSE(SetPolicyOption(p, "spot_long_job_bridge", "sometimes").ok());
+  // A +spot fifo gets return_home after its other actions.
+  EXPECT_THAT(Named("fifo+spot").actions, ElementsAre("spot", "allocate", "return_home"));
 }
 
 TEST(PolicyTest, DefragOptions) {
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "preempt", "region"));
+                                     "preempt", "region", "return_home"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "preempt", "region"));
+                                     "preempt", "region", "return_home"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
   EXPECT_EQ(p.actions, Named("squeeze").actions);
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
@@ -274,7 +280,8 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
                 ")");
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
-            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region, spot, colocate)");
+            "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region, spot, "
+            "colocate, return_home)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

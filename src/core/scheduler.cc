@@ -231,6 +231,7 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
     else if (action == "slice") RunSlice(c);
     else if (action == "spot") RunSpot(c);
     else if (action == "colocate") RunColocate(c);
+    else if (action == "return_home") RunReturnHome(c);
   }
   ++state_->counters.cycles;
   return std::move(c.decisions);
@@ -239,6 +240,8 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
 void Scheduler::Unhold(Job& job, Time now) {
   if (job.state == JobState::kRunning) UnindexRunning(*state_, job);
   ReleaseCapacity(*state_, job);
+  if (job.bridging) job.bridged_s += now - job.run_start;
+  job.bridging = false;
   job.attained_gpu_s = job.AttainedGpuSeconds(now);
   auto waiting = state_->stop_for.find(job.spec.id);
   if (waiting != state_->stop_for.end()) {

@@ -96,6 +96,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.colocated_starts = result.colocated_starts;
   s.reclaims = result.reclaims;
   s.inference_evictions = result.inference_evictions;
+  s.returned_home = result.returned_home;
   s.inference_violations = result.inference_violations;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = result.makespan;

@@ -57,6 +57,7 @@ struct Summary {
   int64_t colocated_starts = 0;     // runs started on colocated (inference) GPUs
   int64_t reclaims = 0;             // spot nodes taken back
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
+  int64_t returned_home = 0;        // runs moved from spot or inference GPUs to the home pool
   int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   // By true run time: under 1 h, 1 h to 12 h, 12 h and more.

@@ -61,6 +61,10 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
                          s.policy, s.colocated_starts, s.inference_evictions,
                          s.inference_violations);
     }
+    if (s.returned_home > 0) {
+      out += fmt::format("{}: {} runs moved home from spot or inference GPUs\n", s.policy,
+                         s.returned_home);
+    }
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -119,6 +123,7 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["reclaims"] = s.reclaims;
   j["inference_evictions"] = s.inference_evictions;
   j["inference_violations"] = s.inference_violations;
+  j["returned_home"] = s.returned_home;
   j["cost"] = s.cost;
   nlohmann::ordered_json use = nlohmann::ordered_json::object();
   for (const auto& [pool, u] : s.pool_use) {

@@ -168,6 +168,7 @@ Result<SimResult> SimRun::Run() {
   result_.colocated_starts = counters.colocated_starts;
   result_.reclaims = counters.reclaims;
   result_.inference_evictions = counters.inference_evictions;
+  result_.returned_home = counters.returned_home;
   result_.cycles = counters.cycles;
   Time first_submit = trace_.jobs.empty() ? 0 : kNever;
   for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);

@@ -40,6 +40,7 @@ void RunSlice(CycleContext& c);
 void RunRegion(CycleContext& c);
 void RunSpot(CycleContext& c);
 void RunColocate(CycleContext& c);
+void RunReturnHome(CycleContext& c);
 // Not actions: at the start of every cycle, nodes whose ban ended take work again, and the
 // jobs whose GPUs are being taken away (spot reclaims, inference) are asked to stop.
 void LiftBans(CycleContext& c);

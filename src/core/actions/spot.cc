@@ -3,7 +3,9 @@
 // to finish it sooner than waiting at home. Aware (the default), the expected time there
 // follows Daly's model with the learned time between takes, the checkpoint interval set for
 // the run (Daly's), and the colocated training speed;
-// fault-tolerant jobs take spot capacity first. Naive (policy spot_aware=false), any job that
+// fault-tolerant jobs take spot capacity first; a long job the 12-h rule keeps off spot may
+// still bridge its wait at home there, for at most spot_long_job in all (return_home brings it
+// home at the first room). Naive (policy spot_aware=false), any job that
 // cannot start at home goes, checkpointing every spot_naive_interval.
 #include <algorithm>
 #include <cmath>
@@ -27,6 +29,7 @@ struct Outlook {
   bool on_notice = false;    // it can save within the warning
   double mtbt = 0;           // mean time between takes of its placement
   double expected = 0;       // seconds to finish there (kNever-like when unknown work)
+  bool bridge = false;       // a long job there only until its home has room
 };
 
 Time WarningOf(const PoolSpec& pool) {
@@ -34,7 +37,7 @@ Time WarningOf(const PoolSpec& pool) {
 }
 
 Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement& placement,
-               Time work) {
+               Time work, Time wait) {
   const Policy& p = c.s.policy;
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
   Outlook o;
@@ -64,10 +67,15 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   }
   if (!naive && spec.kind == PoolKind::kSpot && long_job && !o.on_notice &&
       (o.interval == 0 || o.interval > p.spot_long_job_checkpoint)) {
-    o.allowed = false;
-    o.refusal = "expected to run longer than " + FormatDuration(p.spot_long_job) +
-                " and does not checkpoint every " + FormatDuration(p.spot_long_job_checkpoint);
-    return o;
+    // It may still bridge its wait at home, for what it has left of spot_long_job.
+    o.bridge = p.spot_long_job_bridge && job.spec.checkpointable &&
+               job.bridged_s + job.spec.checkpoint_cost + RestartOverhead(job.spec) < p.spot_long_job;
+    if (!o.bridge) {
+      o.allowed = false;
+      o.refusal = "expected to run longer than " + FormatDuration(p.spot_long_job) +
+                  " and does not checkpoint every " + FormatDuration(p.spot_long_job_checkpoint);
+      return o;
+    }
   }
   if (work == kNever) return o;
   const double speed =
@@ -78,6 +86,14 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   } else {
     o.expected = ExpectedRunTime(wall, static_cast<double>(o.interval), cost, restart, o.mtbt);
   }
+  if (o.bridge && wait != kNever) {
+    // On spot for the wait (at most what is left of spot_long_job) at the pace Daly's model
+    // gives, then the stop's checkpoint, the restart at home and the rest of the work there.
+    const double there = static_cast<double>(std::min(wait, p.spot_long_job - job.bridged_s));
+    const double done =
+        std::min(static_cast<double>(work), there * static_cast<double>(work) / o.expected);
+    o.expected = static_cast<double>(wait) + cost + restart + static_cast<double>(work) - done;
+  }
   return o;
 }
 
@@ -85,10 +101,11 @@ std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time 
   char text[256];
   const std::string what = pool.kind == PoolKind::kSpot ? "spot pool " : "inference GPUs of ";
   const std::string mtbt = FormatDuration(static_cast<Time>(o.mtbt));
-  const std::string saves =
+  std::string saves =
       o.on_notice ? "saves within the warning"
                   : (o.interval > 0 ? "checkpoints every " + FormatDuration(o.interval)
                                     : "no checkpoints");
+  if (o.bridge) saves += "; a long job, there until its home has room";
   if (work == kNever || wait == kNever) {
     std::snprintf(text, sizeof text, "on %s%s: %s; a take every %s expected",
                   what.c_str(), pool.name.c_str(), saves.c_str(), mtbt.c_str());
@@ -145,13 +162,14 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
           if (!c.ScopeHasFreeGpus(pool)) continue;
           auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
           if (!placement) continue;
-          const Outlook o = Assess(c, job, pool, *placement, work);
+          const Outlook o = Assess(c, job, pool, *placement, work, wait);
           if (!o.allowed) continue;
           const bool sooner = wait == kNever || work == kNever ||
                               o.expected < static_cast<double>(wait + work);
           if (!naive && !prefers && !sooner) continue;
           c.ChargeCaps(*placement);
           job.run_checkpoint_interval = o.interval;
+          job.bridging = o.bridge;
           before -= need;  // it no longer waits at home
           if (kind == PoolKind::kSpot) ++c.s.counters.spot_starts;
           else ++c.s.counters.colocated_starts;

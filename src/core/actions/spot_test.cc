@@ -28,9 +28,10 @@ ClusterSpec WithSpot(Time mean = 6 * 3600) {
   return spec;
 }
 
-Policy SpotPolicy(bool aware = true) {
+Policy SpotPolicy(bool aware = true, bool bridge = true) {
   return MakePolicy("fifo", {{"actions", "spot|allocate"}, {"learned_estimates", "false"},
-                             {"spot_aware", aware ? "true" : "false"}});
+                             {"spot_aware", aware ? "true" : "false"},
+                             {"spot_long_job_bridge", bridge ? "true" : "false"}});
 }
 
 TEST(SpotTest, ANonSpotJobNeverLandsOnSpotByItself) {
@@ -67,7 +68,8 @@ TEST(SpotTest, AJobThatStartsAtHomeNowStaysHomeUnlessFaultTolerant) {
 }
 
 TEST(SpotTest, TheLongJobRuleKeepsUncheckpointedLongJobsOff) {
-  Scenario s(WithSpot(), SpotPolicy());
+  // Without the bridge (return_home_test.cc has it).
+  Scenario s(WithSpot(), SpotPolicy(true, false));
   s.Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
   s.Cycle(0);
   // 24 h, preemptible but not checkpointable, checkpoints every hour: refused.

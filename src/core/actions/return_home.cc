@@ -1,0 +1,95 @@
+// The return_home action: a job running on capacity that may be taken away (a spot pool's
+// nodes, a colocated pool's GPUs) moves to its home pool once GPUs there are left free after
+// the waiting jobs had their turn, when finishing at home (the stop's checkpoint and the
+// restart included) is expected to be sooner than staying. A long job bridging its wait on
+// spot (see the spot action) comes home at the first room, and is stopped once its time on
+// spot reaches the policy's spot_long_job.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "core/actions/actions.h"
+#include "core/duration.h"
+#include "core/spot_math.h"
+
+namespace squeeze {
+namespace {
+
+// Work the running job still has to do, by estimate or what the order learned (kNever).
+Time RemainingWork(const CycleContext& c, const Job& job) {
+  if (auto r = job.EstimatedRemaining(c.now)) return *r;
+  if (!c.s.policy.learned_estimates) return kNever;
+  auto learned = c.s.job_order->PredictRemaining(job, c.now);
+  return learned ? *learned : kNever;
+}
+
+// Seconds the job is expected to need if it stays where it runs.
+double ExpectedStay(const CycleContext& c, const Job& job, int pool, Time work) {
+  const PoolSpec& spec = c.s.cluster.spec().pools[pool];
+  std::set<int> nodes;
+  int gpus = 0;
+  for (const auto& share : job.placement.shares) {
+    nodes.insert(share.node);
+    gpus += static_cast<int>(share.gpus.size());
+  }
+  const std::string& model = c.s.cluster.spec().nodes[job.placement.shares[0].node].gpu_model;
+  const int units = spec.kind == PoolKind::kSpot ? static_cast<int>(nodes.size()) : std::max(1, gpus);
+  const double mtbt = MeanTimeBetweenTakes(c.s, pool, model, c.now) / units;
+  const double speed = spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
+  const double cost = static_cast<double>(job.spec.checkpoint_cost);
+  const double restart = static_cast<double>(RestartOverhead(job.spec));
+  const double wall = static_cast<double>(work) / speed;
+  const Time interval = job.CheckpointInterval();
+  const bool on_notice = job.spec.checkpoint_cost <=
+                         (spec.kind == PoolKind::kSpot ? spec.spot.warning : spec.colocation.evict_within);
+  if (on_notice) return wall * (1 + (restart + cost) / mtbt);
+  return ExpectedRunTime(wall, static_cast<double>(interval), cost, restart, mtbt);
+}
+
+}  // namespace
+
+void RunReturnHome(CycleContext& c) {
+  std::set<JobId> away;
+  for (int node = 0; node < static_cast<int>(c.s.node_jobs.size()); ++node) {
+    if (!Opportunistic(c.s, c.s.cluster.node(node).pool)) continue;
+    for (JobId id : c.s.node_jobs[node]) away.insert(id);
+  }
+  for (JobId id : away) {
+    Job& job = c.job(id);
+    if (job.state != JobState::kRunning || job.placement.shares.empty()) continue;
+    if (job.must_leave_by != kNever || c.s.withdrawn.count(id) || c.s.moves.count(id)) continue;
+    if (!job.spec.checkpointable) continue;
+    const int pool = c.s.cluster.node(job.placement.shares[0].node).pool;
+    const PoolKind kind = c.s.cluster.spec().pools[pool].kind;
+    if (kind == PoolKind::kSpot ? !c.s.policy.spot_aware || !c.s.policy.Has("spot")
+                                : !c.s.policy.Has("colocate")) {
+      continue;
+    }
+    if (job.home_pool == pool || (job.home_pool >= 0 && Opportunistic(c.s, job.home_pool))) continue;
+    const Time spot_time = job.bridged_s + (c.now - job.run_start);
+    const bool bridge_over = job.bridging && spot_time >= c.s.policy.spot_long_job;
+    auto placed = PlaceAtHome(c, job, &c.caps);
+    if (!placed) {
+      if (bridge_over) {
+        c.Stop(job, "bridge on spot over: " + FormatDuration(c.s.policy.spot_long_job) +
+                        " on spot for a job longer than that", 0);
+      }
+      continue;
+    }
+    const Time work = RemainingWork(c, job);
+    if (work == kNever && !job.bridging) continue;
+    if (!job.bridging) {
+      const double stay = ExpectedStay(c, job, pool, work);
+      const double home = static_cast<double>(job.spec.checkpoint_cost + RestartOverhead(job.spec) + work);
+      if (home >= stay) continue;
+    }
+    c.ChargeCaps(placed->placement);
+    EngineState::Move move{std::move(placed->placement), placed->borrowed};
+    c.Stop(job, "return home: room in its home pool", 0);
+    c.s.cluster.Allocate(move.to);
+    c.s.moves[id] = std::move(move);
+    ++c.s.counters.returned_home;
+  }
+}
+
+}  // namespace squeeze
