@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/profile_command.h"
 #include "cli/token_command.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
   squeeze::RegisterClientCommands(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
+  squeeze::RegisterProfileCommand(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

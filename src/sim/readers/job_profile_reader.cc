@@ -137,13 +137,17 @@ const std::array<ColumnDef, kNumColumns>& ColumnDefs() {
 Status ParseProfileRow(const std::vector<int>& col, const CsvRecord& row,
                        TraceBuilder* builder) {
   TraceJob job = builder->NewJob();
+  std::string errors;  // every bad cell of the row, one per line
   for (size_t i = 0; i < kNumColumns; ++i) {
     if (col[i] < 0) continue;
     const std::string_view value = row.fields[col[i]];
     if (value.empty() && !kColumns[i].def.required) continue;
     Status s = kColumns[i].apply(value, &job);
-    if (!s.ok()) return builder->CellError(row.line, kColumns[i].def.name, value, s);
+    if (s.ok()) continue;
+    if (!errors.empty()) errors += '\n';
+    errors += builder->CellError(row.line, kColumns[i].def.name, value, s).message();
   }
+  if (!errors.empty()) return Status::Error(errors);
   if (job.spec.gpu_milli < kMilliPerGpu && job.spec.gpus != 1) {
     return builder->CellError(row.line, "gpu_milli", row.fields[col[kGpuMilli]],
                               "is only allowed with gpus = 1 (this row asks for " +
@@ -163,7 +167,8 @@ Status ReadJobProfileRows(const CsvRecord& header, CsvReader* csv, TraceBuilder*
   return builder->ForEachRow(csv, header.fields.size(),
                              [&](const CsvRecord& row, int) {
                                return ParseProfileRow(*col, row, builder);
-                             });
+                             },
+                             /*all_errors=*/true);
 }
 
 }  // namespace squeeze

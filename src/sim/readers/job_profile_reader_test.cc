@@ -290,3 +290,45 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+TEST(JobProfileReaderTest, AFileWithErrorsIsRejectedWholeWithEveryErrorListed) {
+  const std::string text =
+      "id,submit_time,duration,gpus,pool,urgency\n"
+      "1,0,1h,2,,normal\n"
+      "2,0,soon,many,,normal\n"  // two bad cells in one row
+      "3,0,1h,1,,\n"
+      "4,-5,1h,1,,whenever\n"    // two more
+      "5,0,1h,1\n";              // a short row
+  const std::string message = ErrorOf(text);
+  EXPECT_THAT(message, StartsWith("5 errors in t.csv; nothing was read:\n"));
+  EXPECT_THAT(message, HasSubstr("t.csv:3: column 'duration': value 'soon'"));
+  EXPECT_THAT(message, HasSubstr("t.csv:3: column 'gpus': value 'many'"));
+  EXPECT_THAT(message, HasSubstr("t.csv:5: column 'submit_time': value '-5'"));
+  EXPECT_THAT(message, HasSubstr("t.csv:5: column 'urgency': value 'whenever'"));
+  EXPECT_THAT(message, HasSubstr("t.csv:6: row has 4 fields but the header has 6"));
+  // The good rows alone read.
+  EXPECT_TRUE(Parse("id,submit_time,duration,gpus,pool\n1,0,1h,2,\n3,0,1h,1,\n").ok());
+}
+
+TEST(JobProfileReaderTest, ManyErrorsAreCountedBeyondTheListedOnes) {
+  std::string text = "id,submit_time,duration,gpus,pool\n";
+  for (int i = 1; i <= kMaxListedErrors + 5; ++i) text += std::to_string(i) + ",0,1h,x,\n";
+  const std::string message = ErrorOf(text);
+  EXPECT_THAT(message, StartsWith(std::to_string(kMaxListedErrors + 5) + " errors in t.csv"));
+  EXPECT_THAT(message, EndsWith("\n... and 5 more"));
+}
+
+TEST(JobProfileReaderTest, SkippingBadRowsStillWorksRowByRow) {
+  ReadOptions skip;
+  skip.skip_bad_rows = true;
+  Result<Trace> r = Parse("id,submit_time,duration,gpus,pool\n1,0,1h,x,\n2,0,1h,1,\n", skip);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->jobs.size(), 1u);
+  EXPECT_EQ(r->skipped_rows, 1);
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -122,12 +122,14 @@ Result<std::vector<int>> TraceBuilder::MapHeader(const CsvRecord& header,
 }
 
 Status TraceBuilder::ForEachRow(CsvReader* csv, size_t header_fields,
-                                const RowParser& parse_row) {
+                                const RowParser& parse_row, bool all_errors) {
   CsvRecord row;
+  std::vector<std::string> errors;
+  int error_count = 0;
   for (;;) {
     Result<bool> more = csv->Next(&row);
     if (!more.ok()) return more.status();
-    if (!*more) return Status::Ok();
+    if (!*more) break;
     ++rows_;
     Status s = row.fields.size() == header_fields
                    ? parse_row(row, rows_)
@@ -135,12 +137,34 @@ Status TraceBuilder::ForEachRow(CsvReader* csv, size_t header_fields,
                                             " fields but the header has " +
                                             std::to_string(header_fields));
     if (s.ok()) continue;
-    if (!options_.skip_bad_rows) return s;
-    ++trace_.skipped_rows;
-    if (trace_.skipped.size() < static_cast<size_t>(kMaxSkippedMessages)) {
-      trace_.skipped.push_back(s.message());
+    if (options_.skip_bad_rows) {
+      ++trace_.skipped_rows;
+      if (trace_.skipped.size() < static_cast<size_t>(kMaxSkippedMessages)) {
+        trace_.skipped.push_back(s.message());
+      }
+      continue;
+    }
+    if (!all_errors) return s;
+    // A row may hold several errors, one per line of the message.
+    for (size_t start = 0; start < s.message().size();) {
+      size_t end = s.message().find('\n', start);
+      if (end == std::string::npos) end = s.message().size();
+      ++error_count;
+      if (errors.size() < static_cast<size_t>(kMaxListedErrors)) {
+        errors.push_back(s.message().substr(start, end - start));
+      }
+      start = end + 1;
     }
   }
+  if (errors.empty()) return Status::Ok();
+  if (error_count == 1) return Status::Error(errors[0]);
+  std::string text = std::to_string(error_count) + (error_count == 1 ? " error" : " errors") +
+                     " in " + trace_.source + "; nothing was read:";
+  for (const auto& e : errors) text += "\n" + e;
+  if (error_count > static_cast<int>(errors.size())) {
+    text += "\n... and " + std::to_string(error_count - static_cast<int>(errors.size())) + " more";
+  }
+  return Status::Error(text);
 }
 
 Status TraceBuilder::CellError(int line, std::string_view column, std::string_view value,

@@ -26,6 +26,8 @@ struct ColumnDef {
 
 // How many skip messages a Trace keeps.
 constexpr int kMaxSkippedMessages = 10;
+// How many errors ForEachRow's all_errors lists (it counts the rest).
+constexpr int kMaxListedErrors = 1000;
 
 class TraceBuilder {
  public:
@@ -42,9 +44,13 @@ class TraceBuilder {
   // Calls `parse_row(record, row_number)` for each data row (row_number counts rows from 1,
   // skipped ones included) after checking its field count against the header's. A row error
   // is returned, or recorded and skipped with ReadOptions::skip_bad_rows. CSV syntax errors
-  // are always returned.
+  // are always returned. With `all_errors` (and no skip_bad_rows) every row is read and the
+  // error lists every row error, one per line ("N errors in FILE; nothing was read:" first
+  // when there are several): a file is taken whole or not at all, and its author sees
+  // everything to fix at once.
   using RowParser = std::function<Status(const CsvRecord& row, int row_number)>;
-  Status ForEachRow(CsvReader* csv, size_t header_fields, const RowParser& parse_row);
+  Status ForEachRow(CsvReader* csv, size_t header_fields, const RowParser& parse_row,
+                    bool all_errors = false);
 
   // "FILE:LINE: column 'NAME': value 'VALUE' REASON".
   Status CellError(int line, std::string_view column, std::string_view value,

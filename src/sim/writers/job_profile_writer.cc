@@ -1,0 +1,112 @@
+#include "sim/writers/job_profile_writer.h"
+
+#include <cstdio>
+#include <functional>
+#include <map>
+
+#include "sim/readers/job_profile_reader.h"
+
+namespace squeeze {
+namespace {
+
+std::string Count(int64_t v) { return v > 0 ? std::to_string(v) : std::string(); }
+std::string Optional(const std::optional<Time>& v) {
+  return v ? std::to_string(*v) : std::string();
+}
+std::string Bool(bool v) { return v ? "true" : "false"; }
+std::string JoinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : "|") + item;
+  return out;
+}
+std::string Number(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+using Writer = std::function<std::string(const TraceJob&)>;
+
+const std::map<std::string, Writer, std::less<>>& Writers() {
+  static const std::map<std::string, Writer, std::less<>> writers = {
+      {"id", [](const TraceJob& j) { return std::to_string(j.spec.id); }},
+      {"submit_time", [](const TraceJob& j) { return std::to_string(j.spec.submit_time); }},
+      {"duration", [](const TraceJob& j) { return std::to_string(j.duration); }},
+      {"gpus", [](const TraceJob& j) { return std::to_string(j.spec.gpus); }},
+      {"pool", [](const TraceJob& j) { return j.spec.pool; }},
+      {"name", [](const TraceJob& j) { return j.spec.name; }},
+      {"gpu_milli", [](const TraceJob& j) {
+         return j.spec.gpu_milli == kMilliPerGpu ? std::string() : std::to_string(j.spec.gpu_milli);
+       }},
+      {"team", [](const TraceJob& j) { return j.spec.team; }},
+      {"urgency", [](const TraceJob& j) { return std::string(UrgencyName(j.spec.urgency)); }},
+      {"gpu_models", [](const TraceJob& j) { return JoinList(j.spec.gpu_models); }},
+      {"min_gpu_memory_mib", [](const TraceJob& j) { return Count(j.spec.min_gpu_memory_mib); }},
+      {"cpu_milli", [](const TraceJob& j) { return Count(j.spec.cpu_milli); }},
+      {"memory_mib", [](const TraceJob& j) { return Count(j.spec.memory_mib); }},
+      {"preemptible", [](const TraceJob& j) { return Bool(j.spec.preemptible); }},
+      {"checkpointable", [](const TraceJob& j) { return Bool(j.spec.checkpointable); }},
+      {"fault_tolerant", [](const TraceJob& j) { return Bool(j.spec.fault_tolerant); }},
+      {"checkpoint_interval", [](const TraceJob& j) { return Count(j.spec.checkpoint_interval); }},
+      {"checkpoint_cost", [](const TraceJob& j) { return Count(j.spec.checkpoint_cost); }},
+      {"restart_overhead", [](const TraceJob& j) { return Optional(j.spec.restart_overhead); }},
+      {"estimate", [](const TraceJob& j) { return Optional(j.spec.estimate); }},
+      {"deadline", [](const TraceJob& j) { return Optional(j.spec.deadline); }},
+      {"regions", [](const TraceJob& j) { return JoinList(j.spec.regions); }},
+      {"data_gb", [](const TraceJob& j) {
+         return j.spec.data_gb > 0 ? Number(j.spec.data_gb) : std::string();
+       }},
+  };
+  return writers;
+}
+
+}  // namespace
+
+Result<std::string> ProfileCell(std::string_view column, const TraceJob& job) {
+  auto it = Writers().find(column);
+  if (it == Writers().end()) {
+    return Status::Error("job-profile column '" + std::string(column) + "' has no writer");
+  }
+  return it->second(job);
+}
+
+std::string CsvField(std::string_view value, char delimiter) {
+  const bool quote = value.find_first_of(std::string{delimiter, '"', '\n', '\r'}) != std::string_view::npos ||
+                     (!value.empty() && (value.front() == ' ' || value.back() == ' '));
+  if (!quote) return std::string(value);
+  std::string out = "\"";
+  for (char ch : value) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + '"';
+}
+
+Status WriteJobProfileCsv(const Trace& trace, const ProfileCsvOptions& options, std::ostream* out) {
+  if (options.delimiter != ',' && options.delimiter != ';') {
+    return Status::Error(std::string("job-profile CSV: delimiter '") + options.delimiter +
+                         "' is not ',' or ';'");
+  }
+  const char* eol = options.excel ? "\r\n" : "\n";
+  if (options.excel) *out << "\xEF\xBB\xBF";
+  const auto columns = JobProfileColumns();
+  std::string line;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    line += (i ? std::string(1, options.delimiter) : "") + std::string(columns[i].name);
+  }
+  *out << line << eol;
+  for (const TraceJob& job : trace.jobs) {
+    line.clear();
+    for (size_t i = 0; i < columns.size(); ++i) {
+      Result<std::string> cell = ProfileCell(columns[i].name, job);
+      if (!cell.ok()) return cell.status();
+      if (i) line += options.delimiter;
+      line += CsvField(*cell, options.delimiter);
+    }
+    *out << line << eol;
+  }
+  if (!*out) return Status::Error("job-profile CSV: the write failed");
+  return Status::Ok();
+}
+
+}  // namespace squeeze

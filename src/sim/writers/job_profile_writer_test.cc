@@ -1,0 +1,113 @@
+#include "sim/writers/job_profile_writer.h"
+
+#include <sstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/readers/job_profile_reader.h"
+#include "sim/readers/trace_reader.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+Trace TwoJobs() {
+  Trace t;
+  TraceJob a;
+  a.spec.id = 7;
+  a.spec.submit_time = 1800;
+  a.duration = 7200;
+  a.spec.gpus = 1;
+  a.spec.pool = "inference-a";
+  a.spec.name = "bert; \"ft\", v2";  // the delimiter, a quote and a comma
+  a.spec.team = "nlp";
+  a.spec.urgency = Urgency::kHigh;
+  a.spec.gpu_milli = 500;
+  a.spec.gpu_models = {"A100", "H100"};
+  a.spec.min_gpu_memory_mib = 40960;
+  a.spec.cpu_milli = 8000;
+  a.spec.memory_mib = 65536;
+  a.spec.preemptible = false;
+  a.spec.checkpointable = true;
+  a.spec.fault_tolerant = true;
+  a.spec.checkpoint_interval = 900;
+  a.spec.checkpoint_cost = 45;
+  a.spec.restart_overhead = 120;
+  a.spec.estimate = 5400;
+  a.spec.deadline = 43200;
+  a.spec.regions = {"us-east", "eu-west"};
+  a.spec.data_gb = 250.5;
+  TraceJob b;
+  b.spec.id = 9;
+  b.spec.submit_time = 3600;
+  b.duration = 60;
+  b.spec.gpus = 8;
+  b.spec.name = "multi\nline";
+  t.jobs = {a, b};
+  return t;
+}
+
+void ExpectSameJobs(const Trace& got, const Trace& want) {
+  ASSERT_EQ(got.jobs.size(), want.jobs.size());
+  for (size_t i = 0; i < got.jobs.size(); ++i) {
+    SCOPED_TRACE(i);
+    const TraceJob& g = got.jobs[i];
+    const TraceJob& w = want.jobs[i];
+    // Every column, compared through the writer: what it writes is what was read.
+    for (const ColumnDef& c : JobProfileColumns()) {
+      EXPECT_EQ(*ProfileCell(c.name, g), *ProfileCell(c.name, w)) << c.name;
+    }
+    EXPECT_EQ(g.spec.name, w.spec.name);
+    EXPECT_EQ(g.spec.data_gb, w.spec.data_gb);
+  }
+}
+
+TEST(JobProfileWriterTest, EveryReaderColumnIsWritten) {
+  const Trace t = TwoJobs();
+  for (const ColumnDef& c : JobProfileColumns()) {
+    EXPECT_TRUE(ProfileCell(c.name, t.jobs[0]).ok()) << c.name;
+  }
+  EXPECT_FALSE(ProfileCell("colour", t.jobs[0]).ok());
+}
+
+TEST(JobProfileWriterTest, WhatItWritesReadsBackTheSame) {
+  for (const ProfileCsvOptions& o : {ProfileCsvOptions{false, ','}, ProfileCsvOptions{true, ','},
+                                     ProfileCsvOptions{true, ';'}}) {
+    SCOPED_TRACE(std::string(1, o.delimiter) + (o.excel ? " excel" : ""));
+    std::ostringstream out;
+    ASSERT_TRUE(WriteJobProfileCsv(TwoJobs(), o, &out).ok());
+    auto back = ParseTrace(out.str(), "out.csv", ReadOptions{});
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(back->format, "job-profile");
+    ExpectSameJobs(*back, TwoJobs());
+  }
+}
+
+TEST(JobProfileWriterTest, ExcelGetsABomCrlfAndQuotedFields) {
+  std::ostringstream out;
+  ASSERT_TRUE(WriteJobProfileCsv(TwoJobs(), {true, ';'}, &out).ok());
+  const std::string text = out.str();
+  EXPECT_THAT(text, StartsWith("\xEF\xBB\xBFid;submit_time;duration;gpus;pool;name;"));
+  EXPECT_THAT(text, HasSubstr("\r\n7;1800;7200;1;inference-a;\"bert; \"\"ft\"\", v2\";"));
+  EXPECT_THAT(text, HasSubstr(";\"multi\nline\";"));
+  std::ostringstream plain;
+  ASSERT_TRUE(WriteJobProfileCsv(TwoJobs(), {}, &plain).ok());
+  EXPECT_EQ(plain.str().find('\r'), std::string::npos);
+  EXPECT_THAT(plain.str(), StartsWith("id,submit_time,"));
+  EXPECT_FALSE(WriteJobProfileCsv(TwoJobs(), {false, '\t'}, &plain).ok());
+}
+
+TEST(JobProfileWriterTest, CsvFieldQuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(CsvField("plain", ','), "plain");
+  EXPECT_EQ(CsvField("a;b", ','), "a;b");
+  EXPECT_EQ(CsvField("a;b", ';'), "\"a;b\"");
+  EXPECT_EQ(CsvField(" edge", ','), "\" edge\"");
+  EXPECT_EQ(CsvField("say \"hi\"", ','), "\"say \"\"hi\"\"\"");
+}
+
+}  // namespace
+}  // namespace squeeze
