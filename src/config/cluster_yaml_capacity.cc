@@ -9,6 +9,9 @@
 //     - name: inference
 //       kind: colocated
 //       colocation: {cap: 0.6, evict_within: 1m, training_speed: 0.6}
+//     - name: lab-nights      # GPUs another team uses by day
+//       kind: colocated
+//       colocation: {cap: 0.95, evict_within: 5m, idle_windows: true}
 //   region_price_factors: {us-east: 1.0, eu-west: 1.15}
 #include "config/cluster_yaml_reader.h"
 #include "config/text_util.h"
@@ -18,7 +21,8 @@ namespace squeeze::cluster_yaml {
 namespace {
 
 constexpr std::string_view kSpotKeys[] = {"warning", "mean_reclaim_interval", "outage"};
-constexpr std::string_view kColocationKeys[] = {"cap", "evict_within", "training_speed"};
+constexpr std::string_view kColocationKeys[] = {"cap", "evict_within", "training_speed",
+                                                "idle_windows"};
 
 }  // namespace
 
@@ -65,6 +69,17 @@ Status ClusterYamlReader::ReadColocation(const Fields& f, const std::string& pat
                     ReadDuration(s, "evict_within", where, out.evict_within),
                     ReadDouble(s, "training_speed", where, out.training_speed)}) {
     if (!st.ok()) return st;
+  }
+  if (const auto w = s.find("idle_windows"); w != s.end()) {
+    const std::string text(w->second.value.IsScalar() ? Trim(w->second.value.Scalar()) : "");
+    if (text == "true") {
+      out.idle_windows = true;
+    } else if (text == "false") {
+      out.idle_windows = false;
+    } else {
+      return Error(w->second.At(), Child(where, "idle_windows"),
+                   "value '" + text + "' is not true or false");
+    }
   }
   for (auto [key, value] : {std::pair<std::string_view, double>{"cap", out.cap},
                             {"training_speed", out.training_speed}}) {

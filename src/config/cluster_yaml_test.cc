@@ -316,7 +316,7 @@ pools:
     nodes: [{name: s0}]
   - name: infer
     kind: colocated
-    colocation: {cap: 0.5, evict_within: 45s, training_speed: 0.7}
+    colocation: {cap: 0.5, evict_within: 45s, training_speed: 0.7, idle_windows: true}
     nodes: [{name: i0}]
 region_price_factors: {eu-west: 1.25}
 )", "c.yaml");
@@ -331,6 +331,8 @@ region_price_factors: {eu-west: 1.25}
   EXPECT_DOUBLE_EQ(coloc.cap, 0.5);
   EXPECT_EQ(coloc.evict_within, 45);
   EXPECT_DOUBLE_EQ(coloc.TrainingSpeed(), 0.7);
+  EXPECT_TRUE(coloc.idle_windows);
+  EXPECT_FALSE(ColocationSpec{}.idle_windows);
   EXPECT_DOUBLE_EQ(ColocationSpec{}.TrainingSpeed(), 0.6);  // default: the cap
 }
 
@@ -353,7 +355,10 @@ TEST(ClusterYamlCapacityTest, RefusesBrokenSpotAndColocationSettings) {
       {"pools:\n  - {name: c, colocation: {cap: 0.5}, nodes: [{name: n}]}\n",
        "pool 'c': a colocation map needs kind: colocated"},
       {"pools:\n  - {name: c, kind: colocated, colocation: [0.5], nodes: [{name: n}]}\n",
-       "pools[0].colocation: expected a map with keys cap, evict_within, training_speed, got a list"},
+       "pools[0].colocation: expected a map with keys cap, evict_within, training_speed, "
+       "idle_windows, got a list"},
+      {"pools:\n  - {name: c, kind: colocated, colocation: {idle_windows: nights}, nodes: [{name: n}]}\n",
+       "pools[0].colocation.idle_windows: value 'nights' is not true or false"},
       {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: {default: -1}\n",
        "region_price_factors.default: value '-1' must be at least 0"},
       {"pools:\n  - {name: o, nodes: [{name: n}]}\nregion_price_factors: {default: 0}\n",

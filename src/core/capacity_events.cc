@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/duration.h"
+#include "core/idle_forecast.h"
 #include "core/scheduler.h"
 
 namespace squeeze {
@@ -128,6 +129,8 @@ Status Scheduler::SetInferenceLoad(int node, int gpu, double load, Time now) {
   }
   StartServiceClocks(s, now);
   s.inference_load[{node, gpu}] = load;
+  const int64_t key = node * kGpuKeys + gpu;
+  s.load_known_since.emplace(key, now);
   const double threshold = 1 - pool.colocation.cap;
   const uint64_t bit = uint64_t{1} << gpu;
   uint64_t& closed = s.closed_gpus[node];
@@ -135,7 +138,10 @@ Status Scheduler::SetInferenceLoad(int node, int gpu, double load, Time now) {
   if (load > threshold + 1e-9) {
     if (!was_closed) {
       closed |= bit;
-      TakeOutOfService(s, node, node * kGpuKeys + gpu, now);
+      if (auto open = s.in_service_since.find(key); open != s.in_service_since.end()) {
+        RecordOpenPeriod(s, key, open->second, now);
+      }
+      TakeOutOfService(s, node, key, now);
       HoldClosed(s, node);
       char why[160];
       std::snprintf(why, sizeof why,
@@ -156,10 +162,14 @@ Status Scheduler::SetInferenceLoad(int node, int gpu, double load, Time now) {
     }
     HoldClosed(s, node);
     if (s.unavailable.count(node)) HoldUnavailable(s, node);
-    PutInService(s, node, node * kGpuKeys + gpu, now);
+    PutInService(s, node, key, now);
   }
   if (closed == 0) s.closed_gpus.erase(node);
   return Status::Ok();
+}
+
+std::optional<Time> Scheduler::PredictedIdleWindow(int node, int gpu, Time now) const {
+  return PredictedOpenFor(*state_, node * kGpuKeys + gpu, now);
 }
 
 double Scheduler::MeanTimeBetweenTakes(int pool, const std::string& model, Time now) const {

@@ -41,6 +41,12 @@ struct ColocationSpec {
   // default: the cap, as for a job that keeps a whole GPU busy).
   double training_speed = 0;  // 0 = cap
   double TrainingSpeed() const { return training_speed > 0 ? training_speed : cap; }
+  // GPUs whose owner leaves them idle at recurring times (nights, weekends): training goes
+  // there only when it is of normal or low urgency and the GPU's predicted idle window (what
+  // the same moment of the past weeks showed, core/idle_forecast.h) holds the job's run, or
+  // holds a useful part of it for a job that checkpoints within evict_within when the owner
+  // comes back. Until two weeks have been seen, placement is as without it.
+  bool idle_windows = false;
 };
 
 struct PoolSpec {

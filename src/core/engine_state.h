@@ -102,6 +102,10 @@ struct EngineState {
   std::map<int64_t, Time> in_service_since;
   bool takes_started = false;  // the units were put in service at the first cycle
   std::map<std::pair<int, int>, double> inference_load;  // (node, gpu) -> last reported
+  // Colocated GPUs (node * 64 + gpu): when their load was first known, and their closed
+  // periods open to training, oldest first (the last kIdleHistoryWeeks; core/idle_forecast.h).
+  std::map<int64_t, Time> load_known_since;
+  std::map<int64_t, std::vector<std::pair<Time, Time>>> open_history;
   std::map<int, std::vector<Time>> recent_takes;  // node -> its reclaims in the flaky window
   std::map<int, Time> banned_until;      // nodes not used again until then (reclaimed often)
   std::set<int> reported_down;  // nodes the driver reported unavailable (or reclaimed)

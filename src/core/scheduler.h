@@ -6,6 +6,7 @@
 #define SQUEEZE_CORE_SCHEDULER_H_
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/cluster_spec.h"
@@ -87,6 +88,9 @@ class Scheduler {
   double MeanTimeBetweenTakes(int pool, const std::string& model, Time now) const;
   // The inference load last reported for a GPU of a colocated pool (-1: none yet).
   double InferenceLoad(int node, int gpu) const;
+  // How long colocated GPU `gpu` of `node`, open now, is predicted to stay open
+  // (core/idle_forecast.h); nullopt without two weeks of its load or when it is closed.
+  std::optional<Time> PredictedIdleWindow(int node, int gpu, Time now) const;
 
   // A waiting job's prospects in other regions, in words (actions.h RegionOutlook); empty for
   // a job that does not wait.

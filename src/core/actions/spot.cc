@@ -11,11 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/actions/actions.h"
 #include "core/actions/home_wait.h"
 #include "core/duration.h"
+#include "core/idle_forecast.h"
 #include "core/spot_math.h"
 
 namespace squeeze {
@@ -30,7 +32,22 @@ struct Outlook {
   double mtbt = 0;           // mean time between takes of its placement
   double expected = 0;       // seconds to finish there (kNever-like when unknown work)
   bool bridge = false;       // a long job there only until its home has room
+  Time window = kNever;      // the predicted idle window left on its GPUs (idle_windows)
 };
+
+// The least predicted idle window left over the placement's GPUs; nullopt when one of them
+// has too little history (core/idle_forecast.h).
+std::optional<Time> IdleWindowLeft(const CycleContext& c, const Placement& placement) {
+  Time least = kNever;
+  for (const auto& share : placement.shares) {
+    for (int g : share.gpus) {
+      const auto w = PredictedOpenFor(c.s, static_cast<int64_t>(share.node) * 64 + g, c.now);
+      if (!w) return std::nullopt;
+      least = std::min(least, *w);
+    }
+  }
+  return least;
+}
 
 Time WarningOf(const PoolSpec& pool) {
   return pool.kind == PoolKind::kSpot ? pool.spot.warning : pool.colocation.evict_within;
@@ -77,7 +94,24 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
       return o;
     }
   }
-  if (work == kNever) return o;
+  const bool windows = spec.kind == PoolKind::kColocated && spec.colocation.idle_windows;
+  if (windows && job.spec.urgency > Urgency::kNormal) {
+    o.allowed = false;
+    o.refusal = "urgent work does not go to GPUs lent in their owner's idle windows";
+    return o;
+  }
+  // A useful part of a run that checkpoints when the owner comes back.
+  const Time useful = std::max<Time>(600, 10 * (job.spec.checkpoint_cost + RestartOverhead(job.spec)));
+  if (windows) {
+    if (auto w = IdleWindowLeft(c, placement)) o.window = *w;
+  }
+  if (work == kNever) {
+    if (o.window != kNever && !(o.on_notice && o.window >= useful)) {
+      o.allowed = false;
+      o.refusal = "of unknown length, and cannot checkpoint in time in the predicted idle window";
+    }
+    return o;
+  }
   const double speed =
       spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
   const double wall = static_cast<double>(work) / speed;
@@ -85,6 +119,14 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
     o.expected = wall * (1 + (restart + cost) / o.mtbt);
   } else {
     o.expected = ExpectedRunTime(wall, static_cast<double>(o.interval), cost, restart, o.mtbt);
+  }
+  if (o.window != kNever) {
+    const bool fits = wall + restart <= static_cast<double>(o.window);
+    if (!fits && !(o.on_notice && o.window >= useful)) {
+      o.allowed = false;
+      o.refusal = "does not fit the predicted idle window (" + FormatDuration(o.window) + " left)";
+      return o;
+    }
   }
   if (o.bridge && wait != kNever) {
     // On spot for the wait (at most what is left of spot_long_job) at the pace Daly's model
@@ -106,6 +148,7 @@ std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time 
                   : (o.interval > 0 ? "checkpoints every " + FormatDuration(o.interval)
                                     : "no checkpoints");
   if (o.bridge) saves += "; a long job, there until its home has room";
+  if (o.window != kNever) saves += "; idle window of " + FormatDuration(o.window) + " left";
   if (work == kNever || wait == kNever) {
     std::snprintf(text, sizeof text, "on %s%s: %s; a take every %s expected",
                   what.c_str(), pool.name.c_str(), saves.c_str(), mtbt.c_str());
