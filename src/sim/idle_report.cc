@@ -14,6 +14,10 @@ std::string Percent(double v) {
   return buf;
 }
 
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::vector<std::string> GroupLines(const NodeIdle& node) {
   std::vector<std::string> out;
   for (const GpuGroup& g : GroupGpus(node)) {
@@ -111,8 +115,8 @@ std::string FormatIdleText(const IdleAnalysis& a) {
   lines.clear();
   without.clear();
   for (const PoolIdle& p : a.pools) {
-    const std::string who = p.name + " (" + std::to_string(p.nodes.size()) + " nodes, " +
-                            std::to_string(p.gpu_count) + " GPUs)";
+    const std::string who = p.name + " (" + Count(p.nodes.size(), "node") + ", " +
+                            Count(p.gpu_count, "GPU") + ")";
     auto l = Prefixed(who, p.windows);
     if (l.empty()) without.push_back(who);
     lines.insert(lines.end(), l.begin(), l.end());
