@@ -36,7 +36,7 @@ std::string Text(int x, int y, const std::string& s, const char* extra = "") {
 std::string Rect(int x, int y, int w, int h, const std::string& fill, const std::string& title) {
   std::string r = "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) +
                   "\" width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(h) +
-                  "\" fill=\"" + fill + "\" stroke=\"#ffffff\" stroke-width=\"0.5\"";
+                  "\" fill=\"" + fill + "\" stroke=\"#c8c8c8\" stroke-width=\"0.5\"";
   if (title.empty()) return r + "/>\n";
   return r + "><title>" + XmlEscape(title) + "</title></rect>\n";
 }
