@@ -11,7 +11,7 @@
 #include "config/file_io.h"
 #include "core/duration.h"
 #include "core/idle/idle_analysis.h"
-#include "core/idle/sample_generator.h"
+#include "sim/gpu_sample_generator.h"
 #include "sim/idle_heatmap_svg.h"
 #include "sim/idle_report.h"
 #include "sim/readers/gpu_samples_reader.h"

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "core/idle/sample_generator.h"
+#include "sim/gpu_sample_generator.h"
 #include "sim/idle_heatmap_svg.h"
 #include "sim/readers/gpu_samples_reader.h"
 

@@ -2,9 +2,9 @@
 // `squeeze idle-report`: every GPU is busy (utilization uniform in 40-95%) except in its planted
 // windows (0-5%), sampled every few minutes for whole weeks. A planted window can be skipped in
 // some weeks. Randomness only from the generator the caller passes in; not thread-safe for one
-// generator.
-#ifndef SQUEEZE_CORE_IDLE_SAMPLE_GENERATOR_H_
-#define SQUEEZE_CORE_IDLE_SAMPLE_GENERATOR_H_
+// generator. Same seed, same samples, with every standard library.
+#ifndef SQUEEZE_SIM_GPU_SAMPLE_GENERATOR_H_
+#define SQUEEZE_SIM_GPU_SAMPLE_GENERATOR_H_
 
 #include <random>
 #include <string>
@@ -47,4 +47,4 @@ std::string SamplesCsv(const std::vector<GpuSample>& samples);
 
 }  // namespace squeeze
 
-#endif  // SQUEEZE_CORE_IDLE_SAMPLE_GENERATOR_H_
+#endif  // SQUEEZE_SIM_GPU_SAMPLE_GENERATOR_H_

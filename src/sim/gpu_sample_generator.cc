@@ -1,4 +1,4 @@
-#include "core/idle/sample_generator.h"
+#include "sim/gpu_sample_generator.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,12 +23,22 @@ bool PlantedIdle(const SampleSpec& spec, const std::string& node, int gpu, int w
   return false;
 }
 
+// Uniform in [lo, hi) from the top 53 bits of one draw: written out rather than
+// std::uniform_real_distribution, so that one seed gives the same samples with every standard
+// library.
+struct Uniform {
+  double lo, hi;
+  double operator()(std::mt19937_64& rng) const {
+    return lo + (hi - lo) * static_cast<double>(rng() >> 11) * 0x1.0p-53;
+  }
+};
+
 }  // namespace
 
 std::vector<GpuSample> GenerateSamples(const SampleSpec& spec, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> busy(0.40, 0.95);
-  std::uniform_real_distribution<double> idle(0.0, 0.05);
-  std::uniform_real_distribution<double> memory(0.0, 1.0);
+  const Uniform busy{0.40, 0.95};
+  const Uniform idle{0.0, 0.05};
+  const Uniform memory{0.0, 1.0};
   const Time start = WeekStart(WeekIndex(spec.start));
   const Time end = start + Time{spec.weeks} * kSecondsPerWeek;
   std::vector<GpuSample> out;
