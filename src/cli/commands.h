@@ -15,6 +15,8 @@ using CommandRun = std::function<int()>;
 CommandRun RegisterSimulate(CLI::App& app);
 // advise: reserve vs on-demand, spot, region and what-if advice from a job history.
 CommandRun RegisterAdvise(CLI::App& app);
+// idle-report: recurring idle windows of GPUs from utilization samples.
+CommandRun RegisterIdleReport(CLI::App& app);
 // serve: the daemon.
 CommandRun RegisterServe(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.

@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
       "rent on demand, which jobs suit spot and at what checkpoint interval, the cheapest "
       "region, and simulated what-ifs (--what-if spot+16)");
   commands.emplace_back(advise, squeeze::RegisterAdvise(*advise));
+  auto* idle = app.add_subcommand(
+      "idle-report",
+      "From GPU utilization samples: the hours of the week when GPUs, nodes and pools are "
+      "reliably idle (text, --json, an --svg heatmap)");
+  commands.emplace_back(idle, squeeze::RegisterIdleReport(*idle));
   auto* serve = app.add_subcommand(
       "serve",
       "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "

@@ -1,0 +1,23 @@
+// One utilization sample of one GPU, as a telemetry recorder or the samples CSV gives it. A plain
+// value type.
+#ifndef SQUEEZE_CORE_IDLE_GPU_SAMPLE_H_
+#define SQUEEZE_CORE_IDLE_GPU_SAMPLE_H_
+
+#include <optional>
+#include <string>
+
+#include "core/types.h"
+
+namespace squeeze {
+
+struct GpuSample {
+  Time time = 0;          // unix seconds, UTC
+  std::string node;
+  int gpu = 0;            // index of the GPU on its node
+  double utilization = 0; // 0..1
+  std::optional<double> memory_used_mib;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_CORE_IDLE_GPU_SAMPLE_H_
