@@ -15,6 +15,8 @@ using CommandRun = std::function<int()>;
 CommandRun RegisterSimulate(CLI::App& app);
 // advise: reserve vs on-demand, spot, region and what-if advice from a job history.
 CommandRun RegisterAdvise(CLI::App& app);
+// inventory: the GPUs a team has, from nvidia-smi, kubectl and Slurm output.
+CommandRun RegisterInventory(CLI::App& app);
 // serve: the daemon.
 CommandRun RegisterServe(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.

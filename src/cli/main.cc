@@ -24,6 +24,11 @@ int main(int argc, char** argv) {
       "rent on demand, which jobs suit spot and at what checkpoint interval, the cheapest "
       "region, and simulated what-ifs (--what-if spot+16)");
   commands.emplace_back(advise, squeeze::RegisterAdvise(*advise));
+  auto* inventory = app.add_subcommand(
+      "inventory",
+      "List the GPUs a team has, from nvidia-smi (CSV or XML), kubectl and Slurm output: a "
+      "table by model and memory, --json, or a cluster file (--pool-file)");
+  commands.emplace_back(inventory, squeeze::RegisterInventory(*inventory));
   auto* serve = app.add_subcommand(
       "serve",
       "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "
