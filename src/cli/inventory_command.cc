@@ -65,10 +65,11 @@ Status ReadFiles(const std::vector<std::string>& paths, const Parser& parse,
 Status ReadLocal(const InventoryFlags& f, std::vector<GpuRecord>* out) {
   Result<CommandOutput> run = RunCommand({f.nvidia_smi, kQuery, "--format=csv"}, {}, 30000);
   if (!run.ok() || run->exit_code == 127) {
-    return Status::Error("nvidia-smi is not on this machine (no NVIDIA driver?): nothing to "
-                         "read locally. Give recorded output instead: --nvidia-smi-csv FILE, "
-                         "--nvidia-smi-xml FILE, --kubectl-json FILE, --kubectl-describe FILE, "
-                         "--sinfo-json FILE or --scontrol-nodes FILE");
+    return Status::Error(
+        "nvidia-smi is not on this machine (no NVIDIA driver?): nothing to "
+        "read locally. Give recorded output instead: --nvidia-smi-csv FILE, "
+        "--nvidia-smi-xml FILE, --kubectl-json FILE, --kubectl-describe FILE, "
+        "--sinfo-json FILE or --scontrol-nodes FILE");
   }
   if (run->exit_code != 0) {
     return Status::Error("nvidia-smi exited with " + std::to_string(run->exit_code) + ": " +
@@ -83,15 +84,26 @@ Status ReadLocal(const InventoryFlags& f, std::vector<GpuRecord>* out) {
 
 Result<std::vector<GpuRecord>> Collect(const InventoryFlags& f) {
   std::vector<GpuRecord> all;
-  const auto csv = [](std::string_view t, const std::string& p) { return ParseNvidiaSmiCsv(t, NodeOfFile(p)); };
-  const auto xml = [](std::string_view t, const std::string& p) { return ParseNvidiaSmiXml(t, NodeOfFile(p)); };
-  const auto kjson = [](std::string_view t, const std::string&) { return ParseKubectlNodesJson(t); };
-  const auto kdesc = [](std::string_view t, const std::string&) { return ParseKubectlDescribeNodes(t); };
+  const auto csv = [](std::string_view t, const std::string& p) {
+    return ParseNvidiaSmiCsv(t, NodeOfFile(p));
+  };
+  const auto xml = [](std::string_view t, const std::string& p) {
+    return ParseNvidiaSmiXml(t, NodeOfFile(p));
+  };
+  const auto kjson = [](std::string_view t, const std::string&) {
+    return ParseKubectlNodesJson(t);
+  };
+  const auto kdesc = [](std::string_view t, const std::string&) {
+    return ParseKubectlDescribeNodes(t);
+  };
   const auto sinfo = [](std::string_view t, const std::string&) { return ParseSinfoInventory(t); };
-  const auto scontrol = [](std::string_view t, const std::string&) { return ParseScontrolNodesInventory(t); };
-  for (Status s : {ReadFiles(f.nvidia_smi_csv, csv, &all), ReadFiles(f.nvidia_smi_xml, xml, &all),
-                   ReadFiles(f.kubectl_json, kjson, &all), ReadFiles(f.kubectl_describe, kdesc, &all),
-                   ReadFiles(f.sinfo_json, sinfo, &all), ReadFiles(f.scontrol_nodes, scontrol, &all)}) {
+  const auto scontrol = [](std::string_view t, const std::string&) {
+    return ParseScontrolNodesInventory(t);
+  };
+  for (Status s :
+       {ReadFiles(f.nvidia_smi_csv, csv, &all), ReadFiles(f.nvidia_smi_xml, xml, &all),
+        ReadFiles(f.kubectl_json, kjson, &all), ReadFiles(f.kubectl_describe, kdesc, &all),
+        ReadFiles(f.sinfo_json, sinfo, &all), ReadFiles(f.scontrol_nodes, scontrol, &all)}) {
     if (!s.ok()) return s;
   }
   const bool any_file = !f.nvidia_smi_csv.empty() || !f.nvidia_smi_xml.empty() ||

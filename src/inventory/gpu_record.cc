@@ -24,7 +24,12 @@ std::vector<GpuRecord> ExpandNodeGpus(const std::string& node, const std::string
 namespace inventory_value {
 namespace {
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string Quote(std::string_view s) {
+  std::string quoted(1, '\'');
+  quoted.append(s);
+  quoted += '\'';
+  return quoted;
+}
 
 // The number before an optional unit ("81559 MiB" -> "81559"); `*unit_out` gets the unit.
 std::string_view SplitUnit(std::string_view text, std::string_view* unit_out) {
@@ -42,8 +47,8 @@ std::string_view SplitUnit(std::string_view text, std::string_view* unit_out) {
 
 bool IsUnknown(std::string_view text) {
   text = Trim(text);
-  return text == "[N/A]" || text == "[Not Supported]" || text == "N/A" || text == "[Unknown Error]" ||
-         text == "Not Supported";
+  return text == "[N/A]" || text == "[Not Supported]" || text == "N/A" ||
+         text == "[Unknown Error]" || text == "Not Supported";
 }
 
 Result<std::optional<int64_t>> Mib(std::string_view text, const std::string& field) {
@@ -84,8 +89,7 @@ Result<std::optional<double>> Percent(std::string_view text, const std::string& 
 Result<int64_t> Count(std::string_view text, const std::string& field) {
   const std::optional<int64_t> v = ParseInt64(Trim(text));
   if (!v || *v < 0) {
-    return Status::Error(field + ": value " + Quote(Trim(text)) +
-                         " is not a whole number >= 0");
+    return Status::Error(field + ": value " + Quote(Trim(text)) + " is not a whole number >= 0");
   }
   return *v;
 }

@@ -15,14 +15,14 @@
 namespace squeeze {
 
 struct GpuRecord {
-  std::string node;          // host or node name; "" when the source does not say (nvidia-smi)
-  int index = 0;             // 0..n-1 on its node
-  std::string model;         // as the source names it: "NVIDIA A100-SXM4-80GB", "a100", ...
-  int64_t memory_mib = 0;    // 0 when the source does not say
+  std::string node;        // host or node name; "" when the source does not say (nvidia-smi)
+  int index = 0;           // 0..n-1 on its node
+  std::string model;       // as the source names it: "NVIDIA A100-SXM4-80GB", "a100", ...
+  int64_t memory_mib = 0;  // 0 when the source does not say
   std::optional<double> utilization;       // 0..1; none when unknown
   std::optional<int64_t> memory_used_mib;  // none when unknown
   std::optional<bool> allocated;           // cluster sources: held by a job; none when unknown
-  std::string source;        // "nvidia-smi-csv", "nvidia-smi-xml", "kubectl-json", ...
+  std::string source;  // "nvidia-smi-csv", "nvidia-smi-xml", "kubectl-json", ...
 };
 
 // `count` records of one node, index 0..count-1, utilization unknown; the first `allocated`

@@ -1,11 +1,10 @@
 #include "inventory/inventory_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
@@ -57,9 +56,14 @@ std::vector<InventoryGroup> GroupInventory(const std::vector<GpuRecord>& records
   std::vector<std::pair<double, int>> util;  // sum, count
   for (const GpuRecord& r : records) {
     size_t g = 0;
-    while (g < groups.size() && !(groups[g].model == r.model && groups[g].memory_mib == r.memory_mib)) ++g;
+    while (g < groups.size() &&
+           !(groups[g].model == r.model && groups[g].memory_mib == r.memory_mib))
+      ++g;
     if (g == groups.size()) {
-      groups.push_back({.model = r.model, .memory_mib = r.memory_mib});
+      InventoryGroup fresh;
+      fresh.model = r.model;
+      fresh.memory_mib = r.memory_mib;
+      groups.push_back(std::move(fresh));
       nodes.emplace_back();
       util.emplace_back(0.0, 0);
     }
@@ -101,10 +105,11 @@ std::string InventoryTable(const std::vector<InventoryGroup>& groups) {
 std::string InventoryJson(const std::vector<GpuRecord>& records) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const GpuRecord& r : records) {
-    nlohmann::json g = {{"node", r.node}, {"index", r.index}, {"model", r.model},
-                        {"memory_mib", r.memory_mib}};
+    nlohmann::json g = {
+        {"node", r.node}, {"index", r.index}, {"model", r.model}, {"memory_mib", r.memory_mib}};
     g["utilization"] = r.utilization ? nlohmann::json(*r.utilization) : nlohmann::json();
-    g["memory_used_mib"] = r.memory_used_mib ? nlohmann::json(*r.memory_used_mib) : nlohmann::json();
+    g["memory_used_mib"] =
+        r.memory_used_mib ? nlohmann::json(*r.memory_used_mib) : nlohmann::json();
     g["allocated"] = r.allocated ? nlohmann::json(*r.allocated) : nlohmann::json();
     g["source"] = r.source;
     gpus.push_back(std::move(g));
@@ -125,7 +130,8 @@ Result<std::string> InventoryPoolFile(const std::vector<GpuRecord>& records) {
     }
     if (!by_model.count(r.model)) models.push_back(r.model);
     auto& nodes = by_model[r.model];
-    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.first == r.node; });
+    auto it =
+        std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.first == r.node; });
     if (it == nodes.end()) {
       nodes.push_back({r.node, {0, r.memory_mib}});
       it = nodes.end() - 1;
@@ -133,11 +139,13 @@ Result<std::string> InventoryPoolFile(const std::vector<GpuRecord>& records) {
     ++it->second.first;
     models_of_node[r.node].insert(r.model);
   }
-  std::string out = "# Written by `squeeze inventory --pool-file`: one owned pool per GPU model.\npools:\n";
+  std::string out =
+      "# Written by `squeeze inventory --pool-file`: one owned pool per GPU model.\npools:\n";
   std::set<std::string> pool_names;
   for (const std::string& model : models) {
     std::string pool = PoolName(model);
-    for (int n = 2; !pool_names.insert(pool).second; ++n) pool = PoolName(model) + "-" + std::to_string(n);
+    for (int n = 2; !pool_names.insert(pool).second; ++n)
+      pool = PoolName(model) + "-" + std::to_string(n);
     out += "  - name: " + YamlQuoted(pool) + "\n    kind: owned\n    nodes:\n";
     for (const auto& [node, gm] : by_model[model]) {
       const std::string name = models_of_node[node].size() > 1 ? node + "-" + pool : node;

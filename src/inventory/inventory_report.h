@@ -19,9 +19,9 @@ struct InventoryGroup {
   std::string model;
   int64_t memory_mib = 0;
   int gpus = 0;
-  std::optional<int> allocated;          // none when no record of the group says
+  std::optional<int> allocated;            // none when no record of the group says
   std::optional<double> mean_utilization;  // over the records that report it; none if none do
-  int nodes = 0;                          // distinct node names
+  int nodes = 0;                           // distinct node names
 };
 
 // The records without repeats: a (node, index) seen before is dropped; `*dropped` counts them.

@@ -1,6 +1,7 @@
 #include "inventory/inventory_report.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace squeeze {
@@ -20,9 +21,10 @@ GpuRecord Gpu(std::string node, int index, std::string model, int64_t memory,
 }
 
 TEST(InventoryReportTest, GroupsByModelAndMemory) {
-  const std::vector<GpuRecord> gpus = {
-      Gpu("a", 0, "A100", 81920, 0.5, std::nullopt), Gpu("a", 1, "A100", 81920, 1.0, std::nullopt),
-      Gpu("b", 0, "A100", 81920, std::nullopt, true), Gpu("c", 0, "A100", 40960, std::nullopt, false)};
+  const std::vector<GpuRecord> gpus = {Gpu("a", 0, "A100", 81920, 0.5, std::nullopt),
+                                       Gpu("a", 1, "A100", 81920, 1.0, std::nullopt),
+                                       Gpu("b", 0, "A100", 81920, std::nullopt, true),
+                                       Gpu("c", 0, "A100", 40960, std::nullopt, false)};
   const std::vector<InventoryGroup> groups = GroupInventory(gpus);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].gpus, 3);
@@ -37,7 +39,8 @@ TEST(InventoryReportTest, GroupsByModelAndMemory) {
 }
 
 TEST(InventoryReportTest, JsonHasNullForUnknown) {
-  const auto j = nlohmann::json::parse(InventoryJson({Gpu("a", 3, "H100", 81559, std::nullopt, true)}));
+  const auto j =
+      nlohmann::json::parse(InventoryJson({Gpu("a", 3, "H100", 81559, std::nullopt, true)}));
   EXPECT_EQ(j["gpus"][0]["index"], 3);
   EXPECT_EQ(j["gpus"][0]["model"], "H100");
   EXPECT_TRUE(j["gpus"][0]["utilization"].is_null());
@@ -46,9 +49,9 @@ TEST(InventoryReportTest, JsonHasNullForUnknown) {
 
 TEST(InventoryReportTest, DropsRepeatedGpus) {
   int dropped = 0;
-  auto kept = DropRepeatedGpus({Gpu("a", 0, "X", 1, {}, {}), Gpu("a", 0, "X", 1, {}, {}),
-                                Gpu("a", 1, "X", 1, {}, {})},
-                               &dropped);
+  auto kept = DropRepeatedGpus(
+      {Gpu("a", 0, "X", 1, {}, {}), Gpu("a", 0, "X", 1, {}, {}), Gpu("a", 1, "X", 1, {}, {})},
+      &dropped);
   EXPECT_EQ(kept.size(), 2u);
   EXPECT_EQ(dropped, 1);
 }

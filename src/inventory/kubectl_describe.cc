@@ -63,7 +63,8 @@ Result<std::vector<GpuRecord>> ToRecords(const DescribedNode& n) {
   }
   int64_t memory = 0;
   if (auto it = n.labels.find("nvidia.com/gpu.memory"); it != n.labels.end()) {
-    auto m = iv::Mib(it->second, At(n.name_line) + ": node " + n.name + ": label nvidia.com/gpu.memory");
+    auto m =
+        iv::Mib(it->second, At(n.name_line) + ": node " + n.name + ": label nvidia.com/gpu.memory");
     if (!m.ok()) return m.status();
     memory = m->value_or(0);
   }
@@ -127,7 +128,8 @@ Result<std::vector<GpuRecord>> ParseKubectlDescribeNodes(std::string_view text) 
         continue;
       }
       if (nodes.empty()) {
-        return Status::Error(At(line_no) + ": " + block + ": comes before any 'Name:' line (is this `kubectl describe nodes`?)");
+        return Status::Error(At(line_no) + ": " + block +
+                             ": comes before any 'Name:' line (is this `kubectl describe nodes`?)");
       }
       if (block == "Labels") {
         Status s = AddLabel(value, line_no, &nodes.back());

@@ -40,7 +40,8 @@ TEST(KubectlDescribeTest, BrokenInputs) {
                     "                    kubernetes.io/os");
   ExpectErrorWith(ParseKubectlDescribeNodes(bad_label).status(),
                   {"line 7", "Labels", "'kubernetes.io/os' is not KEY=VALUE"});
-  ExpectErrorWith(ParseKubectlDescribeNodes(good.substr(0, 20)).status(), {"line 1", "Name: is empty"});
+  ExpectErrorWith(ParseKubectlDescribeNodes(good.substr(0, 20)).status(),
+                  {"line 1", "Name: is empty"});
   const size_t cut = good.find("nvidia.com/gpu:     8") + 15;
   ExpectErrorWith(ParseKubectlDescribeNodes(good.substr(0, cut)).status(),
                   {"line 37", "'nvidia.com/gpu:' is not 'nvidia.com/gpu:  COUNT'"});

@@ -1,6 +1,5 @@
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "config/text_util.h"
@@ -28,7 +27,8 @@ Result<std::vector<GpuRecord>> ReadNode(const Json& item, const std::string& pat
   const Json& metadata = item.contains("metadata") ? item.at("metadata") : Json();
   auto name = StringAt(metadata, "name", path + ".metadata");
   if (!name.ok()) return name.status();
-  if (name->empty()) return Status::Error(std::string(kSource) + ": " + path + ".metadata.name is missing");
+  if (name->empty())
+    return Status::Error(std::string(kSource) + ": " + path + ".metadata.name is missing");
   const std::string where = std::string(kSource) + ": node " + *name;
   const Json labels = metadata.contains("labels") ? metadata.at("labels") : Json::object();
   const Json status = item.contains("status") ? item.at("status") : Json::object();
@@ -82,7 +82,8 @@ Result<std::vector<GpuRecord>> ParseKubectlNodesJson(std::string_view text) {
   std::vector<GpuRecord> out;
   for (size_t i = 0; i < items.size(); ++i) {
     if (!items[i].is_object()) {
-      return Status::Error(std::string(kSource) + ": items[" + std::to_string(i) + "] is not an object");
+      return Status::Error(std::string(kSource) + ": items[" + std::to_string(i) +
+                           "] is not an object");
     }
     auto node = ReadNode(items[i], "items[" + std::to_string(i) + "]");
     if (!node.ok()) return node.status();

@@ -16,7 +16,8 @@ std::vector<std::string> SplitFields(std::string_view line) {
   std::vector<std::string> out;
   for (size_t begin = 0;;) {
     const size_t comma = line.find(',', begin);
-    out.emplace_back(Trim(line.substr(begin, comma == std::string_view::npos ? comma : comma - begin)));
+    out.emplace_back(
+        Trim(line.substr(begin, comma == std::string_view::npos ? comma : comma - begin)));
     if (comma == std::string_view::npos) break;
     begin = comma + 1;
   }
@@ -81,7 +82,8 @@ Result<std::vector<GpuRecord>> ParseNvidiaSmiCsv(std::string_view text, std::str
     ++line_no;
     if (line.empty()) continue;
     if (line.find("No devices were found") != std::string_view::npos) {
-      return Status::Error(At(line_no) + ": nvidia-smi found no GPUs ('" + std::string(line) + "')");
+      return Status::Error(At(line_no) + ": nvidia-smi found no GPUs ('" + std::string(line) +
+                           "')");
     }
     std::vector<std::string> fields = SplitFields(line);
     if (column.empty()) {
@@ -107,8 +109,10 @@ Result<std::vector<GpuRecord>> ParseNvidiaSmiCsv(std::string_view text, std::str
     if (!record.ok()) return record.status();
     out.push_back(std::move(*record));
   }
-  if (column.empty()) return Status::Error(std::string(kSource) + ": empty input, no header or GPU rows");
-  if (out.empty()) return Status::Error(std::string(kSource) + ": a header but no GPU rows (truncated?)");
+  if (column.empty())
+    return Status::Error(std::string(kSource) + ": empty input, no header or GPU rows");
+  if (out.empty())
+    return Status::Error(std::string(kSource) + ": a header but no GPU rows (truncated?)");
   return out;
 }
 

@@ -42,9 +42,10 @@ TEST(NvidiaSmiCsvTest, ColumnsByHeaderNameAndNotAvailable) {
   EXPECT_EQ((*r)[2].memory_mib, 32510);
   EXPECT_DOUBLE_EQ(*(*r)[2].utilization, 0.55);
   EXPECT_FALSE((*r)[3].utilization.has_value());
-  auto ns = ParseNvidiaSmiCsv("index, name, memory.total [MiB], utilization.gpu [%]\n"
-                              "0, NVIDIA GeForce RTX 4090, 24564 MiB, [Not Supported]\r\n",
-                              "");
+  auto ns = ParseNvidiaSmiCsv(
+      "index, name, memory.total [MiB], utilization.gpu [%]\n"
+      "0, NVIDIA GeForce RTX 4090, 24564 MiB, [Not Supported]\r\n",
+      "");
   ASSERT_TRUE(ns.ok()) << ns.status().message();
   EXPECT_FALSE((*ns)[0].utilization.has_value());
   EXPECT_FALSE((*ns)[0].memory_used_mib.has_value());
@@ -70,8 +71,7 @@ TEST(NvidiaSmiCsvTest, BrokenInputs) {
                   {"line 2", "utilization.gpu", "'140 %'"});
   ExpectErrorWith(ParseNvidiaSmiCsv("index, memory.total [MiB]\n0, 81920 MiB\n", "").status(),
                   {"line 1", "no column 'name'"});
-  ExpectErrorWith(ParseNvidiaSmiCsv("No devices were found\n", "").status(),
-                  {"found no GPUs"});
+  ExpectErrorWith(ParseNvidiaSmiCsv("No devices were found\n", "").status(), {"found no GPUs"});
 }
 
 }  // namespace

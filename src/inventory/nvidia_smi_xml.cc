@@ -1,6 +1,5 @@
-#include <pugixml.hpp>
-
 #include <algorithm>
+#include <pugixml.hpp>
 #include <string>
 
 #include "config/text_util.h"
@@ -25,7 +24,8 @@ std::optional<std::string> Child(const pugi::xml_node& gpu, const char* path) {
 
 Result<GpuRecord> ReadGpu(const pugi::xml_node& gpu, int position, const std::string& node) {
   namespace iv = inventory_value;
-  const std::string where = std::string(kSource) + ": gpu id=\"" + gpu.attribute("id").value() + "\"";
+  const std::string where =
+      std::string(kSource) + ": gpu id=\"" + gpu.attribute("id").value() + "\"";
   GpuRecord r;
   r.node = node;
   r.source = "nvidia-smi-xml";

@@ -6,7 +6,8 @@
 namespace squeeze {
 namespace {
 
-std::vector<GpuRecord> FromSlurmNodes(const std::vector<SlurmNode>& nodes, const std::string& source) {
+std::vector<GpuRecord> FromSlurmNodes(const std::vector<SlurmNode>& nodes,
+                                      const std::string& source) {
   std::vector<GpuRecord> out;
   for (const SlurmNode& n : nodes) {
     std::vector<GpuRecord> gpus = ExpandNodeGpus(n.name, n.gpu_model.empty() ? "gpu" : n.gpu_model,

@@ -62,8 +62,7 @@ TEST(SlurmInventoryTest, BrokenInputs) {
                   {"line 1", "node dgx-a100-01", "GresUsed", "'-6'"});
   std::string no_state = good;
   no_state.replace(no_state.find("State=MIXED"), 11, "");
-  ExpectErrorWith(ParseScontrolNodesInventory(no_state).status(),
-                  {"line 1", "State is missing"});
+  ExpectErrorWith(ParseScontrolNodesInventory(no_state).status(), {"line 1", "State is missing"});
   const std::string json = InventoryRecording("sinfo-east-live.json");
   ExpectErrorWith(ParseSinfoInventory(json.substr(0, json.size() / 2)).status(), {"sinfo"});
   std::string bad_json = json;

@@ -69,7 +69,8 @@ Result<SlurmNode> ReadNode(const NodeChunk& chunk) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != cpus.size()) return Status::Error(where + ": CPUTot '" + cpus + "' is not an integer");
+    if (used != cpus.size())
+      return Status::Error(where + ": CPUTot '" + cpus + "' is not an integer");
   }
   Result<std::pair<std::string, int>> total = ParseGresCount(gres == "N/A" ? "" : gres);
   if (!total.ok()) return total.status().WithContext(where + ": Gres");

@@ -37,9 +37,9 @@ TEST(ScontrolNodesTest, Errors) {
                   {"line 1", "node a", "State is missing"});
   ExpectErrorWith(ParseScontrolNodes("NodeName=a State=IDLE CPUTot=many\n").status(),
                   {"node a", "CPUTot 'many'"});
-  ExpectErrorWith(ParseScontrolNodes("NodeName=a State=IDLE\nNodeName=b State=IDLE Gres=gpu:x\n")
-                      .status(),
-                  {"line 2", "node b", "Gres"});
+  ExpectErrorWith(
+      ParseScontrolNodes("NodeName=a State=IDLE\nNodeName=b State=IDLE Gres=gpu:x\n").status(),
+      {"line 2", "node b", "Gres"});
 }
 
 }  // namespace
