@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev libcpp-httplib-dev   # squeeze serve: the job store and the HTTP API
   zlib1g-dev   # the simulator reads gzipped traces (the inference load .tar.gz)
+  libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests

@@ -17,6 +17,8 @@ CommandRun RegisterSimulate(CLI::App& app);
 CommandRun RegisterAdvise(CLI::App& app);
 // idle-report: recurring idle windows of GPUs from utilization samples.
 CommandRun RegisterIdleReport(CLI::App& app);
+// inventory: the GPUs a team has, from nvidia-smi, kubectl and Slurm output.
+CommandRun RegisterInventory(CLI::App& app);
 // serve: the daemon.
 CommandRun RegisterServe(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.

@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
       "From GPU utilization samples: the hours of the week when GPUs, nodes and pools are "
       "reliably idle (text, --json, an --svg heatmap)");
   commands.emplace_back(idle, squeeze::RegisterIdleReport(*idle));
+  auto* inventory = app.add_subcommand(
+      "inventory",
+      "List the GPUs a team has, from nvidia-smi (CSV or XML), kubectl and Slurm output: a "
+      "table by model and memory, --json, or a cluster file (--pool-file)");
+  commands.emplace_back(inventory, squeeze::RegisterInventory(*inventory));
   auto* serve = app.add_subcommand(
       "serve",
       "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "

@@ -26,27 +26,6 @@ bool Has(const std::vector<std::string>& flags, const char* flag) {
   return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
-// The state: the base state lower-case; "down+drain" (as older Slurm prints it) adds flags.
-void SetState(const std::string& state, SlurmNode* node) {
-  const size_t plus = state.find('+');
-  node->state = Lower(state.substr(0, plus));
-  for (size_t begin = plus; begin != std::string::npos;) {
-    const size_t next = state.find('+', begin + 1);
-    const std::string flag = Upper(state.substr(begin + 1, next - begin - 1));
-    if (!flag.empty() && !Has(node->flags, flag.c_str())) node->flags.push_back(flag);
-    begin = next;
-  }
-  node->responding = !Has(node->flags, "NOT_RESPONDING");
-  const bool base_ok = node->state == "idle" || node->state == "mixed" ||
-                       node->state == "allocated";
-  bool flags_ok = true;
-  for (const char* bad : {"DRAIN", "DRAINING", "DRAINED", "DOWN", "NOT_RESPONDING", "FAIL",
-                          "FAILING", "POWERED_DOWN", "POWERING_DOWN"}) {
-    if (Has(node->flags, bad)) flags_ok = false;
-  }
-  node->usable = base_ok && flags_ok;
-}
-
 Result<SlurmNode> ReadNode(const Json& item, const std::string& path) {
   if (!item.is_object()) return Status::Error(path + ": " + slurm_json::Show(item) +
                                               " is not an object");
@@ -65,7 +44,7 @@ Result<SlurmNode> ReadNode(const Json& item, const std::string& path) {
     if (!s.ok()) return s;
   }
   for (std::string& flag : node.flags) flag = Upper(flag);
-  SetState(state, &node);
+  SetNodeState(state, &node);
   Result<std::pair<std::string, int>> total = ParseGresCount(gres);
   if (!total.ok()) return total.status().WithContext(path + ".gres");
   node.gpu_model = total->first;
@@ -77,6 +56,26 @@ Result<SlurmNode> ReadNode(const Json& item, const std::string& path) {
 }
 
 }  // namespace
+
+void SetNodeState(const std::string& state, SlurmNode* node) {
+  const size_t plus = state.find('+');
+  node->state = Lower(state.substr(0, plus));
+  for (size_t begin = plus; begin != std::string::npos;) {
+    const size_t next = state.find('+', begin + 1);
+    const std::string flag = Upper(state.substr(begin + 1, next - begin - 1));
+    if (!flag.empty() && !Has(node->flags, flag.c_str())) node->flags.push_back(flag);
+    begin = next;
+  }
+  node->responding = !Has(node->flags, "NOT_RESPONDING");
+  const bool base_ok = node->state == "idle" || node->state == "mixed" ||
+                       node->state == "allocated";
+  bool flags_ok = true;
+  for (const char* bad : {"DRAIN", "DRAINING", "DRAINED", "DOWN", "NOT_RESPONDING", "FAIL",
+                          "FAILING", "POWERED_DOWN", "POWERING_DOWN"}) {
+    if (Has(node->flags, bad)) flags_ok = false;
+  }
+  node->usable = base_ok && flags_ok;
+}
 
 Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
   Result<Json> doc = slurm_json::ParseDocument(text, "nodes");

@@ -54,8 +54,15 @@ struct SlurmJob {
 // PREEMPTED, BOOT_FAIL, DEADLINE, OUT_OF_MEMORY.
 bool SlurmStateEnded(std::string_view state);
 
+// Sets node->state, flags, responding and usable from a state as Slurm prints it: "idle",
+// "MIXED+DRAIN" (the base state lower-case; each "+FLAG" adds a flag to those already there).
+void SetNodeState(const std::string& state, SlurmNode* node);
+
 // `sinfo --json`: its nodes[]. A non-empty errors[] is an error carrying its text.
 Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text);
+// `scontrol show nodes` (multi-line, `-o` one line per node, `-d` with GresUsed): NodeName,
+// State, CPUTot, Partitions, Reason, Gres and GresUsed. Errors name the node, the key and value.
+Result<std::vector<SlurmNode>> ParseScontrolNodes(std::string_view text);
 // `squeue --json`: its jobs[]. exit_code there is a wait status (768 = exit 3, 15 = SIGTERM).
 Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text);
 
