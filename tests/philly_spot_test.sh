@@ -8,6 +8,10 @@
 #               reclaim intervals of 2 h, 6 h and 24 h: squeeze must lose less work each time,
 #               bring runs home, and without the 12-h rule also give jobs of 12 h or more a
 #               lower mean JCT.
+#   idle_nights philly-half-idle-nights.yaml (issue 7): 100 GPUs another team leaves idle at
+#               night, used in their predicted idle windows: low-urgency jobs wait less than
+#               without them, urgent ones no more, and the team gets its GPUs back from
+#               training less often than when they are used whenever idle.
 #   bash tests/philly_spot_test.sh CASE SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR [PYTHON]
 # Exits 77 (skipped) when SHARED_DIR lacks the traces.
 set -uo pipefail
@@ -28,10 +32,12 @@ case "$CASE" in
   spot_aware) SCENARIO=philly-half-spot-aware.yaml
               VARIANTS=2h-naive,2h-aware,2h-aware-norule,6h-naive,6h-aware,6h-aware-norule
               VARIANTS+=,24h-naive,24h-aware,24h-aware-norule ;;
+  idle_nights) SCENARIO=philly-half-idle-nights.yaml VARIANTS=owned-only,reactive,windows ;;
   *) echo "unknown case $CASE"; exit 2 ;;
 esac
 sed -e "s#\.\./\.\./\.\./shared#$SHARED#g" -e "s#\.\./clusters/#$SOURCE/examples/clusters/#g" \
   -e "s#inference_load: no-inference-load#inference_load: $SOURCE/examples/scenarios/no-inference-load#" \
+  -e "s#inference_load: idle-nights-load#inference_load: $SOURCE/examples/scenarios/idle-nights-load#" \
   "$SOURCE/examples/scenarios/$SCENARIO" >"$WORK/$SCENARIO"
 "$SQUEEZE" simulate -q --scenario "$WORK/$SCENARIO" --json "$WORK/out.json" >"$WORK/out.txt" 2>&1 ||
   { echo "FAIL: squeeze simulate --scenario"; cat "$WORK/out.txt"; exit 1; }
@@ -64,6 +70,23 @@ if case == "coloc_spot":
           "+both lowers the mean queue more than either alone")
     check(runs["+shared-dedicated"]["inference_evictions"] == 0,
           "+shared-dedicated: GPUs without inference are never taken back")
+elif case == "idle_nights":
+    own, react, win = runs["owned-only"], runs["reactive"], runs["windows"]
+    for name, r in runs.items():
+        u = r["by_urgency"]
+        print(f"{name:10} low: mean queue {u['low']['avg_queue_s']:6.0f} s, high: "
+              f"{u['high']['avg_queue_s']:5.0f} s; owner took GPUs back {r['inference_evictions']} "
+              f"times; lost {r['lost_gpu_hours']:.0f} GPU-h; violations {r['inference_violations']}")
+        check(r["inference_violations"] == 0, f"{name}: no training overstayed the owner's return")
+    check(win["by_urgency"]["low"]["avg_queue_s"] < own["by_urgency"]["low"]["avg_queue_s"],
+          "windows: low-urgency jobs wait less than without the idle nights")
+    check(win["by_urgency"]["high"]["avg_queue_s"] <= own["by_urgency"]["high"]["avg_queue_s"],
+          "windows: urgent jobs wait no longer than without the idle nights")
+    check(win["by_urgency"]["high"]["jobs"] == own["by_urgency"]["high"]["jobs"] > 0,
+          "both runs have the same urgent jobs")
+    check(win["colocated_starts"] > 0, "windows: training runs in the idle nights")
+    check(win["inference_evictions"] < react["inference_evictions"],
+          "windows: the owner takes GPUs back from training less often than with reactive use")
 else:
     for m in ("2h", "6h", "24h"):
         naive = runs[f"{m}-naive"]

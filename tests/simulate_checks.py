@@ -32,7 +32,7 @@ RESULT_KEYS = [
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
     "spot_starts", "colocated_starts", "reclaims", "inference_evictions", "inference_violations",
     "returned_home", "cost", "pool_use",
-    "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "makespan_s", "deadlines", "deadline_misses",
+    "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "by_urgency", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "wall_s", "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",
@@ -91,7 +91,7 @@ def check_result(where, r):
     if not isinstance(r["policy"], str) or not r["policy"]:
         fail(f"{where}.policy: {r['policy']!r} is not a policy name")
     for key in RESULT_KEYS:
-        if key in ("policy", "per_pool", "pool_use", "by_length"):
+        if key in ("policy", "per_pool", "pool_use", "by_length", "by_urgency"):
             continue
         v = r[key]
         if key in INT_KEYS and not is_int(v):
@@ -112,6 +112,13 @@ def check_result(where, r):
         fail(f"{where}.by_length: classes {list(lengths)}, expected <1h, 1h-12h, >=12h")
     if sum(c["jobs"] for c in lengths.values()) != r["jobs"]:
         fail(f"{where}.by_length: the classes hold {sum(c['jobs'] for c in lengths.values())} "
+             f"jobs, not {r['jobs']}")
+    urgencies = r["by_urgency"]
+    order = ["critical", "high", "normal", "low"]
+    if [u for u in order if u in urgencies] != list(urgencies):
+        fail(f"{where}.by_urgency: classes {list(urgencies)} are not known ones, most urgent first")
+    if sum(c["jobs"] for c in urgencies.values()) != r["jobs"]:
+        fail(f"{where}.by_urgency: the classes hold {sum(c['jobs'] for c in urgencies.values())} "
              f"jobs, not {r['jobs']}")
     pools = r["per_pool"]
     if not isinstance(pools, dict) or not pools:

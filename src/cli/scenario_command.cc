@@ -19,7 +19,7 @@
 namespace squeeze {
 namespace {
 
-using TraceKey = std::tuple<bool, bool, Time, double>;
+using TraceKey = std::tuple<bool, bool, Time, double, double>;
 
 // A variant ready to run: the inputs are owned by ScenarioInputs.
 struct PreparedVariant {
@@ -42,8 +42,9 @@ class ScenarioInputs {
     read.default_checkpointable = a.checkpointable.value_or(read.default_checkpointable);
     read.default_checkpoint_cost = a.checkpoint_cost.value_or(read.default_checkpoint_cost);
     read.default_data_gb = a.data_gb.value_or(read.default_data_gb);
+    read.urgent_share = a.urgent_share.value_or(read.urgent_share);
     const TraceKey key{read.default_preemptible, read.default_checkpointable,
-                       read.default_checkpoint_cost, read.default_data_gb};
+                       read.default_checkpoint_cost, read.default_data_gb, read.urgent_share};
     auto it = traces_.find(key);
     if (it == traces_.end()) {
       Result<Trace> trace = LoadReplayTrace(path, read);

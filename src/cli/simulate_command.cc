@@ -39,6 +39,7 @@ struct SimulateFlags {
   std::vector<std::string> settings;
   bool assume_preemptible = true;
   double assume_data_gb = 0;
+  double assume_urgent_share = 0;
   bool assume_checkpointable = true;
   std::string assume_checkpoint_cost;
   std::string inference_load;
@@ -97,6 +98,7 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
   read.default_preemptible = f.assume_preemptible;
   read.default_checkpointable = f.assume_checkpointable;
   read.default_data_gb = f.assume_data_gb;
+  read.urgent_share = f.assume_urgent_share;
   if (!f.assume_checkpoint_cost.empty()) {
     Result<Time> cost = ParseDuration(f.assume_checkpoint_cost);
     if (!cost.ok()) return cost.status().WithContext("--assume-checkpoint-cost");
@@ -236,6 +238,12 @@ CommandRun RegisterSimulate(CLI::App& app) {
       app.add_option("--assume-checkpoint-cost", f->assume_checkpoint_cost,
                      "Seconds a checkpoint takes for jobs a trace gives no checkpoint_cost for "
                      "(a duration such as 60 or 1m; default 0)"));
+  in_scenario.push_back(
+      app.add_option("--assume-urgent-share", f->assume_urgent_share,
+                     "For traces that give no urgency (Philly, openb): this share of the jobs, "
+                     "picked by a hash of their ids, is high and the rest low (0: all normal)")
+          ->check(CLI::Range(0.0, 1.0))
+          ->capture_default_str());
   in_scenario.push_back(
       app.add_option("--assume-data-gb", f->assume_data_gb,
                      "Size in GB of the data of jobs a trace gives none for: what running in "

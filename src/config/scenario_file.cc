@@ -31,7 +31,7 @@ constexpr std::string_view kRootKeys[] = {"name",   "trace",          "policy", 
 constexpr std::string_view kVariantKeys[] = {"name",   "cluster",        "policy", "seed",
                                              "assume", "inference_load", "reclaim_trace", "set"};
 constexpr std::string_view kAssumeKeys[] = {"preemptible", "checkpointable", "checkpoint_cost",
-                                            "data_gb"};
+                                            "data_gb", "urgent_share"};
 
 std::optional<bool> ParseBool(std::string_view text) {
   std::string s(Trim(text));
@@ -202,6 +202,16 @@ Status ScenarioReader::ReadAssume(const Field& field, const std::string& path,
     }
     out.data_gb = *gb;
   }
+  if (const auto it = f.find("urgent_share"); it != f.end()) {
+    Result<std::string> text = Text(it->second, Child(path, "urgent_share"));
+    if (!text.ok()) return text.status();
+    const std::optional<double> share = ParseDouble(Trim(*text));
+    if (!share || *share < 0 || *share > 1) {
+      return Error(it->second.At(), Child(path, "urgent_share"),
+                   "value '" + *text + "' is not a share between 0 and 1");
+    }
+    out.urgent_share = *share;
+  }
   return Status::Ok();
 }
 
@@ -325,6 +335,7 @@ ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant&
   if (own.assume.checkpointable) out.assume.checkpointable = own.assume.checkpointable;
   if (own.assume.checkpoint_cost) out.assume.checkpoint_cost = own.assume.checkpoint_cost;
   if (own.assume.data_gb) out.assume.data_gb = own.assume.data_gb;
+  if (own.assume.urgent_share) out.assume.urgent_share = own.assume.urgent_share;
   return out;
 }
 

@@ -24,6 +24,7 @@ struct ScenarioAssume {
   std::optional<bool> checkpointable;
   std::optional<Time> checkpoint_cost;
   std::optional<double> data_gb;
+  std::optional<double> urgent_share;
 };
 
 // The settings a variant inherits from the top level and may override.

@@ -45,7 +45,7 @@ constexpr char kFull[] = R"(name: coloc
 trace: t.csv
 policy: squeeze
 seed: 7
-assume: {preemptible: true, checkpointable: no, checkpoint_cost: 1m, data_gb: 2.5}
+assume: {preemptible: true, checkpointable: no, checkpoint_cost: 1m, data_gb: 2.5, urgent_share: 0.25}
 inference_load: load.csv
 reclaim_trace: load.csv
 set: {squeeze.slice: 30m, min_runtime: 10m}
@@ -74,6 +74,7 @@ TEST(ScenarioFileTest, ReadsEverySetting) {
   EXPECT_EQ(d.assume.checkpointable, false);
   EXPECT_EQ(d.assume.checkpoint_cost, 60);
   EXPECT_EQ(d.assume.data_gb, 2.5);
+  EXPECT_EQ(d.assume.urgent_share, 0.25);
   EXPECT_EQ(d.inference_load, Dir() + "/load.csv");
   EXPECT_EQ(d.reclaim_trace, Dir() + "/load.csv");
   EXPECT_EQ(ResolveVariant(*r, r->variants[1]).reclaim_trace, "");
@@ -156,6 +157,8 @@ TEST(ScenarioFileTest, ErrorsNameFileLinePathAndValue) {
        "s.yaml:2: assume.checkpoint_cost: value 'soon' is not a duration"},
       {"trace: t.csv\nassume: {data_gb: -2}\n" + v,
        "s.yaml:2: assume.data_gb: value '-2' is not a number >= 0"},
+      {"trace: t.csv\nassume: {urgent_share: 1.5}\n" + v,
+       "s.yaml:2: assume.urgent_share: value '1.5' is not a share between 0 and 1"},
       {"trace: t.csv\nassume: {data: 2}\n" + v, "s.yaml:2: assume: unknown key 'data'"},
       {"trace: t.csv\ntrace: t.csv\n" + v, "s.yaml:2: key 'trace' is given twice"},
       {"trace: [t.csv\n", "YAML syntax error"},

@@ -102,9 +102,12 @@ TEST(IdleForecastTest, ColocatePlacesOnlyLowUrgencyWorkThatFitsTheWindow) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_THAT(lines[0], StartsWith("start 2 on lab0:"));
   EXPECT_THAT(lines[0], HasSubstr("idle window of 11h left"));
-  // A 20-h job that saves within evict_within (60 s) goes for a useful part of the night.
+  // A 20-h job that saves within evict_within (60 s) goes for a useful part of the night, and
+  // leaves with a checkpoint before the owner is predicted back (08:00, less its checkpoint).
   s.Add(NewJob(5, 1, now).Pool("home").Elastic().CheckpointCost(60).Estimate(20 * kHour));
   EXPECT_THAT(s.Cycle(now), ElementsAre(StartsWith("start 5 on lab0:")));
+  EXPECT_EQ(s.last()[0].slice_end, now + 11 * kHour - 60);
+  EXPECT_EQ(s.job(5).leave_window_at, now + 11 * kHour - 60);
   // Without idle_windows the 20-h job 3 would have gone too (Daly's expectation alone).
   ClusterSpec plain = WithLab();
   plain.pools[1].colocation.idle_windows = false;
@@ -114,6 +117,26 @@ TEST(IdleForecastTest, ColocatePlacesOnlyLowUrgencyWorkThatFitsTheWindow) {
   p.Cycle(now);
   p.Add(NewJob(3, 1, now).Pool("home").Elastic().CheckpointCost(600).Estimate(20 * kHour));
   EXPECT_THAT(p.Cycle(now), ElementsAre(StartsWith("start 3 on lab0:")));
+}
+
+TEST(IdleForecastTest, ARunThatWouldOutlastTheWindowLeavesBeforeTheOwnerIsBack) {
+  Scenario s(WithLab(), MakePolicy("fifo", {{"actions", "colocate|allocate|return_home"},
+                                            {"learned_estimates", "false"}}));
+  OwnerDays(s, 0, 15);
+  const Time now = 14 * kDay + 21 * kHour;
+  s.Add(NewJob(1, 2, now).Pool("home").Estimate(48 * kHour));
+  s.Cycle(now);
+  s.Add(NewJob(2, 1, now).Pool("home").Elastic().CheckpointCost(60).Estimate(20 * kHour));
+  EXPECT_THAT(s.Cycle(now), ElementsAre(StartsWith("start 2 on lab0:")));
+  const Time leave = now + 11 * kHour - 60;
+  EXPECT_EQ(s.sched().NextWakeup(), leave);
+  EXPECT_THAT(s.Cycle(leave - 1), IsEmpty());
+  EXPECT_THAT(s.Cycle(leave), ElementsAre("stop 2: idle window ends: it leaves before the GPU's "
+                                          "owner is predicted back"));
+  s.Stop(2, leave + 60);
+  EXPECT_EQ(s.job(2).state, JobState::kPending);
+  EXPECT_EQ(s.job(2).leave_window_at, kNever);
+  EXPECT_EQ(s.sched().counters().inference_evictions, 0);  // it left before being evicted
 }
 
 }  // namespace

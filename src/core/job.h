@@ -81,6 +81,10 @@ struct Job {
   // the time its earlier bridges took, run and stop included.
   bool bridging = false;
   Time bridged_s = 0;
+  // A run on a GPU lent in its owner's idle window that will not finish in the window: it
+  // checkpoints and leaves by then, before the owner is predicted back (also its slice_end, so
+  // the scheduler wakes for it); kNever otherwise.
+  Time leave_window_at = kNever;
   Time queued_since = 0;         // when it last became pending
   Time total_wait = 0;           // summed over all pending periods that ended
   int preemptions = 0;

@@ -242,6 +242,7 @@ void Scheduler::Unhold(Job& job, Time now) {
   ReleaseCapacity(*state_, job);
   if (job.bridging) job.bridged_s += now - job.run_start;
   job.bridging = false;
+  job.leave_window_at = kNever;
   job.attained_gpu_s = job.AttainedGpuSeconds(now);
   auto waiting = state_->stop_for.find(job.spec.id);
   if (waiting != state_->stop_for.end()) {

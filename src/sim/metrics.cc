@@ -28,8 +28,14 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   double queue_sum = 0, jct_sum = 0, slowdown_sum = 0, lost = 0;
   std::map<std::string, std::pair<double, double>> pool_sums;
   s.by_length = {{"<1h"}, {"1h-12h"}, {">=12h"}};
+  std::vector<LengthClass> urgencies(4);  // by Urgency value
   for (const JobRecord& r : result.jobs) {
     const double jct = static_cast<double>(r.end - r.submit);
+    LengthClass& urgency = urgencies[static_cast<int>(r.urgency)];
+    ++urgency.jobs;
+    urgency.avg_queue_s += static_cast<double>(r.queue);
+    urgency.avg_jct_s += jct;
+    urgency.lost_gpu_hours += r.lost_gpu_s / 3600.0;
     LengthClass& length = s.by_length[r.duration < 3600 ? 0 : (r.duration < 12 * 3600 ? 1 : 2)];
     ++length.jobs;
     length.avg_queue_s += static_cast<double>(r.queue);
@@ -53,6 +59,14 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     if (length.jobs == 0) continue;
     length.avg_queue_s /= static_cast<double>(length.jobs);
     length.avg_jct_s /= static_cast<double>(length.jobs);
+  }
+  for (int u = 3; u >= 0; --u) {
+    LengthClass& c = urgencies[u];
+    if (c.jobs == 0) continue;
+    c.name = std::string(UrgencyName(static_cast<Urgency>(u)));
+    c.avg_queue_s /= static_cast<double>(c.jobs);
+    c.avg_jct_s /= static_cast<double>(c.jobs);
+    s.by_urgency.push_back(std::move(c));
   }
   for (auto& [pool, ps] : s.per_pool) {
     ps.avg_queue_s = pool_sums[pool].first / ps.jobs;

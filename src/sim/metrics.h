@@ -62,6 +62,9 @@ struct Summary {
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   // By true run time: under 1 h, 1 h to 12 h, 12 h and more.
   std::vector<LengthClass> by_length;
+  // By urgency class, most urgent first ("critical", "high", "normal", "low"), the classes
+  // with jobs only (lost_gpu_hours as in by_length).
+  std::vector<LengthClass> by_urgency;
   // GPU-hours of pending demand that the free GPUs could have held had they not been
   // scattered (core/fragmentation_blocked.h has the definition).
   double frag_blocked_gpu_hours = 0;

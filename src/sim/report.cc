@@ -139,6 +139,12 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
                        {"avg_jct_s", l.avg_jct_s}, {"lost_gpu_hours", l.lost_gpu_hours}};
   }
   j["by_length"] = std::move(lengths);
+  nlohmann::ordered_json urgencies = nlohmann::ordered_json::object();
+  for (const LengthClass& u : s.by_urgency) {
+    urgencies[u.name] = {{"jobs", u.jobs}, {"avg_queue_s", u.avg_queue_s},
+                         {"avg_jct_s", u.avg_jct_s}, {"lost_gpu_hours", u.lost_gpu_hours}};
+  }
+  j["by_urgency"] = std::move(urgencies);
   j["makespan_s"] = s.makespan_s;
   j["deadlines"] = s.deadlines;
   j["deadline_misses"] = s.deadline_misses;

@@ -279,6 +279,7 @@ Status SimRun::Finish(JobId id, Time now) {
   r.end = now;
   r.queue = job.total_wait;
   r.duration = tj.duration;
+  r.urgency = tj.spec.urgency;
   r.preemptions = job.preemptions;
   const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;
   r.lost_gpu_s = job.attained_gpu_s - static_cast<double>(tj.duration) * share;

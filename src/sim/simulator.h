@@ -43,6 +43,7 @@ struct JobRecord {
   Time end = 0;
   Time queue = 0;          // time spent waiting, summed over all waits
   Time duration = 0;       // true run time
+  Urgency urgency = Urgency::kNormal;
   int preemptions = 0;
   double lost_gpu_s = 0;   // GPU-seconds held beyond its duration (overheads, lost work)
   bool deadline_missed = false;

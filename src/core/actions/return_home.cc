@@ -3,7 +3,9 @@
 // the waiting jobs had their turn, when finishing at home (the stop's checkpoint and the
 // restart included) is expected to be sooner than staying. A long job bridging its wait on
 // spot (see the spot action) comes home at the first room, and is stopped once its time on
-// spot reaches the policy's spot_long_job.
+// spot reaches the policy's spot_long_job. A run in a GPU owner's idle window that would not
+// finish in it leaves (home, or back to the queue) with a checkpoint when the window is
+// predicted to end.
 #include <algorithm>
 #include <set>
 #include <string>
@@ -68,17 +70,21 @@ void RunReturnHome(CycleContext& c) {
     if (job.home_pool == pool || (job.home_pool >= 0 && Opportunistic(c.s, job.home_pool))) continue;
     const Time spot_time = job.bridged_s + (c.now - job.run_start);
     const bool bridge_over = job.bridging && spot_time >= c.s.policy.spot_long_job;
+    const bool window_over = job.leave_window_at <= c.now;
     auto placed = PlaceAtHome(c, job, &c.caps);
     if (!placed) {
       if (bridge_over) {
         c.Stop(job, "bridge on spot over: " + FormatDuration(c.s.policy.spot_long_job) +
                         " on spot for a job longer than that", 0);
+      } else if (window_over) {
+        c.Stop(job, "idle window ends: it leaves before the GPU's owner is predicted back", 0);
       }
       continue;
     }
     const Time work = RemainingWork(c, job);
-    if (work == kNever && !job.bridging) continue;
-    if (!job.bridging) {
+    const bool must_go = job.bridging || window_over;
+    if (work == kNever && !must_go) continue;
+    if (!must_go) {
       const double stay = ExpectedStay(c, job, pool, work);
       const double home = static_cast<double>(job.spec.checkpoint_cost + RestartOverhead(job.spec) + work);
       if (home >= stay) continue;

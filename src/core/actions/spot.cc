@@ -218,6 +218,14 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
           else ++c.s.counters.colocated_starts;
           c.Start(job, std::move(*placement), /*borrowed=*/false, 0,
                   StartReason(c.s.cluster.spec().pools[pool], o, wait, work));
+          if (o.window != kNever && (work == kNever || work > o.window)) {
+            // It leaves with a checkpoint before the owner is predicted back.
+            UnindexRunning(c.s, job);
+            job.leave_window_at = c.now + std::max<Time>(0, o.window - job.spec.checkpoint_cost);
+            job.slice_end = std::min(job.slice_end, job.leave_window_at);
+            IndexRunning(c.s, job);
+            c.decisions.back().slice_end = job.slice_end;
+          }
           break;
         }
         return PendingQueue::Visit::kNext;

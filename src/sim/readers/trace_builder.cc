@@ -207,6 +207,17 @@ Result<Trace> TraceBuilder::Finish() {
                                        trace_.skipped.front();
     return Status::Error(trace_.source + ": no jobs: " + why);
   }
+  if (options_.urgent_share > 0 && trace_.format != "job-profile") {
+    for (TraceJob& job : trace_.jobs) {
+      // SplitMix64 of the id, its top 53 bits as a share in [0, 1).
+      uint64_t z = static_cast<uint64_t>(job.spec.id) + 0x9E3779B97F4A7C15ull;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+      job.spec.urgency = u < options_.urgent_share ? Urgency::kHigh : Urgency::kLow;
+    }
+  }
   SortBySubmitTime(&trace_.jobs);
   return std::move(trace_);
 }

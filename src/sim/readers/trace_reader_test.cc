@@ -77,6 +77,30 @@ TEST(PhillyReaderTest, ColumnsInAnyOrderAndInterruptibilityFromOptions) {
   EXPECT_FALSE(r->jobs[0].spec.checkpointable);
 }
 
+TEST(PhillyReaderTest, UrgentShareMarksTheSameJobsHighEveryTime) {
+  std::string text = "timestamp,duration,num_gpus,gpu_time,cluster\n";
+  for (int i = 0; i < 1000; ++i) text += "2017-01-01 00:00:00,60,1,60,vc1\n";
+  ReadOptions options;
+  EXPECT_EQ(Parse(text, options)->jobs[0].spec.urgency, Urgency::kNormal);
+  options.urgent_share = 0.2;
+  Result<Trace> a = Parse(text, options);
+  Result<Trace> b = Parse(text, options);
+  ASSERT_TRUE(a.ok() && b.ok());
+  int high = 0;
+  for (size_t i = 0; i < a->jobs.size(); ++i) {
+    const Urgency u = a->jobs[i].spec.urgency;
+    EXPECT_TRUE(u == Urgency::kHigh || u == Urgency::kLow);
+    EXPECT_EQ(u, b->jobs[i].spec.urgency);
+    high += u == Urgency::kHigh;
+  }
+  EXPECT_NEAR(high, 200, 40);  // a hash, not an exact count
+  // A job-profile file's urgency is its own.
+  Result<Trace> profile =
+      Parse("id,submit_time,duration,gpus,pool,urgency\n1,0,60,1,,normal\n", options);
+  ASSERT_TRUE(profile.ok());
+  EXPECT_EQ(profile->jobs[0].spec.urgency, Urgency::kNormal);
+}
+
 TEST(PhillyReaderTest, BadCellsNameLineColumnAndValue) {
   const std::string ok = "2017-10-09 07:01:55,66.0,1,66.0,vc\n";
   const std::string h = std::string(kPhillyHeader) + ok;
