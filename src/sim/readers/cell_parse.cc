@@ -143,4 +143,15 @@ std::string NormalizeName(std::string_view text) {
   return out;
 }
 
+std::string ShowCell(std::string_view value) {
+  if (value.size() <= 40) return std::string(value);
+  return std::string(value.substr(0, 37)) + "...";
+}
+
+Status CellErrorAt(const std::string& source, int line, std::string_view column,
+                   std::string_view value, const std::string& reason) {
+  return Status::Error(source + ":" + std::to_string(line) + ": column '" + std::string(column) +
+                       "': value '" + ShowCell(value) + "' " + reason);
+}
+
 }  // namespace squeeze

@@ -39,6 +39,12 @@ std::vector<std::string> SplitListCell(std::string_view text);
 // ASCII lower case, spaces around trimmed.
 std::string NormalizeName(std::string_view text);
 
+// A value as messages show it: cut to 37 characters and "..." past 40.
+std::string ShowCell(std::string_view value);
+// "SOURCE:LINE: column 'COLUMN': value 'VALUE' REASON", the value shown as ShowCell does.
+Status CellErrorAt(const std::string& source, int line, std::string_view column,
+                   std::string_view value, const std::string& reason);
+
 }  // namespace squeeze
 
 #endif  // SQUEEZE_SIM_READERS_CELL_PARSE_H_

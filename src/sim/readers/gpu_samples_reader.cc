@@ -17,15 +17,9 @@ constexpr std::array<std::string_view, kColumns> kNames = {"time", "node", "gpu"
                                                            "memory_used_mib"};
 constexpr int kMaxGpuIndex = 4095;
 
-std::string Show(std::string_view value) {
-  if (value.size() <= 40) return std::string(value);
-  return std::string(value.substr(0, 37)) + "...";
-}
-
 Status CellError(const std::string& source, int line, Column column, std::string_view value,
                  const std::string& reason) {
-  return Status::Error(source + ":" + std::to_string(line) + ": column '" +
-                       std::string(kNames[column]) + "': value '" + Show(value) + "' " + reason);
+  return CellErrorAt(source, line, kNames[column], value, reason);
 }
 
 // The header must be time,node,gpu,utilization[,memory_used_mib] in this order.
@@ -42,7 +36,7 @@ Result<int> ReadHeader(const CsvRecord& header, const std::string& source) {
     return static_cast<int>(kColumns);
   }
   return Status::Error(source + ":" + std::to_string(header.line) + ": unexpected column '" +
-                       Show(header.fields[kMemory]) + "' (the header must be " + expected + ")");
+                       ShowCell(header.fields[kMemory]) + "' (the header must be " + expected + ")");
 }
 
 Result<Time> ParseTime(std::string_view text) {
@@ -131,7 +125,7 @@ Result<std::vector<GpuSample>> ParseGpuSamples(std::string_view text,
     auto [it, fresh] = line_of.emplace(std::tuple{s->node, s->gpu, s->time}, record.line);
     if (!fresh) {
       return Status::Error(source_name + ":" + std::to_string(record.line) + ": node '" +
-                           Show(s->node) + "' GPU " + std::to_string(s->gpu) +
+                           ShowCell(s->node) + "' GPU " + std::to_string(s->gpu) +
                            " has a second sample at time '" + std::string(record.fields[kTime]) +
                            "' (the first on line " + std::to_string(it->second) + ")");
     }

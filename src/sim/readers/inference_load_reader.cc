@@ -29,15 +29,9 @@ struct Sample {
   int line;
 };
 
-std::string Show(std::string_view value) {
-  if (value.size() <= 40) return std::string(value);
-  return std::string(value.substr(0, 37)) + "...";
-}
-
 Status CellError(const std::string& source, int line, Column column, std::string_view value,
                  const std::string& reason) {
-  return Status::Error(source + ":" + std::to_string(line) + ": column '" +
-                       std::string(kNames[column]) + "': value '" + Show(value) + "' " + reason);
+  return CellErrorAt(source, line, kNames[column], value, reason);
 }
 
 // The index of each column in the header; an error names the missing one.
@@ -96,7 +90,7 @@ Status SortSamples(std::map<std::string, std::vector<Sample>>& samples,
     for (size_t i = 1; i < list.size(); ++i) {
       if (list[i].time == list[i - 1].time) {
         return Status::Error(source + ":" + std::to_string(list[i].line) + ": container '" +
-                             Show(id) + "' has a second sample at timestamp " +
+                             ShowCell(id) + "' has a second sample at timestamp " +
                              std::to_string(list[i].time) + " (the first on line " +
                              std::to_string(list[i - 1].line) + ")");
       }
