@@ -36,7 +36,8 @@ Placement FreeOnNode(const EngineState& s, int node, uint64_t gpus, bool with_cp
 
 int BaseBand(const Policy& policy, const Job& job) {
   const int urgency = policy.priority ? static_cast<int>(job.spec.urgency) : 0;
-  return urgency * 2 + (job.boosted ? 1 : 0);
+  const int band = urgency * 2 + (job.boosted ? 1 : 0);
+  return policy.held_idle_yields && job.held_idle ? std::max(0, band - 2) : band;
 }
 
 void IndexRunning(EngineState& s, const Job& job) {

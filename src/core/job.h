@@ -85,6 +85,9 @@ struct Job {
   // checkpoints and leaves by then, before the owner is predicted back (also its slice_end, so
   // the scheduler wakes for it); kNever otherwise.
   Time leave_window_at = kNever;
+  // Its GPUs have stayed nearly idle for long (the live queue's held-but-idle report); with
+  // Policy::held_idle_yields it ranks one urgency class lower while so.
+  bool held_idle = false;
   Time queued_since = 0;         // when it last became pending
   Time total_wait = 0;           // summed over all pending periods that ended
   int preemptions = 0;

@@ -225,6 +225,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
   else if (k == "job_order") p.job_order = v;
   else if (k == "node_order") p.node_order = v;
   else if (k == "priority") st = as_bool(&p.priority);
+  else if (k == "held_idle_yields") st = as_bool(&p.held_idle_yields);
   else if (k == "fair_share") st = as_bool(&p.fair_share);
   else if (k == "deadline") st = as_bool(&p.deadline);
   else if (k == "strict") st = as_bool(&p.strict);
@@ -292,7 +293,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
                          "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, spot, colocate, spot_aware, "
-                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, spot_flaky_reclaims, "
+                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, held_idle_yields, spot_flaky_reclaims, "
                          "spot_flaky_window, spot_flaky_cooldown, las_thresholds, las_gpu_weighted, "
                          "gittins_gpu_weighted)");
   }

@@ -34,6 +34,10 @@ struct Policy {
   std::string node_order = "consolidation";
   JobOrderOptions order_options;
   bool priority = false;    // urgency classes rank before the job order
+  // A running job reported held but idle (Scheduler::SetHeldIdle) ranks one urgency class
+  // lower while so: at its next slice end it yields to waiting work of its own class, and that
+  // work may preempt it.
+  bool held_idle_yields = false;
   bool fair_share = false;  // within a class, the team with the least running GPUs first
   bool deadline = false;    // a job whose deadline is at risk moves up within its class
   Time deadline_margin = 600;

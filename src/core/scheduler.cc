@@ -270,6 +270,7 @@ Status Scheduler::Stopped(JobId id, Time now) {
   job.run_checkpoint_interval = 0;
   job.run_speed_milli = 1000;
   job.must_leave_by = kNever;
+  job.held_idle = false;
   job.queued_since = now;
   if (state_->moves.count(id)) {
     job.state = JobState::kPending;  // the next cycle restarts it where the move holds GPUs
@@ -296,6 +297,20 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
         [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
   }
   return job;
+}
+
+Status Scheduler::SetHeldIdle(JobId id, bool held_idle) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || !it->second.IsActive()) {
+    return Status::Error("job " + std::to_string(id) + " is not running");
+  }
+  Job& job = it->second;
+  if (job.held_idle == held_idle) return Status::Ok();
+  const bool running = job.state == JobState::kRunning;
+  if (running) UnindexRunning(*state_, job);
+  job.held_idle = held_idle;
+  if (running) IndexRunning(*state_, job);
+  return Status::Ok();
 }
 
 Status Scheduler::Checkpointed(JobId id, Time now) {

@@ -42,6 +42,10 @@ class Scheduler {
   // first call on, victim choice prefers, among equally costly victims, the job with the
   // least work since its last checkpoint. An unknown or waiting job is an error.
   Status Checkpointed(JobId id, Time now);
+  // The driver saw a running job's GPUs stay nearly idle for long (held but idle), or busy
+  // again. With Policy::held_idle_yields the job ranks one urgency class lower while so. An
+  // unknown or waiting job is an error.
+  Status SetHeldIdle(JobId id, bool held_idle);
   // Removes a job; a running one releases its GPUs at once (the driver kills it).
   Result<Job> Cancel(JobId id, Time now);
   // The earliest time a cycle has something to do although no event came (a slice ends, a

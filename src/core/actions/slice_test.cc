@@ -43,6 +43,31 @@ TEST(SliceTest, YieldsAtSliceEndToAJobThatRanksAhead) {
   EXPECT_EQ(s.sched().NextWakeup(), 3830);
 }
 
+TEST(SliceTest, AJobHeldButIdleYieldsToItsOwnClassWhenThePolicySaysSo) {
+  // FIFO within urgency classes: job 1 (earlier) ranks ahead of job 2 and keeps its GPUs at
+  // its slice end, until it is reported held but idle.
+  for (const bool yields : {false, true}) {
+    SCOPED_TRACE(yields);
+    Scenario s(Cluster({{"a", 1, 4}}),
+               MakePolicy("fifo", {{"actions", "allocate|slice"}, {"priority", "true"},
+                                   {"held_idle_yields", yields ? "true" : "false"}}));
+    s.Add(NewJob(1, 4, 0).Elastic());
+    s.Cycle(0);
+    s.Add(NewJob(2, 4, 100));
+    EXPECT_THAT(s.Cycle(1800), IsEmpty());  // nothing is idle yet: job 1 goes on
+    ASSERT_TRUE(s.sched().SetHeldIdle(1, true).ok());
+    if (yields) {
+      EXPECT_THAT(s.Settle(3600),
+                  ElementsAre("stop 1: slice ended; yields to 2", "start 2 on a0:0,1,2,3"));
+      EXPECT_FALSE(s.job(1).held_idle);  // a new run starts afresh
+    } else {
+      EXPECT_THAT(s.Cycle(3600), IsEmpty());
+    }
+  }
+  Scenario s(Cluster({{"a", 1, 4}}), Slicing());
+  EXPECT_FALSE(s.sched().SetHeldIdle(7, true).ok());  // no such job
+}
+
 TEST(SliceTest, ContinuesWhenNothingWaits) {
   Scenario s(Cluster({{"a", 1, 4}}), Slicing());
   s.Add(NewJob(1, 4, 0).Elastic());
