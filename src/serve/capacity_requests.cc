@@ -77,13 +77,79 @@ Result<std::optional<Time>> ParseReclaimBody(std::string_view body) {
   return std::optional<Time>(warning);
 }
 
-Result<std::vector<GpuLoadReport>> ParseTelemetryBody(std::string_view body) {
+namespace {
+
+// An optional number field `key` of `e` within [lo, hi]; an error names it as `at` + key.
+Status ReadReading(const json& e, const std::string& at, const char* key, double lo,
+                   std::optional<double> hi, const std::string& expected,
+                   std::optional<double>& out) {
+  auto it = e.find(key);
+  if (it == e.end() || it->is_null()) return Status::Ok();
+  if (!it->is_number() || !(it->get<double>() >= lo) ||
+      (hi && !(it->get<double>() <= *hi)) || !std::isfinite(it->get<double>())) {
+    return Bad(at + key, e, expected);
+  }
+  out = it->get<double>();
+  return Status::Ok();
+}
+
+Result<GpuTelemetry> ReadGpuEntry(const json& e, size_t i) {
+  const std::string at = "gpus[" + std::to_string(i) + "].";
+  const std::string shape = " is not an object {node, gpu, and one or more of inference_load, "
+                            "utilization, memory_used_mib}";
+  if (!e.is_object()) return Status::Error("gpus[" + std::to_string(i) + "]: " + Shown(e) + shape);
+  if (Status s = UnknownKeys(e, {"node", "gpu", "inference_load", "utilization",
+                                 "memory_used_mib"}, at);
+      !s.ok()) {
+    return s;
+  }
+  GpuTelemetry r;
+  auto node = e.find("node");
+  if (node == e.end() || !node->is_string() || node->get<std::string>().empty()) {
+    return Bad(at + "node", e, "a node name");
+  }
+  r.node = node->get<std::string>();
+  auto gpu = e.find("gpu");
+  if (gpu == e.end() || !gpu->is_number_integer() || gpu->get<int64_t>() < 0 ||
+      gpu->get<int64_t>() > 1024) {
+    return Bad(at + "gpu", e, "a GPU index (0, 1, ...)");
+  }
+  r.gpu = static_cast<int>(gpu->get<int64_t>());
+  const std::string share = "a number from 0 to 1";
+  if (Status s = ReadReading(e, at, "inference_load", 0, 1, share, r.inference_load); !s.ok()) {
+    return s;
+  }
+  if (Status s = ReadReading(e, at, "utilization", 0, 1, share, r.utilization); !s.ok()) return s;
+  if (Status s = ReadReading(e, at, "memory_used_mib", 0, std::nullopt,
+                             "a number of MiB (0 or more)", r.memory_used_mib);
+      !s.ok()) {
+    return s;
+  }
+  if (!r.inference_load && !r.utilization && !r.memory_used_mib) {
+    return Status::Error("gpus[" + std::to_string(i) + "]: no reading; give inference_load, "
+                         "utilization or memory_used_mib (or several)");
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<TelemetryReport> ParseTelemetryBody(std::string_view body) {
   auto j = ParseObject(body, /*empty_ok=*/false);
   if (!j.ok()) return j.status();
-  if (Status s = UnknownKeys(*j, {"gpus"}, ""); !s.ok()) return s;
+  if (Status s = UnknownKeys(*j, {"gpus", "time"}, ""); !s.ok()) return s;
+  TelemetryReport report;
+  if (auto t = j->find("time"); t != j->end() && !t->is_null()) {
+    if (!t->is_number() || !std::isfinite(t->get<double>()) || t->get<double>() < 0 ||
+        t->get<double>() > 1e11) {
+      return Status::Error("time: " + Shown(*t) + " is not a time in unix seconds");
+    }
+    report.time = static_cast<Time>(std::llround(t->get<double>()));
+  }
   auto gpus = j->find("gpus");
   if (gpus == j->end()) {
-    return Status::Error("gpus: missing; give a list of {node, gpu, inference_load}");
+    return Status::Error("gpus: missing; give a list of {node, gpu, inference_load, "
+                         "utilization, memory_used_mib}");
   }
   if (!gpus->is_array() || gpus->empty()) {
     return Status::Error("gpus: " + Shown(*gpus) + " is not a non-empty list");
@@ -92,39 +158,17 @@ Result<std::vector<GpuLoadReport>> ParseTelemetryBody(std::string_view body) {
     return Status::Error("gpus: " + std::to_string(gpus->size()) + " entries, at most " +
                          std::to_string(kMaxTelemetryGpus));
   }
-  std::vector<GpuLoadReport> out;
   std::set<std::pair<std::string, int>> seen;
   for (size_t i = 0; i < gpus->size(); ++i) {
-    const json& e = (*gpus)[i];
-    const std::string at = "gpus[" + std::to_string(i) + "].";
-    if (!e.is_object()) return Status::Error("gpus[" + std::to_string(i) + "]: " + Shown(e) +
-                                             " is not an object {node, gpu, inference_load}");
-    if (Status s = UnknownKeys(e, {"node", "gpu", "inference_load"}, at); !s.ok()) return s;
-    GpuLoadReport r;
-    auto node = e.find("node");
-    if (node == e.end() || !node->is_string() || node->get<std::string>().empty()) {
-      return Bad(at + "node", e, "a node name");
+    auto r = ReadGpuEntry((*gpus)[i], i);
+    if (!r.ok()) return r.status();
+    if (!seen.insert({r->node, r->gpu}).second) {
+      return Status::Error("gpus[" + std::to_string(i) + "].gpu: GPU " + std::to_string(r->gpu) +
+                           " of node " + r->node + " is reported twice");
     }
-    r.node = node->get<std::string>();
-    auto gpu = e.find("gpu");
-    if (gpu == e.end() || !gpu->is_number_integer() || gpu->get<int64_t>() < 0 ||
-        gpu->get<int64_t>() > 1024) {
-      return Bad(at + "gpu", e, "a GPU index (0, 1, ...)");
-    }
-    r.gpu = static_cast<int>(gpu->get<int64_t>());
-    auto load = e.find("inference_load");
-    if (load == e.end() || !load->is_number() || !(load->get<double>() >= 0) ||
-        !(load->get<double>() <= 1)) {
-      return Bad(at + "inference_load", e, "a number from 0 to 1");
-    }
-    r.load = load->get<double>();
-    if (!seen.insert({r.node, r.gpu}).second) {
-      return Status::Error(at + "gpu: GPU " + std::to_string(r.gpu) + " of node " + r.node +
-                           " is reported twice");
-    }
-    out.push_back(std::move(r));
+    report.gpus.push_back(std::move(r).value());
   }
-  return out;
+  return report;
 }
 
 }  // namespace squeeze

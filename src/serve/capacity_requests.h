@@ -24,15 +24,27 @@ constexpr size_t kMaxTelemetryGpus = 4096;
 // "30s"), or an empty body or {} for the pool's own spot.warning (nullopt).
 Result<std::optional<Time>> ParseReclaimBody(std::string_view body);
 
-struct GpuLoadReport {
+// The most a telemetry report's time may lie ahead of the daemon's clock (clock skew).
+constexpr Time kMaxTelemetryFutureSkew = 300;
+
+// One GPU's entry of a telemetry report: at least one of the three readings.
+struct GpuTelemetry {
   std::string node;
   int gpu = 0;
-  double load = 0;  // 0..1
+  std::optional<double> inference_load;   // 0..1; colocated pools only
+  std::optional<double> utilization;      // 0..1, the GPU's busy share (nvidia-smi)
+  std::optional<double> memory_used_mib;  // >= 0
 };
 
-// POST /v1/telemetry: {"gpus": [{"node": "n0", "gpu": 0, "inference_load": 0.72}, ...]}, at
-// least one entry, no (node, gpu) twice.
-Result<std::vector<GpuLoadReport>> ParseTelemetryBody(std::string_view body);
+struct TelemetryReport {
+  std::optional<Time> time;  // unix seconds the readings were taken; nullopt: now
+  std::vector<GpuTelemetry> gpus;
+};
+
+// POST /v1/telemetry: {"time": 1767225600, "gpus": [{"node": "n0", "gpu": 0,
+// "inference_load": 0.72, "utilization": 0.31, "memory_used_mib": 20480}, ...]}: at least one
+// entry, no (node, gpu) twice, each with at least one reading; "time" is optional.
+Result<TelemetryReport> ParseTelemetryBody(std::string_view body);
 
 }  // namespace squeeze
 

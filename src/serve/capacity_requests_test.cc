@@ -51,24 +51,72 @@ TEST(CapacityRequestsTest, TelemetryReadsEveryGpu) {
                    {"node": "n0", "gpu": 1, "inference_load": 0},
                    {"node": "n1", "gpu": 0, "inference_load": 1}]})");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->size(), 3u);
-  EXPECT_EQ((*r)[0].node, "n0");
-  EXPECT_EQ((*r)[0].gpu, 0);
-  EXPECT_DOUBLE_EQ((*r)[0].load, 0.72);
-  EXPECT_EQ((*r)[1].gpu, 1);
-  EXPECT_EQ((*r)[2].node, "n1");
-  EXPECT_DOUBLE_EQ((*r)[2].load, 1);
+  ASSERT_EQ(r->gpus.size(), 3u);
+  EXPECT_FALSE(r->time);
+  EXPECT_EQ(r->gpus[0].node, "n0");
+  EXPECT_EQ(r->gpus[0].gpu, 0);
+  EXPECT_DOUBLE_EQ(*r->gpus[0].inference_load, 0.72);
+  EXPECT_FALSE(r->gpus[0].utilization);
+  EXPECT_EQ(r->gpus[1].gpu, 1);
+  EXPECT_EQ(r->gpus[2].node, "n1");
+  EXPECT_DOUBLE_EQ(*r->gpus[2].inference_load, 1);
+}
+
+TEST(CapacityRequestsTest, TelemetryReadsUtilizationMemoryAndTime) {
+  auto r = ParseTelemetryBody(
+      R"({"time": 1767225600,
+          "gpus": [{"node": "n0", "gpu": 0, "utilization": 0.02, "memory_used_mib": 512},
+                   {"node": "n0", "gpu": 1, "memory_used_mib": 0},
+                   {"node": "n1", "gpu": 0, "inference_load": 0.5, "utilization": 0.8}]})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->time, 1767225600);
+  ASSERT_EQ(r->gpus.size(), 3u);
+  EXPECT_DOUBLE_EQ(*r->gpus[0].utilization, 0.02);
+  EXPECT_DOUBLE_EQ(*r->gpus[0].memory_used_mib, 512);
+  EXPECT_FALSE(r->gpus[0].inference_load);
+  EXPECT_FALSE(r->gpus[1].utilization);
+  EXPECT_DOUBLE_EQ(*r->gpus[1].memory_used_mib, 0);
+  EXPECT_DOUBLE_EQ(*r->gpus[2].inference_load, 0.5);
+  EXPECT_DOUBLE_EQ(*r->gpus[2].utilization, 0.8);
+}
+
+TEST(CapacityRequestsTest, BrokenUtilizationTelemetryNamesTheEntryFieldAndValue) {
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "utilization": 0.1},
+                                        {"node": "n0", "gpu": 1, "utilization": 1.2}]})"),
+            "gpus[1].utilization: 1.2 is not a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "utilization": -0.1}]})"),
+            "gpus[0].utilization: -0.1 is not a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "utilization": "2%"}]})"),
+            "gpus[0].utilization: \"2%\" is not a number from 0 to 1");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "memory_used_mib": -5}]})"),
+            "gpus[0].memory_used_mib: -5 is not a number of MiB (0 or more)");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "memory_used_mib": "1G"}]})"),
+            "gpus[0].memory_used_mib: \"1G\" is not a number of MiB (0 or more)");
+  EXPECT_EQ(TelemetryError(R"({"time": "yesterday", "gpus": [{"node": "n0", "gpu": 0,
+                                                                "utilization": 0.1}]})"),
+            "time: \"yesterday\" is not a time in unix seconds");
+  EXPECT_EQ(TelemetryError(R"({"time": -3, "gpus": [{"node": "n0", "gpu": 0,
+                                                         "utilization": 0.1}]})"),
+            "time: -3 is not a time in unix seconds");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "utilization": 0.1},
+                                        {"node": "n0", "gpu": 1}]})"),
+            "gpus[1]: no reading; give inference_load, utilization or memory_used_mib "
+            "(or several)");
+  EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "utilisation": 0.1}]})"),
+            "unknown field 'gpus[0].utilisation' (did you mean 'gpus[0].utilization'?)");
 }
 
 TEST(CapacityRequestsTest, BrokenTelemetryNamesTheFieldAndValue) {
   EXPECT_EQ(TelemetryError(""), "the body is not JSON");
-  EXPECT_EQ(TelemetryError("{}"), "gpus: missing; give a list of {node, gpu, inference_load}");
+  EXPECT_EQ(TelemetryError("{}"), "gpus: missing; give a list of {node, gpu, inference_load, utilization, "
+            "memory_used_mib}");
   EXPECT_EQ(TelemetryError(R"({"gpus": []})"), "gpus: [] is not a non-empty list");
   EXPECT_EQ(TelemetryError(R"({"gpus": {"node": "n0"}})"),
             "gpus: {\"node\":\"n0\"} is not a non-empty list");
   EXPECT_EQ(TelemetryError(R"({"gpu": []})"), "unknown field 'gpu' (did you mean 'gpus'?)");
   EXPECT_EQ(TelemetryError(R"({"gpus": [3]})"),
-            "gpus[0]: 3 is not an object {node, gpu, inference_load}");
+            "gpus[0]: 3 is not an object {node, gpu, and one or more of inference_load, "
+            "utilization, memory_used_mib}");
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"gpu": 0, "inference_load": 0.5}]})"),
             "gpus[0].node: missing; expected a node name");
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": 7, "gpu": 0, "inference_load": 0.5}]})"),
@@ -83,7 +131,8 @@ TEST(CapacityRequestsTest, BrokenTelemetryNamesTheFieldAndValue) {
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": "high"}]})"),
             "gpus[0].inference_load: \"high\" is not a number from 0 to 1");
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0}]})"),
-            "gpus[0].inference_load: missing; expected a number from 0 to 1");
+            "gpus[0]: no reading; give inference_load, utilization or memory_used_mib "
+            "(or several)");
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "load": 0.5}]})"),
             "unknown field 'gpus[0].load'");
   EXPECT_EQ(TelemetryError(R"({"gpus": [{"node": "n0", "gpu": 0, "inference_load": 0.1},
