@@ -58,6 +58,23 @@ void SqliteStmt::Reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
+void SqliteStmt::BindDouble(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+
+void SqliteStmt::BindDouble(int index, const std::optional<double>& value) {
+  if (value) {
+    BindDouble(index, *value);
+  } else {
+    sqlite3_bind_null(stmt_, index);
+  }
+}
+
+double SqliteStmt::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+
+std::optional<double> SqliteStmt::OptionalDouble(int column) const {
+  if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+  return Double(column);
+}
+
 int64_t SqliteStmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
 
 std::optional<int64_t> SqliteStmt::OptionalInt(int column) const {

@@ -28,6 +28,8 @@ class SqliteStmt {
   void Bind(int index, int64_t value);
   void Bind(int index, const std::string& value);
   void Bind(int index, const std::optional<int64_t>& value);
+  void BindDouble(int index, double value);
+  void BindDouble(int index, const std::optional<double>& value);
   // True while a row is ready to read, false once the statement is done.
   Result<bool> Step();
   // Steps to the end, expecting no rows.
@@ -38,6 +40,8 @@ class SqliteStmt {
   int64_t Int(int column) const;
   std::optional<int64_t> OptionalInt(int column) const;
   std::string Text(int column) const;
+  double Double(int column) const;
+  std::optional<double> OptionalDouble(int column) const;
 
  private:
   Status Failure(int code) const;
