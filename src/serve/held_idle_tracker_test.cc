@@ -1,0 +1,56 @@
+#include "serve/held_idle_tracker.h"
+
+#include <gtest/gtest.h>
+
+namespace squeeze {
+namespace {
+
+constexpr Time kT0 = 1767225600;
+
+HeldIdleTracker Tracker() { return HeldIdleTracker(HeldIdleOptions{0.10, 1800}); }
+
+TEST(HeldIdleTrackerTest, GpusBelowTheThresholdForTheWindowAreIdle) {
+  HeldIdleTracker t = Tracker();
+  for (Time s = 0; s <= 1800; s += 300) {
+    t.Record(0, 0, kT0 + s, 0.02);
+    t.Record(0, 1, kT0 + s, 0.04);
+  }
+  auto spell = t.IdleSpell({{0, 0}, {0, 1}}, kT0 - 60, kT0 + 1800);
+  ASSERT_TRUE(spell);
+  EXPECT_EQ(spell->since, kT0);
+  EXPECT_NEAR(spell->mean_utilization, 0.03, 1e-9);
+  EXPECT_EQ(t.gpus_tracked(), 2u);
+}
+
+TEST(HeldIdleTrackerTest, ShorterThanTheWindowOrOneBusyGpuIsNotIdle) {
+  HeldIdleTracker t = Tracker();
+  for (Time s = 0; s <= 1800; s += 300) {
+    t.Record(0, 0, kT0 + s, 0.02);
+    t.Record(0, 1, kT0 + s, 0.8);
+  }
+  EXPECT_FALSE(t.IdleSpell({{0, 0}, {0, 1}}, kT0, kT0 + 1800));
+  EXPECT_TRUE(t.IdleSpell({{0, 0}}, kT0, kT0 + 1800));
+  EXPECT_FALSE(t.IdleSpell({{0, 0}}, kT0, kT0 + 1800).has_value() &&
+               t.IdleSpell({{0, 0}}, kT0 + 600, kT0 + 1800).has_value());  // run began later
+  EXPECT_FALSE(t.IdleSpell({{0, 2}}, kT0, kT0 + 1800));  // never reported
+  EXPECT_FALSE(t.IdleSpell({}, kT0, kT0 + 1800));
+}
+
+TEST(HeldIdleTrackerTest, ABusyReadingEndsTheSpellAndStaleReadingsDoNotCount) {
+  HeldIdleTracker t = Tracker();
+  t.Record(0, 0, kT0, 0.0);
+  t.Record(0, 0, kT0 + 1000, 0.5);  // busy: the spell ends
+  t.Record(0, 0, kT0 + 1100, 0.0);
+  t.Record(0, 0, kT0 + 2000, 0.0);
+  EXPECT_FALSE(t.IdleSpell({{0, 0}}, kT0, kT0 + 2000));
+  t.Record(0, 0, kT0 + 2900, 0.0);
+  auto spell = t.IdleSpell({{0, 0}}, kT0, kT0 + 2900);
+  ASSERT_TRUE(spell);
+  EXPECT_EQ(spell->since, kT0 + 1100);
+  EXPECT_FALSE(t.IdleSpell({{0, 0}}, kT0, kT0 + 2900 + 1801));  // no reading since: stale
+  t.Record(0, 0, kT0 + 500, 0.9);  // older than the latest: ignored
+  EXPECT_TRUE(t.IdleSpell({{0, 0}}, kT0, kT0 + 2900));
+}
+
+}  // namespace
+}  // namespace squeeze
