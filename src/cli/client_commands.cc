@@ -160,6 +160,16 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
     });
   }
   {
+    auto* sub = app.add_subcommand(
+        "held-idle", "Running jobs whose GPUs stayed nearly unused for long (from telemetry)");
+    auto f = std::make_shared<ClientFlags>();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f] {
+      return Run("held-idle", *f, [](ApiClient& c) { return c.Get("/v1/held-idle"); },
+                 FormatHeldIdle);
+    });
+  }
+  {
     auto* sub = app.add_subcommand("nodes", "The nodes, their GPUs (real or virtual) and what runs there");
     auto f = std::make_shared<ClientFlags>();
     AddConnectionFlags(*sub, *f);

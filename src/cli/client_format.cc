@@ -130,4 +130,38 @@ std::string FormatNodes(const nlohmann::json& nodes) {
   return out;
 }
 
+std::string FormatHeldIdle(const nlohmann::json& held_idle) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& j : ListOf(held_idle, "jobs")) {
+    std::string gpus;
+    for (const auto& g : ListOf(j, "gpus")) {
+      if (!gpus.empty()) gpus += ",";
+      gpus += Str(g, "node");
+      gpus += ":";
+      gpus += Str(g, "gpu");
+    }
+    char mean[32] = "-";
+    if (j.contains("mean_utilization") && j["mean_utilization"].is_number()) {
+      std::snprintf(mean, sizeof mean, "%.0f%%", j["mean_utilization"].get<double>() * 100);
+    }
+    rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "user"), Str(j, "team"), gpus, mean,
+                    Str(j, "idle_since")});
+  }
+  std::string rule;
+  if (held_idle.is_object() && held_idle.contains("threshold") &&
+      held_idle["threshold"].is_number()) {
+    char text[96];
+    std::snprintf(text, sizeof text, "every GPU below %.0f%% for %s",
+                  held_idle["threshold"].get<double>() * 100,
+                  ShortDuration(held_idle.value("window_s", nlohmann::json())).c_str());
+    rule = text;
+  }
+  if (rows.empty()) {
+    return "no job is held but idle" + (rule.empty() ? "" : " (" + rule + ")") + "\n";
+  }
+  std::string out = Table({"ID", "NAME", "USER", "TEAM", "GPUS", "MEAN", "IDLE SINCE"}, rows);
+  if (!rule.empty()) out += "held but idle: " + rule + "\n";
+  return out;
+}
+
 }  // namespace squeeze

@@ -1,5 +1,5 @@
 // How the client commands print what the API returns (docs/serve.md): the queue as a table
-// like squeue's, a job as "key: value" lines, `why` as sentences, the nodes as a table. Pure
+// like squeue's, a job as "key: value" lines, `why` as sentences, the nodes and the held-idle jobs as tables. Pure
 // functions of the JSON; thread-safe.
 #ifndef SQUEEZE_CLI_CLIENT_FORMAT_H_
 #define SQUEEZE_CLI_CLIENT_FORMAT_H_
@@ -17,6 +17,8 @@ std::string FormatQueue(const nlohmann::json& jobs);
 std::string FormatJob(const nlohmann::json& job);
 std::string FormatWhy(const nlohmann::json& why);
 std::string FormatNodes(const nlohmann::json& nodes);
+// {"jobs": [...], "threshold", "window_s"} -> ID NAME USER TEAM GPUS MEAN IDLE-SINCE.
+std::string FormatHeldIdle(const nlohmann::json& held_idle);
 
 }  // namespace squeeze
 

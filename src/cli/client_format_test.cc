@@ -65,5 +65,19 @@ TEST(ClientFormatTest, NodesSayWhyANodeTakesNoNewJobs) {
             "since 2026-11-30T08:52:03Z\n");
 }
 
+TEST(ClientFormatTest, HeldIdleJobsAsATable) {
+  const auto held = nlohmann::json::parse(R"J({"threshold": 0.1, "window_s": 1800, "jobs": [
+    {"id": 4, "name": "train", "user": "alice", "team": "vision",
+     "gpus": [{"node": "local", "gpu": 0}, {"node": "local", "gpu": 1}],
+     "mean_utilization": 0.02, "idle_since": "2026-11-30T08:00:00Z"}]})J");
+  EXPECT_EQ(FormatHeldIdle(held),
+            "ID  NAME   USER   TEAM    GPUS             MEAN  IDLE SINCE\n"
+            "4   train  alice  vision  local:0,local:1  2%    2026-11-30T08:00:00Z\n"
+            "held but idle: every GPU below 10% for 30m0s\n");
+  EXPECT_EQ(FormatHeldIdle(nlohmann::json::parse(
+                R"({"jobs": [], "threshold": 0.1, "window_s": 1800})")),
+            "no job is held but idle (every GPU below 10% for 30m0s)\n");
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -45,10 +45,18 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--slurm-watch",
          "How often each Slurm pool's nodes and jobs are looked at (sinfo, squeue) and "
          "compared with the queue",
-         "2s"}}) {
+         "2s"},
+        {"--held-idle-window",
+         "A running job whose every GPU stays below --held-idle-threshold for this long is "
+         "reported held but idle (GET /v1/held-idle, squeeze held-idle)",
+         "30m"}}) {
     (*durations)[flag] = fallback;
     app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
   }
+  app.add_option("--held-idle-threshold", o->queue.held_idle.threshold,
+                 "The utilization (0..1, from telemetry) below which a job's GPU counts as idle "
+                 "(default 0.1)")
+      ->check(CLI::Range(0.0, 1.0));
   auto fsync = std::make_shared<std::string>("full");
   app.add_option("--sync", *fsync,
                  "full: every accepted job is fsynced before it is acknowledged (survives power "
@@ -62,7 +70,8 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--retry-backoff-max", &o->queue.retry_backoff_max},
         {"--checkpoint-grace", &o->queue.checkpoint_grace},
         {"--stop-grace", &o->queue.stop_grace},
-        {"--slurm-watch", &o->slurm_watch}};
+        {"--slurm-watch", &o->slurm_watch},
+        {"--held-idle-window", &o->queue.held_idle.window}};
     for (const auto& [flag, text] : *durations) {
       auto d = ParseDuration(text);
       if (!d.ok() || *d <= 0) {

@@ -244,6 +244,10 @@ void ApiServer::Routes() {
          }));
   s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Pools(who)); }));
+  s.Get("/v1/held-idle",
+        authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
+          Send(res, service_.HeldIdle(who));
+        }));
 }
 
 }  // namespace squeeze

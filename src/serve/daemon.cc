@@ -22,6 +22,7 @@
 #include "serve/api_server.h"
 #include "serve/queue_service.h"
 #include "slurm/slurm_executor.h"
+#include "store/gpu_sample_store.h"
 
 namespace squeeze {
 namespace {
@@ -168,6 +169,8 @@ int RunDaemon(const DaemonOptions& options) {
   store_options.fsync_each_commit = options.fsync_each_commit;
   auto store = JobStore::Open(dir, store_options);
   if (!store.ok()) return fail(store.status());
+  auto samples = GpuSampleStore::Open(dir, GpuSampleStore::Options());
+  if (!samples.ok()) return fail(samples.status());
 
   ExecutorOptions exec_options;
   exec_options.data_dir = dir;
@@ -210,7 +213,7 @@ int RunDaemon(const DaemonOptions& options) {
     }
     wake_cv.notify_one();
   };
-  QueueService service(dir, **store, **queue, Now, wake);
+  QueueService service(dir, **store, **queue, Now, wake, samples->get());
   ApiServer api(service, **tokens, api_options);
   if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
@@ -241,9 +244,20 @@ int RunDaemon(const DaemonOptions& options) {
     stopping = true;
     wake();
   });
+  Time next_fold = 0;
   while (!stopping) {
     const Time now = Now();
     const Time next = (*queue)->Step(now);
+    if (now >= next_fold) {  // on this thread: the API's calls never wait for it
+      next_fold = now + kSampleFoldInterval;
+      if (auto folded = (*samples)->Fold(now); !folded.ok()) {
+        Say(folded.status().message());
+      } else if (folded->raw_folded > 0 || folded->hours_deleted > 0) {
+        Say("GPU samples: folded " + std::to_string(folded->raw_folded) +
+            " raw samples into hours, deleted " + std::to_string(folded->hours_deleted) +
+            " hours past retention");
+      }
+    }
     std::unique_lock l(wake_mu);
     const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
     wake_cv.wait_until(l, std::max(until, std::chrono::system_clock::now() +

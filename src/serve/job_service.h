@@ -47,9 +47,12 @@ class JobService {
                         const std::map<std::string, std::string>& query) = 0;
   virtual ApiResult Nodes(const Principal& who) = 0;
   virtual ApiResult Pools(const Principal& who) = 0;
+  // Running jobs whose GPUs stayed nearly unused for long (any authenticated caller).
+  virtual ApiResult HeldIdle(const Principal& who) = 0;
   // Capacity taken away and given back (docs/serve.md, "Spot and colocated pools"); admins
   // only. A spot node's reclaim notice, body {"warning_s": N} or empty; its return; and the
-  // inference load of colocated GPUs, body {"gpus": [{"node", "gpu", "inference_load"}]}.
+  // telemetry of GPUs, body {"time", "gpus": [{"node", "gpu", "inference_load", "utilization",
+  // "memory_used_mib"}]}.
   virtual ApiResult ReclaimNode(const Principal& who, const std::string& node,
                                 const std::string& body) = 0;
   virtual ApiResult ReturnNode(const Principal& who, const std::string& node) = 0;

@@ -27,7 +27,7 @@ bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 
 LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store,
                      Executor& executor, LiveQueueOptions options)
     : cluster_(std::move(cluster)), store_(store), executor_(executor),
-      options_(std::move(options)) {
+      options_(std::move(options)), held_idle_(options_.held_idle) {
   counters_.wait_counts.assign(kWaitBounds.size() + 1, 0);
   (void)policy;
 }
@@ -118,6 +118,7 @@ Time LiveQueue::Step(Time now) {
     }
   }
   ApplyBackendReports(now);
+  UpdateHeldIdle(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
   for (const Decision& d : scheduler_->Cycle(now)) {

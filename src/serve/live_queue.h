@@ -26,6 +26,7 @@
 #include "exec/executor.h"
 #include "serve/access.h"
 #include "serve/capacity_requests.h"
+#include "serve/held_idle_tracker.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
 #include "store/job_store.h"
@@ -40,6 +41,7 @@ struct LiveQueueOptions {
   Time retry_backoff = 10;     // the first retry waits this long; each next one twice as long
   Time retry_backoff_max = 600;
   Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
+  HeldIdleOptions held_idle;   // when a running job counts as held but idle
 };
 
 // Figures for /metrics, as of the last step.
@@ -94,9 +96,11 @@ class LiveQueue {
   ApiResult Reclaim(const std::string& node, std::optional<Time> warning, Time now);
   // The reclaimed node is back and takes jobs again. 404: no such node; 409: not reclaimed.
   ApiResult Return(const std::string& node, Time now);
-  // The inference load of GPUs of colocated pools. Every entry is checked (400 naming it: an
-  // unknown node or GPU, a node outside a colocated pool) before any is applied.
-  ApiResult SetInferenceLoads(const std::vector<GpuLoadReport>& loads, Time now);
+  // A telemetry report read at `at`: the inference load of GPUs of colocated pools and the
+  // utilization of any GPU (for held-but-idle runs, live_queue_held_idle.cc). Every entry is
+  // checked (400 naming it: an unknown node or GPU, an inference load outside a colocated
+  // pool) before any is applied.
+  ApiResult ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
   // Views for the API.
   nlohmann::json NodesJson() const;
@@ -104,6 +108,9 @@ class LiveQueue {
   // Why `id` waits and when it is expected to start; nullopt when the queue does not hold it
   // as waiting (the caller explains from the store).
   std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;
+  // Running jobs held but idle: {"jobs": [{"id", "name", "user", "team", "gpus": [{"node",
+  // "gpu"}], "mean_utilization", "idle_since"}], "threshold", "window_s"}.
+  nlohmann::json HeldIdleJson() const;
   // Pending jobs by urgency, GPUs allocated and idle, counters.
   struct Gauges {
     std::map<std::string, int64_t> pending_by_urgency;
@@ -115,6 +122,7 @@ class LiveQueue {
     LiveCounters counters;
     int64_t reclaims = 0;             // spot nodes taken back (API notices, Slurm)
     int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
+    int held_idle_jobs = 0;           // running jobs whose GPUs are nearly unused for long
     struct Backend {
       std::string pool;
       bool reachable = true;
@@ -146,6 +154,7 @@ class LiveQueue {
     std::vector<int> cuda_gpus;
     Executor* exec = nullptr;  // where its current run is; nullptr = the default executor
     std::string placed_because;  // why its current run is outside its home region, if it is
+    std::optional<HeldIdleTracker::Spell> held_idle;  // its current run's idle spell, if any
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   Executor& ExecutorFor(const Placement& placement);
@@ -182,6 +191,11 @@ class LiveQueue {
   void StopJob(const Decision& d, Time now);
   void TerminateOverdue(Time now);
   void QueueDueRetries(Time now);
+  // Marks running jobs held but idle (an event once per spell, the scheduler told) and clears
+  // the mark of those whose GPUs are busy again or that stopped.
+  void UpdateHeldIdle(Time now);
+  // The (node, gpu) pairs a running job's placement holds.
+  std::vector<std::pair<int, int>> GpusOf(const Job& job) const;
   void Log(const std::string& line) const;
 
   LocalCluster cluster_;
@@ -202,6 +216,7 @@ class LiveQueue {
     Time leave_by = 0;
   };
   std::map<int, ReclaimNotice> reclaimed_;  // spot nodes taken back and not returned yet
+  HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
 
   mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;

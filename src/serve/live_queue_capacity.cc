@@ -1,5 +1,6 @@
 // LiveQueue and capacity that can be taken away: spot nodes their provider reclaims (a notice
-// through the API), colocated GPUs whose inference load rises (telemetry through the API), and
+// through the API), colocated GPUs whose inference load rises (telemetry through the API, which
+// also carries every GPU's utilization for held-but-idle runs), and
 // what a run placed on such capacity is told in its environment.
 #include <algorithm>
 #include <cmath>
@@ -72,47 +73,60 @@ ApiResult LiveQueue::Return(const std::string& name, Time now) {
   return ApiResult::Ok({{"node", name}, {"state", "available"}});
 }
 
-ApiResult LiveQueue::SetInferenceLoads(const std::vector<GpuLoadReport>& loads, Time now) {
+ApiResult LiveQueue::ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now) {
   std::lock_guard lock(mu_);
   const ClusterState& cs = scheduler_->cluster();
   std::vector<int> nodes;
-  for (size_t i = 0; i < loads.size(); ++i) {
-    const GpuLoadReport& r = loads[i];
-    const std::string at = "gpus[" + std::to_string(i) + "].";
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const GpuTelemetry& r = gpus[i];
+    const std::string at_entry = "gpus[" + std::to_string(i) + "].";
     const int node = NodeIndex(r.node);
-    if (node < 0) return ApiResult::Fail(400, at + "node: no node '" + r.node + "'");
+    if (node < 0) return ApiResult::Fail(400, at_entry + "node: no node '" + r.node + "'");
     const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
-    if (pool.kind != PoolKind::kColocated) {
-      return ApiResult::Fail(400, at + "node: node " + r.node + " is in pool " + pool.name +
-                                      " (kind " + std::string(PoolKindName(pool.kind)) +
-                                      "), not a colocated pool");
+    if (r.inference_load && pool.kind != PoolKind::kColocated) {
+      return ApiResult::Fail(400, at_entry + "node: node " + r.node + " is in pool " +
+                                      pool.name + " (kind " +
+                                      std::string(PoolKindName(pool.kind)) +
+                                      "), not a colocated pool; inference_load is only for "
+                                      "colocated GPUs");
     }
     if (r.gpu >= cs.node(node).gpus) {
-      return ApiResult::Fail(400, at + "gpu: node " + r.node + " has no GPU " +
+      return ApiResult::Fail(400, at_entry + "gpu: node " + r.node + " has no GPU " +
                                       std::to_string(r.gpu) + " (it has " +
                                       std::to_string(cs.node(node).gpus) + ")");
     }
     nodes.push_back(node);
   }
-  int closed = 0;
-  for (size_t i = 0; i < loads.size(); ++i) {
+  int closed = 0, loads = 0, utilizations = 0;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const GpuTelemetry& r = gpus[i];
+    if (r.utilization) {
+      held_idle_.Record(nodes[i], r.gpu, at, *r.utilization);
+      ++utilizations;
+    }
+    if (!r.inference_load) continue;
+    ++loads;
     const bool was_open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
-                            (scheduler_->state().closed_gpus.at(nodes[i]) >> loads[i].gpu & 1));
-    if (Status s = scheduler_->SetInferenceLoad(nodes[i], loads[i].gpu, loads[i].load, now);
+                            (scheduler_->state().closed_gpus.at(nodes[i]) >> r.gpu & 1));
+    if (Status s = scheduler_->SetInferenceLoad(nodes[i], r.gpu, *r.inference_load, now);
         !s.ok()) {
-      Log("inference load of " + loads[i].node + " GPU " + std::to_string(loads[i].gpu) + ": " +
+      Log("inference load of " + r.node + " GPU " + std::to_string(r.gpu) + ": " +
           s.message());  // checked above; should not happen
       continue;
     }
     const bool open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
-                        (scheduler_->state().closed_gpus.at(nodes[i]) >> loads[i].gpu & 1));
+                        (scheduler_->state().closed_gpus.at(nodes[i]) >> r.gpu & 1));
     if (was_open != open) {
-      Log("GPU " + std::to_string(loads[i].gpu) + " of node " + loads[i].node + " (inference " +
-          Number(loads[i].load) + "): " + (open ? "takes training" : "closed to training"));
+      Log("GPU " + std::to_string(r.gpu) + " of node " + r.node + " (inference " +
+          Number(*r.inference_load) + "): " + (open ? "takes training" : "closed to training"));
     }
     closed += open ? 0 : 1;
   }
-  return ApiResult::Ok({{"applied", loads.size()}, {"closed", closed}});
+  if (utilizations > 0) UpdateHeldIdle(now);
+  return ApiResult::Ok({{"applied", gpus.size()},
+                        {"inference_loads", loads},
+                        {"utilizations", utilizations},
+                        {"closed", closed}});
 }
 
 void LiveQueue::AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,

@@ -318,8 +318,9 @@ pools:
 TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
   auto q = MakeQueueOn(kSharedAndSpot, 3);
   ASSERT_FALSE(q->Reclaim("spot-0", 0, now_).error);  // only the shared GPUs are left
-  std::vector<GpuLoadReport> loads = {{"inf-0", 0, 0.1}, {"inf-0", 1, 0.2}};
-  ASSERT_FALSE(q->SetInferenceLoads(loads, now_).error);
+  std::vector<GpuTelemetry> loads = {{"inf-0", 0, 0.1, std::nullopt, std::nullopt},
+                                      {"inf-0", 1, 0.2, std::nullopt, std::nullopt}};
+  ASSERT_FALSE(q->ApplyTelemetry(loads, now_, now_).error);
   JobRequest r = Command({"bash", "-c", "env | grep -E '^(CUDA_MPS|SQUEEZE_GPU_SHARE)' | sort"}, 2);
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
@@ -339,12 +340,14 @@ TEST_F(LiveQueueTest, CapacityCallsCheckEverythingBeforeApplyingAnything) {
   EXPECT_EQ(wrong.error->http_status, 400);
   EXPECT_THAT(wrong.error->message, HasSubstr("only nodes of spot pools"));
   EXPECT_EQ(q->Return("spot-0", now_).error->http_status, 409);
-  std::vector<GpuLoadReport> loads = {{"inf-0", 0, 0.1}, {"inf-0", 2, 0.1}};
-  ApiResult bad = q->SetInferenceLoads(loads, now_);
+  std::vector<GpuTelemetry> loads = {{"inf-0", 0, 0.1, std::nullopt, std::nullopt},
+                                      {"inf-0", 2, 0.1, std::nullopt, std::nullopt}};
+  ApiResult bad = q->ApplyTelemetry(loads, now_, now_);
   ASSERT_TRUE(bad.error);
   EXPECT_EQ(bad.error->message, "gpus[1].gpu: node inf-0 has no GPU 2 (it has 2)");
-  loads = {{"inf-0", 0, 0.1}, {"spot-0", 0, 0.1}};
-  bad = q->SetInferenceLoads(loads, now_);
+  loads = {{"inf-0", 0, 0.1, std::nullopt, std::nullopt},
+           {"spot-0", 0, 0.1, std::nullopt, std::nullopt}};
+  bad = q->ApplyTelemetry(loads, now_, now_);
   ASSERT_TRUE(bad.error);
   EXPECT_THAT(bad.error->message, HasSubstr("gpus[1].node: node spot-0 is in pool spot"));
   const nlohmann::json nodes = q->NodesJson();

@@ -129,6 +129,7 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
     const Job* j = scheduler_->Find(id);
     if (j != nullptr && j->IsActive()) {
       ++g.running_by_urgency[u];
+      g.held_idle_jobs += job.held_idle ? 1 : 0;
     } else {
       ++g.pending_by_urgency[u];
     }

@@ -18,8 +18,14 @@ constexpr int kMaxPage = 1000;
 }  // namespace
 
 QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
-                           std::function<Time()> clock, std::function<void()> wake)
-    : data_dir_(std::move(data_dir)), store_(store), queue_(queue), clock_(std::move(clock)), wake_(std::move(wake)) {}
+                           std::function<Time()> clock, std::function<void()> wake,
+                           GpuSampleStore* samples)
+    : data_dir_(std::move(data_dir)),
+      store_(store),
+      queue_(queue),
+      clock_(std::move(clock)),
+      wake_(std::move(wake)),
+      samples_(samples) {}
 
 ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   const Time now = clock_();
@@ -182,14 +188,38 @@ ApiResult QueueService::ReturnNode(const Principal& who, const std::string& node
   return r;
 }
 
+ApiResult QueueService::HeldIdle(const Principal& who) {
+  return ApiResult::Ok(queue_.HeldIdleJson());
+}
+
 // Admins only: a report closes GPUs and evicts the training on them, so whoever sends it
-// decides over every team's jobs there (an inference agent holds an admin token).
+// decides over every team's jobs there (an inference agent holds an admin token). The whole
+// report is checked before anything is applied; the readings are stored after.
 ApiResult QueueService::Telemetry(const Principal& who, const std::string& body) {
-  if (!who.admin) return ApiResult::Fail(403, "only an admin may report inference load");
-  auto loads = ParseTelemetryBody(body);
-  if (!loads.ok()) return ApiResult::Fail(400, loads.status().message());
-  ApiResult r = queue_.SetInferenceLoads(*loads, clock_());
-  if (!r.error) wake_();
+  if (!who.admin) return ApiResult::Fail(403, "only an admin may report telemetry");
+  auto report = ParseTelemetryBody(body);
+  if (!report.ok()) return ApiResult::Fail(400, report.status().message());
+  const Time now = clock_();
+  const Time at = report->time.value_or(now);
+  if (at > now + kMaxTelemetryFutureSkew) {
+    return ApiResult::Fail(400, "time: " + std::to_string(at) + " (" + FormatDateTime(at) +
+                                    ") is in the future (now " + FormatDateTime(now) + ")");
+  }
+  ApiResult r = queue_.ApplyTelemetry(report->gpus, at, now);
+  if (r.error) return r;
+  wake_();
+  if (samples_ != nullptr) {
+    std::vector<GpuReading> readings;
+    for (const GpuTelemetry& g : report->gpus) {
+      if (g.utilization || g.memory_used_mib) {
+        readings.push_back({at, g.node, g.gpu, g.utilization, g.memory_used_mib});
+      }
+    }
+    if (Status s = samples_->Insert(readings); !s.ok()) {
+      return ApiResult::Fail(500, "applied, but the samples were not stored: " + s.message());
+    }
+    r.value["stored"] = readings.size();
+  }
   return r;
 }
 
@@ -234,6 +264,9 @@ std::string QueueService::MetricsText() {
   m.Counter("squeeze_spot_reclaims_total",
             "Spot nodes taken back (reclaim notices through the API, Slurm taking a node away)",
             static_cast<double>(g.reclaims));
+  m.Gauge("squeeze_held_idle_jobs",
+          "Running jobs whose every GPU stayed below the held-idle threshold for the window",
+          g.held_idle_jobs);
   m.Counter("squeeze_inference_evictions_total",
             "Runs asked to leave a colocated GPU because its inference load rose",
             static_cast<double>(g.inference_evictions));

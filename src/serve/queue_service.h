@@ -9,6 +9,7 @@
 
 #include "serve/job_service.h"
 #include "serve/live_queue.h"
+#include "store/gpu_sample_store.h"
 #include "store/job_store.h"
 
 namespace squeeze {
@@ -16,8 +17,10 @@ namespace squeeze {
 class QueueService : public JobService {
  public:
   // `clock` gives now (seconds since the epoch); `wake` tells the daemon's loop to step.
+  // `samples` keeps the utilization telemetry reports; null: not kept.
   QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
-               std::function<Time()> clock, std::function<void()> wake);
+               std::function<Time()> clock, std::function<void()> wake,
+               GpuSampleStore* samples = nullptr);
 
   ApiResult Submit(const Principal& who, const std::string& body) override;
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
@@ -28,6 +31,7 @@ class QueueService : public JobService {
                 const std::map<std::string, std::string>& query) override;
   ApiResult Nodes(const Principal& who) override;
   ApiResult Pools(const Principal& who) override;
+  ApiResult HeldIdle(const Principal& who) override;
   ApiResult ReclaimNode(const Principal& who, const std::string& node,
                         const std::string& body) override;
   ApiResult ReturnNode(const Principal& who, const std::string& node) override;
@@ -40,6 +44,7 @@ class QueueService : public JobService {
   LiveQueue& queue_;
   std::function<Time()> clock_;
   std::function<void()> wake_;
+  GpuSampleStore* samples_;
 };
 
 }  // namespace squeeze

@@ -50,6 +50,9 @@ class RecordingService : public JobService {
   }
   ApiResult Nodes(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
   ApiResult Pools(const Principal& who) override { return ApiResult::Ok(nlohmann::json::array()); }
+  ApiResult HeldIdle(const Principal& who) override {
+    return ApiResult::Ok({{"jobs", nlohmann::json::array()}});
+  }
   ApiResult ReclaimNode(const Principal& who, const std::string& node,
                         const std::string& body) override {
     Record("reclaim " + who.user + " " + node + " " + body);
