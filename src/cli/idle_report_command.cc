@@ -15,12 +15,14 @@
 #include "sim/idle_heatmap_svg.h"
 #include "sim/idle_report.h"
 #include "sim/readers/gpu_samples_reader.h"
+#include "store/gpu_sample_store.h"
 
 namespace squeeze {
 namespace {
 
 struct IdleReportFlags {
   std::string samples;
+  std::string store;
   std::string since;
   std::string cluster;
   IdleOptions options;
@@ -74,10 +76,27 @@ Result<std::map<std::string, std::string>> PoolOfNode(const std::string& cluster
   return pool_of;
 }
 
+// Every sample a daemon's store keeps (hourly summaries and recent raw samples).
+Result<std::vector<GpuSample>> ReadStoreSamples(const std::string& path) {
+  GpuSampleStore::Options options;
+  options.read_only = true;
+  auto store = GpuSampleStore::Open(path, options);
+  if (!store.ok()) return store.status().WithContext("--store");
+  auto samples = (*store)->Read(0, kNever);
+  if (!samples.ok()) return samples.status().WithContext("--store " + path);
+  if (samples->empty()) {
+    return Status::Error("--store " + path + ": no GPU utilization samples yet (squeeze serve "
+                         "keeps those telemetry reports with a utilization)");
+  }
+  return samples;
+}
+
 int RunIdleReport(const IdleReportFlags& f) {
   if (!f.generate_out.empty()) return Generate(f);
-  if (f.samples.empty()) return Fail("give --samples FILE (or --generate-samples OUT.csv)");
-  auto samples = ReadGpuSamples(f.samples);
+  if (f.samples.empty() == f.store.empty()) {
+    return Fail("give --samples FILE or --store DIR (or --generate-samples OUT.csv)");
+  }
+  auto samples = f.store.empty() ? ReadGpuSamples(f.samples) : ReadStoreSamples(f.store);
   if (!samples.ok()) return Fail(samples.status().message());
   if (!f.since.empty()) {
     auto since = ParseSince(f.since);
@@ -105,6 +124,9 @@ CommandRun RegisterIdleReport(CLI::App& app) {
   auto f = std::make_shared<IdleReportFlags>();
   app.add_option("--samples", f->samples,
                  "GPU utilization samples: CSV time,node,gpu,utilization[,memory_used_mib]");
+  app.add_option("--store", f->store,
+                 "Instead: the samples a squeeze serve kept, from its data directory (or its "
+                 "squeeze.db)");
   app.add_option("--since", f->since,
                  "Only the samples of this span before the last one: 7d, 36h, 4w");
   app.add_option("--cluster", f->cluster,
