@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""End-to-end test of `squeeze serve`'s GPU utilization telemetry: samples kept in its store,
+held-but-idle jobs (GET /v1/held-idle, `squeeze held-idle`, the job's history, /metrics), and
+`squeeze idle-report --store` on the store once the daemon has stopped.
+
+    python3 tests/serve_samples_test.py CASE SQUEEZE_BINARY SOURCE_DIR WORK_DIR
+
+CASE: held_idle. Registered in CTest as e2e.serve_samples.CASE.
+"""
+
+import calendar
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_lib  # noqa: E402
+from serve_lib import check, expect_error, log, wait_until  # noqa: E402
+
+FOREVER = ["sleep", "600"]  # a job that runs until it is stopped (the teardown kills it)
+WINDOW_S = 5
+
+
+def unix(text):
+    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def case_held_idle(squeeze, source, h):
+    d = h.start_daemon(squeeze, "data", ["--virtual-gpus", "4:A100",
+                                         "--held-idle-window", f"{WINDOW_S}s",
+                                         "--held-idle-threshold", "0.1"])
+    env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token)
+    alice = h.add_token("data", "alice", "ml")
+    wait_until(lambda: d.call("GET", "/v1/held-idle", token=alice)[0] == 200, 15,
+               "the daemon to accept alice's token")
+
+    def cli(*args):
+        r = h.run([squeeze, *args], timeout=60, env=env, cwd=source)
+        check(r.returncode == 0, f"squeeze {' '.join(args)}: exit {r.returncode}\n"
+                                 f"stdout: {r.stdout}\nstderr: {r.stderr}")
+        return r.stdout
+
+    status, nodes = d.call("GET", "/v1/nodes")
+    check(status == 200, f"GET /v1/nodes: {status} {nodes}")
+    node = nodes["nodes"][0]["name"]
+    idler = d.submit({"name": "idler", "command": FOREVER, "gpus": 2, "estimate": "1h"},
+                     token=alice)
+    busy = d.submit({"name": "busy", "command": FOREVER, "gpus": 1, "estimate": "1h"})
+    d.wait_state(idler, ["running"])
+    d.wait_state(busy, ["running"])
+    idle_gpus = d.job(idler)["run_gpus"]
+    busy_gpus = d.job(busy)["run_gpus"]
+    check(len(idle_gpus) == 2 and len(busy_gpus) == 1, f"GPUs: {idle_gpus} {busy_gpus}")
+    idler_started = unix(d.job(idler)["started_at"])
+    started = max(idler_started, unix(d.job(busy)["started_at"]))
+
+    def report(at, with_memory=False):
+        gpus = [{"node": node, "gpu": g, "utilization": 0.02} for g in idle_gpus]
+        gpus += [{"node": node, "gpu": g, "utilization": 0.8} for g in busy_gpus]
+        if with_memory:
+            gpus[0]["memory_used_mib"] = 1024
+        status, body = d.call("POST", "/v1/telemetry", {"time": at, "gpus": gpus})
+        check(status == 200, f"telemetry at {at}: {status} {body}")
+        check(body["utilizations"] == len(gpus) and body["stored"] == len(gpus), f"{body}")
+
+    # Broken reports are refused whole, naming the entry, field and value.
+    expect_error(d, "POST", "/v1/telemetry", 400, ["gpus[1].utilization", "1.5"],
+                 body={"gpus": [{"node": node, "gpu": 0, "utilization": 0.1},
+                                {"node": node, "gpu": 1, "utilization": 1.5}]})
+    expect_error(d, "POST", "/v1/telemetry", 400, ["gpus[0].node", "nowhere"],
+                 body={"gpus": [{"node": "nowhere", "gpu": 0, "utilization": 0.1}]})
+    expect_error(d, "POST", "/v1/telemetry", 400, ["gpus[0]", "no reading"],
+                 body={"gpus": [{"node": node, "gpu": 0}]})
+    expect_error(d, "POST", "/v1/telemetry", 400, ["time", "in the future"],
+                 body={"time": int(time.time()) + 86400,
+                       "gpus": [{"node": node, "gpu": 0, "utilization": 0.1}]})
+    expect_error(d, "POST", "/v1/telemetry", 403, ["only an admin"], token=alice,
+                 body={"gpus": [{"node": node, "gpu": 0, "utilization": 0.1}]})
+
+    # A replay of a sample from before the runs: stored, but no part of their spells.
+    report(started - 3600)
+    report(started, with_memory=True)
+    check(d.call("GET", "/v1/held-idle")[1]["jobs"] == [], "held idle before the window")
+    wait_until(lambda: time.time() >= started + WINDOW_S + 1, WINDOW_S + 5, "the window to pass")
+    report(int(time.time()))  # no time field would mean now as well
+    held = wait_until(lambda: d.call("GET", "/v1/held-idle", token=alice)[1]["jobs"] or None,
+                      15, "job {idler} to be listed held but idle")
+    check([j["id"] for j in held] == [idler], f"only job {idler} is held idle: {held}")
+    j = held[0]
+    check(j["name"] == "idler" and j["user"] == "alice" and j["team"] == "ml", f"{j}")
+    check(sorted(g["gpu"] for g in j["gpus"]) == sorted(idle_gpus) and
+          all(g["node"] == node for g in j["gpus"]), f"its GPUs: {j['gpus']} vs {idle_gpus}")
+    check(abs(j["mean_utilization"] - 0.02) < 1e-6, f"mean: {j}")
+    check(unix(j["idle_since"]) == idler_started,
+          f"idle since {j['idle_since']}, its run started {idler_started}")
+
+    listed = json.loads(cli("held-idle", "--json"))
+    check([x["id"] for x in listed["jobs"]] == [idler], f"squeeze held-idle --json: {listed}")
+    text = cli("held-idle")
+    check("idler" in text and "alice" in text and "busy" not in text, f"held-idle:\n{text}")
+    shown = wait_until(lambda: (lambda t: t if "held but idle" in t else None)(
+        cli("show", str(idler))), 10, "the held-idle event in squeeze show")
+    check("held but idle: its GPUs averaged 2% since" in shown, f"squeeze show:\n{shown}")
+    check("held but idle" not in cli("show", str(busy)), "the busy job has no held-idle event")
+    # Once per spell: another idle report adds no second event.
+    report(int(time.time()))
+    time.sleep(1.5)
+    events = [e for e in d.job(idler)["history"] if e["kind"] == "held-idle"]
+    check(len(events) == 1, f"one held-idle event per spell: {events}")
+    metrics = d.metrics()
+    check("squeeze_held_idle_jobs 1" in metrics, "squeeze_held_idle_jobs 1 on /metrics:\n" +
+          "\n".join(line for line in metrics.splitlines() if "held_idle" in line))
+
+    check(d.stop() == 0, "the daemon stops cleanly")
+    for store in (d.data_dir, os.path.join(d.data_dir, "squeeze.db")):
+        r = h.run([squeeze, "idle-report", "--store", store, "--json"], timeout=60)
+        check(r.returncode == 0, f"idle-report --store {store}: exit {r.returncode}\n"
+                                 f"{r.stdout}\n{r.stderr}")
+        out = json.loads(r.stdout)
+        log(f"idle-report --store {store}: {json.dumps(out)[:300]}")
+        # Every sample the daemon kept: the replayed one first, the three GPUs reported.
+        check(unix(out["first_sample"]) == started - 3600, f"first sample: {out['first_sample']}")
+        check(unix(out["last_sample"]) >= started + WINDOW_S, f"last sample: {out['last_sample']}")
+        check([n["gpu_count"] for n in out["nodes"]] == [3], f"nodes: {out['nodes']}")
+    r = h.run([squeeze, "idle-report", "--store", h.path("nowhere")], timeout=60)
+    check(r.returncode != 0 and "no squeeze store at" in r.stderr,
+          f"idle-report on no store: {r.returncode} {r.stderr}")
+
+
+CASES = {"held_idle": case_held_idle}
+
+if __name__ == "__main__":
+    sys.exit(serve_lib.main(CASES, sys.argv))
