@@ -48,7 +48,7 @@ std::vector<GpuSample> GenerateSamples(const SampleSpec& spec, std::mt19937_64& 
     for (const auto& [node, gpus] : spec.nodes) {
       for (int g = 0; g < gpus; ++g) {
         const bool is_idle = PlantedIdle(spec, node, g, week, hour);
-        GpuSample s{t, node, g, is_idle ? idle(rng) : busy(rng), std::nullopt};
+        GpuSample s{t, node, g, is_idle ? idle(rng) : busy(rng), std::nullopt, 0};
         s.memory_used_mib = is_idle ? 0 : static_cast<double>(static_cast<int>(20000 + 60000 * memory(rng)));
         out.push_back(std::move(s));
       }

@@ -213,7 +213,7 @@ Result<std::vector<GpuSample>> GpuSampleStore::Read(Time from, Time to) {
   std::vector<GpuSample> out;
   for (const GpuHour& h : *hours) {
     if (h.mean_utilization) {
-      out.push_back({h.hour, h.node, h.gpu, *h.mean_utilization, h.mean_memory_used_mib});
+      out.push_back({h.hour, h.node, h.gpu, *h.mean_utilization, h.mean_memory_used_mib, kHour});
     }
   }
   if (!has_tables_ && options_.read_only) return out;
@@ -229,7 +229,7 @@ Result<std::vector<GpuSample>> GpuSampleStore::Read(Time from, Time to) {
     if (!row.ok()) return row.status();
     if (!*row) break;
     out.push_back({stmt->Int(0), stmt->Text(1), static_cast<int>(stmt->Int(2)),
-                   stmt->Double(3), stmt->OptionalDouble(4)});
+                   stmt->Double(3), stmt->OptionalDouble(4), 0});
   }
   std::stable_sort(out.begin(), out.end(), [](const GpuSample& a, const GpuSample& b) {
     return std::tie(a.time, a.node, a.gpu) < std::tie(b.time, b.node, b.gpu);

@@ -72,7 +72,8 @@ class GpuSampleStore {
   Result<FoldResult> Fold(Time now);
 
   // Samples with a utilization in [from, to), by time then node then GPU: each hourly row as
-  // one sample at its hour's start (mean utilization and memory), and the raw samples.
+  // one sample at its hour's start that covers the hour (mean utilization and memory), and the
+  // raw samples.
   Result<std::vector<GpuSample>> Read(Time from, Time to);
   Result<std::vector<GpuHour>> Hours(Time from, Time to);
   Result<int64_t> RawCount();

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/idle/hour_of_week.h"
+#include "core/idle/idle_analysis.h"
 #include "store/job_store.h"
 
 namespace squeeze {
@@ -133,6 +135,29 @@ TEST(GpuSampleStoreTest, LivesBesideTheJobStoreAndOpensReadOnly) {
   auto empty = GpuSampleStore::Open(old.path(), {.read_only = true});
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_TRUE((*empty)->Read(0, kT0).value().empty());
+}
+
+TEST(GpuSampleStoreTest, FoldedHoursCountAsWholeHoursBesideMinuteSamples) {
+  SampleDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_TRUE(store);
+  // Week 0, hour 0 idle (minute samples, later folded); week 3, hour 0 idle (minute samples).
+  std::vector<GpuReading> readings;
+  for (Time s = 0; s < 3600; s += 60) {
+    readings.push_back({kT0 + s, "n0", 0, 0.01, std::nullopt});
+    readings.push_back({kT0 + 21 * kDay + s, "n0", 0, 0.01, std::nullopt});
+  }
+  ASSERT_TRUE(store->Insert(readings).ok());
+  ASSERT_EQ(store->Fold(kT0 + 21 * kDay).value().raw_folded, 60);
+  auto samples = store->Read(0, kNever).value();
+  ASSERT_EQ(samples.size(), 61u);
+  EXPECT_EQ(samples[0].covers, 3600);
+  auto analysis = AnalyseIdle(samples, IdleOptions(), {});
+  ASSERT_TRUE(analysis.ok()) << analysis.status().message();
+  EXPECT_EQ(analysis->sample_period, 60);  // the minute samples' gap
+  const int hour = HourOfWeek(kT0);
+  EXPECT_EQ(analysis->nodes[0].gpus[0].profile.observed_weeks[hour], 2);
+  EXPECT_EQ(analysis->nodes[0].gpus[0].profile.idle_weeks[hour], 2);
 }
 
 }  // namespace

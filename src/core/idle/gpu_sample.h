@@ -16,6 +16,8 @@ struct GpuSample {
   int gpu = 0;            // index of the GPU on its node
   double utilization = 0; // 0..1
   std::optional<double> memory_used_mib;
+  Time covers = 0;  // the seconds the sample stands for (an hourly summary: 3600); 0: the
+                    // samples' median gap
 };
 
 }  // namespace squeeze

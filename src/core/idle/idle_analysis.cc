@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 #include <utility>
 
 namespace squeeze {
@@ -34,15 +35,19 @@ Status CheckOptions(const IdleOptions& o) {
 }
 
 using GpuKey = std::pair<std::string, int>;
-using GpuSeries = std::map<GpuKey, std::vector<std::pair<Time, double>>>;
+// A sample's time, utilization and the seconds it stands for (GpuSample::covers; 0: the period).
+using GpuPoint = std::tuple<Time, double, Time>;
+using GpuSeries = std::map<GpuKey, std::vector<GpuPoint>>;
 
-// The median gap between consecutive samples of a GPU, at most an hour; an hour when no GPU has
-// two samples.
+// The median gap between consecutive raw samples (covers 0) of a GPU, at most an hour; an hour
+// when no GPU has two.
 Time MedianGap(const GpuSeries& series) {
   std::vector<Time> gaps;
   for (const auto& [key, points] : series) {
     for (size_t i = 1; i < points.size(); ++i) {
-      if (points[i].first > points[i - 1].first) gaps.push_back(points[i].first - points[i - 1].first);
+      const auto& [t0, u0, covers0] = points[i - 1];
+      const auto& [t1, u1, covers1] = points[i];
+      if (covers0 == 0 && covers1 == 0 && t1 > t0) gaps.push_back(t1 - t0);
     }
   }
   if (gaps.empty()) return kSecondsPerHour;
@@ -50,23 +55,24 @@ Time MedianGap(const GpuSeries& series) {
   return std::min(gaps[gaps.size() / 2], kSecondsPerHour);
 }
 
-StateGrid GpuStates(const std::vector<std::pair<Time, double>>& points, int64_t first_week,
-                    int weeks, Time period, const IdleOptions& o) {
+// Each hour's mean utilization, weighted by the seconds each sample stands for.
+StateGrid GpuStates(const std::vector<GpuPoint>& points, int64_t first_week, int weeks,
+                    Time period, const IdleOptions& o) {
   const size_t cells = static_cast<size_t>(weeks) * kHoursPerWeek;
   std::vector<double> sum(cells, 0);
-  std::vector<int> count(cells, 0);
-  for (const auto& [t, u] : points) {
+  std::vector<double> seconds(cells, 0);
+  for (const auto& [t, u, covers] : points) {
     const size_t cell = static_cast<size_t>(WeekIndex(t) - first_week) * kHoursPerWeek +
                         static_cast<size_t>(HourOfWeek(t));
-    sum[cell] += u;
-    ++count[cell];
+    const double w = static_cast<double>(covers > 0 ? covers : period);
+    sum[cell] += u * w;
+    seconds[cell] += w;
   }
   StateGrid states(cells, kUnobserved);
   for (size_t c = 0; c < cells; ++c) {
-    const double covered = static_cast<double>(count[c]) * static_cast<double>(period) /
-                           static_cast<double>(kSecondsPerHour);
-    if (count[c] == 0 || covered + kEpsilon < o.min_coverage) continue;
-    states[c] = sum[c] / count[c] < o.threshold ? kIdle : kBusy;
+    const double covered = seconds[c] / static_cast<double>(kSecondsPerHour);
+    if (seconds[c] <= 0 || covered + kEpsilon < o.min_coverage) continue;
+    states[c] = sum[c] / seconds[c] < o.threshold ? kIdle : kBusy;
   }
   return states;
 }
@@ -173,7 +179,7 @@ Result<IdleAnalysis> AnalyseIdle(const std::vector<GpuSample>& samples, const Id
   out.first_sample = samples.front().time;
   out.last_sample = samples.front().time;
   for (const GpuSample& s : samples) {
-    series[{s.node, s.gpu}].emplace_back(s.time, s.utilization);
+    series[{s.node, s.gpu}].emplace_back(s.time, s.utilization, std::max<Time>(0, s.covers));
     out.first_sample = std::min(out.first_sample, s.time);
     out.last_sample = std::max(out.last_sample, s.time);
   }
