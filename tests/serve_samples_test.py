@@ -75,6 +75,9 @@ def case_held_idle(squeeze, source, h):
     expect_error(d, "POST", "/v1/telemetry", 400, ["time", "in the future"],
                  body={"time": int(time.time()) + 86400,
                        "gpus": [{"node": node, "gpu": 0, "utilization": 0.1}]})
+    expect_error(d, "POST", "/v1/telemetry", 400, ["gpus[0].inference_load", "old"],
+                 body={"time": int(time.time()) - 3600,
+                       "gpus": [{"node": node, "gpu": 0, "inference_load": 0.1}]})
     expect_error(d, "POST", "/v1/telemetry", 403, ["only an admin"], token=alice,
                  body={"gpus": [{"node": node, "gpu": 0, "utilization": 0.1}]})
 

@@ -24,7 +24,8 @@ constexpr size_t kMaxTelemetryGpus = 4096;
 // "30s"), or an empty body or {} for the pool's own spot.warning (nullopt).
 Result<std::optional<Time>> ParseReclaimBody(std::string_view body);
 
-// The most a telemetry report's time may lie ahead of the daemon's clock (clock skew).
+// The most a telemetry report's time may lie ahead of the daemon's clock (clock skew), and
+// the oldest a report with an inference load (a current reading) may be.
 constexpr Time kMaxTelemetryFutureSkew = 300;
 
 // One GPU's entry of a telemetry report: at least one of the three readings.

@@ -108,7 +108,8 @@ TEST(CapacityRequestsTest, BrokenUtilizationTelemetryNamesTheEntryFieldAndValue)
 
 TEST(CapacityRequestsTest, BrokenTelemetryNamesTheFieldAndValue) {
   EXPECT_EQ(TelemetryError(""), "the body is not JSON");
-  EXPECT_EQ(TelemetryError("{}"), "gpus: missing; give a list of {node, gpu, inference_load, utilization, "
+  EXPECT_EQ(TelemetryError("{}"),
+            "gpus: missing; give a list of {node, gpu, inference_load, utilization, "
             "memory_used_mib}");
   EXPECT_EQ(TelemetryError(R"({"gpus": []})"), "gpus: [] is not a non-empty list");
   EXPECT_EQ(TelemetryError(R"({"gpus": {"node": "n0"}})"),

@@ -5,6 +5,7 @@
 #include "config/job_values.h"
 #include "config/data_path.h"
 #include "config/text_util.h"
+#include "core/duration.h"
 #include "exec/run_files.h"
 #include "serve/capacity_requests.h"
 #include "serve/job_json.h"
@@ -204,6 +205,15 @@ ApiResult QueueService::Telemetry(const Principal& who, const std::string& body)
   if (at > now + kMaxTelemetryFutureSkew) {
     return ApiResult::Fail(400, "time: " + std::to_string(at) + " (" + FormatDateTime(at) +
                                     ") is in the future (now " + FormatDateTime(now) + ")");
+  }
+  if (at < now - kMaxTelemetryFutureSkew) {
+    for (size_t i = 0; i < report->gpus.size(); ++i) {
+      if (!report->gpus[i].inference_load) continue;
+      return ApiResult::Fail(400, "gpus[" + std::to_string(i) + "].inference_load: a current "
+                                  "reading, but the report's time " + FormatDateTime(at) +
+                                  " is " + FormatDuration(now - at) + " old; replay old "
+                                  "samples without inference_load");
+    }
   }
   ApiResult r = queue_.ApplyTelemetry(report->gpus, at, now);
   if (r.error) return r;
