@@ -187,23 +187,32 @@ Result<GpuSampleStore::FoldResult> GpuSampleStore::Fold(Time now) {
   return result;
 }
 
-Result<std::vector<GpuHour>> GpuSampleStore::Hours(Time from, Time to) {
-  std::vector<GpuHour> out;
-  if (!has_tables_ && options_.read_only) return out;
+Status GpuSampleStore::ReadRange(const std::string& sql, Time from, Time to,
+                                 const std::function<void(SqliteStmt&)>& row) {
+  if (!has_tables_ && options_.read_only) return Status::Ok();
   std::lock_guard lock(read_mu_);
-  auto stmt = reader_->Prepare(
-      "SELECT hour, node, gpu, samples, util_mean, util_max, mem_mean FROM gpu_hours "
-      "WHERE hour >= ?1 AND hour < ?2 ORDER BY hour, node, gpu");
+  auto stmt = reader_->Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, static_cast<int64_t>(from));
   stmt->Bind(2, static_cast<int64_t>(to));
   for (;;) {
-    auto row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    out.push_back({stmt->Text(1), static_cast<int>(stmt->Int(2)), stmt->Int(0), stmt->Int(3),
-                   stmt->OptionalDouble(4), stmt->OptionalDouble(5), stmt->OptionalDouble(6)});
+    auto more = stmt->Step();
+    if (!more.ok()) return more.status();
+    if (!*more) return Status::Ok();
+    row(*stmt);
   }
+}
+
+Result<std::vector<GpuHour>> GpuSampleStore::Hours(Time from, Time to) {
+  std::vector<GpuHour> out;
+  Status s = ReadRange(
+      "SELECT hour, node, gpu, samples, util_mean, util_max, mem_mean FROM gpu_hours "
+      "WHERE hour >= ?1 AND hour < ?2 ORDER BY hour, node, gpu",
+      from, to, [&](SqliteStmt& st) {
+        out.push_back({st.Text(1), static_cast<int>(st.Int(2)), st.Int(0), st.Int(3),
+                       st.OptionalDouble(4), st.OptionalDouble(5), st.OptionalDouble(6)});
+      });
+  if (!s.ok()) return s;
   return out;
 }
 
@@ -216,21 +225,14 @@ Result<std::vector<GpuSample>> GpuSampleStore::Read(Time from, Time to) {
       out.push_back({h.hour, h.node, h.gpu, *h.mean_utilization, h.mean_memory_used_mib, kHour});
     }
   }
-  if (!has_tables_ && options_.read_only) return out;
-  std::lock_guard lock(read_mu_);
-  auto stmt = reader_->Prepare(
+  Status s = ReadRange(
       "SELECT time, node, gpu, utilization, memory_used_mib FROM gpu_samples "
-      "WHERE time >= ?1 AND time < ?2 AND utilization IS NOT NULL ORDER BY time, node, gpu");
-  if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, static_cast<int64_t>(from));
-  stmt->Bind(2, static_cast<int64_t>(to));
-  for (;;) {
-    auto row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    out.push_back({stmt->Int(0), stmt->Text(1), static_cast<int>(stmt->Int(2)),
-                   stmt->Double(3), stmt->OptionalDouble(4), 0});
-  }
+      "WHERE time >= ?1 AND time < ?2 AND utilization IS NOT NULL ORDER BY time, node, gpu",
+      from, to, [&](SqliteStmt& st) {
+        out.push_back({st.Int(0), st.Text(1), static_cast<int>(st.Int(2)), st.Double(3),
+                       st.OptionalDouble(4), 0});
+      });
+  if (!s.ok()) return s;
   std::stable_sort(out.begin(), out.end(), [](const GpuSample& a, const GpuSample& b) {
     return std::tie(a.time, a.node, a.gpu) < std::tie(b.time, b.node, b.gpu);
   });

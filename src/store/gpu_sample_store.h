@@ -7,6 +7,7 @@
 #define SQUEEZE_STORE_GPU_SAMPLE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -86,6 +87,9 @@ class GpuSampleStore {
   // One transaction: up to a day of the oldest raw samples before `cut` folded and deleted;
   // false when none was left. The caller holds write_mu_.
   Result<bool> FoldChunk(Time cut, FoldResult& result);
+  // Runs `sql` (?1 = from, ?2 = to) on the reader and calls `row` for each result row.
+  Status ReadRange(const std::string& sql, Time from, Time to,
+                   const std::function<void(SqliteStmt&)>& row);
 
   const std::string path_;
   const Options options_;
