@@ -2,6 +2,7 @@
 // inference needs back. The scheduler holds what is taken, asks the jobs on it to leave by
 // the next cycle, and learns how often each pool's capacity is taken.
 #include <algorithm>
+#include <set>
 #include <cstdio>
 
 #include "core/duration.h"
@@ -11,7 +12,6 @@
 namespace squeeze {
 namespace {
 
-constexpr int64_t kGpuKeys = 64;  // a colocated GPU's unit key: node * 64 + gpu
 
 EngineState::TakeStats* ModelStats(EngineState& s, int node) {
   const int pool = s.cluster.node(node).pool;
@@ -68,7 +68,7 @@ void StartServiceClocks(EngineState& s, Time now) {
     if (kind != PoolKind::kColocated) continue;
     const uint64_t closed = s.closed_gpus.count(node) ? s.closed_gpus.at(node) : 0;
     for (int g = 0; g < s.cluster.node(node).gpus && g < 64; ++g) {
-      if (!(closed >> g & 1)) PutInService(s, node, node * kGpuKeys + g, now);
+      if (!(closed >> g & 1)) PutInService(s, node, ColocatedGpuKey(node, g), now);
     }
   }
 }
@@ -129,7 +129,7 @@ Status Scheduler::SetInferenceLoad(int node, int gpu, double load, Time now) {
   }
   StartServiceClocks(s, now);
   s.inference_load[{node, gpu}] = load;
-  const int64_t key = node * kGpuKeys + gpu;
+  const int64_t key = ColocatedGpuKey(node, gpu);
   s.load_known_since.emplace(key, now);
   const double threshold = 1 - pool.colocation.cap;
   const uint64_t bit = uint64_t{1} << gpu;
@@ -169,7 +169,7 @@ Status Scheduler::SetInferenceLoad(int node, int gpu, double load, Time now) {
 }
 
 std::optional<Time> Scheduler::PredictedIdleWindow(int node, int gpu, Time now) const {
-  return PredictedOpenFor(*state_, node * kGpuKeys + gpu, now);
+  return PredictedOpenFor(*state_, ColocatedGpuKey(node, gpu), now);
 }
 
 double Scheduler::MeanTimeBetweenTakes(int pool, const std::string& model, Time now) const {
@@ -183,6 +183,23 @@ double Scheduler::MeanTimeBetweenTakes(int pool, const std::string& model, Time 
 double Scheduler::InferenceLoad(int node, int gpu) const {
   auto it = state_->inference_load.find({node, gpu});
   return it == state_->inference_load.end() ? -1 : it->second;
+}
+
+double PlacementTimeBetweenTakes(const EngineState& s, int pool, const Placement& placement,
+                                 Time now) {
+  std::set<int> nodes;
+  int gpus = 0;
+  for (const auto& share : placement.shares) {
+    nodes.insert(share.node);
+    gpus += static_cast<int>(share.gpus.size());
+  }
+  const std::string& model = placement.shares.empty()
+                                 ? std::string()
+                                 : s.cluster.spec().nodes[placement.shares[0].node].gpu_model;
+  const int units = s.cluster.spec().pools[pool].kind == PoolKind::kSpot
+                        ? static_cast<int>(nodes.size())
+                        : std::max(1, gpus);
+  return MeanTimeBetweenTakes(s, pool, model, now) / units;
 }
 
 double MeanTimeBetweenTakes(const EngineState& s, int pool, const std::string& model, Time now) {

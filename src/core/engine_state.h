@@ -136,6 +136,12 @@ bool Opportunistic(const EngineState& s, int pool);
 void StartServiceClocks(EngineState& s, Time now);
 // The learned mean time between takes of one unit of a pool (Scheduler::MeanTimeBetweenTakes).
 double MeanTimeBetweenTakes(const EngineState& s, int pool, const std::string& model, Time now);
+// The same for a placement on the pool: a take of any of its nodes (spot) or GPUs (colocated)
+// interrupts it, so the learned mean is divided by how many it spans.
+double PlacementTimeBetweenTakes(const EngineState& s, int pool, const Placement& placement,
+                                 Time now);
+// A colocated GPU's key in in_service_since, load_known_since and open_history.
+inline int64_t ColocatedGpuKey(int node, int gpu) { return int64_t{node} * 64 + gpu; }
 // Makes a node unavailable (its free capacity held) when the driver reported it down or it is
 // banned, and available again when neither holds.
 void RefreshAvailability(EngineState& s, int node);

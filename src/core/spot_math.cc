@@ -35,4 +35,10 @@ double ExpectedRunTime(double work, double interval, double checkpoint_cost, dou
   return full * one(segment + cost) + (rest > 0 ? one(rest) : 0.0);
 }
 
+double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost, double restart,
+                            double mtbi, bool on_notice) {
+  if (on_notice) return work * (1 + (restart + checkpoint_cost) / mtbi);
+  return ExpectedRunTime(work, interval, checkpoint_cost, restart, mtbi);
+}
+
 }  // namespace squeeze

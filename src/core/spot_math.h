@@ -23,6 +23,11 @@ double DalyInterval(double checkpoint_cost, double mtbi);
 // mtbi <= 0 means no interruptions: work plus the checkpoints taken.
 double ExpectedRunTime(double work, double interval, double checkpoint_cost, double restart,
                        double mtbi);
+// The same for a run that checkpoints within the warning when interrupted (`on_notice`): it
+// loses only the checkpoint and the restart per interruption, work (1 + (R + C) / M);
+// otherwise ExpectedRunTime.
+double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost, double restart,
+                            double mtbi, bool on_notice);
 
 }  // namespace squeeze
 

@@ -28,15 +28,7 @@ Time RemainingWork(const CycleContext& c, const Job& job) {
 // Seconds the job is expected to need if it stays where it runs.
 double ExpectedStay(const CycleContext& c, const Job& job, int pool, Time work) {
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
-  std::set<int> nodes;
-  int gpus = 0;
-  for (const auto& share : job.placement.shares) {
-    nodes.insert(share.node);
-    gpus += static_cast<int>(share.gpus.size());
-  }
-  const std::string& model = c.s.cluster.spec().nodes[job.placement.shares[0].node].gpu_model;
-  const int units = spec.kind == PoolKind::kSpot ? static_cast<int>(nodes.size()) : std::max(1, gpus);
-  const double mtbt = MeanTimeBetweenTakes(c.s, pool, model, c.now) / units;
+  const double mtbt = PlacementTimeBetweenTakes(c.s, pool, job.placement, c.now);
   const double speed = spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
   const double cost = static_cast<double>(job.spec.checkpoint_cost);
   const double restart = static_cast<double>(RestartOverhead(job.spec));
@@ -44,8 +36,7 @@ double ExpectedStay(const CycleContext& c, const Job& job, int pool, Time work) 
   const Time interval = job.CheckpointInterval();
   const bool on_notice = job.spec.checkpoint_cost <=
                          (spec.kind == PoolKind::kSpot ? spec.spot.warning : spec.colocation.evict_within);
-  if (on_notice) return wall * (1 + (restart + cost) / mtbt);
-  return ExpectedRunTime(wall, static_cast<double>(interval), cost, restart, mtbt);
+  return ExpectedRunTimeThere(wall, static_cast<double>(interval), cost, restart, mtbt, on_notice);
 }
 
 }  // namespace

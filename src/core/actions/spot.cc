@@ -41,7 +41,7 @@ std::optional<Time> IdleWindowLeft(const CycleContext& c, const Placement& place
   Time least = kNever;
   for (const auto& share : placement.shares) {
     for (int g : share.gpus) {
-      const auto w = PredictedOpenFor(c.s, static_cast<int64_t>(share.node) * 64 + g, c.now);
+      const auto w = PredictedOpenFor(c.s, ColocatedGpuKey(share.node, g), c.now);
       if (!w) return std::nullopt;
       least = std::min(least, *w);
     }
@@ -58,16 +58,7 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   const Policy& p = c.s.policy;
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
   Outlook o;
-  std::set<int> nodes;
-  int gpus = 0;
-  for (const auto& share : placement.shares) {
-    nodes.insert(share.node);
-    gpus += static_cast<int>(share.gpus.size());
-  }
-  const std::string& model =
-      placement.shares.empty() ? std::string() : c.s.cluster.spec().nodes[placement.shares[0].node].gpu_model;
-  const int units = spec.kind == PoolKind::kSpot ? static_cast<int>(nodes.size()) : std::max(1, gpus);
-  o.mtbt = MeanTimeBetweenTakes(c.s, pool, model, c.now) / units;
+  o.mtbt = PlacementTimeBetweenTakes(c.s, pool, placement, c.now);
   const double cost = static_cast<double>(job.spec.checkpoint_cost);
   const double restart = static_cast<double>(RestartOverhead(job.spec));
   o.on_notice = job.spec.checkpointable && job.spec.checkpoint_cost <= WarningOf(spec);
@@ -115,11 +106,8 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   const double speed =
       spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
   const double wall = static_cast<double>(work) / speed;
-  if (o.on_notice) {
-    o.expected = wall * (1 + (restart + cost) / o.mtbt);
-  } else {
-    o.expected = ExpectedRunTime(wall, static_cast<double>(o.interval), cost, restart, o.mtbt);
-  }
+  o.expected = ExpectedRunTimeThere(wall, static_cast<double>(o.interval), cost, restart, o.mtbt,
+                                    o.on_notice);
   if (o.window != kNever) {
     const bool fits = wall + restart <= static_cast<double>(o.window);
     if (!fits && !(o.on_notice && o.window >= useful)) {
