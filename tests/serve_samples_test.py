@@ -5,7 +5,7 @@ held-but-idle jobs (GET /v1/held-idle, `squeeze held-idle`, the job's history, /
 
     python3 tests/serve_samples_test.py CASE SQUEEZE_BINARY SOURCE_DIR WORK_DIR
 
-CASE: held_idle. Registered in CTest as e2e.serve_samples.CASE.
+CASE: held_idle, history. Registered in CTest as e2e.serve_samples.CASE.
 """
 
 import calendar
@@ -131,7 +131,70 @@ def case_held_idle(squeeze, source, h):
           f"idle-report on no store: {r.returncode} {r.stderr}")
 
 
-CASES = {"held_idle": case_held_idle}
+def case_history(squeeze, source, h):
+    """GET /v1/history, /v1/cost and /v1/idle-windows from real runs and stored telemetry."""
+    config = os.path.join(source, "tests", "data", "serve", "priced.yaml")
+    d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "4:A100"])
+    # Four 1-GPU jobs of 3 s: two on the owned GPUs, two on spot (the owned ones are taken).
+    jobs = [d.submit({"name": f"short-{i}", "command": ["sleep", "3"], "gpus": 1,
+                      "estimate": "1m", "preemptible": True})
+            for i in range(4)]
+    for j in jobs:
+        d.wait_state(j, ["done"], timeout=60)
+    runs = {j: d.job(j) for j in jobs}
+    held = sum(unix(r["ended_at"]) - unix(r["started_at"]) for r in runs.values())
+
+    # Utilization of GPU 0 of each node, as telemetry a minute apart: 20% and 60%.
+    now = int(time.time())
+    for at, util in ((now - 120, 0.2), (now - 60, 0.6)):
+        status, body = d.call("POST", "/v1/telemetry", {"time": at, "gpus": [
+            {"node": "own-0", "gpu": 0, "utilization": util},
+            {"node": "spot-0", "gpu": 0, "utilization": util}]})
+        check(status == 200, f"telemetry: {status} {body}")
+
+    status, hist = d.call("GET", "/v1/history?since=1h&step=1h")
+    check(status == 200, f"history: {status} {hist}")
+    points = hist["points"]
+    check(hist["step_s"] == 3600 and 1 <= len(points) <= 2, f"history: {hist}")
+    check(sum(p["jobs_started"] for p in points) == 4, f"4 runs started: {points}")
+    check(all(p["gpus"] == 4 for p in points), f"4 GPUs: {points}")
+    busy_seconds = sum(p["gpus_busy"] * (min(hist["to"], p["time"] + 3600) - p["time"])
+                       for p in points)
+    check(abs(busy_seconds - held) <= 4, f"GPU-seconds busy {busy_seconds} vs the runs' {held}")
+    utils = [p["utilization"] for p in points if p["utilization"] is not None]
+    # Both samples in one hour: their mean; either side of an hour's start: one each.
+    check([round(u, 6) for u in utils] in ([40.0], [20.0, 60.0]), f"utilization: {points}")
+    log(f"history: {len(points)} points, {busy_seconds:.0f} GPU-s busy, utilization {utils}")
+
+    status, cost = d.call("GET", "/v1/cost?since=1h")
+    check(status == 200, f"cost: {status} {cost}")
+    pools = {p["pool"]: p for p in cost["pools"]}
+    check(set(pools) == {"owned", "spot"}, f"pools: {cost}")
+    spot_hours = pools["spot"]["gpu_hours"]
+    owned_hours = pools["owned"]["gpu_hours"]
+    check(abs((spot_hours + owned_hours) * 3600 - held) <= 4,
+          f"GPU-hours {owned_hours} + {spot_hours} vs the runs' {held} s")
+    check(spot_hours > 0 and owned_hours > 0, f"both pools ran jobs: {cost}")
+    check(abs(pools["spot"]["cost"] - spot_hours * 1.2) < 1e-9, f"spot cost: {pools['spot']}")
+    check(abs(pools["owned"]["cost"] - 3000 * 3600 / (30 * 86400)) < 1e-6,
+          f"owned: an hour of 3000 a month: {pools['owned']}")
+    check(abs(cost["total_cost"] - pools["spot"]["cost"] - pools["owned"]["cost"]) < 1e-9,
+          f"total: {cost}")
+
+    status, idle = d.call("GET", "/v1/idle-windows?since=1d")
+    check(status == 200, f"idle-windows: {status} {idle}")
+    keys = sorted((g["node"], g["index"], g["pool"]) for g in idle["gpus"])
+    check(keys == [("own-0", 0, "owned"), ("spot-0", 0, "spot")], f"sampled GPUs: {keys}")
+    check(all(len(g["idle_share"]) == 168 for g in idle["gpus"]), "168 hours of the week")
+
+    # Broken queries name the field and the value.
+    expect_error(d, "GET", "/v1/history?since=soon", 400, ["since", "soon"])
+    expect_error(d, "GET", "/v1/history?step=5s", 400, ["step", "5s"])
+    expect_error(d, "GET", "/v1/cost?sinse=1d", 400, ["sinse"])
+    expect_error(d, "GET", "/v1/idle-windows?threshold=2", 400, ["threshold", "2"])
+
+
+CASES = {"held_idle": case_held_idle, "history": case_history}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

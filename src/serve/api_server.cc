@@ -244,6 +244,20 @@ void ApiServer::Routes() {
          }));
   s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Pools(who)); }));
+  for (const auto& [path, call] :
+       std::vector<std::pair<std::string, ApiResult (JobService::*)(
+                                              const Principal&,
+                                              const std::map<std::string, std::string>&)>>{
+           {"/v1/history", &JobService::History},
+           {"/v1/idle-windows", &JobService::IdleWindows},
+           {"/v1/cost", &JobService::Cost}}) {
+    s.Get(path, authed([this, call](const Principal& who, const httplib::Request& req,
+                                    httplib::Response& res) {
+      std::map<std::string, std::string> query;
+      for (const auto& [k, v] : req.params) query[k] = v;
+      Send(res, (service_.*call)(who, query));
+    }));
+  }
   s.Get("/v1/held-idle",
         authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
           Send(res, service_.HeldIdle(who));

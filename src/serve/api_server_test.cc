@@ -107,6 +107,21 @@ TEST_F(ApiServerTest, RoutesTheCapacityCalls) {
                                                         "telemetry alice {\"gpus\":[]}"}));
 }
 
+TEST_F(ApiServerTest, RoutesTheHistoryViewsWithTheirQuery) {
+  for (const std::string path : {"/v1/history?since=2d&step=30m", "/v1/idle-windows?since=28d",
+                                 "/v1/cost"}) {
+    auto r = client_->Get(path.c_str(), Auth());
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 200) << path;
+  }
+  auto nobody = client_->Get("/v1/history");
+  ASSERT_TRUE(nobody);
+  EXPECT_EQ(nobody->status, 401);
+  EXPECT_EQ(service_.calls(), (std::vector<std::string>{"history alice since=2d step=30m",
+                                                        "idle-windows alice since=28d",
+                                                        "cost alice"}));
+}
+
 TEST(ParseListenTest, HostAndPort) {
   ApiOptions o;
   ASSERT_TRUE(ParseListen("0.0.0.0:9000", o).ok());

@@ -49,6 +49,14 @@ class JobService {
   virtual ApiResult Pools(const Principal& who) = 0;
   // Running jobs whose GPUs stayed nearly unused for long (any authenticated caller).
   virtual ApiResult HeldIdle(const Principal& who) = 0;
+  // The history the dashboard draws (any authenticated caller); query: since (a duration back
+  // from now) and, for History, step. Queueing delay, GPUs busy and utilization per step;
+  // recurring idle windows from the GPU samples; GPU-hours and cost per pool.
+  virtual ApiResult History(const Principal& who,
+                            const std::map<std::string, std::string>& query) = 0;
+  virtual ApiResult IdleWindows(const Principal& who,
+                                const std::map<std::string, std::string>& query) = 0;
+  virtual ApiResult Cost(const Principal& who, const std::map<std::string, std::string>& query) = 0;
   // Capacity taken away and given back (docs/serve.md, "Spot and colocated pools"); admins
   // only. A spot node's reclaim notice, body {"warning_s": N} or empty; its return; and the
   // telemetry of GPUs, body {"time", "gpus": [{"node", "gpu", "inference_load", "utilization",

@@ -249,7 +249,10 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   job.cuda_gpus = cluster_.CudaIndices(d.placement);
   // Recorded first: a run file without a record cannot happen, so a restart never starts a
   // run the store does not know of.
-  if (Status s = store_.RecordStart(d.job, attempt, job.cuda_gpus, now); !s.ok()) {
+  const ClusterState& cs = scheduler_->cluster();
+  const std::string pool_name =
+      d.placement.empty() ? "" : cs.spec().pools[cs.node(d.placement.shares[0].node).pool].name;
+  if (Status s = store_.RecordStart(d.job, attempt, job.cuda_gpus, now, pool_name); !s.ok()) {
     Log("job " + std::to_string(d.job) + ": cannot record its start: " + s.message());
     (void)scheduler_->Finished(d.job, now, false);
     Queue(d.job, job, now);

@@ -27,6 +27,7 @@
 #include "serve/access.h"
 #include "serve/capacity_requests.h"
 #include "serve/held_idle_tracker.h"
+#include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
 #include "store/job_store.h"
@@ -105,6 +106,11 @@ class LiveQueue {
   // Views for the API.
   nlohmann::json NodesJson() const;
   nlohmann::json PoolsJson() const;
+  // What the history views need of the cluster: each pool's price, each node's pool, and the
+  // number of GPUs.
+  std::vector<PoolPrice> PoolPrices() const;
+  std::map<std::string, std::string> PoolOfNode() const;
+  int GpuCount() const;
   // Why `id` waits and when it is expected to start; nullopt when the queue does not hold it
   // as waiting (the caller explains from the store).
   std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;

@@ -82,6 +82,31 @@ nlohmann::json LiveQueue::NodesJson() const {
   return {{"nodes", nodes}, {"gpu_source", cluster_.source}};
 }
 
+std::vector<PoolPrice> LiveQueue::PoolPrices() const {
+  std::lock_guard lock(mu_);
+  const ClusterSpec& spec = scheduler_->cluster().spec();
+  std::vector<PoolPrice> out;
+  for (size_t p = 0; p < spec.pools.size(); ++p) {
+    out.push_back({spec.pools[p].name, std::string(PoolKindName(spec.pools[p].kind)),
+                   spec.PricePerGpuHour(static_cast<int>(p)), spec.pools[p].monthly_cost});
+  }
+  return out;
+}
+
+std::map<std::string, std::string> LiveQueue::PoolOfNode() const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::string> out;
+  for (const NodeSpec& n : scheduler_->cluster().spec().nodes) out[n.name] = n.pool;
+  return out;
+}
+
+int LiveQueue::GpuCount() const {
+  std::lock_guard lock(mu_);
+  int gpus = 0;
+  for (const NodeSpec& n : scheduler_->cluster().spec().nodes) gpus += n.gpus;
+  return gpus;
+}
+
 nlohmann::json LiveQueue::PoolsJson() const {
   std::lock_guard lock(mu_);
   const ClusterState& cs = scheduler_->cluster();

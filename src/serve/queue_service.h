@@ -32,6 +32,11 @@ class QueueService : public JobService {
   ApiResult Nodes(const Principal& who) override;
   ApiResult Pools(const Principal& who) override;
   ApiResult HeldIdle(const Principal& who) override;
+  ApiResult History(const Principal& who,
+                    const std::map<std::string, std::string>& query) override;
+  ApiResult IdleWindows(const Principal& who,
+                        const std::map<std::string, std::string>& query) override;
+  ApiResult Cost(const Principal& who, const std::map<std::string, std::string>& query) override;
   ApiResult ReclaimNode(const Principal& who, const std::string& node,
                         const std::string& body) override;
   ApiResult ReturnNode(const Principal& who, const std::string& node) override;

@@ -251,7 +251,8 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
       now, "state", reason.empty() ? name : name + ": " + reason);
 }
 
-Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now) {
+Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
+                             const std::string& pool) {
   const std::string gpu_json = GpusToJson(gpus);
   return Update(
       id,
@@ -262,7 +263,9 @@ Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus
         s.Bind(3, gpu_json);
         s.Bind(4, now);
       },
-      now, "start", "attempt " + std::to_string(attempt) + " on GPUs " + gpu_json);
+      now, "start",
+      "attempt " + std::to_string(attempt) + " on GPUs " + gpu_json +
+          (pool.empty() ? "" : " in pool " + pool));
 }
 
 Status JobStore::RecordExit(JobId id, int exit_code, Time now) {

@@ -63,7 +63,9 @@ class JobStore {
   // Each update also appends an event. An unknown id is an error.
   Status SetState(JobId id, JobState state, const std::string& reason, Time now);
   // A run begins: state running, attempts = attempt, the run's GPUs; clears the last exit.
-  Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now);
+  // `pool`, when given, is named in the event ("... in pool P"): the history's cost per pool.
+  Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
+                     const std::string& pool = "");
   // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
   Status RecordExit(JobId id, int exit_code, Time now);
   // A complete checkpoint; `label` is the marker's content (the step, say).
@@ -82,6 +84,9 @@ class JobStore {
   Status ForEachUnfinished(const std::function<Status(StoredJob&&)>& each);
   Result<std::map<JobState, int64_t>> CountByState();
   Result<std::vector<JobEvent>> Events(JobId id);
+  // The submit, start, exit and end events (in store order, before `to`) of every job with an
+  // event in [from, to) or still running: what the runs' history over that range needs.
+  Result<std::vector<JobEvent>> RunEvents(Time from, Time to);
 
   const std::string& path() const { return path_; }
 

@@ -155,4 +155,26 @@ Result<std::vector<JobEvent>> JobStore::Events(JobId id) {
   return events;
 }
 
+Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
+  std::lock_guard lock(read_mu_);
+  // Every job with an event in the range, or running through it without one.
+  auto stmt = reader_->Prepare(
+      "SELECT seq, job_id, at, kind, text FROM events "
+      "WHERE kind IN ('submit','start','exit','end') AND at < ?2 AND job_id IN ("
+      "SELECT job_id FROM events WHERE at >= ?1 AND at < ?2 "
+      "UNION SELECT id FROM jobs WHERE state IN ('running','checkpointing')) "
+      "ORDER BY seq");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, from);
+  stmt->Bind(2, to);
+  std::vector<JobEvent> events;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Int(2), stmt->Text(3), stmt->Text(4)});
+  }
+  return events;
+}
+
 }  // namespace squeeze

@@ -192,6 +192,32 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   for (size_t i = 1; i < events.size(); ++i) EXPECT_LT(events[i - 1].seq, events[i].seq);
 }
 
+TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId before = *store->Submit(Simple(), "alice", 10);  // ran and ended before 100
+  ASSERT_TRUE(store->RecordStart(before, 1, {0}, 20, "owned").ok());
+  ASSERT_TRUE(store->RecordExit(before, 0, 30).ok());
+  ASSERT_TRUE(store->SetState(before, JobState::kDone, "", 30).ok());
+  const JobId through = *store->Submit(Simple(), "bob", 40);  // runs through [100, 200)
+  ASSERT_TRUE(store->RecordStart(through, 1, {1, 2}, 50, "spot").ok());
+  ASSERT_TRUE(store->AppendEvent(through, 60, "note", "not a run event").ok());
+  const JobId inside = *store->Submit(Simple(), "carol", 90);  // starts in the range
+  ASSERT_TRUE(store->RecordStart(inside, 1, {3}, 150).ok());
+  ASSERT_TRUE(store->RecordExit(inside, 0, 250).ok());  // after the range: not returned
+
+  auto events = store->RunEvents(100, 200);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  std::vector<std::string> got;
+  for (const JobEvent& e : *events) got.push_back(std::to_string(e.job) + " " + e.kind);
+  EXPECT_EQ(got, (std::vector<std::string>{std::to_string(through) + " submit",
+                                           std::to_string(through) + " start",
+                                           std::to_string(inside) + " submit",
+                                           std::to_string(inside) + " start"}));
+  EXPECT_EQ((*events)[1].text, "attempt 1 on GPUs [1,2] in pool spot");
+  EXPECT_EQ((*events)[3].text, "attempt 1 on GPUs [3]");
+}
+
 TEST(JobStoreTest, UpdatesOfUnknownJobFail) {
   TempDir dir;
   auto store = MustOpen(dir.path());

@@ -53,6 +53,16 @@ class RecordingService : public JobService {
   ApiResult HeldIdle(const Principal& who) override {
     return ApiResult::Ok({{"jobs", nlohmann::json::array()}});
   }
+  ApiResult History(const Principal& who, const std::map<std::string, std::string>& q) override {
+    return Query("history", who, q);
+  }
+  ApiResult IdleWindows(const Principal& who,
+                        const std::map<std::string, std::string>& q) override {
+    return Query("idle-windows", who, q);
+  }
+  ApiResult Cost(const Principal& who, const std::map<std::string, std::string>& q) override {
+    return Query("cost", who, q);
+  }
   ApiResult ReclaimNode(const Principal& who, const std::string& node,
                         const std::string& body) override {
     Record("reclaim " + who.user + " " + node + " " + body);
@@ -74,6 +84,13 @@ class RecordingService : public JobService {
   }
 
  private:
+  ApiResult Query(const std::string& what, const Principal& who,
+                  const std::map<std::string, std::string>& q) {
+    std::string args;
+    for (const auto& [k, v] : q) args += " " + k + "=" + v;
+    Record(what + " " + who.user + args);
+    return ApiResult::Ok({{"what", what}});
+  }
   void Record(std::string s) {
     std::lock_guard<std::mutex> lock(mu_);
     calls_.push_back(std::move(s));

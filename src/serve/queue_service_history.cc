@@ -1,0 +1,88 @@
+// QueueService's history views (GET /v1/history, /v1/idle-windows, /v1/cost): the store's run
+// events and GPU samples over a range, through serve/history_views.
+#include "serve/queue_service.h"
+
+#include "config/text_util.h"
+#include "core/duration.h"
+#include "serve/history_views.h"
+
+namespace squeeze {
+namespace {
+
+constexpr Time kDefaultHistorySince = 7 * 86400;
+constexpr Time kDefaultIdleSince = 28 * 86400;
+constexpr Time kDefaultCostSince = 30 * 86400;
+
+// A 400 for a query parameter other than `allowed` (a typo would otherwise be ignored).
+std::optional<ApiResult> UnknownParameter(const std::map<std::string, std::string>& query,
+                                          const std::vector<std::string>& allowed) {
+  for (const auto& [key, value] : query) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string names;
+    for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
+    return ApiResult::Fail(400, "unknown query parameter '" + key + "' (" + names + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ApiResult QueueService::History(const Principal&, const std::map<std::string, std::string>& query) {
+  if (auto bad = UnknownParameter(query, {"since", "step"})) return *bad;
+  auto range = ParseHistoryRange(query, clock_(), kDefaultHistorySince);
+  if (!range.ok()) return ApiResult::Fail(400, range.status().message());
+  auto events = store_.RunEvents(range->from, range->to);
+  if (!events.ok()) return ApiResult::Fail(500, events.status().message());
+  std::vector<GpuSample> samples;
+  if (samples_ != nullptr) {
+    auto read = samples_->Read(range->from, range->to);
+    if (!read.ok()) return ApiResult::Fail(500, read.status().message());
+    samples = std::move(*read);
+  }
+  return ApiResult::Ok(HistoryJson(RunSpansFromEvents(*events, range->to), samples, *range,
+                                   queue_.GpuCount()));
+}
+
+ApiResult QueueService::Cost(const Principal&, const std::map<std::string, std::string>& query) {
+  if (auto bad = UnknownParameter(query, {"since"})) return *bad;
+  auto range = ParseHistoryRange(query, clock_(), kDefaultCostSince);
+  if (!range.ok()) return ApiResult::Fail(400, range.status().message());
+  range->from = range->to - (query.count("since") ? *ParseDuration(query.at("since"))
+                                                  : kDefaultCostSince);
+  auto events = store_.RunEvents(range->from, range->to);
+  if (!events.ok()) return ApiResult::Fail(500, events.status().message());
+  return ApiResult::Ok(
+      CostJson(RunSpansFromEvents(*events, range->to), queue_.PoolPrices(), *range));
+}
+
+ApiResult QueueService::IdleWindows(const Principal&,
+                                    const std::map<std::string, std::string>& query) {
+  if (auto bad = UnknownParameter(query, {"since", "threshold"})) return *bad;
+  auto range = ParseHistoryRange(query, clock_(), kDefaultIdleSince);
+  if (!range.ok()) return ApiResult::Fail(400, range.status().message());
+  IdleOptions options;
+  if (auto it = query.find("threshold"); it != query.end()) {
+    auto v = ParseDouble(it->second);
+    if (!v || *v <= 0 || *v > 1) {
+      return ApiResult::Fail(400, "threshold: '" + it->second + "' is not a number in (0, 1]");
+    }
+    options.threshold = *v;
+  }
+  std::vector<GpuSample> samples;
+  if (samples_ != nullptr) {
+    auto read = samples_->Read(range->from, range->to);
+    if (!read.ok()) return ApiResult::Fail(500, read.status().message());
+    samples = std::move(*read);
+  }
+  nlohmann::json empty = {{"from", range->from}, {"to", range->to},
+                          {"threshold", options.threshold}, {"weeks", 0},
+                          {"gpus", nlohmann::json::array()}, {"windows", nlohmann::json::array()}};
+  if (samples.empty()) return ApiResult::Ok(empty);
+  std::map<std::string, std::string> pool_of_node = queue_.PoolOfNode();
+  for (const GpuSample& s : samples) pool_of_node.emplace(s.node, "(not in the cluster file)");
+  auto analysis = AnalyseIdle(samples, options, pool_of_node);
+  if (!analysis.ok()) return ApiResult::Fail(500, analysis.status().message());
+  return ApiResult::Ok(IdleWindowsJson(*analysis, range->from, range->to));
+}
+
+}  // namespace squeeze
