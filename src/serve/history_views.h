@@ -24,7 +24,7 @@ struct RunSpan {
   Time start = 0;
   Time end = 0;      // `now` for a run still going
   int gpus = 0;
-  std::string pool;  // "" when the start event does not name it (a store from before 0.8)
+  std::string pool;  // "" when the start event does not name it (a store written by an older squeeze)
   Time waited = 0;   // since the job was submitted or its previous run ended
   bool operator==(const RunSpan&) const = default;
 };
