@@ -5,7 +5,7 @@ held-but-idle jobs (GET /v1/held-idle, `squeeze held-idle`, the job's history, /
 
     python3 tests/serve_samples_test.py CASE SQUEEZE_BINARY SOURCE_DIR WORK_DIR
 
-CASE: held_idle, history. Registered in CTest as e2e.serve_samples.CASE.
+CASE: held_idle, history, sampling. Registered in CTest as e2e.serve_samples.CASE.
 """
 
 import calendar
@@ -194,7 +194,78 @@ def case_history(squeeze, source, h):
     expect_error(d, "GET", "/v1/idle-windows?threshold=2", 400, ["threshold", "2"])
 
 
-CASES = {"held_idle": case_held_idle, "history": case_history}
+# What nvidia-smi prints for the two queries squeeze makes, on a machine with two GPUs. There is
+# no GPU here, so a script stands in for nvidia-smi (--nvidia-smi): it answers discovery's query
+# with two L4s and the utilization query with the lines of VALUES, which the test rewrites.
+NVIDIA_SMI = """#!/bin/sh
+case "$1" in
+  --query-gpu=index,uuid,name,memory.total)
+    printf '0, GPU-6b1c, NVIDIA L4, 23034\\n1, GPU-0e2f, NVIDIA L4, 23034\\n' ;;
+  --query-gpu=index,utilization.gpu,memory.used)
+    cat "VALUES" ;;
+  *) echo "unexpected query: $*" >&2; exit 2 ;;
+esac
+"""
+
+
+def case_sampling(squeeze, source, h):
+    """The daemon reads its GPUs' utilization itself (--gpu-sample-interval): samples reach the
+    store and /v1/history, an idle job is reported held but idle, and stops being when busy."""
+    values = h.path("values")
+
+    def utilization(line0, line1):
+        with open(values + ".tmp", "w") as f:
+            f.write(f"{line0}\n{line1}\n")
+        os.replace(values + ".tmp", values)
+
+    utilization("0, 3, 700", "1, 2, 0")
+    smi = h.path("nvidia-smi")
+    with open(smi, "w") as f:
+        f.write(NVIDIA_SMI.replace("VALUES", values))
+    os.chmod(smi, 0o755)
+    d = h.start_daemon(squeeze, "data", ["--nvidia-smi", smi, "--gpu-sample-interval", "1s",
+                                         "--held-idle-window", "3s"])
+    started_log = d.log_text()
+    if "(nvml)" in started_log:
+        log("NVML found a real driver here: the stand-in nvidia-smi is not used")
+        sys.exit(77)
+    check("2 GPUs (nvidia-smi)" in started_log and
+          "reading the GPUs' utilization every 1 s (nvidia-smi)" in started_log,
+          f"the daemon found the GPUs through nvidia-smi and samples them:\n{started_log}")
+    job = d.submit({"name": "stalled", "command": FOREVER, "gpus": 1, "estimate": "1h"})
+    d.wait_state(job, ["running"])
+    held = wait_until(lambda: d.call("GET", "/v1/held-idle")[1]["jobs"] or None, 20,
+                      "the job on an idle GPU to be reported held but idle")
+    check([j["id"] for j in held] == [job], f"held idle: {held}")
+    gpu = held[0]["gpus"][0]["gpu"]
+    check(abs(held[0]["mean_utilization"] - (0.03 if gpu == 0 else 0.02)) < 1e-9, f"{held}")
+
+    status, hist = d.call("GET", "/v1/history?since=1h&step=1h")
+    check(status == 200, f"history: {status} {hist}")
+    utils = [p["utilization"] for p in hist["points"] if p["utilization"] is not None]
+    check(utils and all(abs(u - 2.5) < 1e-6 for u in utils), f"mean of 3% and 2%: {hist}")
+
+    # The job's GPU gets busy: the next samples end its idle spell.
+    busy = "90, 20000"
+    utilization(f"0, {busy}" if gpu == 0 else "0, 3, 700", f"1, {busy}" if gpu == 1 else "1, 2, 0")
+    wait_until(lambda: d.call("GET", "/v1/held-idle")[1]["jobs"] == [] or None, 20,
+               "the job to stop being held idle once its GPU is busy")
+
+    # Broken output is said once in the log, and sampling goes on when it is right again.
+    utilization("0, 3", "1, 2, 0")
+    wait_until(lambda: "GPU sampling failed" in d.log_text() or None, 20, "the failure in the log")
+    check("nvidia-smi output line 1: expected 3 fields" in d.log_text(), d.log_text())
+    utilization("0, 3, 700", "1, 2, 0")
+    wait_until(lambda: "GPU sampling works again" in d.log_text() or None, 20, "the recovery")
+    check(d.log_text().count("GPU sampling failed") == 1, "the failure said once")
+    check(d.stop() == 0, "the daemon stops cleanly")
+    r = h.run([squeeze, "idle-report", "--store", d.data_dir, "--json"], timeout=60)
+    check(r.returncode == 0, f"idle-report --store: {r.returncode} {r.stderr}")
+    out = json.loads(r.stdout)
+    check([n["gpu_count"] for n in out["nodes"]] == [2], f"both GPUs sampled: {out['nodes']}")
+
+
+CASES = {"held_idle": case_held_idle, "history": case_history, "sampling": case_sampling}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -49,7 +49,11 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--held-idle-window",
          "A running job whose every GPU stays below --held-idle-threshold for this long is "
          "reported held but idle (GET /v1/held-idle, squeeze held-idle)",
-         "30m"}}) {
+         "30m"},
+        {"--gpu-sample-interval",
+         "How often the daemon reads the utilization and memory of the GPUs it found (NVML, "
+         "else nvidia-smi) into its store; 0 or off: never (virtual GPUs are never read)",
+         "60s"}}) {
     (*durations)[flag] = fallback;
     app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
   }
@@ -71,8 +75,13 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--checkpoint-grace", &o->queue.checkpoint_grace},
         {"--stop-grace", &o->queue.stop_grace},
         {"--slurm-watch", &o->slurm_watch},
-        {"--held-idle-window", &o->queue.held_idle.window}};
+        {"--held-idle-window", &o->queue.held_idle.window},
+        {"--gpu-sample-interval", &o->gpu_sample_interval}};
     for (const auto& [flag, text] : *durations) {
+      if (flag == "--gpu-sample-interval" && (text == "0" || text == "off")) {
+        o->gpu_sample_interval = 0;
+        continue;
+      }
       auto d = ParseDuration(text);
       if (!d.ok() || *d <= 0) {
         std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",

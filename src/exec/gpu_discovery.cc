@@ -1,6 +1,5 @@
 #include "exec/gpu_discovery.h"
 
-#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+
+#include "exec/nvml_api.h"
 
 namespace squeeze {
 namespace {
@@ -38,31 +39,6 @@ std::vector<std::string_view> SplitFields(std::string_view line) {
     if (comma == std::string_view::npos) return out;
     start = comma + 1;
   }
-}
-
-// NVML's C API, the few calls used (nvml.h, stable since driver 3xx).
-using NvmlReturn = int;
-using NvmlDevice = void*;
-struct NvmlMemory {
-  unsigned long long total, free, used;
-};
-constexpr NvmlReturn kNvmlSuccess = 0;
-
-struct NvmlApi {
-  NvmlReturn (*init)();
-  NvmlReturn (*shutdown)();
-  NvmlReturn (*count)(unsigned int*);
-  NvmlReturn (*handle)(unsigned int, NvmlDevice*);
-  NvmlReturn (*name)(NvmlDevice, char*, unsigned int);
-  NvmlReturn (*uuid)(NvmlDevice, char*, unsigned int);
-  NvmlReturn (*memory)(NvmlDevice, NvmlMemory*);
-  const char* (*error)(NvmlReturn);
-};
-
-template <typename F>
-bool Load(void* lib, const char* symbol, F& out) {
-  out = reinterpret_cast<F>(dlsym(lib, symbol));
-  return out != nullptr;
 }
 
 }  // namespace
@@ -134,32 +110,10 @@ Result<std::vector<GpuDevice>> VirtualGpus(std::string_view spec) {
 }
 
 Result<std::vector<GpuDevice>> DiscoverWithNvml() {
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* err = dlerror();
-    return Status::Error(std::string("NVML: ") + (err ? err : "libnvidia-ml.so.1 not found"));
-  }
-  NvmlApi api{};
-  const bool loaded = Load(lib, "nvmlInit_v2", api.init) && Load(lib, "nvmlShutdown", api.shutdown) &&
-                      Load(lib, "nvmlDeviceGetCount_v2", api.count) &&
-                      Load(lib, "nvmlDeviceGetHandleByIndex_v2", api.handle) &&
-                      Load(lib, "nvmlDeviceGetName", api.name) &&
-                      Load(lib, "nvmlDeviceGetUUID", api.uuid) &&
-                      Load(lib, "nvmlDeviceGetMemoryInfo", api.memory) &&
-                      Load(lib, "nvmlErrorString", api.error);
-  if (!loaded) {
-    dlclose(lib);
-    return Status::Error("NVML: libnvidia-ml.so.1 lacks a needed symbol");
-  }
-  auto fail = [&](const char* what, NvmlReturn r) {
-    const std::string msg = std::string("NVML: ") + what + ": " + api.error(r);
-    return Status::Error(msg);
-  };
-  if (NvmlReturn r = api.init(); r != kNvmlSuccess) {
-    Status st = fail("nvmlInit", r);
-    dlclose(lib);
-    return st;
-  }
+  auto opened = OpenNvml();
+  if (!opened.ok()) return opened.status();
+  NvmlApi& api = *opened;
+  auto fail = [&](const std::string& what, NvmlReturn r) { return api.Fail(what, r); };
   std::vector<GpuDevice> out;
   Status status = Status::Ok();
   unsigned int count = 0;
@@ -173,7 +127,7 @@ Result<std::vector<GpuDevice>> DiscoverWithNvml() {
     if (r == kNvmlSuccess) r = api.uuid(dev, uuid.data(), uuid.size());
     if (r == kNvmlSuccess) r = api.memory(dev, &mem);
     if (r != kNvmlSuccess) {
-      status = fail(("GPU " + std::to_string(i)).c_str(), r);
+      status = fail("GPU " + std::to_string(i), r);
       break;
     }
     GpuDevice d;
@@ -184,8 +138,7 @@ Result<std::vector<GpuDevice>> DiscoverWithNvml() {
     d.memory_mib = static_cast<int64_t>(mem.total / (1024 * 1024));
     out.push_back(std::move(d));
   }
-  api.shutdown();
-  dlclose(lib);
+  CloseNvml(api);
   if (!status.ok()) return status;
   return out;
 }

@@ -19,7 +19,9 @@
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
+#include "exec/gpu_utilization.h"
 #include "serve/api_server.h"
+#include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
@@ -236,6 +238,21 @@ int RunDaemon(const DaemonOptions& options) {
       std::to_string(recovered->ended_offline) + " ended while it was down, " +
       std::to_string(recovered->requeued) + " queued again");
 
+  // The found GPUs' utilization, read on a thread of its own (nvidia-smi may take a while).
+  std::unique_ptr<GpuSampler> sampler;
+  if (options.gpu_sample_interval > 0 &&
+      (cluster->source == "nvml" || cluster->source == "nvidia-smi")) {
+    sampler = std::make_unique<GpuSampler>(
+        *cluster, [&] { return SampleGpus(cluster->source, options.nvidia_smi); },
+        [&](const std::vector<GpuTelemetry>& gpus, Time at) {
+          const ApiResult r = service.ApplyReadings(gpus, at, Now());
+          if (r.error) Say("GPU sample not applied: " + r.error->message);
+        },
+        options.gpu_sample_interval, Now, [](const std::string& line) { Say(line); });
+    sampler->Start();
+    Say("reading the GPUs' utilization every " + std::to_string(options.gpu_sample_interval) +
+        " s (" + cluster->source + ")");
+  }
   std::thread signals([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -265,6 +282,7 @@ int RunDaemon(const DaemonOptions& options) {
                        [&] { return woken || stopping.load(); });
     woken = false;
   }
+  if (sampler) sampler->Stop();
   api.Stop();
   signals.join();
   close(*lock);

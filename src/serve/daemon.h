@@ -24,6 +24,8 @@ struct DaemonOptions {
   bool fsync_each_commit = true;
   LiveQueueOptions queue;
   Time slurm_watch = 2;  // seconds between looks at each Slurm pool (sinfo, squeue)
+  // Seconds between reads of the found GPUs' utilization (NVML or nvidia-smi); 0: never.
+  Time gpu_sample_interval = 60;
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

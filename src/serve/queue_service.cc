@@ -215,12 +215,16 @@ ApiResult QueueService::Telemetry(const Principal& who, const std::string& body)
                                   "samples without inference_load");
     }
   }
-  ApiResult r = queue_.ApplyTelemetry(report->gpus, at, now);
+  return ApplyReadings(report->gpus, at, now);
+}
+
+ApiResult QueueService::ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now) {
+  ApiResult r = queue_.ApplyTelemetry(gpus, at, now);
   if (r.error) return r;
   wake_();
   if (samples_ != nullptr) {
     std::vector<GpuReading> readings;
-    for (const GpuTelemetry& g : report->gpus) {
+    for (const GpuTelemetry& g : gpus) {
       if (g.utilization || g.memory_used_mib) {
         readings.push_back({at, g.node, g.gpu, g.utilization, g.memory_used_mib});
       }

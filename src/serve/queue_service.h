@@ -43,6 +43,10 @@ class QueueService : public JobService {
   ApiResult Telemetry(const Principal& who, const std::string& body) override;
   std::string MetricsText() override;
 
+  // Telemetry already checked, from POST /v1/telemetry or the daemon's own sampling: applied to
+  // the queue (inference loads, held-but-idle runs), and the utilization and memory stored.
+  ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
+
  private:
   const std::string data_dir_;
   JobStore& store_;
