@@ -24,6 +24,7 @@ struct DaemonOptions {
   bool fsync_each_commit = true;
   LiveQueueOptions queue;
   Time slurm_watch = 2;  // seconds between looks at each Slurm pool (sinfo, squeue)
+  std::string web_dir;   // the dashboard's built files; empty = `web` beside the binary
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.
