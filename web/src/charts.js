@@ -5,6 +5,7 @@ import { Chart, registerables } from 'chart.js';
 Chart.register(...registerables);
 Chart.defaults.animation = false;
 Chart.defaults.maintainAspectRatio = false;
+Chart.defaults.elements.point.radius = 1;
 
 export { Chart };
 

@@ -65,7 +65,7 @@ function cost(root, c) {
     return;
   }
   if (!box.querySelector('table')) {
-    box.innerHTML = '<table id="cost"><thead><tr><th>Pool</th><th>Kind</th><th class="num">Price / GPU-hour</th><th class="num">GPU-hours</th><th class="num">Cost</th></tr></thead><tbody></tbody></table>';
+    box.innerHTML = '<h2>Cost per pool</h2><table id="cost"><thead><tr><th>Pool</th><th>Kind</th><th class="num">Price / GPU-hour</th><th class="num">GPU-hours</th><th class="num">Cost</th></tr></thead><tbody></tbody></table>';
   }
   box.querySelector('tbody').innerHTML = c.pools.map((p) => `<tr><td>${esc(p.pool)}</td><td>${esc(p.kind)}</td>
     <td class="num">${number(p.price_per_gpu_hour, 2)}</td><td class="num">${number(p.gpu_hours, 1)}</td>

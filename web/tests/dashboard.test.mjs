@@ -161,6 +161,13 @@ async function run(page, requests) {
     await until('idle windows not available', async () => (await page.textContent('#h-idle')).includes('not available'));
   } else {
     await until('the heatmap', async () => (await page.locator('#heatmap td').count()) === 168);
+    const shown = await page.$$eval('#heatmap td', (tds) => tds.map((td) => td.dataset.share ?? null));
+    const mean = Array.from({ length: 168 }, (_, h) => {
+      const v = idle.json.gpus.map((g) => g.idle_share[h]).filter((x) => x !== null);
+      return v.length ? (v.reduce((a, b) => a + b, 0) / v.length).toFixed(3) : null;
+    });
+    assert.deepEqual(shown, mean, 'the heatmap cells: the mean idle share over the GPUs by hour of the week');
+    for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
   }
   if (cost.status === 404) {
     await until('cost not available', async () => (await page.textContent('#h-cost')).includes('not available'));
