@@ -57,6 +57,12 @@ def case_dashboard(squeeze, source, h):
                           {"gpus": [{"node": "inf-0", "gpu": 0, "inference_load": 0.35}]})
     check(status == 200, f"telemetry: {status} {body}")
 
+    # The static files need no token and carry no data.
+    for path in ("/ui/", "/ui/assets/app.js"):
+        status, text = serve_lib.http("GET", d.url + path)
+        check(status == 200, f"GET {path} without a token: {status}")
+        check("blocker" not in text and d.admin_token not in text, f"{path} holds data")
+
     shots = os.environ.get("SQUEEZE_SCREENSHOTS") or h.path("screenshots")
     env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token,
                SQUEEZE_USER_TOKEN=alice, SQUEEZE_BLOCKER_ID=str(blocker),

@@ -14,13 +14,14 @@ function timeSeries(root, h) {
     box.innerHTML = `<h2>Queueing delay and utilization</h2>${NOT_AVAILABLE}`;
     return;
   }
-  if (!box.querySelector('canvas')) box.innerHTML = '';
+  if (!box.querySelector('.charts')) box.innerHTML = '<div class="charts"></div>';
+  const grid = box.querySelector('.charts');
   const labels = h.points.map((p) => time(p.time));
-  draw(canvasIn(box, 'h-wait', `Mean wait before a start (s), ${time(h.from)} to ${time(h.to)}`), {
+  draw(canvasIn(grid, 'h-wait', `Mean wait before a start (s), ${time(h.from)} to ${time(h.to)}`), {
     type: 'line',
     data: { labels, datasets: [{ label: 'mean wait (s)', data: h.points.map((p) => p.mean_wait_s), borderColor: '#9a6700', spanGaps: false }] },
   });
-  draw(canvasIn(box, 'h-util', 'Utilization (%) and GPUs running jobs'), {
+  draw(canvasIn(grid, 'h-util', 'Utilization (%) and GPUs running jobs'), {
     type: 'line',
     data: { labels, datasets: [
       { label: 'utilization %', data: h.points.map((p) => p.utilization), borderColor: '#1a7f37', yAxisID: 'y' },
@@ -28,7 +29,7 @@ function timeSeries(root, h) {
     ] },
     options: { scales: { y: { min: 0, max: 100, position: 'left' }, y1: { min: 0, position: 'right' } } },
   });
-  draw(canvasIn(box, 'h-starts', 'Jobs started'), {
+  draw(canvasIn(grid, 'h-starts', 'Jobs started'), {
     type: 'bar',
     data: { labels, datasets: [{ label: 'jobs started', data: h.points.map((p) => p.jobs_started), backgroundColor: '#6aa6ff' }] },
   });
@@ -81,7 +82,7 @@ export function historyView() {
   let root;
   function mount(el) {
     root = el;
-    root.innerHTML = `<section id="h-series" class="charts"></section>
+    root.innerHTML = `<section id="h-series"></section>
       <section id="h-idle"></section><section id="h-cost"></section>`;
   }
   async function refresh() {
