@@ -14,7 +14,13 @@ PACKAGES=(
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
+  chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
 )
+# The dashboard (web/) is built with node and npm. Debian's npm conflicts with NodeSource's
+# nodejs (which brings its own npm): install Debian's only where there is no node at all.
+if ! command -v node >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

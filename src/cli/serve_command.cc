@@ -19,6 +19,9 @@ CommandRun RegisterServe(CLI::App& app) {
                  "'local' of every GPU found");
   app.add_option("--listen", o->listen, "HOST:PORT to serve the API on (port 0 = any free one)")
       ->capture_default_str();
+  app.add_option("--web-dir", o->web_dir,
+                 "The web dashboard's built files (cd web && npm ci && npm run build), served "
+                 "at / and /ui/. Default: the folder web beside the squeeze binary (build/web)");
   app.add_option("--virtual-gpus", o->virtual_gpus,
                  "N or N:MODEL: declare GPUs that do not exist (marked virtual everywhere), to "
                  "try squeeze on a machine without one. Default: find them with NVML, else "

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <chrono>
 
+#include "serve/web_dir.h"
+
 namespace squeeze {
 namespace {
 
@@ -57,6 +59,7 @@ ApiServer::ApiServer(JobService& service, const Authenticator& tokens, ApiOption
     : service_(service), tokens_(tokens), options_(std::move(options)),
       server_(std::make_unique<httplib::Server>()) {
   Routes();
+  WebRoutes();
 }
 
 ApiServer::~ApiServer() { Stop(); }
@@ -262,6 +265,26 @@ void ApiServer::Routes() {
         authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
           Send(res, service_.HeldIdle(who));
         }));
+}
+
+void ApiServer::WebRoutes() {
+  httplib::Server& s = *server_;
+  const std::string dir = options_.web_dir;
+  if (dir.empty()) return;
+  // Mounted under /ui/ only, so no file can shadow an API route.
+  const bool built = WebDirBuilt(dir) && s.set_mount_point("/ui/", dir);
+  if (built) {
+    auto to_ui = [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/ui/"); };
+    s.Get("/", to_ui);
+    s.Get("/ui", to_ui);
+    return;
+  }
+  auto missing = [dir](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_content(WebDirMissingText(dir), "text/plain; charset=utf-8");
+  };
+  s.Get("/", missing);
+  s.Get(R"(/ui(/.*)?)", missing);
 }
 
 }  // namespace squeeze

@@ -1,6 +1,7 @@
 // The HTTP API of `squeeze serve`: JSON under /v1, /healthz and /metrics (cpp-httplib). It checks
 // the bearer token, bounds request bodies and parameters, routes to a JobService and turns
-// every rejection into {"error": "..."} with a status that says what was wrong. Start() runs
+// every rejection into {"error": "..."} with a status that says what was wrong; it also serves
+// the dashboard's static files (no data in them) under /ui/. Start() runs
 // the server on its own threads; thread-safe.
 #ifndef SQUEEZE_SERVE_API_SERVER_H_
 #define SQUEEZE_SERVE_API_SERVER_H_
@@ -24,6 +25,9 @@ struct ApiOptions {
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 8642;                 // 0 = any free port (see ApiServer::port())
   size_t max_body_bytes = 64 * 1024;
+  // The dashboard's built files, served under /ui/ (and / redirects there); empty = none. A
+  // folder without an index.html makes / answer how to build it (serve/web_dir.h).
+  std::string web_dir;
 };
 
 // "HOST:PORT" (e.g. "127.0.0.1:8642", "0.0.0.0:0") into options; errors name the value.
@@ -43,6 +47,7 @@ class ApiServer {
 
  private:
   void Routes();
+  void WebRoutes();
 
   JobService& service_;
   const Authenticator& tokens_;

@@ -23,6 +23,7 @@
 #include "serve/api_server.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
+#include "serve/web_dir.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
 
@@ -159,6 +160,7 @@ int RunDaemon(const DaemonOptions& options) {
 
   ApiOptions api_options;
   if (Status s = ParseListen(options.listen, api_options); !s.ok()) return fail(s);
+  api_options.web_dir = options.web_dir.empty() ? DefaultWebDir() : options.web_dir;
   auto policy = BuildPolicy(options);
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
@@ -221,6 +223,9 @@ int RunDaemon(const DaemonOptions& options) {
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
   (void)WriteFileAtomically(dir + "/serve.url", url + "\n");
   Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
+  Say(WebDirBuilt(api_options.web_dir)
+          ? "dashboard at " + url + "/ (files in " + api_options.web_dir + ")"
+          : "no dashboard: " + api_options.web_dir + " has no index.html (see --web-dir)");
   // The API answers while the queue is taken back: reads come from the store, submissions wait
   // in the queue's inbox, and calls on the queue (cancel, why, nodes) wait for the recovery.
   const auto recovery_began = std::chrono::steady_clock::now();

@@ -26,6 +26,7 @@ struct DaemonOptions {
   Time slurm_watch = 2;  // seconds between looks at each Slurm pool (sinfo, squeue)
   // Seconds between reads of the found GPUs' utilization (NVML or nvidia-smi); 0: never.
   Time gpu_sample_interval = 60;
+  std::string web_dir;   // the dashboard's built files; empty = `web` beside the binary
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

@@ -1,0 +1,140 @@
+// The queue: every job with its owner, urgency, GPUs, state, wait, why it waits and when it
+// is expected to start; filter, sort by any column, cancel a job (the API says 403 unless it
+// is the caller's or the caller is an admin).
+import { allJobs, call, get } from './api.js';
+import { duration, esc, time } from './format.js';
+
+const ACTIVE = 'pending,running,checkpointing';
+const URGENCY_RANK = { critical: 0, high: 1, normal: 2, low: 3 };
+const WHY_LIMIT = 30; // pending jobs whose `why` is asked for on each refresh
+
+const COLUMNS = [
+  ['id', 'ID', (j) => j.id],
+  ['name', 'Name', (j) => j.name],
+  ['owner', 'Owner', (j) => `${j.owner}/${j.team}`],
+  ['urgency', 'Urgency', (j) => URGENCY_RANK[j.urgency] ?? 9],
+  ['gpus', 'GPUs', (j) => j.gpus * j.gpu_milli],
+  ['state', 'State', (j) => j.state],
+  ['wait', 'Wait', (j) => j.wait_s ?? -1],
+  ['start', 'Expected start', (j) => j.why?.expected_start_in_s ?? Infinity],
+];
+
+export function queueView() {
+  const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '' };
+  let root;
+
+  function gpusText(j) {
+    const share = j.gpu_milli < 1000 ? `${j.gpu_milli}/1000 of ` : '';
+    return `${share}${j.gpus}${j.gpu_models.length ? ` ${j.gpu_models.join('|')}` : ''}`;
+  }
+
+  function whyCell(j) {
+    if (j.state !== 'pending') return esc(j.reason);
+    const why = j.why;
+    const lines = why ? why.explanation : [];
+    return `${j.reason ? `<div>${esc(j.reason)}</div>` : ''}<div class="why">${lines.map(esc).join('<br>')}</div>`;
+  }
+
+  function startCell(j) {
+    if (j.state !== 'pending') return j.started_at ? `started ${esc(time(j.started_at))}` : '';
+    const why = j.why;
+    if (!why || why.expected_start_in_s === null || why.expected_start_in_s === undefined) return '';
+    return `in ${esc(duration(why.expected_start_in_s))}<div class="why">${esc(time(why.expected_start_at))}</div>`;
+  }
+
+  function visible() {
+    const owner = root.querySelector('#f-owner').value.trim().toLowerCase();
+    const text = root.querySelector('#f-text').value.trim().toLowerCase();
+    const urgency = root.querySelector('#f-urgency').value;
+    const key = COLUMNS.find((c) => c[0] === state.sort)[2];
+    return state.jobs
+      .filter((j) => !owner || j.owner.toLowerCase().includes(owner) || j.team.toLowerCase().includes(owner))
+      .filter((j) => !urgency || j.urgency === urgency)
+      .filter((j) => !text || `${j.id} ${j.name} ${j.command.join(' ')} ${j.reason}`.toLowerCase().includes(text))
+      .sort((a, b) => {
+        const x = key(a); const y = key(b);
+        return (x < y ? -1 : x > y ? 1 : a.id - b.id) * state.dir;
+      });
+  }
+
+  function render() {
+    const rows = visible().map((j) => {
+      const cancellable = ['pending', 'running', 'checkpointing'].includes(j.state);
+      return `<tr data-id="${j.id}" data-state="${esc(j.state)}">
+        <td class="num">${j.id}</td><td>${esc(j.name)}</td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
+        <td>${esc(j.urgency)}</td><td class="num">${esc(gpusText(j))}</td>
+        <td class="state-${esc(j.state)}">${esc(j.state)}</td><td class="num">${esc(duration(j.wait_s))}</td>
+        <td>${whyCell(j)}</td><td>${startCell(j)}</td>
+        <td>${cancellable ? `<button type="button" data-cancel="${j.id}">Cancel</button>` : ''}</td></tr>`;
+    });
+    const html = rows.join('') || '<tr><td colspan="10" class="na">no jobs</td></tr>';
+    // Unchanged rows are left alone, so a click on a button is not lost to a refresh.
+    if (html !== state.html) root.querySelector('tbody').innerHTML = html;
+    state.html = html;
+    root.querySelector('#q-count').textContent = `${rows.length} of ${state.jobs.length} jobs`;
+    root.querySelector('#q-message').textContent = state.message;
+    for (const th of root.querySelectorAll('th[data-sort]')) {
+      th.classList.toggle('sorted', th.dataset.sort === state.sort);
+      th.dataset.dir = state.dir > 0 ? ' ▲' : ' ▼';
+    }
+  }
+
+  async function cancel(id) {
+    try {
+      const r = await call('POST', `/v1/jobs/${id}/cancel`);
+      state.message = `job ${id}: ${r.state}`;
+    } catch (e) {
+      state.message = `job ${id} not cancelled: ${e.message}`;
+    }
+    await refresh();
+  }
+
+  async function refresh() {
+    const which = root.querySelector('#f-state').value;
+    const jobs = await allJobs(which === 'all' ? '' : `state=${which || ACTIVE}`);
+    const pending = jobs.filter((j) => j.state === 'pending').slice(0, WHY_LIMIT);
+    const whys = await Promise.all(pending.map((j) => get(`/v1/jobs/${j.id}/why`).catch(() => null)));
+    pending.forEach((j, i) => { j.why = whys[i]; });
+    state.jobs = jobs;
+    render();
+  }
+
+  function mount(el) {
+    root = el;
+    root.innerHTML = `<section><h2>Queue <span id="q-count" class="why"></span></h2>
+      <div class="filters">
+        <label>State <select id="f-state">
+          <option value="">waiting and running</option><option value="pending">pending</option>
+          <option value="running,checkpointing">running</option><option value="done">done</option>
+          <option value="failed">failed</option><option value="cancelled">cancelled</option>
+          <option value="all">all</option></select></label>
+        <label>Urgency <select id="f-urgency"><option value="">any</option>
+          <option>critical</option><option>high</option><option>normal</option><option>low</option></select></label>
+        <label>Owner or team <input id="f-owner" size="12"></label>
+        <label>Search <input id="f-text" size="16"></label>
+      </div>
+      <div id="q-message" class="error"></div>
+      <table id="queue"><thead><tr>${COLUMNS.map(([k, label]) => `<th data-sort="${k}">${label}</th>`).join('')}
+        <th>Why it waits</th><th></th></tr></thead><tbody></tbody></table></section>`;
+    // The "why" column sits before "expected start" in the table: move its header there.
+    const head = root.querySelector('thead tr');
+    head.insertBefore(head.children[8], head.children[7]);
+    root.querySelector('#f-state').addEventListener('change', () => refresh().catch(() => {}));
+    for (const id of ['#f-owner', '#f-text', '#f-urgency']) {
+      root.querySelector(id).addEventListener('input', render);
+    }
+    root.querySelector('thead').addEventListener('click', (e) => {
+      const key = e.target.dataset?.sort;
+      if (!key) return;
+      state.dir = state.sort === key ? -state.dir : 1;
+      state.sort = key;
+      render();
+    });
+    root.querySelector('tbody').addEventListener('click', (e) => {
+      const id = e.target.dataset?.cancel;
+      if (id) cancel(Number(id));
+    });
+  }
+
+  return { mount, refresh };
+}

@@ -1,0 +1,239 @@
+// The dashboard in headless Chromium (playwright-core, the system's chromium; no browser is
+// downloaded), against a running `squeeze serve`. Started by tests/browser_dashboard_test.py,
+// which starts and stops the daemon; by hand:
+//   SQUEEZE_URL=... SQUEEZE_TOKEN=ADMIN SQUEEZE_USER_TOKEN=ALICE SQUEEZE_SIM_JSON=sim.json \
+//   SQUEEZE_ADVISE_JSON=advise.json SQUEEZE_SCREENSHOTS=DIR node tests/dashboard.test.mjs
+// Every check throws (exit 1) when the feature it looks at is broken.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const env = (name) => {
+  if (!process.env[name]) throw new Error(`${name} is not set`);
+  return process.env[name];
+};
+const base = env('SQUEEZE_URL');
+const admin = env('SQUEEZE_TOKEN');
+const alice = env('SQUEEZE_USER_TOKEN');
+const shots = env('SQUEEZE_SCREENSHOTS');
+mkdirSync(shots, { recursive: true });
+
+function log(m) { console.log(`[${new Date().toISOString().slice(11, 19)}] ${m}`); }
+
+async function api(method, path, token, body) {
+  const res = await fetch(base + path, {
+    method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => null);
+  return { status: res.status, json };
+}
+
+async function until(what, fn, timeoutMs = 15000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${last}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const chartData = (page, id) => page.evaluate((canvasId) => {
+  const chart = window.Chart.getChart(document.getElementById(canvasId));
+  return chart ? { labels: chart.data.labels, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) } : null;
+}, id);
+
+const rowState = (page, id) => page.evaluate((jobId) =>
+  document.querySelector(`#queue tr[data-id="${jobId}"]`)?.dataset.state ?? null, id);
+
+async function run(page, requests) {
+  // --- load: / leads to the dashboard, which asks for a token and shows no data before it.
+  await page.goto(`${base}/`);
+  assert.match(page.url(), /\/ui\/$/, 'GET / should lead to /ui/');
+  await page.waitForSelector('#token');
+  assert.equal(await page.locator('#queue').count(), 0, 'no queue before a token is given');
+  assert.equal(requests.filter((r) => r.path.startsWith('/v1/')).length, 0, 'no API call before a token');
+
+  // A wrong token is refused and asked for again.
+  await page.fill('#token', 'not-a-token');
+  await page.click('#login button');
+  await until('the refused token message', async () =>
+    (await page.textContent('#login-error'))?.includes('refused'));
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('squeeze.token')), null);
+
+  // --- log in as alice: the queue shows admin's running job.
+  await page.fill('#token', alice);
+  await page.click('#login button');
+  await page.waitForSelector('#queue');
+  const blocker = Number(process.env.SQUEEZE_BLOCKER_ID);
+  await until(`job ${blocker} running in the page`, async () => (await rowState(page, blocker)) === 'running');
+
+  // --- submit while the page is open: the page shows it by itself, with why and when.
+  const submitted = await api('POST', '/v1/jobs', alice, {
+    name: 'browser-wait', command: ['sleep', '600'], gpus: 2, pool: 'owned', estimate: '10m',
+  });
+  assert.equal(submitted.status, 201, JSON.stringify(submitted.json));
+  const waiting = submitted.json.id;
+  log(`alice submitted job ${waiting}`);
+  await until(`job ${waiting} pending in the page`, async () => (await rowState(page, waiting)) === 'pending', 8000);
+  const why = (await api('GET', `/v1/jobs/${waiting}/why`, alice)).json;
+  const row = page.locator(`#queue tr[data-id="${waiting}"]`);
+  await until('the why lines in the row', async () => (await row.textContent()).includes(why.explanation[0]));
+  assert.ok((await row.textContent()).includes(`in the way: job ${blocker}`), await row.textContent());
+  assert.ok(why.expected_start_in_s > 0);
+  assert.match(await row.locator('td').nth(8).textContent(), /^in \d+[hm]\d+[ms]/, 'the expected start');
+  assert.equal(await row.locator('td').nth(2).textContent(), 'aliceml');
+  await page.screenshot({ path: join(shots, 'queue.png'), fullPage: true });
+
+  // Filter and sort.
+  await page.fill('#f-owner', 'alice');
+  assert.deepEqual(await page.$$eval('#queue tbody tr', (rs) => rs.map((r) => Number(r.dataset.id))), [waiting]);
+  await page.fill('#f-owner', '');
+  await page.click('th[data-sort="id"]'); // already by id: now descending
+  const ids = await page.$$eval('#queue tbody tr', (rs) => rs.map((r) => Number(r.dataset.id)));
+  assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+  assert.ok(ids.includes(blocker) && ids.includes(waiting), String(ids));
+
+  // --- cancel: admin's job is not alice's (the API says so, the job runs on); hers is cancelled.
+  await page.click(`button[data-cancel="${blocker}"]`);
+  await until('the refusal', async () => (await page.textContent('#q-message')).includes('only its owner or an admin may cancel it'));
+  assert.equal((await api('GET', `/v1/jobs/${blocker}`, admin)).json.state, 'running');
+  await page.click(`button[data-cancel="${waiting}"]`);
+  await until(`job ${waiting} cancelled in the API`, async () =>
+    (await api('GET', `/v1/jobs/${waiting}`, admin)).json.state === 'cancelled');
+  await until(`job ${waiting} gone from the waiting and running jobs`, async () => (await rowState(page, waiting)) === null);
+  await page.selectOption('#f-state', 'cancelled');
+  await until(`job ${waiting} among the cancelled`, async () => (await rowState(page, waiting)) === 'cancelled');
+
+  // --- GPUs: the chart holds what /v1/nodes says; pools, inference load and a reclaim.
+  await page.click('a[data-view="gpus"]');
+  await page.waitForSelector('#gpu-use');
+  const nodes = (await api('GET', '/v1/nodes', alice)).json.nodes;
+  const expected = { labels: [], used: [], load: [] };
+  for (const n of nodes) {
+    for (const g of n.gpu_detail) {
+      expected.labels.push(`${n.name}:${g.gpu}`);
+      expected.used.push(Math.round((1 - g.free_milli / 1000) * 100));
+      expected.load.push(g.inference_load === undefined || g.inference_load === null ? null : Math.round(g.inference_load * 100));
+    }
+  }
+  const gpuChart = await until('the GPU chart to match /v1/nodes', async () => {
+    const d = await chartData(page, 'gpu-use');
+    return d && JSON.stringify(d.datasets[0].data) === JSON.stringify(expected.used) ? d : null;
+  });
+  assert.deepEqual(gpuChart.labels, ['own-0:0', 'own-0:1', 'spot-0:0', 'inf-0:0']);
+  assert.deepEqual(gpuChart.datasets[0].data, [100, 100, 0, 0]);
+  assert.deepEqual(gpuChart.datasets[1].data, expected.load);
+  assert.equal(gpuChart.datasets[1].data[3], 35, 'the inference load posted as telemetry');
+  const reclaim = await api('POST', '/v1/nodes/spot-0/reclaim', admin, { warning_s: 600 });
+  assert.equal(reclaim.status, 200, JSON.stringify(reclaim.json));
+  await until('the reclaim in the page', async () => (await page.textContent('#reclaims')).includes('spot-0 reclaimed'));
+  assert.match(await page.textContent('#reclaims'), /reclaims since the daemon started: 1;/);
+  await until('the reclaimed GPU taken in the chart', async () => (await chartData(page, 'gpu-use')).datasets[0].data[2] === 100);
+  assert.match(await page.textContent('#nodes tr[data-node="spot-0"]'), /reclaimed: its provider takes it back/);
+  const pools = await page.$$eval('#pools tbody tr', (rs) => rs.map((r) => [r.dataset.pool, r.children[1].textContent]));
+  assert.deepEqual(pools, [['owned', 'owned'], ['spot', 'spot'], ['inference', 'colocated']]);
+  assert.match(await page.textContent('#pools'), /training cap 50%/);
+  assert.match(await page.textContent('#nodes tr[data-node="own-0"]'), new RegExp(`${blocker} blocker \\(admin\\)`));
+  assert.match(await page.textContent('#nodes tr[data-node="inf-0"]'), /35%/);
+  await page.screenshot({ path: join(shots, 'gpus.png'), fullPage: true });
+
+  // --- history: charts of what the API says, or "not available" where it has no endpoint.
+  await page.click('a[data-view="history"]');
+  const history = await api('GET', '/v1/history?since=7d&step=1h', alice);
+  const idle = await api('GET', '/v1/idle-windows?since=28d', alice);
+  const cost = await api('GET', '/v1/cost?since=30d', alice);
+  if (history.status === 404) {
+    await until('history not available', async () => (await page.textContent('#h-series')).includes('not available'));
+  } else {
+    assert.equal(history.status, 200);
+    const d = await until('the wait chart', () => chartData(page, 'h-wait'));
+    assert.deepEqual(d.datasets[0].data, history.json.points.map((p) => p.mean_wait_s));
+    const u = await chartData(page, 'h-util');
+    assert.deepEqual(u.datasets[0].data, history.json.points.map((p) => p.utilization));
+  }
+  if (idle.status === 404) {
+    await until('idle windows not available', async () => (await page.textContent('#h-idle')).includes('not available'));
+  } else {
+    await until('the heatmap', async () => (await page.locator('#heatmap td').count()) === 168);
+    const shown = await page.$$eval('#heatmap td', (tds) => tds.map((td) => td.dataset.share ?? null));
+    const mean = Array.from({ length: 168 }, (_, h) => {
+      const v = idle.json.gpus.map((g) => g.idle_share[h]).filter((x) => x !== null);
+      return v.length ? (v.reduce((a, b) => a + b, 0) / v.length).toFixed(3) : null;
+    });
+    assert.deepEqual(shown, mean, 'the heatmap cells: the mean idle share over the GPUs by hour of the week');
+    for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
+  }
+  if (cost.status === 404) {
+    await until('cost not available', async () => (await page.textContent('#h-cost')).includes('not available'));
+  } else {
+    const c = await until('the cost chart', () => chartData(page, 'h-cost-chart'));
+    assert.deepEqual(c.datasets[0].data, cost.json.pools.map((p) => p.cost));
+  }
+  log(`history endpoints: history ${history.status}, idle-windows ${idle.status}, cost ${cost.status}`);
+  await page.screenshot({ path: join(shots, 'history.png'), fullPage: true });
+
+  // --- simulation reports, read from local files: the figures hold the file's numbers.
+  await page.click('a[data-view="report"]');
+  const sim = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(env('SQUEEZE_SIM_JSON'), 'utf8')));
+  await page.setInputFiles('#report-file', env('SQUEEZE_SIM_JSON'));
+  const q = await until('the report chart', () => chartData(page, 'r-queue'));
+  const pairs = sim.variants.flatMap((v) => v.results.map((r) => [`${v.name}/${r.policy}`, r.avg_queue_s, r.p95_queue_s]));
+  assert.deepEqual(q.labels, pairs.map((p) => p[0]));
+  assert.deepEqual(q.datasets[0].data, pairs.map((p) => p[1]));
+  assert.deepEqual(q.datasets[1].data, pairs.map((p) => p[2]));
+  const urg = await chartData(page, 'r-v1-urgency');
+  assert.deepEqual(urg.datasets.map((d) => d.label), sim.variants[1].results.map((r) => r.policy));
+  assert.equal(urg.datasets[0].data[urg.labels.indexOf('high')], sim.variants[1].results[0].by_urgency.high.avg_queue_s);
+  assert.equal(await page.locator('section[data-variant]').count(), sim.variants.length);
+  await page.screenshot({ path: join(shots, 'report-simulate.png'), fullPage: true });
+  const adv = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(env('SQUEEZE_ADVISE_JSON'), 'utf8')));
+  await page.setInputFiles('#report-file', env('SQUEEZE_ADVISE_JSON'));
+  const w = await until('the what-if chart', () => chartData(page, 'r-whatif-cost'));
+  assert.deepEqual(w.labels, adv.what_ifs.map((x) => x.what_if));
+  assert.deepEqual(w.datasets[0].data, adv.what_ifs.map((x) => x.cost_per_month));
+  await page.screenshot({ path: join(shots, 'report-advise.png'), fullPage: true });
+
+  // --- a token that stops working sends the page back to the prompt.
+  await page.click('a[data-view="queue"]');
+  await page.evaluate(() => sessionStorage.setItem('squeeze.token', 'revoked'));
+  await page.waitForSelector('#token', { timeout: 8000 });
+  assert.match(await page.textContent('#login-error'), /refused/);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox'],
+});
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const requests = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    requests.push({ origin: url.origin, path: url.pathname, auth: r.headers().authorization ?? null });
+  });
+  page.on('pageerror', (e) => { log(`page error: ${e.message}`); failed = true; });
+  await run(page, requests);
+  // Nothing was fetched from anywhere but the daemon, and every data call had the token.
+  const elsewhere = requests.filter((r) => r.origin !== new URL(base).origin);
+  assert.deepEqual(elsewhere, [], 'requests outside the daemon');
+  const data = requests.filter((r) => r.path.startsWith('/v1/'));
+  assert.ok(data.length > 10, `only ${data.length} API calls`);
+  const bare = data.filter((r) => !r.auth || !r.auth.startsWith('Bearer '));
+  assert.deepEqual(bare, [], 'API calls without a bearer token');
+  assert.ok(!failed, 'the page threw an error (see above)');
+  log(`PASS: ${requests.length} requests, ${data.length} API calls, screenshots in ${shots}`);
+} catch (e) {
+  console.error(`FAIL: ${e.stack || e}`);
+  failed = true;
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
