@@ -15,6 +15,8 @@ a failure. Skipped (77) only when chromium or node is not installed.
 import os
 import shutil
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_lib  # noqa: E402
@@ -44,7 +46,7 @@ def case_dashboard(squeeze, source, h):
 
     config = os.path.join(source, "tests", "data", "browser", "cluster.yaml")
     d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "4",
-                                         "--stop-grace", "2s"])
+                                         "--stop-grace", "2s", "--held-idle-window", "3s"])
     check("dashboard at " in d.log_text(), f"the daemon should say where the dashboard is:\n"
                                            f"{d.log_text()}")
     alice = h.add_token("data", "alice", "ml")
@@ -56,6 +58,32 @@ def case_dashboard(squeeze, source, h):
     status, body = d.call("POST", "/v1/telemetry",
                           {"gpus": [{"node": "inf-0", "gpu": 0, "inference_load": 0.35}]})
     check(status == 200, f"telemetry: {status} {body}")
+    # Three weeks of hourly utilization of own-0's GPUs, replayed: idle on weekday nights
+    # (01:00-06:00 UTC), busy otherwise, so the heatmap and the idle windows have something.
+    now = int(time.time())
+    start = now - now % 3600 - 21 * 86400
+    for t in range(start, now - 3600, 3600):
+        night = (t // 86400 + 3) % 7 < 5 and 1 <= (t % 86400) // 3600 < 6  # 1970-01-01: Thu
+        gpus = [{"node": "own-0", "gpu": g, "utilization": 0.01 if night else 0.85}
+                for g in (0, 1)]
+        status, body = d.call("POST", "/v1/telemetry", {"time": t, "gpus": gpus})
+        check(status == 200, f"telemetry at {t}: {status} {body}")
+
+    # The blocker's GPUs report 1% every second, as an agent would, for as long as the page is
+    # tested: it is held but idle once the 3-s window has passed.
+    stop_reports = threading.Event()
+
+    def report_idle():
+        while not stop_reports.is_set():
+            gpus = [{"node": "own-0", "gpu": g, "utilization": 0.01} for g in (0, 1)]
+            d.call("POST", "/v1/telemetry", {"gpus": gpus})
+            stop_reports.wait(1)
+
+    reporter = threading.Thread(target=report_idle, daemon=True)
+    reporter.start()
+    held = wait_until(lambda: d.call("GET", "/v1/held-idle")[1]["jobs"] or None, 15,
+                      "the blocker to be held but idle")
+    check([j["id"] for j in held] == [blocker], f"the blocker held but idle: {held}")
 
     # The static files need no token and carry no data.
     for path in ("/ui/", "/ui/assets/app.js"):
@@ -73,6 +101,8 @@ def case_dashboard(squeeze, source, h):
               cwd=web)
     print(r.stdout, end="", flush=True)
     print(r.stderr, end="", file=sys.stderr, flush=True)
+    stop_reports.set()
+    reporter.join()
     check(r.returncode == 0, f"the browser test failed (exit {r.returncode})")
     for name in ("queue", "gpus", "history", "report-simulate", "report-advise"):
         path = os.path.join(shots, f"{name}.png")

@@ -261,6 +261,11 @@ void ApiServer::Routes() {
       Send(res, (service_.*call)(who, query));
     }));
   }
+  // Who the token stands for: what a page needs to offer only the actions the caller may take.
+  s.Get("/v1/whoami", authed([](const Principal& who, const httplib::Request&,
+                               httplib::Response& res) {
+    SendJson(res, 200, {{"user", who.user}, {"team", who.team}, {"admin", who.admin}});
+  }));
   s.Get("/v1/held-idle",
         authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
           Send(res, service_.HeldIdle(who));

@@ -114,6 +114,9 @@ TEST_F(ApiServerTest, RoutesTheHistoryViewsWithTheirQuery) {
     ASSERT_TRUE(r) << path;
     EXPECT_EQ(r->status, 200) << path;
   }
+  auto me = client_->Get("/v1/whoami", Auth());
+  ASSERT_TRUE(me);
+  EXPECT_EQ(Json(me), (nlohmann::json{{"user", "alice"}, {"team", "ml"}, {"admin", false}}));
   auto nobody = client_->Get("/v1/history");
   ASSERT_TRUE(nobody);
   EXPECT_EQ(nobody->status, 401);

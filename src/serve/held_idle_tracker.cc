@@ -9,8 +9,9 @@ void HeldIdleTracker::Record(int node, int gpu, Time time, double utilization) {
   GpuSpell& g = it->second;
   if (!added && time < g.last) return;
   g.last = time;
+  g.last_utilization = utilization;
   if (utilization >= options_.threshold) {
-    g = GpuSpell{false, 0, time, 0, 0};
+    g = GpuSpell{false, 0, time, 0, 0, utilization};
     return;
   }
   if (!g.idle) {
@@ -21,6 +22,12 @@ void HeldIdleTracker::Record(int node, int gpu, Time time, double utilization) {
   }
   g.sum += utilization;
   ++g.count;
+}
+
+std::optional<HeldIdleTracker::Reading> HeldIdleTracker::Latest(int node, int gpu) const {
+  const auto it = gpus_.find({node, gpu});
+  if (it == gpus_.end()) return std::nullopt;
+  return Reading{it->second.last, it->second.last_utilization};
 }
 
 std::optional<HeldIdleTracker::Spell> HeldIdleTracker::IdleSpell(

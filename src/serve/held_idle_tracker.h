@@ -37,6 +37,13 @@ class HeldIdleTracker {
   std::optional<Spell> IdleSpell(const std::vector<std::pair<int, int>>& gpus, Time run_start,
                                  Time now) const;
 
+  struct Reading {
+    Time time = 0;
+    double utilization = 0;
+  };
+  // The newest reading of a GPU; nullopt when it was never reported.
+  std::optional<Reading> Latest(int node, int gpu) const;
+
   const HeldIdleOptions& options() const { return options_; }
   size_t gpus_tracked() const { return gpus_.size(); }
 
@@ -47,6 +54,7 @@ class HeldIdleTracker {
     Time last = 0;
     double sum = 0;
     int64_t count = 0;
+    double last_utilization = 0;
   };
 
   HeldIdleOptions options_;

@@ -51,5 +51,20 @@ TEST(HeldIdleTrackerTest, ABusyReadingEndsTheSpellAndStaleReadingsDoNotCount) {
   EXPECT_TRUE(t.IdleSpell({{0, 0}}, kT0, kT0 + 2900));
 }
 
+TEST(HeldIdleTrackerTest, LatestIsTheNewestReadingBusyOrIdle) {
+  HeldIdleTracker t({0.1, 600});
+  EXPECT_FALSE(t.Latest(0, 0).has_value());
+  t.Record(0, 0, 100, 0.05);
+  t.Record(0, 0, 200, 0.9);
+  t.Record(0, 0, 150, 0.0);  // older than the newest: ignored
+  auto r = t.Latest(0, 0);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->time, 200);
+  EXPECT_DOUBLE_EQ(r->utilization, 0.9);
+  t.Record(0, 0, 300, 0.02);
+  EXPECT_DOUBLE_EQ(t.Latest(0, 0)->utilization, 0.02);
+  EXPECT_FALSE(t.Latest(0, 1).has_value());
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -222,6 +222,15 @@ class LiveQueue {
     Time leave_by = 0;
   };
   std::map<int, ReclaimNotice> reclaimed_;  // spot nodes taken back and not returned yet
+  struct ReclaimRecord {
+    int node = 0;
+    Time at = 0;
+    Time leave_by = 0;
+    std::optional<Time> returned_at;
+  };
+  // The last kReclaimLogSize reclaims since the daemon started, oldest first (GET /v1/pools).
+  static constexpr size_t kReclaimLogSize = 200;
+  std::deque<ReclaimRecord> reclaim_log_;
   HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
 
   mutable std::mutex inbox_mu_;

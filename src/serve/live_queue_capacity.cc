@@ -49,6 +49,8 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
     return ApiResult::Fail(400, s.message());
   }
   reclaimed_[node] = {now, now + w};
+  reclaim_log_.push_back({node, now, now + w, std::nullopt});
+  if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
   nlohmann::json jobs = nlohmann::json::array();
   for (JobId id : scheduler_->state().node_jobs[node]) jobs.push_back(id);
   Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
@@ -69,6 +71,11 @@ ApiResult LiveQueue::Return(const std::string& name, Time now) {
     return ApiResult::Fail(400, s.message());
   }
   reclaimed_.erase(node);
+  for (auto r = reclaim_log_.rbegin(); r != reclaim_log_.rend(); ++r) {
+    if (r->node != node) continue;
+    if (!r->returned_at) r->returned_at = now;
+    break;
+  }
   Log("node " + name + " is back and takes jobs again");
   return ApiResult::Ok({{"node", name}, {"state", "available"}});
 }

@@ -50,6 +50,10 @@ nlohmann::json LiveQueue::NodesJson() const {
         gpu["virtual"] = local->device.is_virtual;
         if (!local->device.uuid.empty()) gpu["uuid"] = local->device.uuid;
       }
+      if (auto r = held_idle_.Latest(static_cast<int>(n), g)) {  // telemetry or sampling
+        gpu["utilization"] = r->utilization;
+        gpu["utilization_at"] = FormatDateTime(r->time);
+      }
       if (pool.kind == PoolKind::kColocated) {
         const double load = scheduler_->InferenceLoad(static_cast<int>(n), g);
         gpu["inference_load"] = load < 0 ? nlohmann::json() : nlohmann::json(load);
@@ -122,7 +126,16 @@ nlohmann::json LiveQueue::PoolsJson() const {
                      {"gpus", cs.PoolTotalGpus(p)},
                      {"free_gpus", free}});
     if (spec.kind == PoolKind::kSpot) {
-      pools.back()["spot"] = {{"warning_s", spec.spot.warning}};
+      nlohmann::json reclaims = nlohmann::json::array();
+      for (const ReclaimRecord& r : reclaim_log_) {
+        if (cs.node(r.node).pool != p) continue;
+        reclaims.push_back({{"node", cs.spec().nodes[r.node].name},
+                            {"at", FormatDateTime(r.at)},
+                            {"leave_by", FormatDateTime(r.leave_by)},
+                            {"returned_at", r.returned_at ? nlohmann::json(FormatDateTime(*r.returned_at))
+                                                          : nlohmann::json()}});
+      }
+      pools.back()["spot"] = {{"warning_s", spec.spot.warning}, {"reclaims", reclaims}};
     } else if (spec.kind == PoolKind::kColocated) {
       pools.back()["colocation"] = {{"cap", spec.colocation.cap},
                                     {"evict_within_s", spec.colocation.evict_within}};

@@ -1,7 +1,7 @@
 // The GPUs: every pool (kind, region, free GPUs, spot warning, co-location cap), every node
-// and GPU with the jobs on it, how much of each GPU is given to jobs and the inference load of
-// colocated GPUs (also as a chart), reclaimed spot nodes and the reclaims counted since the
-// daemon started, and the jobs holding GPUs they leave idle.
+// and GPU with the jobs on it, how much of each GPU is given to jobs, its latest utilization
+// reading and the inference load of colocated GPUs (also as a chart), the spot pools' reclaims
+// since the daemon started, and the jobs holding GPUs they leave idle.
 import { get, metric } from './api.js';
 import { canvasIn, draw } from './charts.js';
 import { duration, esc, percent, time } from './format.js';
@@ -32,14 +32,28 @@ function gpuRows(node, jobsById) {
     const used = 1 - g.free_milli / 1000;
     const load = 'inference_load' in g
       ? `${g.inference_load === null ? 'no report yet' : percent(g.inference_load)}${g.takes_training ? '' : ' (closed to training)'}` : '';
+    const util = g.utilization === undefined ? '<span class="na">no reading</span>'
+      : `${percent(g.utilization)}<div class="why">${esc(time(g.utilization_at))}</div>`;
     return `<tr data-node="${esc(node.name)}" data-gpu="${g.gpu}">
       ${i === 0 ? `<td rowspan="${node.gpu_detail.length}">${esc(node.name)}<div class="why">${esc(node.pool)}, ${esc(node.gpu_model)}${node.virtual ? ' (virtual)' : ''}</div>${reclaim}</td>` : ''}
       <td class="num">${g.gpu}${g.cuda_index !== undefined ? `<div class="why">CUDA ${g.cuda_index}</div>` : ''}</td>
       <td><span class="bar" style="width:${Math.round(used * 60)}px"></span> ${percent(used)}</td>
+      <td class="util">${util}</td>
       <td>${esc(load)}</td>
       ${i === 0 ? `<td rowspan="${node.gpu_detail.length}">${names || '<span class="na">none</span>'}</td><td rowspan="${node.gpu_detail.length}">${nodeState}</td>` : ''}
     </tr>`;
   }).join('');
+}
+
+function reclaimRows(pools) {
+  const rows = [];
+  for (const p of pools.pools) {
+    for (const r of p.spot?.reclaims ?? []) {
+      rows.push(`<tr data-reclaim="${esc(r.node)}"><td>${esc(p.name)}</td><td>${esc(r.node)}</td><td>${esc(time(r.at))}</td>
+        <td>${esc(time(r.leave_by))}</td><td>${r.returned_at ? esc(time(r.returned_at)) : '<span class="na">not yet</span>'}</td></tr>`);
+    }
+  }
+  return rows.reverse().join('');
 }
 
 function heldIdleRows(held) {
@@ -55,9 +69,11 @@ export function gpusView() {
     root = el;
     root.innerHTML = `<section><h2>Pools</h2><table id="pools"><thead><tr><th>Pool</th><th>Kind</th>
         <th>Region</th><th>Backend</th><th class="num">GPUs</th><th class="num">Free</th><th></th></tr></thead>
-        <tbody></tbody></table><p id="reclaims" class="why"></p></section>
+        <tbody></tbody></table><p id="reclaims" class="why"></p>
+        <table id="reclaim-log"><thead><tr><th>Spot pool</th><th>Node</th><th>Reclaimed</th><th>Leave by</th>
+        <th>Returned</th></tr></thead><tbody></tbody></table></section>
       <section><h2>Nodes and GPUs</h2><table id="nodes"><thead><tr><th>Node</th><th class="num">GPU</th>
-        <th>Taken (by jobs, or closed)</th><th>Inference load</th><th>Jobs</th><th>State</th></tr></thead><tbody></tbody></table></section>
+        <th>Taken (by jobs, or closed)</th><th>Utilization</th><th>Inference load</th><th>Jobs</th><th>State</th></tr></thead><tbody></tbody></table></section>
       <section class="charts" id="gpu-charts"></section>
       <section><h2>Held but idle</h2><p id="held-note" class="why"></p><table id="held"><thead><tr><th>ID</th><th>Name</th>
         <th>User</th><th>GPUs</th><th class="num">Mean use</th><th>Idle since</th></tr></thead><tbody></tbody></table></section>`;
@@ -75,20 +91,24 @@ export function gpusView() {
     root.querySelector('#reclaims').textContent =
       `Spot reclaims since the daemon started: ${reclaims ?? 'unknown'}` +
       (now.length ? `; now: ${now.join(', ')}` : '; no spot node is reclaimed now');
+    root.querySelector('#reclaim-log tbody').innerHTML = reclaimRows(pools) ||
+      '<tr><td colspan="5" class="na">no reclaim since the daemon started</td></tr>';
     root.querySelector('#nodes tbody').innerHTML = nodes.nodes.map((n) => gpuRows(n, jobsById)).join('');
-    const labels = []; const used = []; const load = [];
+    const labels = []; const used = []; const load = []; const util = [];
     for (const n of nodes.nodes) {
       for (const g of n.gpu_detail) {
         labels.push(`${n.name}:${g.gpu}`);
         used.push(Math.round((1 - g.free_milli / 1000) * 100));
         load.push(g.inference_load === undefined || g.inference_load === null ? null : Math.round(g.inference_load * 100));
+        util.push(g.utilization === undefined ? null : Math.round(g.utilization * 100));
       }
     }
-    draw(canvasIn(root.querySelector('#gpu-charts'), 'gpu-use', 'Each GPU: taken and inference load (%)'), {
+    draw(canvasIn(root.querySelector('#gpu-charts'), 'gpu-use', 'Each GPU: taken, utilization and inference load (%)'), {
       type: 'bar',
       data: { labels, datasets: [
         { label: 'taken %', data: used, backgroundColor: '#6aa6ff' },
         { label: 'inference load %', data: load, backgroundColor: '#f0883e' },
+        { label: 'utilization %', data: util, backgroundColor: '#2da44e' },
       ] },
       options: { scales: { y: { min: 0, max: 100 } } },
     });

@@ -1,6 +1,6 @@
 // The queue: every job with its owner, urgency, GPUs, state, wait, why it waits and when it
-// is expected to start; filter, sort by any column, cancel a job (the API says 403 unless it
-// is the caller's or the caller is an admin).
+// is expected to start; filter, sort by any column, cancel a job (offered on the caller's own
+// jobs, or on every job for an admin: what the API allows). Jobs held but idle are flagged.
 import { allJobs, call, get } from './api.js';
 import { duration, esc, time } from './format.js';
 
@@ -20,7 +20,7 @@ const COLUMNS = [
 ];
 
 export function queueView() {
-  const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '' };
+  const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '', me: null, idle: new Map() };
   let root;
 
   function gpusText(j) {
@@ -59,11 +59,16 @@ export function queueView() {
 
   function render() {
     const rows = visible().map((j) => {
-      const cancellable = ['pending', 'running', 'checkpointing'].includes(j.state);
+      const active = ['pending', 'running', 'checkpointing'].includes(j.state);
+      const cancellable = active && state.me && (state.me.admin || state.me.user === j.owner);
+      const idle = state.idle.get(j.id);
+      const flag = idle && j.state === 'running'
+        ? `<div class="held-idle" title="its GPUs stayed below the held-idle threshold">held but idle: ${
+          esc(Math.round(idle.mean_utilization * 100))}% since ${esc(time(idle.idle_since))}</div>` : '';
       return `<tr data-id="${j.id}" data-state="${esc(j.state)}">
         <td class="num">${j.id}</td><td>${esc(j.name)}</td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
         <td>${esc(j.urgency)}</td><td class="num">${esc(gpusText(j))}</td>
-        <td class="state-${esc(j.state)}">${esc(j.state)}</td><td class="num">${esc(duration(j.wait_s))}</td>
+        <td class="state-${esc(j.state)}">${esc(j.state)}${flag}</td><td class="num">${esc(duration(j.wait_s))}</td>
         <td>${whyCell(j)}</td><td>${startCell(j)}</td>
         <td>${cancellable ? `<button type="button" data-cancel="${j.id}">Cancel</button>` : ''}</td></tr>`;
     });
@@ -91,7 +96,10 @@ export function queueView() {
 
   async function refresh() {
     const which = root.querySelector('#f-state').value;
+    if (!state.me) state.me = await get('/v1/whoami');
     const jobs = await allJobs(which === 'all' ? '' : `state=${which || ACTIVE}`);
+    const idle = await get('/v1/held-idle');
+    state.idle = new Map(idle.jobs.map((j) => [j.id, j]));
     const pending = jobs.filter((j) => j.state === 'pending').slice(0, WHY_LIMIT);
     const whys = await Promise.all(pending.map((j) => get(`/v1/jobs/${j.id}/why`).catch(() => null)));
     pending.forEach((j, i) => { j.why = whys[i]; });

@@ -72,6 +72,9 @@ async function run(page, requests) {
   await page.waitForSelector('#queue');
   const blocker = Number(process.env.SQUEEZE_BLOCKER_ID);
   await until(`job ${blocker} running in the page`, async () => (await rowState(page, blocker)) === 'running');
+  // Flagged to its owner (and everyone) as held but idle, from the GPUs' utilization.
+  await until(`job ${blocker} flagged held but idle`, async () =>
+    (await page.textContent(`#queue tr[data-id="${blocker}"]`)).includes('held but idle: 1% since'));
 
   // --- submit while the page is open: the page shows it by itself, with why and when.
   const submitted = await api('POST', '/v1/jobs', alice, {
@@ -99,9 +102,10 @@ async function run(page, requests) {
   assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
   assert.ok(ids.includes(blocker) && ids.includes(waiting), String(ids));
 
-  // --- cancel: admin's job is not alice's (the API says so, the job runs on); hers is cancelled.
-  await page.click(`button[data-cancel="${blocker}"]`);
-  await until('the refusal', async () => (await page.textContent('#q-message')).includes('only its owner or an admin may cancel it'));
+  // --- cancel: offered on alice's own job only (the admin's runs on); hers is cancelled.
+  assert.equal(await page.locator(`button[data-cancel="${blocker}"]`).count(), 0, 'no Cancel on the admin\'s job for alice');
+  const refused = await api('POST', `/v1/jobs/${blocker}/cancel`, alice);
+  assert.equal(refused.status, 403, 'and the API refuses it too');
   assert.equal((await api('GET', `/v1/jobs/${blocker}`, admin)).json.state, 'running');
   await page.click(`button[data-cancel="${waiting}"]`);
   await until(`job ${waiting} cancelled in the API`, async () =>
@@ -130,12 +134,19 @@ async function run(page, requests) {
   assert.deepEqual(gpuChart.datasets[0].data, [100, 100, 0, 0]);
   assert.deepEqual(gpuChart.datasets[1].data, expected.load);
   assert.equal(gpuChart.datasets[1].data[3], 35, 'the inference load posted as telemetry');
+  assert.deepEqual(gpuChart.datasets[2].data, nodes.flatMap((n) => n.gpu_detail.map((g) => (g.utilization === undefined ? null : Math.round(g.utilization * 100)))));
+  assert.deepEqual(gpuChart.datasets[2].data.slice(0, 2), [1, 1], 'own-0\'s latest utilization telemetry');
+  assert.match(await page.textContent('#nodes tr[data-node="own-0"][data-gpu="0"] td.util'), /1%/);
   const reclaim = await api('POST', '/v1/nodes/spot-0/reclaim', admin, { warning_s: 600 });
   assert.equal(reclaim.status, 200, JSON.stringify(reclaim.json));
   await until('the reclaim in the page', async () => (await page.textContent('#reclaims')).includes('spot-0 reclaimed'));
   assert.match(await page.textContent('#reclaims'), /reclaims since the daemon started: 1;/);
   await until('the reclaimed GPU taken in the chart', async () => (await chartData(page, 'gpu-use')).datasets[0].data[2] === 100);
   assert.match(await page.textContent('#nodes tr[data-node="spot-0"]'), /reclaimed: its provider takes it back/);
+  await until('the reclaim in the history table', async () => (await page.locator('#reclaim-log tr[data-reclaim="spot-0"]').count()) === 1);
+  assert.match(await page.textContent('#reclaim-log tr[data-reclaim="spot-0"]'), /not yet/);
+  assert.equal((await api('POST', '/v1/nodes/spot-0/return', admin)).status, 200);
+  await until('the return in the history table', async () => !(await page.textContent('#reclaim-log tr[data-reclaim="spot-0"]')).includes('not yet'));
   const pools = await page.$$eval('#pools tbody tr', (rs) => rs.map((r) => [r.dataset.pool, r.children[1].textContent]));
   assert.deepEqual(pools, [['owned', 'owned'], ['spot', 'spot'], ['inference', 'colocated']]);
   assert.match(await page.textContent('#pools'), /training cap 50%/);
@@ -143,38 +154,31 @@ async function run(page, requests) {
   assert.match(await page.textContent('#nodes tr[data-node="inf-0"]'), /35%/);
   await page.screenshot({ path: join(shots, 'gpus.png'), fullPage: true });
 
-  // --- history: charts of what the API says, or "not available" where it has no endpoint.
+  // --- history: charts of what the API says.
   await page.click('a[data-view="history"]');
   const history = await api('GET', '/v1/history?since=7d&step=1h', alice);
   const idle = await api('GET', '/v1/idle-windows?since=28d', alice);
   const cost = await api('GET', '/v1/cost?since=30d', alice);
-  if (history.status === 404) {
-    await until('history not available', async () => (await page.textContent('#h-series')).includes('not available'));
-  } else {
-    assert.equal(history.status, 200);
-    const d = await until('the wait chart', () => chartData(page, 'h-wait'));
-    assert.deepEqual(d.datasets[0].data, history.json.points.map((p) => p.mean_wait_s));
-    const u = await chartData(page, 'h-util');
-    assert.deepEqual(u.datasets[0].data, history.json.points.map((p) => p.utilization));
-  }
-  if (idle.status === 404) {
-    await until('idle windows not available', async () => (await page.textContent('#h-idle')).includes('not available'));
-  } else {
-    await until('the heatmap', async () => (await page.locator('#heatmap td').count()) === 168);
-    const shown = await page.$$eval('#heatmap td', (tds) => tds.map((td) => td.dataset.share ?? null));
-    const mean = Array.from({ length: 168 }, (_, h) => {
-      const v = idle.json.gpus.map((g) => g.idle_share[h]).filter((x) => x !== null);
-      return v.length ? (v.reduce((a, b) => a + b, 0) / v.length).toFixed(3) : null;
-    });
-    assert.deepEqual(shown, mean, 'the heatmap cells: the mean idle share over the GPUs by hour of the week');
-    for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
-  }
-  if (cost.status === 404) {
-    await until('cost not available', async () => (await page.textContent('#h-cost')).includes('not available'));
-  } else {
-    const c = await until('the cost chart', () => chartData(page, 'h-cost-chart'));
-    assert.deepEqual(c.datasets[0].data, cost.json.pools.map((p) => p.cost));
-  }
+  assert.equal(history.status, 200);
+  assert.equal(idle.status, 200);
+  assert.equal(cost.status, 200);
+  const d = await until('the wait chart', () => chartData(page, 'h-wait'));
+  assert.deepEqual(d.datasets[0].data, history.json.points.map((p) => p.mean_wait_s));
+  const u = await chartData(page, 'h-util');
+  assert.deepEqual(u.datasets[0].data, history.json.points.map((p) => p.utilization));
+  assert.ok(u.datasets[0].data.filter((v) => v !== null).length >= 24, 'a week of replayed utilization');
+  await until('the heatmap', async () => (await page.locator('#heatmap td').count()) === 168);
+  const shown = await page.$$eval('#heatmap td', (tds) => tds.map((td) => td.dataset.share ?? null));
+  const mean = Array.from({ length: 168 }, (_, h) => {
+    const v = idle.json.gpus.map((g) => g.idle_share[h]).filter((x) => x !== null);
+    return v.length ? (v.reduce((a, b) => a + b, 0) / v.length).toFixed(3) : null;
+  });
+  assert.deepEqual(shown, mean, 'the heatmap cells: the mean idle share over the GPUs by hour of the week');
+  assert.ok(shown.some((v) => v === '1.000') && shown.some((v) => v === '0.000'), 'idle nights and busy days');
+  assert.ok(idle.json.windows.length > 0, 'the replayed weekday nights are idle windows');
+  for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
+  const c = await until('the cost chart', () => chartData(page, 'h-cost-chart'));
+  assert.deepEqual(c.datasets[0].data, cost.json.pools.map((p) => p.cost));
   log(`history endpoints: history ${history.status}, idle-windows ${idle.status}, cost ${cost.status}`);
   await page.screenshot({ path: join(shots, 'history.png'), fullPage: true });
 
