@@ -5,7 +5,7 @@ held-but-idle jobs (GET /v1/held-idle, `squeeze held-idle`, the job's history, /
 
     python3 tests/serve_samples_test.py CASE SQUEEZE_BINARY SOURCE_DIR WORK_DIR
 
-CASE: held_idle, history, sampling. Registered in CTest as e2e.serve_samples.CASE.
+CASE: held_idle, history, sampling, agent. Registered in CTest as e2e.serve_samples.CASE.
 """
 
 import calendar
@@ -265,7 +265,51 @@ def case_sampling(squeeze, source, h):
     check([n["gpu_count"] for n in out["nodes"]] == [2], f"both GPUs sampled: {out['nodes']}")
 
 
-CASES = {"held_idle": case_held_idle, "history": case_history, "sampling": case_sampling}
+def case_agent(squeeze, source, h):
+    """`squeeze gpu-agent` sends another node's GPU readings as telemetry (nvidia-smi stood in
+    for by a script, as in case_sampling); a refused report makes --once fail, naming why."""
+    values = h.path("values")
+    with open(values, "w") as f:
+        f.write("0, 40, 1000\n1, [N/A], 2000\n")
+    smi = h.path("nvidia-smi")
+    with open(smi, "w") as f:
+        f.write(NVIDIA_SMI.replace("VALUES", values))
+    os.chmod(smi, 0o755)
+    config = os.path.join(source, "tests", "data", "serve", "spot.yaml")
+    d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "4:A100"])
+    env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token)
+    r = h.run([squeeze, "gpu-agent", "--node", "spot-0", "--once", "--nvidia-smi", smi],
+              timeout=60, env=env)
+    check(r.returncode == 0, f"gpu-agent: {r.returncode}\n{r.stdout}\n{r.stderr}")
+    check("sent 1 report of node spot-0" in r.stdout, r.stdout)
+    gpus = [n for n in d.call("GET", "/v1/nodes")[1]["nodes"] if n["name"] == "spot-0"][0]
+    detail = gpus["gpu_detail"]
+    check(abs(detail[0].get("utilization", -1) - 0.4) < 1e-9, f"GPU 0 at 40%: {detail}")
+    check("utilization" not in detail[1], f"GPU 1 gave [N/A]: {detail}")
+    status, hist = d.call("GET", "/v1/history?since=1h&step=1h")
+    check([p["utilization"] for p in hist["points"] if p["utilization"] is not None] == [40.0],
+          f"the reading stored: {hist['points']}")
+    # A node the daemon does not know: refused, said, exit 1.
+    r = h.run([squeeze, "gpu-agent", "--node", "nowhere", "--once", "--nvidia-smi", smi],
+              timeout=60, env=env)
+    check(r.returncode == 1 and "gpus[0].node" in r.stderr and "nowhere" in r.stderr,
+          f"unknown node: {r.returncode} {r.stderr}")
+    # A user's token may not send telemetry.
+    alice = h.add_token("data", "alice", "ml")
+    wait_until(lambda: d.call("GET", "/v1/nodes", token=alice)[0] == 200, 15, "alice's token")
+    r = h.run([squeeze, "gpu-agent", "--node", "spot-0", "--once", "--nvidia-smi", smi],
+              timeout=60, env=dict(env, SQUEEZE_TOKEN=alice))
+    check(r.returncode == 1 and "only an admin" in r.stderr, f"user token: {r.stderr}")
+    # No daemon there: the report is kept, and --once says so.
+    check(d.stop() == 0, "the daemon stops")
+    r = h.run([squeeze, "gpu-agent", "--node", "spot-0", "--once", "--nvidia-smi", smi],
+              timeout=60, env=env)
+    check(r.returncode == 1 and "cannot reach squeeze" in r.stderr and
+          "1 reports kept to send later" in r.stderr, f"no daemon: {r.stderr}")
+
+
+CASES = {"held_idle": case_held_idle, "history": case_history, "sampling": case_sampling,
+         "agent": case_agent}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -21,6 +21,8 @@ CommandRun RegisterIdleReport(CLI::App& app);
 CommandRun RegisterInventory(CLI::App& app);
 // serve: the daemon.
 CommandRun RegisterServe(CLI::App& app);
+// `squeeze gpu-agent`: a node's GPU utilization sent to squeeze serve as telemetry.
+CommandRun RegisterGpuAgent(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
 

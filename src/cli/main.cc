@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
       "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "
       "durable store and an HTTP API the other commands talk to");
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
+  auto* agent = app.add_subcommand(
+      "gpu-agent",
+      "Send this machine's GPU utilization (NVML, else nvidia-smi) to squeeze serve as "
+      "telemetry, every minute: for nodes the daemon does not read itself (Slurm nodes)");
+  commands.emplace_back(agent, squeeze::RegisterGpuAgent(*agent));
   squeeze::RegisterClientCommands(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);

@@ -73,7 +73,7 @@ Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>&
     }
     r.step = *d;
   }
-  r.to = now;
+  r.to = now + 1;  // exclusive: what happened in the current second counts
   r.from = now - since;
   r.from -= ((r.from % r.step) + r.step) % r.step;
   if ((r.to - r.from + r.step - 1) / r.step > kMaxHistoryPoints) {

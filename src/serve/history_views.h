@@ -43,7 +43,8 @@ constexpr int kMaxHistoryPoints = 2000;
 
 // From the query's `since` (a duration back from now, default `default_since`) and `step`
 // (default 1h, at least 1 minute, at most kMaxHistoryPoints steps). `from` is rounded down to
-// a whole step. Errors name the field and the value.
+// a whole step; `to` is now + 1 (the range is [from, to), so the current second counts).
+// Errors name the field and the value.
 Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>& query, Time now,
                                        Time default_since);
 

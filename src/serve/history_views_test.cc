@@ -75,7 +75,7 @@ TEST(CostJsonTest, GpuHoursTimesPricePlusTheProratedMonthlyCost) {
 TEST(HistoryRangeTest, DefaultsRoundingAndErrorsThatNameTheField) {
   auto r = ParseHistoryRange({}, 100000, 7200);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->to, 100000);
+  EXPECT_EQ(r->to, 100001);  // exclusive, so the current second counts
   EXPECT_EQ(r->from, 90000);  // 100000 - 7200 = 92800, down to a whole hour
   EXPECT_EQ(r->step, 3600);
   auto halves = ParseHistoryRange({{"since", "1d"}, {"step", "30m"}}, 86400 * 10, 0);
