@@ -77,7 +77,9 @@ class SlurmExecutor : public Executor {
   Known Ended(int64_t slurm_id, SlurmJob* ended) const;
   // How `run` stands in `look`: nullopt while it runs, else how it ended.
   std::optional<ExitStatus> Judge(Run& run, const SlurmLook& look);
+  // A checkpoint event for each run (or `run`) whose marker changed since the last one.
   void CheckpointEvents(std::vector<ExecEvent>& events);
+  void CheckpointEvent(JobId id, Run& run, std::vector<ExecEvent>& events);
   Status Scancel(const std::vector<std::string>& args) const;
   // The controller did not answer the latest look: its message.
   std::optional<std::string> Away() const;

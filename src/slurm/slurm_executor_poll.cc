@@ -38,18 +38,20 @@ SlurmExecutor::Known SlurmExecutor::Ended(int64_t slurm_id, SlurmJob* ended) con
   return Known::kEnded;
 }
 
+void SlurmExecutor::CheckpointEvent(JobId id, Run& run, std::vector<ExecEvent>& events) {
+  const std::string marker =
+      ReadCheckpointMarker(PathsOf(options_.data_dir, id, run.info.attempt).checkpoint_dir);
+  if (marker.empty() || marker == run.info.last_checkpoint) return;
+  run.info.last_checkpoint = marker;
+  ExecEvent& e = events.emplace_back();
+  e.kind = ExecEvent::Kind::kCheckpoint;
+  e.id = id;
+  e.attempt = run.info.attempt;
+  e.checkpoint = marker;
+}
+
 void SlurmExecutor::CheckpointEvents(std::vector<ExecEvent>& events) {
-  for (auto& [id, run] : runs_) {
-    const std::string marker =
-        ReadCheckpointMarker(PathsOf(options_.data_dir, id, run.info.attempt).checkpoint_dir);
-    if (marker.empty() || marker == run.info.last_checkpoint) continue;
-    run.info.last_checkpoint = marker;
-    ExecEvent& e = events.emplace_back();
-    e.kind = ExecEvent::Kind::kCheckpoint;
-    e.id = id;
-    e.attempt = run.info.attempt;
-    e.checkpoint = marker;
-  }
+  for (auto& [id, run] : runs_) CheckpointEvent(id, run, events);
 }
 
 std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look) {
@@ -116,6 +118,9 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
       ++it;
       continue;
     }
+    // A checkpoint written after this poll's first read of the marker and before the run
+    // ended is reported before the exit, or it would be lost with the run.
+    CheckpointEvent(it->first, it->second, events);
     ExecEvent& e = events.emplace_back();
     e.id = it->first;
     e.attempt = it->second.info.attempt;
