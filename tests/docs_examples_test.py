@@ -1,0 +1,512 @@
+"""Runs the command examples of README.md and docs/*.md, so the documentation cannot drift.
+
+    python3 tests/docs_examples_test.py --squeeze BUILD/squeeze [--source DIR] [--shared DIR]
+                                        [--work DIR] [--only docs/x.md]... [--keep-going]
+
+The convention (docs/README.md, "Writing examples"): a fenced block tagged ```console is an
+example. Its lines that start with `$ ` are commands (a trailing backslash continues one onto
+the next line); every other line is expected output: each one that is not blank and not `...`
+must appear in the command's output (stdout and stderr together), in order, with runs of
+spaces counted as one, and `...` inside a line matching anything. Every command must exit 0.
+
+HTML comments right before a fence, `<!-- docs-test: DIRECTIVE [ARGS] -->` (several may
+follow each other, or be joined with ` ; `), change how the block is checked:
+
+    skip REASON      do not run it (a real GPU, Kubernetes, a real Slurm); printed and counted
+    fail             every command of the block must exit non-zero
+    timeout SECONDS  per command (default 60)
+    serve ARGS...    start `squeeze serve --data DIR ARGS` for the rest of the file and export
+                     SQUEEZE_URL, SQUEEZE_TOKEN and SQUEEZE_DATA to the commands
+    file PATH        (any block) its text must appear, line for line, in the repository's PATH
+    write PATH       (any block) write its text to PATH in the working directory, for later
+                     blocks of the same file
+
+The examples of one file run in order in one fresh working directory that looks like the
+repository: `build` is the folder of --squeeze (so `build/squeeze` and a bare `squeeze` both
+run it), examples/, tests/, scripts/, docs/ are links to the source's, out/ is empty, and
+`../shared` is the shared traces. HOME is a fresh folder (so `~/.squeeze` is a new one), and
+`export`s and `cd`s carry over from one command to the next. A command ending in `&` runs in
+the background (its output goes to bg-N.log) until the file is done; when it has `--data DIR`
+the test waits for DIR/serve.url. A block whose commands read ../shared is skipped when the
+shared traces are missing.
+
+The extractor is unit-tested first (broken documents must give an error naming file and line).
+Exit status: 0 when every example that ran passed, 1 otherwise.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+.-]*)(.*)$")
+KNOWN = {"skip", "fail", "timeout", "serve", "file", "write"}
+DEFAULT_TIMEOUT = 60
+
+
+class DocError(Exception):
+    """A document that breaks the convention: the message names the file and line."""
+
+
+class Command:
+    def __init__(self, line, text):
+        self.line = line      # 1-based line of its `$ `
+        self.text = text      # the command, continuation lines joined
+        self.expected = []    # expected output lines
+
+
+class Block:
+    def __init__(self, path, line, lang, directives, body):
+        self.path = path
+        self.line = line            # 1-based line of the opening fence
+        self.lang = lang
+        self.directives = directives  # list of (name, args, line)
+        self.body = body            # list of lines between the fences
+        self.commands = []
+
+    def directive(self, name):
+        for d, args, _ in self.directives:
+            if d == name:
+                return args
+        return None
+
+    def where(self):
+        return f"{self.path}:{self.line}"
+
+
+def parse_directives(text, path, line):
+    out = []
+    for part in text.split(" ; "):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, args = part.partition(" ")
+        if name not in KNOWN:
+            raise DocError(f"{path}:{line}: unknown docs-test directive '{name}' "
+                           f"(known: {', '.join(sorted(KNOWN))})")
+        if name in ("skip",) and not args.strip():
+            raise DocError(f"{path}:{line}: 'docs-test: skip' needs a reason")
+        if name in ("file", "write", "timeout") and not args.strip():
+            raise DocError(f"{path}:{line}: 'docs-test: {name}' needs an argument")
+        out.append((name, args.strip(), line))
+    return out
+
+
+def extract(path, text):
+    """Returns the fenced blocks of a Markdown text, console blocks split into commands."""
+    lines = text.split("\n")
+    blocks = []
+    pending = []  # directives seen since the last block
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = DIRECTIVE.match(line.strip())
+        if m:
+            pending.extend(parse_directives(m.group(1), path, i + 1))
+            i += 1
+            continue
+        f = FENCE.match(line)
+        if not f:
+            if line.strip() and pending:
+                # A directive binds to the next block only if nothing but blank lines follow.
+                raise DocError(f"{path}:{pending[0][2]}: a docs-test directive must come right "
+                               f"before a fenced block (line {i + 1} is text)")
+            i += 1
+            continue
+        indent, fence, lang = f.group(1), f.group(2), f.group(3).lower()
+        start = i
+        body = []
+        i += 1
+        while i < len(lines):
+            close = lines[i].strip()
+            if close.startswith(fence[0] * len(fence)) and close.strip(fence[0]) == "":
+                break
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        else:
+            raise DocError(f"{path}:{start + 1}: the fenced block opened here is never closed")
+        block = Block(path, start + 1, lang, pending, body)
+        pending = []
+        if lang == "console":
+            split_commands(block)
+        elif any(d[0] in ("fail", "serve", "timeout") for d in block.directives):
+            raise DocError(f"{path}:{start + 1}: docs-test directives fail, serve and timeout "
+                           f"only apply to ```console blocks")
+        blocks.append(block)
+        i += 1
+    if pending:
+        raise DocError(f"{path}:{pending[0][2]}: a docs-test directive with no block after it")
+    return blocks
+
+
+def split_commands(block):
+    current = None
+    stray = None
+    j = 0
+    body = block.body
+    while j < len(body):
+        line = body[j]
+        if line.startswith("$ ") or line == "$":
+            text = line[2:]
+            first = j
+            while text.endswith("\\"):
+                j += 1
+                if j >= len(body):
+                    raise DocError(f"{block.path}:{block.line + 1 + first}: the command ends "
+                                   f"with a backslash but the block ends")
+                text = text[:-1] + "\n" + body[j]
+            current = Command(block.line + 1 + first, text)
+            block.commands.append(current)
+        elif current is not None:
+            current.expected.append(line)
+        elif line.strip() and stray is None:
+            stray = block.line + 1 + j
+        j += 1
+    if not block.commands and block.directive("skip") is None:
+        raise DocError(f"{block.where()}: a ```console block with no `$ ` command (use ```text "
+                       f"for output alone)")
+    if stray is not None and block.commands:
+        raise DocError(f"{block.path}:{stray}: output before any `$ ` command in a console block")
+
+
+def normalize(s):
+    return " ".join(s.split())
+
+
+def match_expected(expected, output):
+    """Returns None if every expected line appears in order in output, else the first missing."""
+    out_lines = [normalize(l) for l in output.split("\n")]
+    pos = 0
+    for exp in expected:
+        e = normalize(exp)
+        if not e or e == "...":
+            continue
+        pattern = re.compile(".*?".join(re.escape(p) for p in e.split("...")))
+        k = pos
+        while k < len(out_lines) and not pattern.search(out_lines[k]):
+            k += 1
+        if k == len(out_lines):
+            return exp
+        pos = k + 1
+    return None
+
+
+class Runner:
+    def __init__(self, args):
+        self.squeeze = os.path.abspath(args.squeeze)
+        self.source = os.path.abspath(args.source)
+        self.shared = os.path.abspath(args.shared or os.path.join(self.source, "..", "shared"))
+        self.work_root = args.work
+        self.keep_going = args.keep_going
+        self.run = 0
+        self.passed = 0
+        self.commands = 0
+        self.skipped = []
+        self.failures = []
+
+    def setup_dir(self, name):
+        root = os.path.join(self.work_root, re.sub(r"[^A-Za-z0-9_.-]", "_", name))
+        shutil.rmtree(root, ignore_errors=True)
+        repo = os.path.join(root, "repo")
+        os.makedirs(repo)
+        os.makedirs(os.path.join(root, "home"))
+        os.makedirs(os.path.join(repo, "out"))
+        if os.path.isdir(self.shared):
+            os.symlink(self.shared, os.path.join(root, "shared"))
+        for entry in os.listdir(self.source):
+            if entry in ("build", "out", ".git") or entry.startswith("build-"):
+                continue
+            os.symlink(os.path.join(self.source, entry), os.path.join(repo, entry))
+        os.symlink(os.path.dirname(self.squeeze), os.path.join(repo, "build"))
+        return root, repo
+
+    def run_file(self, path, blocks):
+        rel = os.path.relpath(path, self.source)
+        root, repo = self.setup_dir(rel)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+        env["HOME"] = os.path.join(root, "home")
+        env["PATH"] = os.path.join(repo, "build") + os.pathsep + env.get("PATH", "")
+        env["LC_ALL"] = "C.UTF-8"
+        state = {"env_file": os.path.join(root, "env.sh"), "cwd_file": os.path.join(root, "cwd"),
+                 "bg": [], "root": root, "repo": repo, "env": env}
+        with open(state["env_file"], "w"):
+            pass
+        with open(state["cwd_file"], "w") as f:
+            f.write(repo)
+        try:
+            for block in blocks:
+                if not self.run_block(rel, block, state) and not self.keep_going:
+                    return False
+        finally:
+            for p in state["bg"]:
+                stop(p)
+        return True
+
+    def run_block(self, rel, block, state):
+        where = f"{rel}:{block.line}"
+        want = block.directive("file")
+        if want is not None:
+            self.run += 1
+            target = os.path.join(self.source, want)
+            try:
+                with open(target, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                return self.fail(where, f"docs-test: file {want}: {e}")
+            if not contains_lines(text.split("\n"), block.body):
+                return self.fail(where, f"the block is not (a part of) {want} line for line; "
+                                        f"copy the file's text into the doc again")
+            self.passed += 1
+        dest = block.directive("write")
+        if dest is not None:
+            full = os.path.join(state["repo"], dest)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as f:
+                f.write("\n".join(block.body) + "\n")
+        if block.lang != "console":
+            return True
+        reason = block.directive("skip")
+        if reason is not None:
+            self.skipped.append((where, reason))
+            return True
+        if not os.path.isdir(self.shared) and any("../shared" in c.text for c in block.commands):
+            self.skipped.append((where, f"the shared traces are missing ({self.shared})"))
+            return True
+        serve = block.directive("serve")
+        if serve is not None:
+            err = self.start_daemon(serve, state)
+            if err:
+                self.run += 1
+                return self.fail(where, err)
+        timeout = int(block.directive("timeout") or DEFAULT_TIMEOUT)
+        expect_fail = block.directive("fail") is not None
+        self.run += 1
+        for cmd in block.commands:
+            self.commands += 1
+            if cmd.text.rstrip().endswith("&") and not cmd.text.rstrip().endswith("&&"):
+                self.start_background(cmd, state)
+                continue
+            rc, out = run_shell(cmd.text, state, timeout)
+            cwhere = f"{rel}:{cmd.line}"
+            if rc is None:
+                return self.fail(cwhere, f"$ {cmd.text}\ntimed out after {timeout} s\n{out}")
+            if expect_fail and rc == 0:
+                return self.fail(cwhere, f"$ {cmd.text}\nexited 0 but the block says it fails\n{out}")
+            if not expect_fail and rc != 0:
+                return self.fail(cwhere, f"$ {cmd.text}\nexited {rc}\n{out}")
+            missing = match_expected(cmd.expected, out)
+            if missing is not None:
+                return self.fail(cwhere, f"$ {cmd.text}\nexpected (in order) the line\n    "
+                                         f"{missing.strip()}\nbut the output was:\n{out}")
+        self.passed += 1
+        return True
+
+    def start_background(self, cmd, state):
+        n = len(state["bg"])
+        log = open(os.path.join(state["root"], f"bg-{n}.log"), "w")
+        text = cmd.text.rstrip()[:-1]
+        p = subprocess.Popen(["bash", "-c", wrap(text, state, save=False)], stdout=log,
+                             stderr=subprocess.STDOUT, env=state["env"], start_new_session=True)
+        state["bg"].append(p)
+        m = re.search(r"--data[ =](\S+)", text)
+        if m:
+            data = os.path.expanduser(m.group(1).replace("~", state["env"]["HOME"], 1))
+            if not os.path.isabs(data):
+                data = os.path.join(state["repo"], data)
+            wait_for(os.path.join(data, "serve.url"), p)
+        else:
+            time.sleep(0.5)
+
+    def start_daemon(self, args, state):
+        data = os.path.join(state["root"], f"serve-{len(state['bg'])}")
+        argv = [os.path.join(state["repo"], "build", "squeeze"), "serve", "--data", data,
+                "--listen", "127.0.0.1:0"] + shlex.split(args)
+        log = open(data + ".log", "w")
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=state["repo"],
+                             env=state["env"], start_new_session=True)
+        state["bg"].append(p)
+        if not wait_for(os.path.join(data, "serve.url"), p):
+            with open(data + ".log") as f:
+                return f"docs-test: serve {args}: the daemon did not start:\n{f.read()}"
+        with open(os.path.join(data, "serve.url")) as f:
+            url = f.read().strip()
+        with open(os.path.join(data, "admin.token")) as f:
+            token = f.read().strip()
+        with open(state["env_file"], "a") as f:
+            f.write(f"export SQUEEZE_URL={shlex.quote(url)} SQUEEZE_TOKEN={shlex.quote(token)} "
+                    f"SQUEEZE_DATA={shlex.quote(data)}\n")
+        return None
+
+    def fail(self, where, message):
+        self.failures.append((where, message))
+        print(f"FAIL {where}\n{indent(message)}", flush=True)
+        return False
+
+
+def contains_lines(haystack, needle):
+    needle = [l.rstrip() for l in needle]
+    hay = [l.rstrip() for l in haystack]
+    while needle and not needle[-1]:
+        needle.pop()
+    for k in range(len(hay) - len(needle) + 1):
+        if hay[k:k + len(needle)] == needle:
+            return True
+    return False
+
+
+def wrap(text, state, save=True):
+    script = (f'set -a; . {shlex.quote(state["env_file"])}; set +a\n'
+              f'cd "$(cat {shlex.quote(state["cwd_file"])})"\n'
+              f'{text}\n')
+    if save:
+        script += (f'__rc=$?; export -p > {shlex.quote(state["env_file"])}; '
+                   f'pwd > {shlex.quote(state["cwd_file"])}; exit $__rc\n')
+    return script
+
+
+def run_shell(text, state, timeout):
+    p = subprocess.Popen(["bash", "-c", wrap(text, state)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=state["env"],
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        stop(p)
+        out, _ = p.communicate()
+        return None, out.decode("utf-8", "replace")
+
+
+def wait_for(path, p, seconds=15):
+    end = time.time() + seconds
+    while time.time() < end:
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return True
+        if p.poll() is not None:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+def stop(p):
+    if p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def indent(text):
+    return "\n".join("    " + l for l in text.rstrip().split("\n"))
+
+
+def doc_files(source):
+    files = [os.path.join(source, "README.md")]
+    files += sorted(glob.glob(os.path.join(source, "docs", "*.md")))
+    return [f for f in files if os.path.isfile(f)]
+
+
+class ExtractorTest(unittest.TestCase):
+    def test_commands_output_and_continuations(self):
+        text = ("intro\n<!-- docs-test: timeout 5 -->\n```console\n$ echo a \\\n  b\na b\n...\n"
+                "$ true\n```\n```yaml\nx: 1\n```\n")
+        blocks = extract("d.md", text)
+        self.assertEqual(len(blocks), 2)
+        b = blocks[0]
+        self.assertEqual((b.line, b.lang, b.directive("timeout")), (3, "console", "5"))
+        self.assertEqual([c.text for c in b.commands], ["echo a \n  b", "true"])
+        self.assertEqual(b.commands[0].expected, ["a b", "..."])
+        self.assertEqual(b.commands[0].line, 4)
+
+    def test_unterminated_fence(self):
+        with self.assertRaisesRegex(DocError, r"^d\.md:2: .*never closed"):
+            extract("d.md", "text\n```console\n$ true\n")
+
+    def test_console_block_without_commands(self):
+        with self.assertRaisesRegex(DocError, r"^d\.md:3: a ```console block with no"):
+            extract("d.md", "a\n\n```console\njust output\n```\n")
+
+    def test_unknown_directive_and_stray_directive(self):
+        with self.assertRaisesRegex(DocError, r"^d\.md:1: unknown docs-test directive 'skp'"):
+            extract("d.md", "<!-- docs-test: skp no -->\n```console\n$ true\n```\n")
+        with self.assertRaisesRegex(DocError, r"^d\.md:1: a docs-test directive must come"):
+            extract("d.md", "<!-- docs-test: fail -->\ntext\n```console\n$ false\n```\n")
+
+    def test_matching(self):
+        out = "policy   jobs\nfifo     20    6840\nsqueeze  20   1360\n"
+        self.assertIsNone(match_expected(["fifo 20 ...", "...", "squeeze 20 1360"], out))
+        self.assertEqual(match_expected(["squeeze 20 1360", "fifo 20 6840"], out),
+                         "fifo 20 6840")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--squeeze", required=True, help="the squeeze binary (build/squeeze)")
+    ap.add_argument("--source", default=os.path.dirname(here), help="the repository root")
+    ap.add_argument("--shared", help="the shared traces folder (default SOURCE/../shared)")
+    ap.add_argument("--work", help="where to make the working directories (default: a temp dir)")
+    ap.add_argument("--only", action="append", help="run only this doc (repeatable)")
+    ap.add_argument("--keep-going", action="store_true", help="go on after a failure")
+    args = ap.parse_args()
+
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(ExtractorTest)
+    if not unittest.TextTestRunner(verbosity=0).run(suite).wasSuccessful():
+        return 1
+
+    files = doc_files(os.path.abspath(args.source))
+    if args.only:
+        wanted = {os.path.abspath(os.path.join(args.source, o)) for o in args.only}
+        files = [f for f in files if os.path.abspath(f) in wanted]
+    parsed = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            try:
+                parsed.append((f, extract(os.path.relpath(f, args.source), fh.read())))
+            except DocError as e:
+                print(f"FAIL {e}")
+                return 1
+    made = args.work is None
+    args.work = args.work or tempfile.mkdtemp(prefix="squeeze-docs-")
+    os.makedirs(args.work, exist_ok=True)
+    runner = Runner(args)
+    started = time.time()
+    try:
+        for f, blocks in parsed:
+            t = time.time()
+            ok = runner.run_file(f, blocks)
+            n = sum(1 for b in blocks if b.lang == "console")
+            print(f"{os.path.relpath(f, args.source)}: {n} console block(s) "
+                  f"({time.time() - t:.1f} s){'' if ok else ' FAILED'}", flush=True)
+            if not ok and not args.keep_going:
+                break
+    finally:
+        if made and not runner.failures:
+            shutil.rmtree(args.work, ignore_errors=True)
+    print(f"\n{runner.run} examples run ({runner.commands} commands), {runner.passed} passed, "
+          f"{len(runner.failures)} failed, {len(runner.skipped)} skipped "
+          f"in {time.time() - started:.0f} s")
+    for where, reason in runner.skipped:
+        print(f"  skipped {where}: {reason}")
+    if runner.failures:
+        print(f"failed: {', '.join(w for w, _ in runner.failures)} (work dir {args.work})")
+    return 1 if runner.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
