@@ -163,7 +163,7 @@ def split_commands(block):
                 if j >= len(body):
                     raise DocError(f"{block.path}:{block.line + 1 + first}: the command ends "
                                    f"with a backslash but the block ends")
-                text = text[:-1] + "\n" + body[j]
+                text = text + "\n" + body[j]
             current = Command(block.line + 1 + first, text)
             block.commands.append(current)
         elif current is not None:
@@ -429,7 +429,7 @@ class ExtractorTest(unittest.TestCase):
         self.assertEqual(len(blocks), 2)
         b = blocks[0]
         self.assertEqual((b.line, b.lang, b.directive("timeout")), (3, "console", "5"))
-        self.assertEqual([c.text for c in b.commands], ["echo a \n  b", "true"])
+        self.assertEqual([c.text for c in b.commands], ["echo a \\\n  b", "true"])
         self.assertEqual(b.commands[0].expected, ["a b", "..."])
         self.assertEqual(b.commands[0].line, 4)
 
