@@ -249,6 +249,7 @@ class Runner:
         finally:
             for p in state["bg"]:
                 stop(p)
+            kill_leftovers(root)
         return True
 
     def run_block(self, rel, block, state):
@@ -409,6 +410,34 @@ def stop(p):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+def kill_leftovers(root):
+    """Kills what the daemons of one file left running (a stopped daemon leaves its jobs to be
+    taken back at its next start): supervisors of a data directory under `root`, and processes
+    whose SQUEEZE_CHECKPOINT_DIR is under it. Only processes of this file's daemons match."""
+    root = os.path.realpath(root)
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+        except OSError:
+            continue
+        mine = (argv and argv[0].endswith(b"squeeze-supervisor") and len(argv) > 1
+                and os.path.realpath(argv[1].decode(errors="replace")).startswith(root + "/"))
+        for e in environ:
+            if e.startswith(b"SQUEEZE_CHECKPOINT_DIR="):
+                d = os.path.realpath(e.split(b"=", 1)[1].decode(errors="replace"))
+                mine = mine or d.startswith(root + "/")
+        if mine:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def indent(text):
