@@ -84,6 +84,8 @@ class Checkpointer:
             os.makedirs(self.directory, exist_ok=True)
         else:
             self._log("no SQUEEZE_CHECKPOINT_DIR and no directory=: checkpoints are not saved")
+        if self.interval is not None:
+            self._log(f"periodic saves every {self.interval:g}s")
 
     @property
     def resuming(self):
