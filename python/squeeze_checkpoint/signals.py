@@ -2,9 +2,12 @@
 
 The handlers only set a flag; the job acts on it at its next step boundary, so a signal that
 arrives in the middle of a step never sees (or saves) a half-updated state. Handlers can only
-be installed from the main thread (a Python rule); install() does nothing elsewhere.
+be installed from the main thread (a Python rule); install() does nothing elsewhere. A process
+forked after install() (a DataLoader worker) keeps the default actions: SIGTERM to the job's
+process group still ends it.
 """
 
+import os
 import signal
 import threading
 
@@ -17,6 +20,7 @@ class Requests:
         self.checkpoint = False   # SIGUSR1 seen
         self.stop = False         # SIGTERM seen
         self.in_step = None       # the step running now, or None between steps
+        self.tracking = False     # whether the loop sets in_step (Checkpointer.steps does)
         self.during_step = None   # the step running when the first request came
         self.installed = False
         self._previous = {}
@@ -27,6 +31,7 @@ class Requests:
             return True
         if threading.current_thread() is not threading.main_thread():
             return False
+        self._pid = os.getpid()
         self._previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, self._on_usr1)
         self._previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self._on_term)
         self.installed = True
@@ -39,25 +44,33 @@ class Requests:
         self._previous.clear()
         self.installed = False
 
-    def _note(self):
+    def _note(self, signum):
+        """False in a forked child, where the signal then gets its default action."""
+        if os.getpid() != self._pid:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return False
         if self.during_step is None:
             self.during_step = self.in_step
+        return True
 
     def _on_usr1(self, signum, frame):
-        self._note()
-        self.checkpoint = True
+        if self._note(signum):
+            self.checkpoint = True
 
     def _on_term(self, signum, frame):
-        self._note()
-        self.stop = True
+        if self._note(signum):
+            self.stop = True
 
     def pending(self):
         return self.checkpoint or self.stop
 
     def describe(self):
         what = "SIGTERM" if self.stop else "SIGUSR1"
-        where = (f" during step {self.during_step}" if self.during_step is not None
-                 else " between steps")
+        if self.during_step is not None:
+            where = f" during step {self.during_step}"
+        else:
+            where = " between steps" if self.tracking else ""
         return what + where
 
     def clear_checkpoint(self):

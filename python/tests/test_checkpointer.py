@@ -319,6 +319,49 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 0)
         self.assertEqual(self.marker()["step"], 3)
 
+    def test_a_forked_worker_keeps_the_default_sigterm(self):
+        self.make({"a": 0})
+        pid = os.fork()
+        if pid == 0:  # a DataLoader-like worker forked after the handlers were installed
+            time.sleep(10)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+        self.assertTrue(os.WIFSIGNALED(status))
+        self.assertEqual(os.WTERMSIG(status), signal.SIGTERM)
+
+    def test_a_request_during_a_periodic_save_is_answered_by_a_later_save(self):
+        clock = FakeClock()
+        state = {"a": 0}
+        signalled = []
+
+        def save(path):  # the periodic save at the boundary before step 3
+            if state["a"] == 3 and not signalled:
+                signalled.append(1)
+                os.kill(os.getpid(), signal.SIGUSR1)
+                time.sleep(0.05)
+            with open(path, "w") as f:
+                json.dump(state, f)
+
+        c = Checkpointer(save=save, load=lambda p: None, interval=5, clock=clock,
+                         environ=self.env(), log=self.logs.append)
+        self.made.append(c)
+        with self.assertRaises(SystemExit) as e:
+            for step in c.steps(0, 10):
+                state["a"] = step + 1
+                clock.now += 5 if step == 2 else 0
+        self.assertEqual(e.exception.code, 0)
+        self.assertEqual((self.marker()["seq"], self.marker()["step"]), (2, 4))
+
+    def test_boundary_without_steps_does_not_claim_where_the_signal_came(self):
+        c = self.make({"a": 0})
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.05)
+        with self.assertRaises(SystemExit):
+            c.boundary(7)
+        self.assertIn("SIGUSR1: saving at the step boundary (step 7)", self.logs)
+
     def test_a_real_process_preempted_mid_step_ends_like_an_uninterrupted_one(self):
         script = os.path.join(REPO, "examples", "python", "plain_loop.py")
         args = [sys.executable, script, "--steps", "120", "--print-every", "10"]
