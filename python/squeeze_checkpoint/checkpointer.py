@@ -133,7 +133,7 @@ class Checkpointer:
             self.requests.in_step = None
             step += 1
             self.boundary(step)
-        if self.requests.pending():  # asked during the last step: record that it is finished
+        if self.requests.pending():  # asked while the last boundary saved: answer it too
             self.boundary(step)
 
     def boundary(self, step):
