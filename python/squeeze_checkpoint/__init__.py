@@ -1,0 +1,17 @@
+"""squeeze's checkpoint protocol for Python training loops (docs/python-checkpoint.md).
+
+    import squeeze_checkpoint
+    ckpt = squeeze_checkpoint.Checkpointer(save=save_fn, load=load_fn)
+    start = ckpt.resume(default=0)
+    for step in ckpt.steps(start, total):
+        ...
+
+squeeze_checkpoint.pytorch (torch_save_load) and squeeze_checkpoint.huggingface
+(SqueezeCallback) need PyTorch and transformers only when they are used.
+"""
+
+from .checkpointer import Checkpointer, env_interval
+from .marker import CheckpointError, read_marker
+
+__all__ = ["Checkpointer", "CheckpointError", "env_interval", "read_marker"]
+__version__ = "0.1.0"

@@ -1,0 +1,156 @@
+"""End-to-end test of the Python checkpoint helper (python/squeeze_checkpoint, issue 8) under a
+real `squeeze serve` on one virtual GPU, with real Python processes:
+
+- examples/python/plain_loop.py, a deterministic loop (a fixed recurrence, 30 ms steps, each
+  step updated in two halves), runs as a low-urgency preemptible, checkpointable job with a
+  checkpoint_interval (so it gets SQUEEZE_CHECKPOINT_INTERVAL);
+- three times, once it has made progress, a critical job that needs the GPU is submitted: the
+  loop gets SIGUSR1 in the middle of a step, saves at the step boundary, exits 0, waits, and
+  resumes (SQUEEZE_RESUME) from its checkpoint;
+- the API says 3 preemptions and 4 attempts, the history has the stops, each run's log and
+  exit file say what happened, and the final state is identical to that of the same script
+  run straight through, outside squeeze.
+
+Usage: python3 python_checkpoint_test.py preemptions SQUEEZE SOURCE_DIR WORK_DIR
+"""
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_lib  # noqa: E402
+from serve_lib import check, log  # noqa: E402
+
+STEPS = 900
+STEP_SECONDS = 0.03
+PREEMPTIONS = 3
+
+
+def last_step(text):
+    """The last `step N/M` progress line of a run's log, or 0."""
+    found = re.findall(r"^step (\d+)/", text, re.M)
+    return int(found[-1]) if found else 0
+
+
+def case_preemptions(squeeze, source, h):
+    d = h.start_daemon(squeeze, "data", [
+        "--virtual-gpus", "1", "--set", "min_runtime=0s",
+        "--checkpoint-grace", "30s", "--stop-grace", "5s"])
+    script = os.path.join(source, "examples", "python", "plain_loop.py")
+    result = h.path("result.json")
+    os.makedirs(h.path("job"))
+    job = d.submit({
+        "name": "py-loop", "urgency": "low", "gpus": 1, "preemptible": True,
+        "checkpointable": True, "checkpoint_interval": "2s", "estimate": "30s",
+        "workdir": h.path("job"),
+        "env": {"PYTHONPATH": os.path.join(source, "python")},
+        "command": [sys.executable, script, "--steps", str(STEPS),
+                    "--step-seconds", str(STEP_SECONDS), "--print-every", "10",
+                    "--result", result]})
+
+    def log_of(attempt):
+        try:
+            with open(os.path.join(d.data_dir, "logs", f"{job}.{attempt}.log")) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    resumed_at = 0
+    for n in range(1, PREEMPTIONS + 1):
+        d.wait_job(job, lambda j: j["state"] == "running" and j["attempts"] == n, 90,
+                   f"to run its attempt {n}")
+        target = resumed_at + 60  # some progress in this attempt before it is preempted
+        serve_lib.wait_until(lambda: last_step(log_of(n)) >= target, 90,
+                             f"attempt {n} of job {job} to reach step {target}")
+        urgent = d.submit({"name": f"urgent-{n}", "urgency": "critical", "gpus": 1,
+                           "estimate": "2s", "command": ["sleep", "1"]})
+        log(f"attempt {n} at step {last_step(log_of(n))}: submitted urgent job {urgent}")
+        d.wait_state(urgent, "done", timeout=90)
+        j = d.wait_job(job, lambda j: j["attempts"] == n + 1, 90, f"to start attempt {n + 1}")
+        m = re.search(r"resumed from \S+ at step (\d+)", log_of(n + 1)) or \
+            serve_lib.wait_until(lambda: re.search(r"resumed from \S+ at step (\d+)",
+                                                   log_of(n + 1)), 60,
+                                 f"attempt {n + 1} to say it resumed")
+        step = int(m.group(1))
+        check(step > resumed_at, f"attempt {n + 1} resumed at step {step}, not after "
+                                 f"{resumed_at}:\n{log_of(n + 1)[:600]}")
+        log(f"attempt {n + 1} resumed at step {step}; job now: {j['state']}, {j['reason']}")
+        resumed_at = step
+
+    j = d.wait_state(job, ["done", "failed"], timeout=120)
+    log("job: " + json.dumps({k: j[k] for k in ("state", "exit_code", "attempts", "failures",
+                                                "preemptions", "last_checkpoint")}))
+    check(j["state"] == "done" and j["exit_code"] == 0, f"job {job} ended {j['state']} "
+          f"(exit {j['exit_code']}): {j['reason']}\n{log_of(j['attempts'])[-1500:]}")
+    check(j["preemptions"] == PREEMPTIONS and j["attempts"] == PREEMPTIONS + 1
+          and j["failures"] == 0, f"job {job}: expected {PREEMPTIONS} preemptions, "
+          f"{PREEMPTIONS + 1} attempts and no failure: {j}")
+    check(j["last_checkpoint"] is not None, f"job {job}: squeeze saw no checkpoint: {j}")
+    history = j["history"]
+    log("history: " + "; ".join(f"{e['kind']}: {e['text']}" for e in history))
+    stops = [e for e in history if e["kind"] == "end" and "pending: preempted for" in e["text"]]
+    check(len(stops) == PREEMPTIONS and all("resumes from its checkpoint" in e["text"]
+                                            for e in stops),
+          f"job {job}: expected {PREEMPTIONS} preempted runs in its history: {history}")
+    reported = [e for e in history if e["kind"] == "checkpoint"]
+    check(len(reported) > PREEMPTIONS, f"job {job}: squeeze saw only {len(reported)} "
+                                       f"checkpoints: {history}")
+
+    mid_step = 0
+    for n in range(1, PREEMPTIONS + 2):
+        text = log_of(n)
+        log(f"attempt {n} log (squeeze_checkpoint lines):\n  " + "\n  ".join(
+            line for line in text.splitlines() if line.startswith(("squeeze_checkpoint",
+                                                                   "attempt", "done"))))
+        check("periodic saves every 2s" in text, f"attempt {n} did not get "
+              f"SQUEEZE_CHECKPOINT_INTERVAL=2:\n{text[:600]}")
+        with open(os.path.join(d.data_dir, "runs", f"{job}.{n}.exit")) as f:
+            exit_line = f.read().splitlines()[0]
+        check(exit_line == "exit 0", f"attempt {n} ended `{exit_line}`, expected `exit 0`")
+        if n > 1:
+            check(f"attempt {n}: resuming at step" in text, f"attempt {n} did not run with "
+                  f"SQUEEZE_RESUME:\n{text[:600]}")
+        if n <= PREEMPTIONS:
+            m = re.search(r"SIGUSR1 (during step \d+|between steps): saving at the step "
+                          r"boundary \(step (\d+)\)", text)
+            check(m, f"attempt {n} did not save when asked:\n{text[-1500:]}")
+            mid_step += m.group(1).startswith("during")
+            check(f"saved {os.path.join(d.data_dir, 'checkpoints', str(job))}" in text
+                  and "leaving after the checkpoint squeeze asked for (exit 0)" in text,
+                  f"attempt {n} did not save and leave:\n{text[-1500:]}")
+            check(re.search(rf"resumed from \S+ at step {m.group(2)}\b", log_of(n + 1)),
+                  f"attempt {n + 1} did not resume at the step attempt {n} saved "
+                  f"({m.group(2)}):\n{log_of(n + 1)[:600]}")
+    check(mid_step >= 1, "no checkpoint request came in the middle of a step")
+    log(f"{mid_step} of {PREEMPTIONS} requests came in the middle of a step")
+
+    ckpt_dir = os.path.join(d.data_dir, "checkpoints", str(job))
+    with open(os.path.join(ckpt_dir, "COMPLETE")) as f:
+        marker = json.loads(f.read())
+    files = sorted(os.listdir(ckpt_dir))
+    log(f"checkpoint folder: {files}; marker {marker}")
+    check(files == ["COMPLETE", marker["path"]], f"{ckpt_dir} holds {files}")
+    check(marker["seq"] > PREEMPTIONS, f"expected periodic saves besides the {PREEMPTIONS} "
+                                       f"requested ones: {marker}")
+
+    straight = h.path("straight.json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+    r = h.run([sys.executable, script, "--steps", str(STEPS), "--step-seconds", "0",
+               "--result", straight], timeout=120, env=env)
+    check(r.returncode == 0, f"the straight run failed: {r.stdout}\n{r.stderr}")
+    with open(result) as f:
+        got = json.load(f)
+    with open(straight) as f:
+        want = json.load(f)
+    log(f"preempted {PREEMPTIONS} times: {got}")
+    log(f"uninterrupted:       {want}")
+    check(got == want, f"the preempted run's result {got} differs from the uninterrupted "
+                       f"run's {want}")
+
+
+CASES = {"preemptions": case_preemptions}
+
+if __name__ == "__main__":
+    sys.exit(serve_lib.main(CASES, sys.argv))
