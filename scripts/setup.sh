@@ -13,7 +13,7 @@ PACKAGES=(
   libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
-  curl sqlite3   # the documentation's examples (docs.examples): the API with curl, a store backup
+  curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install ./python
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
   chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
 )

@@ -93,7 +93,9 @@ std::string FormatWhy(const nlohmann::json& why) {
   for (const auto& line : ListOf(why, "explanation")) {
     out += (line.is_string() ? line.get<std::string>() : line.dump()) + "\n";
   }
-  if (why.is_object() && why.contains("expected_start_in_s")) {
+  // Only a waiting job has an expected start (a running or ended one says its state).
+  const bool waiting = why.is_object() && (!why.contains("state") || why["state"] == "pending");
+  if (waiting && why.contains("expected_start_in_s")) {
     out += why["expected_start_in_s"].is_number()
                ? "expected to start in about " + ShortDuration(why["expected_start_in_s"]) +
                      " (by the running and waiting jobs' estimates)\n"

@@ -44,6 +44,13 @@ TEST(ClientFormatTest, WhyAndNodes) {
   EXPECT_EQ(FormatWhy(why),
             "needs 2 GPUs; 1 is free\njob 3 (alice) holds 2 GPUs until about 10m from now\n"
             "expected to start in about 10m0s (by the running and waiting jobs' estimates)\n");
+  // A running or ended job has no expected start to print.
+  const auto running = nlohmann::json::parse(
+      R"J({"explanation": ["running since T"], "state": "running", "expected_start_in_s": null})J");
+  EXPECT_EQ(FormatWhy(running), "running since T\n");
+  const auto ended = nlohmann::json::parse(R"J({"explanation": ["it has ended: done"],
+    "state": "done", "expected_start_in_s": null})J");
+  EXPECT_EQ(FormatWhy(ended), "it has ended: done\n");
   const auto nodes = nlohmann::json::parse(R"J([{"name": "local", "pool": "local",
     "gpu_model": "L4", "gpus": 4, "free_gpus": 1, "virtual": true, "jobs": [3, 14]}])J");
   EXPECT_EQ(FormatNodes(nodes),

@@ -157,6 +157,8 @@ void ApiServer::Routes() {
   auto read_body = [this](const httplib::Request& req, const httplib::ContentReader& reader,
                           httplib::Response& res, std::string& body) {
     const std::string declared = req.get_header_value("Content-Length");
+    // No length and not chunked: there is no body (curl -X POST without --data).
+    if (declared.empty() && req.get_header_value("Transfer-Encoding").empty()) return true;
     uint64_t length = 0;
     std::from_chars(declared.data(), declared.data() + declared.size(), length);
     bool over = length > options_.max_body_bytes;

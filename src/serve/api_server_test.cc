@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <mutex>
 
 #include "serve/testing/recording_service.h"
@@ -123,6 +128,26 @@ TEST_F(ApiServerTest, RoutesTheHistoryViewsWithTheirQuery) {
   EXPECT_EQ(service_.calls(), (std::vector<std::string>{"history alice since=2d step=30m",
                                                         "idle-windows alice since=28d",
                                                         "cost alice"}));
+}
+
+// What `curl -X POST` sends: no body, and no Content-Length either.
+TEST_F(ApiServerTest, APostWithNoBodyAndNoLengthHasAnEmptyBody) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string request = "POST /v1/nodes/spot-0/reclaim HTTP/1.1\r\nHost: x\r\n"
+                              "Authorization: Bearer " + token_ + "\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) reply.append(buf, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  EXPECT_EQ(service_.calls(), (std::vector<std::string>{"reclaim alice spot-0 "}));
 }
 
 TEST(ParseListenTest, HostAndPort) {

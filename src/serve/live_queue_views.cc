@@ -230,7 +230,8 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
         lines.push_back(*backend);
       }
       out["explanation"] = lines;
-      out["expected_start_in_s"] = 0;
+      out["state"] = std::string(JobStateName(job->state));
+      out["expected_start_in_s"] = nullptr;  // it has started
       return out;
     }
     lines.push_back(Needs(spec));
@@ -278,6 +279,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     }
     // Who holds the GPUs it could use.
     std::vector<std::pair<Time, std::string>> holders;
+    bool preemptible_in_the_way = false;  // a preemptible running job of a lower urgency
     for (const auto& [jid, j] : st.jobs) {
       if (!j.IsActive()) continue;
       bool on_usable = false;
@@ -286,9 +288,11 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
         on_usable |= ModelAllowed(spec, ns.gpu_model) && (spec.pool.empty() || ns.pool == spec.pool);
       }
       if (!on_usable) continue;
+      preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
       const Time end = j.EstimatedEnd();
+      const int gpus = j.placement.GpuCount();
       std::string text = "job " + std::to_string(jid) + " (" + jobs_.at(jid).owner + ", " +
-                         std::to_string(j.placement.GpuCount()) + " GPU, " +
+                         std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
                          std::string(UrgencyName(j.spec.urgency)) + ") " +
                          (j.state == JobState::kCheckpointing ? "is checkpointing to make room"
                           : end < kNever ? "ends in about " + FormatDuration(std::max<Time>(0, end - now)) + " by its estimate"
@@ -323,7 +327,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
                       " job(s) are checkpointing to make room for it");
     }
     for (std::string& line : scheduler_->RegionOutlook(id, now)) lines.push_back(std::move(line));
-    if (spec.urgency != Urgency::kLow && st.policy.Has("preempt")) {
+    if (preemptible_in_the_way && st.policy.Has("preempt")) {
       lines.push_back("it may preempt preemptible jobs of a lower urgency");
     }
     // The forecast: running jobs, then the waiting ones up to it, in queue order.

@@ -126,7 +126,11 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
   std::string line = "it has ended: " + std::string(JobStateName(job->state));
   if (!job->reason.empty()) line += " (" + job->reason + ")";
   if (!IsFinished(job->state)) line = "just submitted: the next cycle considers it";
-  return ApiResult::Ok({{"id", id}, {"explanation", {line}}, {"expected_start_in_s", nullptr}});
+  nlohmann::json out = {{"id", id},
+                        {"state", std::string(JobStateName(job->state))},
+                        {"explanation", {line}}};
+  if (IsFinished(job->state)) out["expected_start_in_s"] = nullptr;
+  return ApiResult::Ok(out);
 }
 
 ApiResult QueueService::Log(const Principal& who, int64_t id,
