@@ -2,6 +2,7 @@
 
     python3 tests/docs_examples_test.py --squeeze BUILD/squeeze [--source DIR] [--shared DIR]
                                         [--work DIR] [--only docs/x.md]... [--keep-going]
+                                        [--slurm]
 
 The convention (docs/README.md, "Writing examples"): a fenced block tagged ```console is an
 example. Its lines that start with `$ ` are commands (a trailing backslash continues one onto
@@ -12,7 +13,10 @@ spaces counted as one, and `...` inside a line matching anything. Every command 
 HTML comments right before a fence, `<!-- docs-test: DIRECTIVE [ARGS] -->` (several may
 follow each other, or be joined with ` ; `), change how the block is checked:
 
-    skip REASON      do not run it (a real GPU, Kubernetes, a real Slurm); printed and counted
+    skip REASON      do not run it (a real GPU, Kubernetes, apt-get); printed and counted
+    slurm            it needs the Slurm test clusters (scripts/slurm-clusters.sh): run only with
+                     --slurm (CTest's docs.slurm_examples, under the clusters' fixture), which
+                     runs only such blocks
     fail             every command of the block must exit non-zero
     timeout SECONDS  per command (default 60)
     serve ARGS...    start `squeeze serve --data DIR ARGS` for the rest of the file and export
@@ -64,6 +68,8 @@ class Runner:
         self.passed = 0
         self.commands = 0
         self.skipped = []
+        self.deferred = []  # Slurm blocks, run by --slurm
+        self.slurm = args.slurm
         self.failures = []
 
     def setup_dir(self, name):
@@ -127,6 +133,10 @@ class Runner:
             with open(full, "w", encoding="utf-8") as f:
                 f.write("\n".join(block.body) + "\n")
         if block.lang != "console":
+            return True
+        if (block.directive("slurm") is not None) != self.slurm:
+            if not self.slurm:
+                self.deferred.append(where)
             return True
         reason = block.directive("skip")
         if reason is not None:
@@ -334,12 +344,19 @@ def main():
     ap.add_argument("--work", help="where to make the working directories (default: a temp dir)")
     ap.add_argument("--only", action="append", help="run only this doc (repeatable)")
     ap.add_argument("--keep-going", action="store_true", help="go on after a failure")
+    ap.add_argument("--slurm", action="store_true",
+                    help="run only the blocks marked 'docs-test: slurm' (the Slurm test clusters "
+                         "must be up: exit 77 otherwise)")
     args = ap.parse_args()
 
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(ExtractorTest)
     if not unittest.TextTestRunner(verbosity=0).run(suite).wasSuccessful():
         return 1
 
+    if args.slurm and not slurm_clusters_up():
+        print("the Slurm test clusters are not up (scripts/slurm-clusters.sh start, as root): "
+              "skipped")
+        return 77
     files = doc_files(os.path.abspath(args.source))
     if args.only:
         wanted = {os.path.abspath(os.path.join(args.source, o)) for o in args.only}
@@ -374,9 +391,22 @@ def main():
           f"in {time.time() - started:.0f} s")
     for where, reason in runner.skipped:
         print(f"  skipped {where}: {reason}")
+    if runner.deferred:
+        print(f"  {len(runner.deferred)} Slurm block(s) left to --slurm (docs.slurm_examples): "
+              f"{', '.join(runner.deferred)}")
     if runner.failures:
         print(f"failed: {', '.join(w for w, _ in runner.failures)} (work dir {args.work})")
     return 1 if runner.failures else 0
+
+
+def slurm_clusters_up():
+    """True when the `east` test cluster answers sinfo."""
+    conf = "/tmp/squeeze-slurm/east/etc/slurm.conf"
+    if not os.path.isfile(conf) or shutil.which("sinfo") is None:
+        return False
+    r = subprocess.run(["sinfo", "-h"], env=dict(os.environ, SLURM_CONF=conf),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+    return r.returncode == 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import re
 
 DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+.-]*)(.*)$")
-KNOWN = {"skip", "fail", "timeout", "serve", "file", "write"}
+KNOWN = {"skip", "fail", "timeout", "serve", "file", "write", "slurm"}
 
 
 class DocError(Exception):
