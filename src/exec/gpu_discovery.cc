@@ -9,20 +9,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "exec/nvidia_smi_csv.h"
 #include "exec/nvml_api.h"
 
 namespace squeeze {
 namespace {
-
-std::string_view TrimView(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 template <typename T>
 bool ParseNumber(std::string_view s, T& out) {
@@ -30,21 +21,10 @@ bool ParseNumber(std::string_view s, T& out) {
   return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
 }
 
-std::vector<std::string_view> SplitFields(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = line.find(',', start);
-    out.push_back(TrimView(line.substr(start, comma - start)));
-    if (comma == std::string_view::npos) return out;
-    start = comma + 1;
-  }
-}
-
 }  // namespace
 
 std::string ShortModelName(std::string_view name) {
-  name = TrimView(name);
+  name = TrimCsvField(name);
   for (std::string_view prefix : {"NVIDIA ", "Tesla ", "GeForce "}) {
     if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
   }
@@ -57,18 +37,12 @@ std::string ShortModelName(std::string_view name) {
 
 Result<std::vector<GpuDevice>> ParseNvidiaSmiCsv(std::string_view text) {
   std::vector<GpuDevice> out;
-  int line_no = 0;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    const std::string_view line = TrimView(text.substr(0, nl));
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    ++line_no;
-    if (line.empty()) continue;
-    const std::string where = "nvidia-smi output line " + std::to_string(line_no);
-    const std::vector<std::string_view> f = SplitFields(line);
+  for (const NvidiaSmiCsvLine& l : NvidiaSmiCsvLines(text)) {
+    const std::string where = "nvidia-smi output line " + std::to_string(l.line_no);
+    const std::vector<std::string_view>& f = l.fields;
     if (f.size() != 4) {
       return Status::Error(where + ": expected 4 fields (index, uuid, name, memory.total), got " +
-                           std::to_string(f.size()) + ": '" + std::string(line) + "'");
+                           std::to_string(f.size()) + ": '" + std::string(l.text) + "'");
     }
     GpuDevice d;
     if (!ParseNumber(f[0], d.index) || d.index < 0) {

@@ -3,18 +3,11 @@
 #include <charconv>
 
 #include "exec/command_runner.h"
+#include "exec/nvidia_smi_csv.h"
 #include "exec/nvml_api.h"
 
 namespace squeeze {
 namespace {
-
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool NotAvailable(std::string_view v) { return !v.empty() && v.front() == '['; }
 
@@ -39,24 +32,12 @@ std::vector<std::string> NvidiaSmiUtilizationArgs() {
 
 Result<std::vector<GpuUtilization>> ParseNvidiaSmiUtilizationCsv(std::string_view text) {
   std::vector<GpuUtilization> out;
-  int line_no = 0;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    const std::string_view line = Trim(text.substr(0, nl));
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    ++line_no;
-    if (line.empty()) continue;
-    const std::string where = "nvidia-smi output line " + std::to_string(line_no);
-    std::vector<std::string_view> f;
-    for (size_t start = 0;;) {
-      const size_t comma = line.find(',', start);
-      f.push_back(Trim(line.substr(start, comma - start)));
-      if (comma == std::string_view::npos) break;
-      start = comma + 1;
-    }
+  for (const NvidiaSmiCsvLine& l : NvidiaSmiCsvLines(text)) {
+    const std::string where = "nvidia-smi output line " + std::to_string(l.line_no);
+    const std::vector<std::string_view>& f = l.fields;
     if (f.size() != 3) {
       return Status::Error(where + ": expected 3 fields (index, utilization.gpu, memory.used), got " +
-                           std::to_string(f.size()) + ": '" + std::string(line) + "'");
+                           std::to_string(f.size()) + ": '" + std::string(l.text) + "'");
     }
     GpuUtilization g;
     auto [ptr, ec] = std::from_chars(f[0].data(), f[0].data() + f[0].size(), g.index);
@@ -89,7 +70,7 @@ Result<std::vector<GpuUtilization>> SampleWithNvidiaSmi(const std::string& binar
   }
   if (run->exit_code != 0) {
     return Status::Error("nvidia-smi: '" + binary + "' exited with status " +
-                         std::to_string(run->exit_code) + ": " + std::string(Trim(run->err)));
+                         std::to_string(run->exit_code) + ": " + std::string(TrimCsvField(run->err)));
   }
   return ParseNvidiaSmiUtilizationCsv(run->out);
 }

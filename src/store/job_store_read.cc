@@ -139,20 +139,29 @@ Result<std::map<JobState, int64_t>> JobStore::CountByState() {
   return counts;
 }
 
+namespace {
+
+// The rows of a bound "SELECT seq, job_id, at, kind, text FROM events ..." statement.
+Result<std::vector<JobEvent>> EventRows(SqliteStmt& stmt) {
+  std::vector<JobEvent> events;
+  while (true) {
+    auto row = stmt.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    events.push_back({stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), stmt.Text(4)});
+  }
+  return events;
+}
+
+}  // namespace
+
 Result<std::vector<JobEvent>> JobStore::Events(JobId id) {
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(
       "SELECT seq, job_id, at, kind, text FROM events WHERE job_id=?1 ORDER BY seq");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
-  std::vector<JobEvent> events;
-  while (true) {
-    auto row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Int(2), stmt->Text(3), stmt->Text(4)});
-  }
-  return events;
+  return EventRows(*stmt);
 }
 
 Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
@@ -167,14 +176,7 @@ Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, from);
   stmt->Bind(2, to);
-  std::vector<JobEvent> events;
-  while (true) {
-    auto row = stmt->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Int(2), stmt->Text(3), stmt->Text(4)});
-  }
-  return events;
+  return EventRows(*stmt);
 }
 
 }  // namespace squeeze
