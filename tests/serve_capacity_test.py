@@ -152,11 +152,27 @@ def case_reclaim(squeeze, source, h):
     time.sleep(2)
     check(d.job(job)["state"] == "pending", f"job {job} should wait while spot-0 is away")
 
+    # A restart of the daemon keeps the node reclaimed and its history.
+    check(d.stop() == 0, "the daemon stops")
+    d.start()
+    env["SQUEEZE_URL"] = d.url
+    spot = node(d, "spot-0")
+    check(spot["available"] is False and "reclaimed" in spot,
+          f"spot-0 should still be reclaimed after a restart: {spot}")
+    check("spot-0 is still reclaimed" in d.log_text(), "the daemon says so at start")
+    reclaims = [p for p in d.call("GET", "/v1/pools")[1]["pools"] if p["name"] == "spot"][0]
+    reclaims = reclaims["spot"]["reclaims"]
+    check(len(reclaims) == 1 and reclaims[0]["node"] == "spot-0" and
+          reclaims[0]["returned_at"] is None, f"the reclaim history after a restart: {reclaims}")
+
     # The stubborn job is cancelled; the node comes back; the trainer resumes there.
     check(d.call("POST", f"/v1/jobs/{stubborn}/cancel")[0] == 200, "cancel the stubborn job")
     out = cli("node-return", "spot-0").stdout
     check("takes jobs again" in out, f"squeeze node-return: {out}")
     check(node(d, "spot-0")["available"], "spot-0 should be available after its return")
+    reclaims = [p for p in d.call("GET", "/v1/pools")[1]["pools"] if p["name"] == "spot"][0]
+    check(reclaims["spot"]["reclaims"][0]["returned_at"] is not None,
+          f"the return in the reclaim history: {reclaims}")
     done = d.wait_state(job, ["done", "failed"], timeout=60)
     check(done["state"] == "done", f"job {job}: {done}")
     second = log_of(d, job, 2)

@@ -231,6 +231,8 @@ class LiveQueue {
   // The last kReclaimLogSize reclaims since the daemon started, oldest first (GET /v1/pools).
   static constexpr size_t kReclaimLogSize = 200;
   std::deque<ReclaimRecord> reclaim_log_;
+  // At Recover: the reclaims and returns the store holds, and the nodes still reclaimed.
+  void RestoreReclaims(Time now);
   HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
 
   mutable std::mutex inbox_mu_;

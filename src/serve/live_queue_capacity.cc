@@ -3,6 +3,7 @@
 // also carries every GPU's utilization for held-but-idle runs), and
 // what a run placed on such capacity is told in its environment.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -51,6 +52,9 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
   reclaimed_[node] = {now, now + w};
   reclaim_log_.push_back({node, now, now + w, std::nullopt});
   if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
+  if (Status s = store_.AppendNodeEvent(now, name, "reclaim", std::to_string(now + w)); !s.ok()) {
+    Log("node " + name + ": the reclaim is not stored (a restart would forget it): " + s.message());
+  }
   nlohmann::json jobs = nlohmann::json::array();
   for (JobId id : scheduler_->state().node_jobs[node]) jobs.push_back(id);
   Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
@@ -75,6 +79,9 @@ ApiResult LiveQueue::Return(const std::string& name, Time now) {
     if (r->node != node) continue;
     if (!r->returned_at) r->returned_at = now;
     break;
+  }
+  if (Status s = store_.AppendNodeEvent(now, name, "return", ""); !s.ok()) {
+    Log("node " + name + ": the return is not stored: " + s.message());
   }
   Log("node " + name + " is back and takes jobs again");
   return ApiResult::Ok({{"node", name}, {"state", "available"}});
@@ -158,6 +165,46 @@ void LiveQueue::AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_
       pinned += (pinned.empty() ? "" : ",") + std::to_string(i) + "=" + std::to_string(limit) + "M";
     }
     request.env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = pinned;
+  }
+}
+
+void LiveQueue::RestoreReclaims(Time now) {
+  auto events = store_.NodeEvents(4 * static_cast<int64_t>(kReclaimLogSize));
+  if (!events.ok()) {
+    Log("the spot reclaims are not read back: " + events.status().message());
+    return;
+  }
+  for (const NodeEvent& e : *events) {
+    const int node = NodeIndex(e.node);
+    if (node < 0) continue;  // not in the cluster file any more
+    if (e.kind == "reclaim") {
+      Time leave_by = e.at;
+      std::from_chars(e.text.data(), e.text.data() + e.text.size(), leave_by);
+      reclaim_log_.push_back({node, e.at, leave_by, std::nullopt});
+      if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
+      reclaimed_[node] = {e.at, leave_by};
+    } else if (e.kind == "return") {
+      for (auto r = reclaim_log_.rbegin(); r != reclaim_log_.rend(); ++r) {
+        if (r->node != node) continue;
+        if (!r->returned_at) r->returned_at = e.at;
+        break;
+      }
+      reclaimed_.erase(node);
+    }
+  }
+  // A node still reclaimed when the daemon stopped stays so: it takes no job, and what runs
+  // there leaves by the time it was told (at once when that has passed).
+  for (auto it = reclaimed_.begin(); it != reclaimed_.end();) {
+    const std::string& name = scheduler_->cluster().spec().nodes[it->first].name;
+    if (Status s = scheduler_->Reclaimed(it->first, now, std::max<Time>(0, it->second.leave_by - now));
+        !s.ok()) {
+      Log("node " + name + " was reclaimed before the restart, but: " + s.message());
+      it = reclaimed_.erase(it);
+      continue;
+    }
+    Log("node " + name + " is still reclaimed (since " + FormatDateTime(it->second.at) +
+        "), as before the restart");
+    ++it;
   }
 }
 

@@ -103,6 +103,7 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
         (entry.first.backend_id.empty() ? "" : " (Slurm job " + entry.first.backend_id + ")"));
   }
   for (const auto& [id, exit] : ended) OnExit(id, exit, now);
+  RestoreReclaims(now);
   return summary;
 }
 

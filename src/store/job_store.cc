@@ -43,6 +43,15 @@ CREATE TABLE events (
 CREATE INDEX events_by_job ON events(job_id, seq);
 )sql";
 
+constexpr const char* kNodeEventsTable = R"sql(
+CREATE TABLE IF NOT EXISTS node_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL);
+)sql";
+
 constexpr const char* kMigrate1To2 = R"sql(
 ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN not_before INTEGER;
@@ -133,6 +142,10 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
     return s.WithContext("opening job store");
   }
   if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
+  // Not part of the versioned schema: an older squeeze leaves it alone.
+  if (Status s = (*writer)->Exec(kNodeEventsTable); !s.ok()) {
+    return s.WithContext("opening job store");
+  }
   auto reader = SqliteDb::Open(path);
   if (!reader.ok()) return reader.status();
   if (Status s = (*reader)->Exec("PRAGMA query_only=1"); !s.ok()) return s;
@@ -314,6 +327,19 @@ Status JobStore::AppendEvent(JobId id, Time at, const std::string& kind,
                              const std::string& text) {
   return Update(
       id, "UPDATE jobs SET id=id WHERE id=?1", [](SqliteStmt&) {}, at, kind, text);
+}
+
+Status JobStore::AppendNodeEvent(Time at, const std::string& node, const std::string& kind,
+                                 const std::string& text) {
+  std::lock_guard lock(write_mu_);
+  auto stmt =
+      writer_->Prepare("INSERT INTO node_events(at, node, kind, text) VALUES (?1,?2,?3,?4)");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, at);
+  stmt->Bind(2, node);
+  stmt->Bind(3, kind);
+  stmt->Bind(4, text);
+  return stmt->Run();
 }
 
 }  // namespace squeeze

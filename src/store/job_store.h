@@ -74,6 +74,11 @@ class JobStore {
   Status RecordRunEnd(JobId id, const RunEnd& end, Time now);
   Status RecordPreemption(JobId id, Time now);
   Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);
+  // The nodes' history (table node_events, added to any store at open).
+  Status AppendNodeEvent(Time at, const std::string& node, const std::string& kind,
+                         const std::string& text);
+  // The last `limit` node events, oldest first.
+  Result<std::vector<NodeEvent>> NodeEvents(int64_t limit);
 
   Result<StoredJob> Get(JobId id);
   Result<std::vector<StoredJob>> List(const ListFilter& filter);

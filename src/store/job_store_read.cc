@@ -179,4 +179,21 @@ Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
   return EventRows(*stmt);
 }
 
+Result<std::vector<NodeEvent>> JobStore::NodeEvents(int64_t limit) {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(
+      "SELECT seq, at, node, kind, text FROM (SELECT * FROM node_events ORDER BY seq DESC "
+      "LIMIT ?1) ORDER BY seq");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, limit);
+  std::vector<NodeEvent> events;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Text(2), stmt->Text(3), stmt->Text(4)});
+  }
+  return events;
+}
+
 }  // namespace squeeze

@@ -218,6 +218,27 @@ TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
   EXPECT_EQ((*events)[3].text, "attempt 1 on GPUs [3]");
 }
 
+TEST(JobStoreTest, NodeEventsKeepTheirOrderAndSurviveAReopen) {
+  TempDir dir;
+  {
+    auto store = MustOpen(dir.path());
+    ASSERT_TRUE(store->AppendNodeEvent(100, "spot-0", "reclaim", "130").ok());
+    ASSERT_TRUE(store->AppendNodeEvent(200, "spot-0", "return", "").ok());
+    ASSERT_TRUE(store->AppendNodeEvent(300, "spot-1", "reclaim", "330").ok());
+  }
+  auto store = MustOpen(dir.path());
+  auto all = store->NodeEvents(10);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0], (NodeEvent{1, 100, "spot-0", "reclaim", "130"}));
+  EXPECT_EQ((*all)[2].node, "spot-1");
+  auto last = store->NodeEvents(2);  // the last two, oldest first
+  ASSERT_TRUE(last.ok());
+  ASSERT_EQ(last->size(), 2u);
+  EXPECT_EQ((*last)[0].kind, "return");
+  EXPECT_EQ((*last)[1].at, 300);
+}
+
 TEST(JobStoreTest, UpdatesOfUnknownJobFail) {
   TempDir dir;
   auto store = MustOpen(dir.path());

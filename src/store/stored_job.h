@@ -32,6 +32,17 @@ struct StoredJob {
 };
 
 // One line of a job's history, append-only.
+// What happened to a node (not to a job): a spot node reclaimed ("reclaim", text the unix time
+// its jobs must be gone by) or back ("return").
+struct NodeEvent {
+  int64_t seq = 0;
+  Time at = 0;
+  std::string node;
+  std::string kind;
+  std::string text;
+  bool operator==(const NodeEvent&) const = default;
+};
+
 struct JobEvent {
   int64_t seq = 0;  // store-wide order
   JobId job = 0;

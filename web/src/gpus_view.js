@@ -1,7 +1,7 @@
 // The GPUs: every pool (kind, region, free GPUs, spot warning, co-location cap), every node
 // and GPU with the jobs on it, how much of each GPU is given to jobs, its latest utilization
 // reading and the inference load of colocated GPUs (also as a chart), the spot pools' reclaims
-// since the daemon started, and the jobs holding GPUs they leave idle.
+// (the last 200, kept across restarts), and the jobs holding GPUs they leave idle.
 import { get, metric } from './api.js';
 import { canvasIn, draw } from './charts.js';
 import { duration, esc, percent, time } from './format.js';
@@ -92,7 +92,7 @@ export function gpusView() {
       `Spot reclaims since the daemon started: ${reclaims ?? 'unknown'}` +
       (now.length ? `; now: ${now.join(', ')}` : '; no spot node is reclaimed now');
     root.querySelector('#reclaim-log tbody').innerHTML = reclaimRows(pools) ||
-      '<tr><td colspan="5" class="na">no reclaim since the daemon started</td></tr>';
+      '<tr><td colspan="5" class="na">no reclaim yet</td></tr>';
     root.querySelector('#nodes tbody').innerHTML = nodes.nodes.map((n) => gpuRows(n, jobsById)).join('');
     const labels = []; const used = []; const load = []; const util = [];
     for (const n of nodes.nodes) {
