@@ -61,7 +61,7 @@ CommandRun RegisterServe(CLI::App& app) {
     app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
   }
   app.add_option("--held-idle-threshold", o->queue.held_idle.threshold,
-                 "The utilization (0..1, from telemetry) below which a job's GPU counts as idle "
+                 "The utilization (0..1, sampled or from telemetry) below which a job's GPU counts as idle "
                  "(default 0.1)")
       ->check(CLI::Range(0.0, 1.0));
   auto fsync = std::make_shared<std::string>("full");
