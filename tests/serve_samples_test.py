@@ -190,7 +190,11 @@ def case_history(squeeze, source, h):
     # Broken queries name the field and the value.
     expect_error(d, "GET", "/v1/history?since=soon", 400, ["since", "soon"])
     expect_error(d, "GET", "/v1/history?step=5s", 400, ["step", "5s"])
-    expect_error(d, "GET", "/v1/cost?sinse=1d", 400, ["sinse"])
+    expect_error(d, "GET", "/v1/cost?sinse=1d", 400, ["sinse", "did you mean 'since'"])
+    # The cost and the idle windows are not drawn over time: a long range is fine.
+    for path in ("/v1/cost?since=400d", "/v1/idle-windows?since=400d"):
+        status, body = d.call("GET", path)
+        check(status == 200, f"{path}: {status} {body}")
     expect_error(d, "GET", "/v1/idle-windows?threshold=2", 400, ["threshold", "2"])
 
 

@@ -55,17 +55,24 @@ std::vector<RunSpan> RunSpansFromEvents(const std::vector<JobEvent>& events, Tim
   return runs;
 }
 
+Result<Time> ParseSince(const std::map<std::string, std::string>& query, Time default_since) {
+  const auto it = query.find("since");
+  if (it == query.end()) return default_since;
+  auto d = ParseDuration(it->second);
+  if (!d.ok() || *d <= 0) {
+    return Status::Error("since: '" + it->second + "' is not a positive duration (7d, 12h, 90m)");
+  }
+  return *d;
+}
+
+HistoryRange RangeSince(Time now, Time since) { return {now + 1 - since, now + 1, since}; }
+
 Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>& query, Time now,
                                        Time default_since) {
   HistoryRange r;
-  Time since = default_since;
-  if (auto it = query.find("since"); it != query.end()) {
-    auto d = ParseDuration(it->second);
-    if (!d.ok() || *d <= 0) {
-      return Status::Error("since: '" + it->second + "' is not a positive duration (7d, 12h, 90m)");
-    }
-    since = *d;
-  }
+  auto parsed = ParseSince(query, default_since);
+  if (!parsed.ok()) return parsed.status();
+  const Time since = *parsed;
   if (auto it = query.find("step"); it != query.end()) {
     auto d = ParseDuration(it->second);
     if (!d.ok() || *d < kMinHistoryStep) {

@@ -41,6 +41,13 @@ struct HistoryRange {
 
 constexpr int kMaxHistoryPoints = 2000;
 
+// The query's `since`: a positive duration back from now (default `default_since`). Errors name
+// the field and the value.
+Result<Time> ParseSince(const std::map<std::string, std::string>& query, Time default_since);
+// [now + 1 - since, now + 1) as one step: the range of a view that is not drawn over time (the cost,
+// the idle windows).
+HistoryRange RangeSince(Time now, Time since);
+
 // From the query's `since` (a duration back from now, default `default_since`) and `step`
 // (default 1h, at least 1 minute, at most kMaxHistoryPoints steps). `from` is rounded down to
 // a whole step; `to` is now + 1 (the range is [from, to), so the current second counts).

@@ -93,6 +93,17 @@ TEST(HistoryRangeTest, DefaultsRoundingAndErrorsThatNameTheField) {
   EXPECT_NE(many.status().message().find("more than 2000 points"), std::string::npos);
 }
 
+TEST(HistoryRangeTest, SinceAloneForViewsNotDrawnOverTime) {
+  auto since = ParseSince({{"since", "400d"}}, 0);  // no step: no limit on the points
+  ASSERT_TRUE(since.ok());
+  EXPECT_EQ(*since, 400 * 86400);
+  EXPECT_EQ(*ParseSince({}, 3600), 3600);
+  EXPECT_FALSE(ParseSince({{"since", "-1h"}}, 3600).ok());
+  const HistoryRange r = RangeSince(100000, 3000);
+  EXPECT_EQ(r.from, 97001);  // `since` long, ending with the current second; not rounded
+  EXPECT_EQ(r.to, 100001);
+}
+
 TEST(IdleWindowsJsonTest, HeatmapPerGpuAndTheWindowsAsText) {
   // Two weeks from Monday 2026-11-02 00:00 UTC; GPU 0 idle Mon 01:00-03:00, busy otherwise.
   const Time monday = 1793577600;

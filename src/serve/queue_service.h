@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/live_queue.h"
 #include "store/gpu_sample_store.h"
@@ -48,6 +49,9 @@ class QueueService : public JobService {
   ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
  private:
+  // The stored GPU samples in `range`; none when samples are not kept.
+  Result<std::vector<GpuSample>> SamplesIn(const HistoryRange& range);
+
   const std::string data_dir_;
   JobStore& store_;
   LiveQueue& queue_;

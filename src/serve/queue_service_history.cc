@@ -13,19 +13,25 @@ constexpr Time kDefaultHistorySince = 7 * 86400;
 constexpr Time kDefaultIdleSince = 28 * 86400;
 constexpr Time kDefaultCostSince = 30 * 86400;
 
-// A 400 for a query parameter other than `allowed` (a typo would otherwise be ignored).
+// A 400 for a query parameter other than `allowed` (a typo would otherwise be ignored), with
+// the nearest known name.
 std::optional<ApiResult> UnknownParameter(const std::map<std::string, std::string>& query,
-                                          const std::vector<std::string>& allowed) {
+                                          const std::vector<std::string_view>& allowed) {
   for (const auto& [key, value] : query) {
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    std::string names;
-    for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
-    return ApiResult::Fail(400, "unknown query parameter '" + key + "' (" + names + ")");
+    auto near = NearestName(key, allowed);
+    return ApiResult::Fail(400, "unknown query parameter '" + key + "'" +
+                                    (near ? " (did you mean '" + *near + "'?)" : ""));
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+Result<std::vector<GpuSample>> QueueService::SamplesIn(const HistoryRange& range) {
+  if (samples_ == nullptr) return std::vector<GpuSample>{};
+  return samples_->Read(range.from, range.to);
+}
 
 ApiResult QueueService::History(const Principal&, const std::map<std::string, std::string>& query) {
   if (auto bad = UnknownParameter(query, {"since", "step"})) return *bad;
@@ -33,33 +39,29 @@ ApiResult QueueService::History(const Principal&, const std::map<std::string, st
   if (!range.ok()) return ApiResult::Fail(400, range.status().message());
   auto events = store_.RunEvents(range->from, range->to);
   if (!events.ok()) return ApiResult::Fail(500, events.status().message());
-  std::vector<GpuSample> samples;
-  if (samples_ != nullptr) {
-    auto read = samples_->Read(range->from, range->to);
-    if (!read.ok()) return ApiResult::Fail(500, read.status().message());
-    samples = std::move(*read);
-  }
-  return ApiResult::Ok(HistoryJson(RunSpansFromEvents(*events, range->to), samples, *range,
+  auto samples = SamplesIn(*range);
+  if (!samples.ok()) return ApiResult::Fail(500, samples.status().message());
+  return ApiResult::Ok(HistoryJson(RunSpansFromEvents(*events, range->to), *samples, *range,
                                    queue_.GpuCount()));
 }
 
 ApiResult QueueService::Cost(const Principal&, const std::map<std::string, std::string>& query) {
   if (auto bad = UnknownParameter(query, {"since"})) return *bad;
-  auto range = ParseHistoryRange(query, clock_(), kDefaultCostSince);
-  if (!range.ok()) return ApiResult::Fail(400, range.status().message());
-  range->from = range->to - (query.count("since") ? *ParseDuration(query.at("since"))
-                                                  : kDefaultCostSince);
-  auto events = store_.RunEvents(range->from, range->to);
+  auto since = ParseSince(query, kDefaultCostSince);
+  if (!since.ok()) return ApiResult::Fail(400, since.status().message());
+  const HistoryRange range = RangeSince(clock_(), *since);
+  auto events = store_.RunEvents(range.from, range.to);
   if (!events.ok()) return ApiResult::Fail(500, events.status().message());
   return ApiResult::Ok(
-      CostJson(RunSpansFromEvents(*events, range->to), queue_.PoolPrices(), *range));
+      CostJson(RunSpansFromEvents(*events, range.to), queue_.PoolPrices(), range));
 }
 
 ApiResult QueueService::IdleWindows(const Principal&,
                                     const std::map<std::string, std::string>& query) {
   if (auto bad = UnknownParameter(query, {"since", "threshold"})) return *bad;
-  auto range = ParseHistoryRange(query, clock_(), kDefaultIdleSince);
-  if (!range.ok()) return ApiResult::Fail(400, range.status().message());
+  auto since = ParseSince(query, kDefaultIdleSince);
+  if (!since.ok()) return ApiResult::Fail(400, since.status().message());
+  const HistoryRange range = RangeSince(clock_(), *since);
   IdleOptions options;
   if (auto it = query.find("threshold"); it != query.end()) {
     auto v = ParseDouble(it->second);
@@ -68,21 +70,18 @@ ApiResult QueueService::IdleWindows(const Principal&,
     }
     options.threshold = *v;
   }
-  std::vector<GpuSample> samples;
-  if (samples_ != nullptr) {
-    auto read = samples_->Read(range->from, range->to);
-    if (!read.ok()) return ApiResult::Fail(500, read.status().message());
-    samples = std::move(*read);
+  auto samples = SamplesIn(range);
+  if (!samples.ok()) return ApiResult::Fail(500, samples.status().message());
+  if (samples->empty()) {
+    return ApiResult::Ok({{"from", range.from}, {"to", range.to}, {"threshold", options.threshold},
+                          {"weeks", 0}, {"gpus", nlohmann::json::array()},
+                          {"windows", nlohmann::json::array()}});
   }
-  nlohmann::json empty = {{"from", range->from}, {"to", range->to},
-                          {"threshold", options.threshold}, {"weeks", 0},
-                          {"gpus", nlohmann::json::array()}, {"windows", nlohmann::json::array()}};
-  if (samples.empty()) return ApiResult::Ok(empty);
   std::map<std::string, std::string> pool_of_node = queue_.PoolOfNode();
-  for (const GpuSample& s : samples) pool_of_node.emplace(s.node, "(not in the cluster file)");
-  auto analysis = AnalyseIdle(samples, options, pool_of_node);
+  for (const GpuSample& s : *samples) pool_of_node.emplace(s.node, "(not in the cluster file)");
+  auto analysis = AnalyseIdle(*samples, options, pool_of_node);
   if (!analysis.ok()) return ApiResult::Fail(500, analysis.status().message());
-  return ApiResult::Ok(IdleWindowsJson(*analysis, range->from, range->to));
+  return ApiResult::Ok(IdleWindowsJson(*analysis, range.from, range.to));
 }
 
 }  // namespace squeeze
