@@ -5,9 +5,11 @@
 #               of extra capacity must lower the mean queueing delay, both more than either,
 #               and no training may overstay a GPU inference needs (inference_violations 0).
 #   spot_aware  philly-half-spot-aware.yaml: naive against squeeze's spot use at mean
-#               reclaim intervals of 2 h, 6 h and 24 h: squeeze must lose less work each time,
-#               bring runs home, and without the 12-h rule also give jobs of 12 h or more a
-#               lower mean JCT.
+#               reclaim intervals of 2 h, 6 h and 24 h: with asynchronous checkpoints squeeze
+#               (its defaults, the 12-h/5-min rule included) must lose less work each time,
+#               give jobs of 12 h or more a lower mean JCT, bring runs home and ask long jobs
+#               for 5-min checkpoints; with synchronous ones it must still lose less work and
+#               never ask for 5-min checkpoints that would take 29% of a job's time.
 #   idle_nights philly-half-idle-nights.yaml (issue 7): 100 GPUs another team leaves idle at
 #               night, used in their predicted idle windows: low-urgency jobs wait less than
 #               without them, urgent ones no more, and the team gets its GPUs back from
@@ -31,7 +33,9 @@ case "$CASE" in
               VARIANTS=owned-only,+coloc,+spot,+both,+dedicated,+shared-dedicated ;;
   spot_aware) SCENARIO=philly-half-spot-aware.yaml
               VARIANTS=2h-naive,2h-aware,2h-aware-norule,6h-naive,6h-aware,6h-aware-norule
-              VARIANTS+=,24h-naive,24h-aware,24h-aware-norule ;;
+              VARIANTS+=,24h-naive,24h-aware,24h-aware-norule
+              VARIANTS+=,2h-naive-sync,2h-aware-sync,6h-naive-sync,6h-aware-sync
+              VARIANTS+=,24h-naive-sync,24h-aware-sync ;;
   idle_nights) SCENARIO=philly-half-idle-nights.yaml VARIANTS=owned-only,reactive,windows ;;
   *) echo "unknown case $CASE"; exit 2 ;;
 esac
@@ -88,23 +92,36 @@ elif case == "idle_nights":
     check(win["inference_evictions"] < react["inference_evictions"],
           "windows: the owner takes GPUs back from training less often than with reactive use")
 else:
+    def line(m, kind, naive, aware):
+        nl, al = naive["by_length"][">=12h"], aware["by_length"][">=12h"]
+        print(f"{m:>3} {kind:12}: lost {naive['lost_gpu_hours']:7.0f} -> {aware['lost_gpu_hours']:7.0f} GPU-h, "
+              f"cost {naive['cost']:7.0f} -> {aware['cost']:7.0f}, mean JCT {naive['avg_jct_s']:.0f} -> "
+              f"{aware['avg_jct_s']:.0f} s, jobs >= 12 h: JCT {nl['avg_jct_s']:.0f} -> {al['avg_jct_s']:.0f} s, "
+              f"{aware['returned_home']} runs moved home, long jobs on spot: {aware['spot_long_bridges']} "
+              f"bridging, {aware['spot_long_every']} checkpointing every 5 min")
     for m in ("2h", "6h", "24h"):
         naive = runs[f"{m}-naive"]
         nl = naive["by_length"][">=12h"]
         for kind in ("aware", "aware-norule"):
             aware = runs[f"{m}-{kind}"]
-            al = aware["by_length"][">=12h"]
-            print(f"{m:>3} {kind:12}: lost {naive['lost_gpu_hours']:7.0f} -> {aware['lost_gpu_hours']:7.0f} GPU-h, "
-                  f"cost {naive['cost']:7.0f} -> {aware['cost']:7.0f}, mean JCT {naive['avg_jct_s']:.0f} -> "
-                  f"{aware['avg_jct_s']:.0f} s, jobs >= 12 h: JCT {nl['avg_jct_s']:.0f} -> {al['avg_jct_s']:.0f} s, "
-                  f"{aware['returned_home']} runs moved home")
+            line(m, kind, naive, aware)
             check(aware["lost_gpu_hours"] < naive["lost_gpu_hours"],
                   f"{m} {kind}: squeeze's spot use loses less work than naive use")
+            check(aware["by_length"][">=12h"]["avg_jct_s"] < nl["avg_jct_s"],
+                  f"{m} {kind}: jobs of 12 h or more finish sooner on average than with naive use")
             check(aware["reclaims"] == naive["reclaims"], f"{m} {kind}: both saw the same seeded reclaims")
             check(aware["returned_home"] > 0, f"{m} {kind}: runs on spot come home when there is room")
         check(naive["returned_home"] == 0, f"{m}: naive use never brings a run home")
-        norule = runs[f"{m}-aware-norule"]["by_length"][">=12h"]
-        check(norule["avg_jct_s"] < nl["avg_jct_s"],
-              f"{m} aware-norule: jobs of 12 h or more finish sooner on average than with naive use")
+        check(runs[f"{m}-aware"]["spot_long_every"] > 0,
+              f"{m} aware: long jobs go to spot checkpointing every 5 min, as the rule asks")
+        check(runs[f"{m}-aware-norule"]["spot_long_every"] == 0,
+              f"{m} aware-norule: without the rule no job is asked for 5-min checkpoints")
+        naive, aware = runs[f"{m}-naive-sync"], runs[f"{m}-aware-sync"]
+        line(m, "aware-sync", naive, aware)
+        check(aware["lost_gpu_hours"] < naive["lost_gpu_hours"],
+              f"{m} synchronous checkpoints: squeeze's spot use loses less work than naive use")
+        check(aware["spot_long_every"] == 0 and aware["spot_long_bridges"] > 0,
+              f"{m} synchronous checkpoints: long jobs only bridge their wait on spot, never "
+              "asked for 5-min checkpoints that take 29% of their time")
 sys.exit(0 if ok else 1)
 PY

@@ -30,14 +30,14 @@ RESULT_KEYS = [
     "policy", "jobs", "avg_queue_s", "p50_queue_s", "p95_queue_s", "p99_queue_s",
     "avg_jct_s", "avg_bounded_slowdown", "gpu_utilization", "preemptions", "slice_yields",
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
-    "spot_starts", "colocated_starts", "reclaims", "inference_evictions", "inference_violations",
-    "returned_home", "cost", "pool_use",
+    "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
+    "inference_evictions", "inference_violations", "returned_home", "cost", "pool_use",
     "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "by_urgency", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "wall_s", "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",
-            "spot_starts", "colocated_starts", "reclaims", "inference_evictions", "inference_violations",
-            "returned_home", "makespan_s", "deadlines", "deadline_misses", "rejected"}
+            "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
+            "inference_evictions", "inference_violations", "returned_home", "makespan_s", "deadlines", "deadline_misses", "rejected"}
 POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
 # A --scenario report (FormatScenarioJson): the variants hold results of RESULT_KEYS.
 SCENARIO_KEYS = ["scenario", "trace", "variants"]

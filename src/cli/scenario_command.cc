@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -19,7 +20,7 @@
 namespace squeeze {
 namespace {
 
-using TraceKey = std::tuple<bool, bool, Time, double, double>;
+using TraceKey = std::tuple<bool, bool, Time, std::optional<Time>, double, double>;
 
 // A variant ready to run: the inputs are owned by ScenarioInputs.
 struct PreparedVariant {
@@ -41,10 +42,12 @@ class ScenarioInputs {
     read.default_preemptible = a.preemptible.value_or(read.default_preemptible);
     read.default_checkpointable = a.checkpointable.value_or(read.default_checkpointable);
     read.default_checkpoint_cost = a.checkpoint_cost.value_or(read.default_checkpoint_cost);
+    if (a.checkpoint_stall) read.default_checkpoint_stall = a.checkpoint_stall;
     read.default_data_gb = a.data_gb.value_or(read.default_data_gb);
     read.urgent_share = a.urgent_share.value_or(read.urgent_share);
     const TraceKey key{read.default_preemptible, read.default_checkpointable,
-                       read.default_checkpoint_cost, read.default_data_gb, read.urgent_share};
+                       read.default_checkpoint_cost, read.default_checkpoint_stall,
+                       read.default_data_gb, read.urgent_share};
     auto it = traces_.find(key);
     if (it == traces_.end()) {
       Result<Trace> trace = LoadReplayTrace(path, read);

@@ -42,6 +42,7 @@ struct SimulateFlags {
   double assume_urgent_share = 0;
   bool assume_checkpointable = true;
   std::string assume_checkpoint_cost;
+  std::string assume_checkpoint_stall;
   std::string inference_load;
   std::string reclaim_trace;
   bool quiet = false;
@@ -103,6 +104,11 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
     Result<Time> cost = ParseDuration(f.assume_checkpoint_cost);
     if (!cost.ok()) return cost.status().WithContext("--assume-checkpoint-cost");
     read.default_checkpoint_cost = *cost;
+  }
+  if (!f.assume_checkpoint_stall.empty()) {
+    Result<Time> stall = ParseDuration(f.assume_checkpoint_stall);
+    if (!stall.ok()) return stall.status().WithContext("--assume-checkpoint-stall");
+    read.default_checkpoint_stall = *stall;
   }
   return read;
 }
@@ -238,6 +244,11 @@ CommandRun RegisterSimulate(CLI::App& app) {
       app.add_option("--assume-checkpoint-cost", f->assume_checkpoint_cost,
                      "Seconds a checkpoint takes for jobs a trace gives no checkpoint_cost for "
                      "(a duration such as 60 or 1m; default 0)"));
+  in_scenario.push_back(
+      app.add_option("--assume-checkpoint-stall", f->assume_checkpoint_stall,
+                     "Asynchronous checkpoints for jobs a trace gives no checkpoint_stall for: "
+                     "seconds a periodic checkpoint pauses training, its save going on in the "
+                     "background (default: none, the whole checkpoint_cost pauses it)"));
   in_scenario.push_back(
       app.add_option("--assume-urgent-share", f->assume_urgent_share,
                      "For traces that give no urgency (Philly, openb): this share of the jobs, "

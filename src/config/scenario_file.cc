@@ -31,7 +31,7 @@ constexpr std::string_view kRootKeys[] = {"name",   "trace",          "policy", 
 constexpr std::string_view kVariantKeys[] = {"name",   "cluster",        "policy", "seed",
                                              "assume", "inference_load", "reclaim_trace", "set"};
 constexpr std::string_view kAssumeKeys[] = {"preemptible", "checkpointable", "checkpoint_cost",
-                                            "data_gb", "urgent_share"};
+                                            "checkpoint_stall", "data_gb", "urgent_share"};
 
 std::optional<bool> ParseBool(std::string_view text) {
   std::string s(Trim(text));
@@ -182,15 +182,17 @@ Status ScenarioReader::ReadAssume(const Field& field, const std::string& path,
     }
     (key == "preemptible" ? out.preemptible : out.checkpointable) = *b;
   }
-  if (const auto it = f.find("checkpoint_cost"); it != f.end()) {
-    Result<std::string> text = Text(it->second, Child(path, "checkpoint_cost"));
+  for (std::string_view key : {"checkpoint_cost", "checkpoint_stall"}) {
+    const auto it = f.find(key);
+    if (it == f.end()) continue;
+    Result<std::string> text = Text(it->second, Child(path, key));
     if (!text.ok()) return text.status();
     Result<Time> d = ParseDuration(Trim(*text));
     if (!d.ok()) {
-      return Error(it->second.At(), Child(path, "checkpoint_cost"),
+      return Error(it->second.At(), Child(path, key),
                    "value '" + *text + "' is not a duration (such as 60, 90s, 5m)");
     }
-    out.checkpoint_cost = *d;
+    (key == "checkpoint_cost" ? out.checkpoint_cost : out.checkpoint_stall) = *d;
   }
   if (const auto it = f.find("data_gb"); it != f.end()) {
     Result<std::string> text = Text(it->second, Child(path, "data_gb"));
@@ -334,6 +336,7 @@ ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant&
   if (own.assume.preemptible) out.assume.preemptible = own.assume.preemptible;
   if (own.assume.checkpointable) out.assume.checkpointable = own.assume.checkpointable;
   if (own.assume.checkpoint_cost) out.assume.checkpoint_cost = own.assume.checkpoint_cost;
+  if (own.assume.checkpoint_stall) out.assume.checkpoint_stall = own.assume.checkpoint_stall;
   if (own.assume.data_gb) out.assume.data_gb = own.assume.data_gb;
   if (own.assume.urgent_share) out.assume.urgent_share = own.assume.urgent_share;
   return out;

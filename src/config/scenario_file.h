@@ -23,6 +23,7 @@ struct ScenarioAssume {
   std::optional<bool> preemptible;
   std::optional<bool> checkpointable;
   std::optional<Time> checkpoint_cost;
+  std::optional<Time> checkpoint_stall;
   std::optional<double> data_gb;
   std::optional<double> urgent_share;
 };

@@ -45,7 +45,7 @@ constexpr char kFull[] = R"(name: coloc
 trace: t.csv
 policy: squeeze
 seed: 7
-assume: {preemptible: true, checkpointable: no, checkpoint_cost: 1m, data_gb: 2.5, urgent_share: 0.25}
+assume: {preemptible: true, checkpointable: no, checkpoint_cost: 1m, checkpoint_stall: 5s, data_gb: 2.5, urgent_share: 0.25}
 inference_load: load.csv
 reclaim_trace: load.csv
 set: {squeeze.slice: 30m, min_runtime: 10m}
@@ -57,7 +57,7 @@ variants:
     seed: 3
     inference_load: none
     reclaim_trace: none
-    assume: {checkpoint_cost: 90s}
+    assume: {checkpoint_cost: 90s, checkpoint_stall: 90s}
     set: {min_runtime: 1h, fifo.job_order: sjf}
 )";
 
@@ -73,6 +73,7 @@ TEST(ScenarioFileTest, ReadsEverySetting) {
   EXPECT_EQ(d.assume.preemptible, true);
   EXPECT_EQ(d.assume.checkpointable, false);
   EXPECT_EQ(d.assume.checkpoint_cost, 60);
+  EXPECT_EQ(d.assume.checkpoint_stall, 5);
   EXPECT_EQ(d.assume.data_gb, 2.5);
   EXPECT_EQ(d.assume.urgent_share, 0.25);
   EXPECT_EQ(d.inference_load, Dir() + "/load.csv");
@@ -98,6 +99,8 @@ TEST(ScenarioFileTest, AVariantOverridesTheDefaults) {
   EXPECT_EQ(other.seed, 3u);
   EXPECT_EQ(other.inference_load, "");  // none
   EXPECT_EQ(other.assume.checkpoint_cost, 90);
+  EXPECT_EQ(other.assume.checkpoint_stall, 90);
+  EXPECT_EQ(ResolveVariant(*r, r->variants[0]).assume.checkpoint_stall, 5);  // inherited
   EXPECT_EQ(other.assume.checkpointable, false);  // inherited
   EXPECT_EQ(other.set, (SetList{{"squeeze.slice", "30m"}, {"min_runtime", "1h"},
                                 {"fifo.job_order", "sjf"}}));
@@ -116,6 +119,7 @@ TEST(ScenarioFileTest, DefaultsAndPathsRelativeToTheFile) {
   EXPECT_FALSE(s.seed.has_value());
   EXPECT_FALSE(s.inference_load.has_value());
   EXPECT_FALSE(s.assume.checkpoint_cost.has_value());
+  EXPECT_FALSE(s.assume.checkpoint_stall.has_value());
 }
 
 TEST(ScenarioFileTest, ErrorsNameFileLinePathAndValue) {
@@ -155,6 +159,8 @@ TEST(ScenarioFileTest, ErrorsNameFileLinePathAndValue) {
        "s.yaml:2: assume.preemptible: value 'maybe' is not a boolean (true/false, yes/no, 1/0)"},
       {"trace: t.csv\nassume: {checkpoint_cost: soon}\n" + v,
        "s.yaml:2: assume.checkpoint_cost: value 'soon' is not a duration"},
+      {"trace: t.csv\nassume: {checkpoint_stall: -10s}\n" + v,
+       "s.yaml:2: assume.checkpoint_stall: value '-10s' is not a duration"},
       {"trace: t.csv\nassume: {data_gb: -2}\n" + v,
        "s.yaml:2: assume.data_gb: value '-2' is not a number >= 0"},
       {"trace: t.csv\nassume: {urgent_share: 1.5}\n" + v,

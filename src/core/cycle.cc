@@ -89,7 +89,8 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
 }
 
 // Progress per second of a run on its placement, in thousandths: a colocated pool's training
-// speed, times the share of time left by periodic checkpoints (interval / (interval + cost)).
+// speed, times the share of time left by periodic checkpoints (interval / (interval + pause),
+// the pause being the checkpoint's cost, or its stall when asynchronous).
 int RunSpeedMilli(const EngineState& s, const Job& job) {
   double speed = 1;
   for (const auto& share : job.placement.shares) {
@@ -97,8 +98,9 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
     if (pool.kind == PoolKind::kColocated) speed = std::min(speed, pool.colocation.TrainingSpeed());
   }
   const Time interval = job.CheckpointInterval();
-  if (interval > 0 && job.spec.checkpoint_cost > 0) {
-    speed *= static_cast<double>(interval) / static_cast<double>(interval + job.spec.checkpoint_cost);
+  const Time pause = PeriodicCheckpointStall(job.spec);
+  if (interval > 0 && pause > 0) {
+    speed *= static_cast<double>(interval) / static_cast<double>(interval + pause);
   }
   return std::max(1, static_cast<int>(speed * 1000 + 0.5));
 }

@@ -31,6 +31,8 @@ struct SchedulerCounters {
   double data_moved_gb = 0;     // copied between regions for those starts
   double data_transfer_cost = 0;  // what the copies cost, by the links' price per GB
   int64_t spot_starts = 0;      // starts on spot pools
+  int64_t spot_long_bridges = 0;  // of them, long jobs bridging their wait at home
+  int64_t spot_long_every = 0;    // of them, long jobs asked to checkpoint every spot_long_job_checkpoint
   int64_t colocated_starts = 0;  // starts on colocated pools' GPUs
   int64_t reclaims = 0;         // spot nodes taken back
   int64_t inference_evictions = 0;  // jobs asked to leave GPUs inference needed

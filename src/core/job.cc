@@ -14,6 +14,14 @@ Time RestartOverhead(const JobSpec& spec) {
   return spec.restart_overhead.value_or(DefaultRestartOverhead(spec.gpus));
 }
 
+Time PeriodicCheckpointStall(const JobSpec& spec) {
+  return std::min(spec.checkpoint_stall.value_or(spec.checkpoint_cost), spec.checkpoint_cost);
+}
+
+Time CheckpointPersistLag(const JobSpec& spec) {
+  return spec.checkpoint_cost - PeriodicCheckpointStall(spec);
+}
+
 Time Job::RunProgress(Time now) const {
   if (!IsActive()) return 0;
   const Time elapsed = std::max<Time>(0, now - run_start - run_overhead);
@@ -34,8 +42,10 @@ Time Job::StopTakes(Time now) const {
 Time Job::SavedWorkIfStopped(Time now) const {
   const Time progress = RunProgress(now);
   if (CanCheckpointNow(now)) return work_done + progress;
+  // The last periodic checkpoint on disk: an asynchronous one only once its save is done.
   const Time interval = CheckpointInterval();
-  if (interval > 0) return work_done + progress / interval * interval;
+  const Time on_disk = progress - CheckpointPersistLag(spec);
+  if (interval > 0 && on_disk > 0) return work_done + on_disk / interval * interval;
   return work_done;
 }
 

@@ -34,6 +34,10 @@ struct JobSpec {
   bool checkpointable = false;      // saves its state when asked and resumes from it
   Time checkpoint_interval = 0;     // periodic checkpoints; 0 = only when asked
   Time checkpoint_cost = 0;         // seconds a checkpoint takes (GPUs held meanwhile)
+  // Asynchronous checkpoints: seconds a periodic checkpoint pauses training (the copy to host
+  // memory); the save goes on in the background and is on disk checkpoint_cost after it
+  // began. Unset: periodic checkpoints are synchronous and pause training checkpoint_cost.
+  std::optional<Time> checkpoint_stall;
   std::optional<Time> restart_overhead;  // seconds lost on each restart; default by GPU count
 
   std::optional<Time> estimate;  // estimated run time, seconds
@@ -55,6 +59,11 @@ struct JobSpec {
 // The restart overhead the reference simulators charge: 7 s (1 GPU), 30 s (2-8), 60 s (>8).
 Time DefaultRestartOverhead(int gpus);
 Time RestartOverhead(const JobSpec& spec);
+// Seconds a periodic checkpoint pauses training (checkpoint_stall, at most checkpoint_cost).
+Time PeriodicCheckpointStall(const JobSpec& spec);
+// Seconds of progress after a periodic checkpoint before it is on disk: what an asynchronous
+// save takes beyond its pause (0 for synchronous checkpoints).
+Time CheckpointPersistLag(const JobSpec& spec);
 
 struct Job {
   JobSpec spec;

@@ -274,10 +274,19 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
     if (v.empty() || *end != '\0' || n < 0 || n > 1000000) return bad("is not a count >= 0");
     p.defrag_max_moves_per_hour = static_cast<int>(n);
   }
+  else if (k == "spot_long_job_comply") {
+    char* end = nullptr;
+    const double share = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(share >= 0 && share <= 1)) {
+      return bad("is not a share from 0 to 1");
+    }
+    p.spot_long_job_comply = share;
+  }
   else if (k == "preempt_key_ratio") {
     char* end = nullptr;
-    p.preempt_key_ratio = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || p.preempt_key_ratio < 1) return bad("is not a number >= 1");
+    const double ratio = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(ratio >= 1)) return bad("is not a number >= 1");
+    p.preempt_key_ratio = ratio;
   }
   else if (k == "las_gpu_weighted") st = as_bool(&p.order_options.las_gpu_weighted);
   else if (k == "gittins_gpu_weighted") st = as_bool(&p.order_options.gittins_gpu_weighted);
@@ -293,7 +302,7 @@ Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) 
                          "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
                          "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
                          "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, spot, colocate, spot_aware, "
-                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, held_idle_yields, spot_flaky_reclaims, "
+                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, spot_long_job_comply, held_idle_yields, spot_flaky_reclaims, "
                          "spot_flaky_window, spot_flaky_cooldown, las_thresholds, las_gpu_weighted, "
                          "gittins_gpu_weighted)");
   }

@@ -76,6 +76,11 @@ struct Policy {
   // when its expected wait is shorter than spot_long_job, the return_home action brings it
   // home at the first room, and its time on spot never exceeds spot_long_job in all.
   bool spot_long_job_bridge = true;
+  // Or squeeze asks it to checkpoint every spot_long_job_checkpoint, when that is expected to
+  // finish it sooner than waiting at home and those checkpoints' pauses take at most this
+  // share of its time there (pause / (interval + pause); asynchronous checkpoints pause it
+  // for their stall only). 0: never.
+  double spot_long_job_comply = 0.1;
   // A node reclaimed spot_flaky_reclaims times within spot_flaky_window takes no new work for
   // spot_flaky_cooldown.
   int spot_flaky_reclaims = 2;

@@ -206,6 +206,16 @@ TEST(PolicyTest, SpotOptions) {
   ASSERT_TRUE(SetPolicyOption(p, "spot_long_job_bridge", "false").ok());
   EXPECT_FALSE(p.spot_long_job_bridge);
   EXPECT_FALSE(SetPolicyOption(p, "spot_long_job_bridge", "sometimes").ok());
+  EXPECT_DOUBLE_EQ(p.spot_long_job_comply, 0.1);
+  ASSERT_TRUE(SetPolicyOption(p, "spot_long_job_comply", "0.25").ok());
+  EXPECT_DOUBLE_EQ(p.spot_long_job_comply, 0.25);
+  for (const char* v : {"1.5", "-0.1", "some", "", "nan"}) {
+    const Status st = SetPolicyOption(p, "spot_long_job_comply", v);
+    ASSERT_FALSE(st.ok()) << v;
+    EXPECT_EQ(st.message(), std::string("policy option spot_long_job_comply: value '") + v +
+                                "' is not a share from 0 to 1");
+  }
+  EXPECT_DOUBLE_EQ(p.spot_long_job_comply, 0.25);  // a refused value changes nothing
   // A +spot fifo gets return_home after its other actions.
   EXPECT_THAT(Named("fifo+spot").actions, ElementsAre("spot", "allocate", "return_home"));
 }
@@ -300,6 +310,8 @@ TEST(PolicyTest, ReserveAfterAndPreemptKeyRatio) {
             "policy option preempt_key_ratio: value '0.5' is not a number >= 1");
   EXPECT_EQ(SetPolicyOption(p, "preempt_key_ratio", "x").message(),
             "policy option preempt_key_ratio: value 'x' is not a number >= 1");
+  EXPECT_FALSE(SetPolicyOption(p, "preempt_key_ratio", "nan").ok());
+  EXPECT_DOUBLE_EQ(p.preempt_key_ratio, 2.5);  // a refused value changes nothing
   EXPECT_EQ(SetPolicyOption(p, "reserve_after", "soon").message(),
             "policy option reserve_after: value 'soon' is not a duration");
 }

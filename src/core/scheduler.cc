@@ -77,7 +77,7 @@ Status Scheduler::Validate(const JobSpec& spec) const {
     return Status::Error(who + ": estimate " + std::to_string(*spec.estimate) + " is negative");
   }
   if (spec.checkpoint_interval < 0 || spec.checkpoint_cost < 0 ||
-      spec.restart_overhead.value_or(0) < 0) {
+      spec.checkpoint_stall.value_or(0) < 0 || spec.restart_overhead.value_or(0) < 0) {
     return Status::Error(who + ": checkpoint and restart times must not be negative");
   }
   if (!(spec.data_gb >= 0) || spec.data_gb > 1e12) {

@@ -41,4 +41,20 @@ double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost
   return ExpectedRunTime(work, interval, checkpoint_cost, restart, mtbi);
 }
 
+double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, double mtbi,
+                         bool on_notice) {
+  const double restart = static_cast<double>(RestartOverhead(spec));
+  if (on_notice) {
+    return ExpectedRunTimeThere(work, interval, static_cast<double>(spec.checkpoint_cost), restart,
+                                mtbi, true);
+  }
+  return ExpectedRunTime(work, interval, static_cast<double>(PeriodicCheckpointStall(spec)),
+                         restart + static_cast<double>(CheckpointPersistLag(spec)), mtbi);
+}
+
+Time DalyIntervalOf(const JobSpec& spec, double mtbi) {
+  return std::max<Time>(
+      60, static_cast<Time>(DalyInterval(static_cast<double>(PeriodicCheckpointStall(spec)), mtbi)));
+}
+
 }  // namespace squeeze

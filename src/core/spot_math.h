@@ -5,6 +5,7 @@
 #ifndef SQUEEZE_CORE_SPOT_MATH_H_
 #define SQUEEZE_CORE_SPOT_MATH_H_
 
+#include "core/job.h"
 #include "core/types.h"
 
 namespace squeeze {
@@ -28,6 +29,14 @@ double ExpectedRunTime(double work, double interval, double checkpoint_cost, dou
 // otherwise ExpectedRunTime.
 double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost, double restart,
                             double mtbi, bool on_notice);
+
+// The same for a job's spec: its periodic checkpoints pause it PeriodicCheckpointStall, an
+// asynchronous save's persist lag is lost with every interruption (added to the restart), a
+// save on notice takes checkpoint_cost, and a restart RestartOverhead.
+double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, double mtbi,
+                         bool on_notice);
+// Daly's interval for a job's periodic checkpoints (from their pause), at least a minute.
+Time DalyIntervalOf(const JobSpec& spec, double mtbi);
 
 }  // namespace squeeze
 

@@ -45,5 +45,34 @@ TEST(SpotMath, DalyIntervalIsNearTheMinimumOfTheExpectedTime) {
   EXPECT_GT(ExpectedRunTime(work, 0, c, r, m), 100 * work);
 }
 
+TEST(SpotMath, AsynchronousCheckpointsPauseForTheStallAndLoseTheSaveOnAReclaim) {
+  JobSpec spec;
+  spec.gpus = 2;  // restart overhead 30 s
+  spec.checkpoint_cost = 120;
+  const double work = 24 * 3600, m = 6 * 3600;
+  // Synchronous: the 2-min checkpoint is the pause.
+  EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 300, m, false),
+                   ExpectedRunTime(work, 300, 120, 30, m));
+  EXPECT_EQ(DalyIntervalOf(spec, m), static_cast<Time>(DalyInterval(120, m)));
+  // Asynchronous with a 10-s pause: the pause is the cost, the other 110 s of the save are
+  // lost with each reclaim.
+  spec.checkpoint_stall = 10;
+  EXPECT_EQ(PeriodicCheckpointStall(spec), 10);
+  EXPECT_EQ(CheckpointPersistLag(spec), 110);
+  EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 300, m, false),
+                   ExpectedRunTime(work, 300, 10, 30 + 110, m));
+  EXPECT_EQ(DalyIntervalOf(spec, m), static_cast<Time>(DalyInterval(10, m)));
+  EXPECT_LT(ExpectedRunTimeOf(spec, work, 300, m, false), ExpectedRunTime(work, 300, 120, 30, m));
+  // A save on notice takes the whole checkpoint_cost either way.
+  EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 0, m, true), work * (1 + (30.0 + 120) / m));
+  // A stall longer than the save counts as the save: synchronous.
+  spec.checkpoint_stall = 500;
+  EXPECT_EQ(PeriodicCheckpointStall(spec), 120);
+  EXPECT_EQ(CheckpointPersistLag(spec), 0);
+  // Daly's interval is at least a minute.
+  spec.checkpoint_stall = 0;
+  EXPECT_EQ(DalyIntervalOf(spec, 600), 60);
+}
+
 }  // namespace
 }  // namespace squeeze

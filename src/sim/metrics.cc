@@ -107,6 +107,8 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.data_transfer_cost = result.data_transfer_cost;
   s.lost_gpu_hours = lost / 3600.0;
   s.spot_starts = result.spot_starts;
+  s.spot_long_bridges = result.spot_long_bridges;
+  s.spot_long_every = result.spot_long_every;
   s.colocated_starts = result.colocated_starts;
   s.reclaims = result.reclaims;
   s.inference_evictions = result.inference_evictions;

@@ -54,6 +54,8 @@ struct Summary {
   double data_moved_gb = 0;         // copied between regions for those starts
   double data_transfer_cost = 0;    // what the copies cost (region links' price per GB)
   int64_t spot_starts = 0;          // runs started on spot pools
+  int64_t spot_long_bridges = 0;    // of them, long jobs bridging their wait at home
+  int64_t spot_long_every = 0;      // of them, long jobs checkpointing as the rule asks
   int64_t colocated_starts = 0;     // runs started on colocated (inference) GPUs
   int64_t reclaims = 0;             // spot nodes taken back
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed

@@ -55,6 +55,11 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
     if (s.spot_starts > 0 || s.reclaims > 0) {
       out += fmt::format("{}: {} starts on spot, {} reclaims\n", s.policy, s.spot_starts,
                          s.reclaims);
+      if (s.spot_long_bridges > 0 || s.spot_long_every > 0) {
+        out += fmt::format("{}: long jobs on spot: {} bridging their wait at home, {} checkpointing "
+                           "as the long-job rule asks\n",
+                           s.policy, s.spot_long_bridges, s.spot_long_every);
+      }
     }
     if (s.colocated_starts > 0 || s.inference_evictions > 0) {
       out += fmt::format("{}: {} starts on inference GPUs, {} evictions, {} overran evict_within\n",
@@ -119,6 +124,8 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["data_moved_gb"] = s.data_moved_gb;
   j["data_transfer_cost"] = s.data_transfer_cost;
   j["spot_starts"] = s.spot_starts;
+  j["spot_long_bridges"] = s.spot_long_bridges;
+  j["spot_long_every"] = s.spot_long_every;
   j["colocated_starts"] = s.colocated_starts;
   j["reclaims"] = s.reclaims;
   j["inference_evictions"] = s.inference_evictions;

@@ -165,6 +165,8 @@ Result<SimResult> SimRun::Run() {
   result_.data_moved_gb = counters.data_moved_gb;
   result_.data_transfer_cost = counters.data_transfer_cost;
   result_.spot_starts = counters.spot_starts;
+  result_.spot_long_bridges = counters.spot_long_bridges;
+  result_.spot_long_every = counters.spot_long_every;
   result_.colocated_starts = counters.colocated_starts;
   result_.reclaims = counters.reclaims;
   result_.inference_evictions = counters.inference_evictions;

@@ -36,6 +36,9 @@ struct ReadOptions {
   double default_data_gb = 0;
   // The seconds a checkpoint takes when the trace gives none (job-profile `checkpoint_cost`).
   Time default_checkpoint_cost = 0;
+  // The seconds a periodic checkpoint pauses training when the trace gives none (job-profile
+  // `checkpoint_stall`): asynchronous checkpoints. Unset: synchronous (the checkpoint_cost).
+  std::optional<Time> default_checkpoint_stall;
   // Traces that give no urgency (all but job-profile): this share of the jobs is `high` and
   // the rest `low`, picked by a hash of the job id (the same jobs every time); 0 = all normal.
   double urgent_share = 0;

@@ -48,6 +48,7 @@ JobRequest FullRequest() {
   s.checkpointable = true;
   s.checkpoint_interval = 1800;
   s.checkpoint_cost = 45;
+  s.checkpoint_stall = 5;
   s.fault_tolerant = true;
   s.restart_overhead = 33;
   s.estimate = 7200;
@@ -84,6 +85,7 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.spec.checkpointable, b.spec.checkpointable);
   EXPECT_EQ(a.spec.checkpoint_interval, b.spec.checkpoint_interval);
   EXPECT_EQ(a.spec.checkpoint_cost, b.spec.checkpoint_cost);
+  EXPECT_EQ(a.spec.checkpoint_stall, b.spec.checkpoint_stall);
   EXPECT_EQ(a.spec.fault_tolerant, b.spec.fault_tolerant);
   EXPECT_EQ(a.spec.restart_overhead, b.spec.restart_overhead);
   EXPECT_EQ(a.spec.estimate, b.spec.estimate);

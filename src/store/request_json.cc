@@ -35,6 +35,7 @@ json SpecToJson(const JobSpec& s) {
             {"fault_tolerant", s.fault_tolerant},
             {"regions", s.regions},
             {"data_gb", s.data_gb}};
+  PutOptional(j, "checkpoint_stall", s.checkpoint_stall);
   PutOptional(j, "restart_overhead", s.restart_overhead);
   PutOptional(j, "estimate", s.estimate);
   PutOptional(j, "deadline", s.deadline);
@@ -61,6 +62,7 @@ JobSpec SpecFromJson(const json& j) {
   s.checkpoint_interval = j.value("checkpoint_interval", s.checkpoint_interval);
   s.checkpoint_cost = j.value("checkpoint_cost", s.checkpoint_cost);
   s.fault_tolerant = j.value("fault_tolerant", s.fault_tolerant);  // false in older rows
+  s.checkpoint_stall = GetOptional(j, "checkpoint_stall");
   s.restart_overhead = GetOptional(j, "restart_overhead");
   s.estimate = GetOptional(j, "estimate");
   s.deadline = GetOptional(j, "deadline");

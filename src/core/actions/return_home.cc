@@ -30,13 +30,11 @@ double ExpectedStay(const CycleContext& c, const Job& job, int pool, Time work) 
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
   const double mtbt = PlacementTimeBetweenTakes(c.s, pool, job.placement, c.now);
   const double speed = spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
-  const double cost = static_cast<double>(job.spec.checkpoint_cost);
-  const double restart = static_cast<double>(RestartOverhead(job.spec));
   const double wall = static_cast<double>(work) / speed;
-  const Time interval = job.CheckpointInterval();
   const bool on_notice = job.spec.checkpoint_cost <=
                          (spec.kind == PoolKind::kSpot ? spec.spot.warning : spec.colocation.evict_within);
-  return ExpectedRunTimeThere(wall, static_cast<double>(interval), cost, restart, mtbt, on_notice);
+  return ExpectedRunTimeOf(job.spec, wall, static_cast<double>(job.CheckpointInterval()), mtbt,
+                           on_notice);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ struct Outlook {
   double mtbt = 0;           // mean time between takes of its placement
   double expected = 0;       // seconds to finish there (kNever-like when unknown work)
   bool bridge = false;       // a long job there only until its home has room
+  bool comply = false;       // a long job asked to checkpoint every spot_long_job_checkpoint
   Time window = kNever;      // the predicted idle window left on its GPUs (idle_windows)
 };
 
@@ -69,16 +70,23 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   } else if (o.on_notice) {
     o.interval = 0;
   } else if (job.spec.checkpointable) {
-    o.interval = std::max<Time>(60, static_cast<Time>(DalyInterval(cost, o.mtbt)));
+    o.interval = DalyIntervalOf(job.spec, o.mtbt);
   } else {
     o.interval = job.spec.checkpoint_interval;
   }
-  if (!naive && spec.kind == PoolKind::kSpot && long_job && !o.on_notice &&
-      (o.interval == 0 || o.interval > p.spot_long_job_checkpoint)) {
+  const bool rule_bound = !naive && spec.kind == PoolKind::kSpot && long_job && !o.on_notice &&
+                          (o.interval == 0 || o.interval > p.spot_long_job_checkpoint);
+  // A long job squeeze can ask to checkpoint every spot_long_job_checkpoint meets the rule.
+  const double pause = static_cast<double>(PeriodicCheckpointStall(job.spec));
+  const double every = static_cast<double>(p.spot_long_job_checkpoint);
+  const bool can_comply = rule_bound && job.spec.checkpointable && work != kNever &&
+                          wait != kNever && every > 0 &&
+                          pause <= p.spot_long_job_comply * (every + pause);
+  if (rule_bound) {
     // It may still bridge its wait at home, for what it has left of spot_long_job.
     o.bridge = p.spot_long_job_bridge && job.spec.checkpointable &&
                job.bridged_s + job.spec.checkpoint_cost + RestartOverhead(job.spec) < p.spot_long_job;
-    if (!o.bridge) {
+    if (!o.bridge && !can_comply) {
       o.allowed = false;
       o.refusal = "expected to run longer than " + FormatDuration(p.spot_long_job) +
                   " and does not checkpoint every " + FormatDuration(p.spot_long_job_checkpoint);
@@ -106,8 +114,7 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   const double speed =
       spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
   const double wall = static_cast<double>(work) / speed;
-  o.expected = ExpectedRunTimeThere(wall, static_cast<double>(o.interval), cost, restart, o.mtbt,
-                                    o.on_notice);
+  o.expected = ExpectedRunTimeOf(job.spec, wall, static_cast<double>(o.interval), o.mtbt, o.on_notice);
   if (o.window != kNever) {
     const bool fits = wall + restart <= static_cast<double>(o.window);
     if (!fits && !(o.on_notice && o.window >= useful)) {
@@ -124,11 +131,25 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
         std::min(static_cast<double>(work), there * static_cast<double>(work) / o.expected);
     o.expected = static_cast<double>(wait) + cost + restart + static_cast<double>(work) - done;
   }
+  if (can_comply) {
+    // On spot with checkpoints every spot_long_job_checkpoint, to the end or until its home
+    // has room (return_home), whichever is expected sooner.
+    const double full = ExpectedRunTimeOf(job.spec, wall, every, o.mtbt, false);
+    const double w = static_cast<double>(work);
+    const double done = std::min(w, static_cast<double>(wait) * w / full);
+    const double comply = std::min(full, static_cast<double>(wait) + cost + restart + w - done);
+    if (!o.bridge || comply < o.expected) {
+      o.bridge = false;
+      o.comply = true;
+      o.interval = p.spot_long_job_checkpoint;
+      o.expected = comply;
+    }
+  }
   return o;
 }
 
 std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time work) {
-  char text[256];
+  char text[384];
   const std::string what = pool.kind == PoolKind::kSpot ? "spot pool " : "inference GPUs of ";
   const std::string mtbt = FormatDuration(static_cast<Time>(o.mtbt));
   std::string saves =
@@ -136,6 +157,7 @@ std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time 
                   : (o.interval > 0 ? "checkpoints every " + FormatDuration(o.interval)
                                     : "no checkpoints");
   if (o.bridge) saves += "; a long job, there until its home has room";
+  if (o.comply) saves += " as the rule for long jobs asks";
   if (o.window != kNever) saves += "; idle window of " + FormatDuration(o.window) + " left";
   if (work == kNever || wait == kNever) {
     std::snprintf(text, sizeof text, "on %s%s: %s; a take every %s expected",
@@ -204,6 +226,8 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
           before -= need;  // it no longer waits at home
           if (kind == PoolKind::kSpot) ++c.s.counters.spot_starts;
           else ++c.s.counters.colocated_starts;
+          if (o.bridge) ++c.s.counters.spot_long_bridges;
+          if (o.comply) ++c.s.counters.spot_long_every;
           c.Start(job, std::move(*placement), /*borrowed=*/false, 0,
                   StartReason(c.s.cluster.spec().pools[pool], o, wait, work));
           if (o.window != kNever && (work == kNever || work > o.window)) {

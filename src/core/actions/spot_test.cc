@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "core/spot_math.h"
 #include "core/testing/scenario.h"
 
@@ -95,6 +97,54 @@ TEST(SpotTest, TheLongJobRuleKeepsUncheckpointedLongJobsOff) {
   n.Add(NewJob(2, 2, 0).Pool("home").CheckpointEvery(3600).Estimate(24 * 3600));
   EXPECT_THAT(n.Cycle(0), ElementsAre(StartsWith("start 2 on spot0:0,1")));
   EXPECT_EQ(n.last()[0].checkpoint_interval, 3600);
+}
+
+TEST(SpotTest, ALongJobWithCheapCheckpointsIsAskedToCheckpointEveryFiveMinutes) {
+  // Without the bridge, so that the rule's other way on is the only one.
+  auto run = [](Policy policy, Time stall) {
+    auto s = std::make_unique<Scenario>(WithSpot(), std::move(policy));
+    s->Add(NewJob(1, 4, 0).Pool("home").Estimate(48 * 3600));
+    s->Cycle(0);
+    // 24 h, saves in 2 min (longer than the 30-s warning); Daly's interval is over 5 min.
+    s->Add(NewJob(2, 2, 0).Pool("home").Elastic().CheckpointCost(120).CheckpointStall(stall)
+               .Estimate(24 * 3600));
+    return s;
+  };
+  // Asynchronous checkpoints pausing it 10 s: five-minute ones take 3% of its time, and 24 h
+  // there at that pace beats 48 h waiting at home.
+  auto s = run(SpotPolicy(true, false), 10);
+  const auto lines = s->Cycle(0);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], StartsWith("start 2 on spot0:0,1"));
+  EXPECT_THAT(lines[0], HasSubstr("checkpoints every 5m as the rule for long jobs asks"));
+  EXPECT_EQ(s->last()[0].checkpoint_interval, 300);
+  EXPECT_NEAR(s->last()[0].speed, 300.0 / 310.0, 0.001);
+  EXPECT_EQ(s->sched().counters().spot_long_every, 1);
+  EXPECT_EQ(s->sched().counters().spot_long_bridges, 0);
+  // A reclaim keeps the work of the last periodic checkpoint on disk: the one begun 110 s of
+  // progress (the save's 2 min less its 10-s pause) before, or earlier.
+  // At this moment the latest checkpoint began 60 s of progress ago: not on disk yet.
+  const Time at = 3 * 3600 + 140;
+  const Time progress = s->job(2).RunProgress(at);
+  ASSERT_LT(progress % 300, 110);
+  ASSERT_TRUE(s->sched().Reclaimed(1, at, 30).ok());
+  s->Cycle(at);
+  EXPECT_EQ(s->job(2).saved_at_stop, (progress - 110) / 300 * 300);
+  EXPECT_EQ(s->job(2).saved_at_stop, progress / 300 * 300 - 300);
+  // Synchronous 2-min checkpoints (or a 60-s pause) would take 29% (17%) of its time: refused.
+  for (Time stall : {Time{120}, Time{60}}) {
+    auto sync = run(SpotPolicy(true, false), stall);
+    EXPECT_THAT(sync->Cycle(0), IsEmpty()) << "stall " << stall;
+    EXPECT_EQ(sync->sched().counters().spot_long_every, 0);
+  }
+  // spot_long_job_comply=0: never asked.
+  Policy never = SpotPolicy(true, false);
+  ASSERT_TRUE(SetPolicyOption(never, "spot_long_job_comply", "0").ok());
+  EXPECT_THAT(run(never, 10)->Cycle(0), IsEmpty());
+  // With the bridge too, the five-minute checkpoints win: 24 h of work on spot at 3% beats 12 h
+  // there, a stop and 12 h more after 48 h of waiting.
+  auto both = run(SpotPolicy(true, true), 10);
+  EXPECT_THAT(both->Cycle(0), ElementsAre(HasSubstr("as the rule for long jobs asks")));
 }
 
 TEST(SpotTest, AReclaimStopsTheJobsWithinTheWarningAndHoldsTheNode) {

@@ -92,6 +92,7 @@ class JobBuilder {
   JobBuilder& Checkpointable() { spec_.checkpointable = true; return *this; }
   JobBuilder& CheckpointEvery(Time t) { spec_.checkpoint_interval = t; return *this; }
   JobBuilder& CheckpointCost(Time t) { spec_.checkpoint_cost = t; return *this; }
+  JobBuilder& CheckpointStall(Time t) { spec_.checkpoint_stall = t; return *this; }
   JobBuilder& Overhead(Time t) { spec_.restart_overhead = t; return *this; }
   JobBuilder& Deadline(Time t) { spec_.deadline = t; return *this; }
   JobBuilder& Regions(std::vector<std::string> r) { spec_.regions = std::move(r); return *this; }

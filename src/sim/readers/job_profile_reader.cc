@@ -100,6 +100,9 @@ constexpr ProfileColumn kColumns[] = {
     {{"checkpoint_cost", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.checkpoint_cost = x; });
      }},
+    {{"checkpoint_stall", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.checkpoint_stall = x; });
+     }},
     {{"restart_overhead", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.restart_overhead = x; });
      }},

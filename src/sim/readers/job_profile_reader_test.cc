@@ -185,6 +185,24 @@ TEST(JobProfileReaderTest, CheckpointCostDefaultOnlyWhereNotGiven) {
   EXPECT_EQ(r->jobs[1].spec.checkpoint_cost, 300);
 }
 
+TEST(JobProfileReaderTest, CheckpointStallDefaultOnlyWhereNotGivenAndBadOnesRefused) {
+  const std::string header = std::string(kRequired).substr(0, std::string(kRequired).size() - 1) +
+                              ",checkpoint_cost,checkpoint_stall\n";
+  ReadOptions options;
+  options.default_checkpoint_stall = 10;
+  Result<Trace> r = Parse(header + "1,0,10,1,p,2m,\n2,0,10,1,p,2m,30s\n", options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->jobs[0].spec.checkpoint_stall, 10);  // none given: the default
+  EXPECT_EQ(r->jobs[1].spec.checkpoint_stall, 30);
+  r = Parse(header + "1,0,10,1,p,2m,\n");  // no default: synchronous checkpoints
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->jobs[0].spec.checkpoint_stall.has_value());
+  EXPECT_THAT(ErrorOf(header + "1,0,10,1,p,2m,soon\n"),
+              HasSubstr("t.csv:2: column 'checkpoint_stall': value 'soon' is not a duration"));
+  EXPECT_THAT(ErrorOf(header + "1,0,10,1,p,2m,-5\n"),
+              HasSubstr("column 'checkpoint_stall': value '-5' must be >= 0"));
+}
+
 TEST(JobProfileReaderTest, HeaderErrors) {
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,urgancy\n1,0,1,1,p,high\n"),
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "
@@ -285,7 +303,7 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 23u);
+  EXPECT_EQ(JobProfileColumns().size(), 24u);
 }
 
 }  // namespace

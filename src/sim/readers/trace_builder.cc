@@ -184,6 +184,7 @@ TraceJob TraceBuilder::NewJob() const {
   job.spec.checkpointable = options_.default_checkpointable;
   job.spec.data_gb = options_.default_data_gb;
   job.spec.checkpoint_cost = options_.default_checkpoint_cost;
+  job.spec.checkpoint_stall = options_.default_checkpoint_stall;
   return job;
 }
 

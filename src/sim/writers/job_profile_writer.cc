@@ -49,6 +49,7 @@ const std::map<std::string, Writer, std::less<>>& Writers() {
       {"fault_tolerant", [](const TraceJob& j) { return Bool(j.spec.fault_tolerant); }},
       {"checkpoint_interval", [](const TraceJob& j) { return Count(j.spec.checkpoint_interval); }},
       {"checkpoint_cost", [](const TraceJob& j) { return Count(j.spec.checkpoint_cost); }},
+      {"checkpoint_stall", [](const TraceJob& j) { return Optional(j.spec.checkpoint_stall); }},
       {"restart_overhead", [](const TraceJob& j) { return Optional(j.spec.restart_overhead); }},
       {"estimate", [](const TraceJob& j) { return Optional(j.spec.estimate); }},
       {"deadline", [](const TraceJob& j) { return Optional(j.spec.deadline); }},
