@@ -20,6 +20,7 @@ History HistoryFromTrace(const Trace& trace) {
     j.checkpointable = t.spec.checkpointable;
     j.checkpoint_interval = t.spec.checkpoint_interval;
     j.checkpoint_cost = t.spec.checkpoint_cost;
+    j.checkpoint_stall = t.spec.checkpoint_stall;
     j.restart_overhead = RestartOverhead(t.spec);
     j.fault_tolerant = t.spec.fault_tolerant;
     if (!j.team.empty()) h.has_teams = true;

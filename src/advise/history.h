@@ -4,6 +4,7 @@
 #ifndef SQUEEZE_ADVISE_HISTORY_H_
 #define SQUEEZE_ADVISE_HISTORY_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct HistoryJob {
   bool checkpointable = false;   // saves its state when asked
   Time checkpoint_interval = 0;  // periodic checkpoints; 0 = none
   Time checkpoint_cost = 0;      // 0 = not known
+  std::optional<Time> checkpoint_stall;  // asynchronous checkpoints' pause (core/job.h)
   Time restart_overhead = 0;     // core/job.h RestartOverhead
   bool fault_tolerant = false;   // the job says so (preprocessing, sweeps, ablations)
   Time Work() const { return end - start; }

@@ -1,5 +1,6 @@
 #include "advise/spot_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -39,21 +40,32 @@ JobOnSpot PlaceOnSpot(const HistoryJob& j, const SpotTerms& terms, const SpotRul
   const double m = static_cast<double>(terms.mean_reclaim_interval);
   out.checkpoint_cost = static_cast<double>(
       j.checkpoint_cost > 0 ? j.checkpoint_cost : rules.default_checkpoint_cost);
+  // Asynchronous checkpoints pause the job for their stall; the rest of the save is lost with
+  // each reclaim (core/spot_math.h ExpectedRunTimeOf).
+  const double pause = std::min(out.checkpoint_cost,
+                                static_cast<double>(j.checkpoint_stall.value_or(
+                                    static_cast<Time>(out.checkpoint_cost))));
+  const double lag = out.checkpoint_cost - pause;
   const double work = static_cast<double>(j.Work());
+  const double every = static_cast<double>(rules.long_job_checkpoint);
   const bool own_frequent =
       j.checkpoint_interval > 0 && j.checkpoint_interval <= rules.long_job_checkpoint;
   if (j.FaultTolerant()) {
     out.interval = own_frequent ? static_cast<double>(j.checkpoint_interval)
-                                : DalyInterval(out.checkpoint_cost, m);
+                                : DalyInterval(pause, m);
   } else {
     out.allowed = !rules.fault_tolerant_only;
   }
-  if (j.Work() > rules.max_length && !(out.interval > 0 &&
-                                       out.interval <= rules.long_job_checkpoint)) {
-    out.allowed = false;
+  if (j.Work() > rules.max_length && !(out.interval > 0 && out.interval <= every)) {
+    // squeeze asks a checkpointable one for checkpoints every `every` when they are cheap.
+    if (j.checkpointable && every > 0 && pause <= rules.long_job_comply * (every + pause)) {
+      out.interval = every;
+    } else {
+      out.allowed = false;
+    }
   }
-  out.expected = ExpectedRunTime(work, out.interval, out.checkpoint_cost,
-                                 static_cast<double>(j.restart_overhead), m);
+  out.expected = ExpectedRunTime(work, out.interval, pause,
+                                 static_cast<double>(j.restart_overhead) + lag, m);
   return out;
 }
 

@@ -20,6 +20,10 @@ struct SpotRules {
   // No job longer than this on spot unless it checkpoints at least every `long_job_checkpoint`.
   Time max_length = 12 * 3600;
   Time long_job_checkpoint = 5 * 60;
+  // A longer checkpointable job goes all the same when squeeze may ask it for checkpoints
+  // every `long_job_checkpoint`: their pauses take at most this share of its time (policy
+  // spot_long_job_comply; asynchronous checkpoints pause it for their stall only).
+  double long_job_comply = 0.1;
   // Fault-tolerant work prefers spot: only jobs that checkpoint go there. When false, the
   // others are costed restarting from zero at every reclaim and go when still cheaper.
   bool fault_tolerant_only = true;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace squeeze {
 namespace {
 
@@ -67,6 +69,34 @@ TEST(SpotFitTest, DayLongJobWithFiveMinuteCheckpointsMayGo) {
   EXPECT_EQ(classes[0].jobs_ruled_out, 0);
   EXPECT_DOUBLE_EQ(classes[0].interval_s, 300);
   EXPECT_TRUE(classes[0].suits_spot) << classes[0].reason;
+}
+
+// With asynchronous checkpoints (2 min to disk, a 10-s pause) squeeze asks the 24-h job for
+// checkpoints every 5 min, which meets the rule: 300 / 310 of its time is work, and each
+// reclaim also loses the 110 s the last save needs to reach disk. A 60-s pause (17% of its
+// time) or synchronous 2-min checkpoints keep it off.
+TEST(SpotFitTest, DayLongJobWithCheapCheckpointsIsAskedForFiveMinuteOnes) {
+  HistoryJob j = Job(24);
+  j.checkpoint_cost = 120;
+  j.checkpoint_stall = 10;
+  auto classes = FitSpot(Of({j}), Terms(), SpotRules{});
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(classes[0].jobs_ruled_out, 0);
+  EXPECT_DOUBLE_EQ(classes[0].interval_s, 300);
+  // 288 segments of 310 s with R = 7 + 110: 288 x M e^{117/M} (e^{310/M} - 1).
+  const double m = 6 * kHour;
+  EXPECT_NEAR(classes[0].expected_gpu_hours * 3600,
+              288 * m * std::exp(117 / m) * std::expm1(310 / m), 1e-6);
+  EXPECT_TRUE(classes[0].suits_spot) << classes[0].reason;
+  for (Time stall : {Time{60}, Time{120}}) {
+    j.checkpoint_stall = stall;
+    classes = FitSpot(Of({j}), Terms(), SpotRules{});
+    EXPECT_EQ(classes[0].jobs_ruled_out, 1) << "stall " << stall;
+  }
+  SpotRules never;
+  never.long_job_comply = 0;
+  j.checkpoint_stall = 10;
+  EXPECT_EQ(FitSpot(Of({j}), Terms(), never)[0].jobs_ruled_out, 1);
 }
 
 // The rule is an option: at 48 h the 24-h job may go at Daly's interval.

@@ -45,6 +45,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
     j.checkpointable = spec.checkpointable;
     j.checkpoint_interval = spec.checkpoint_interval;
     j.checkpoint_cost = spec.checkpoint_cost;
+    j.checkpoint_stall = spec.checkpoint_stall;
     j.restart_overhead = RestartOverhead(spec);
     if (!j.team.empty()) out.history.has_teams = true;
     out.history.jobs.push_back(j);
