@@ -70,6 +70,8 @@ if case == "coloc_spot":
           "+coloc runs training on inference GPUs and evicts it when the load rises")
     check(runs["+spot"]["spot_starts"] > 0 and runs["+spot"]["reclaims"] > 0
           and runs["+spot"]["cost"] > 0, "+spot runs on spot, is reclaimed, and costs")
+    check(runs["+spot"]["colocated_starts"] == 0 and runs["+coloc"]["spot_starts"] == 0,
+          "starts are counted where they happened: none on inference GPUs without them, none on spot without it")
     check(runs["+both"]["avg_queue_s"] < min(runs["+coloc"]["avg_queue_s"], runs["+spot"]["avg_queue_s"]),
           "+both lowers the mean queue more than either alone")
     check(runs["+shared-dedicated"]["inference_evictions"] == 0,

@@ -1,12 +1,12 @@
 #include "advise/spot_fit.h"
 
-#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
 
 #include "core/duration.h"
+#include "core/job.h"
 #include "core/spot_math.h"
 
 namespace squeeze {
@@ -40,12 +40,9 @@ JobOnSpot PlaceOnSpot(const HistoryJob& j, const SpotTerms& terms, const SpotRul
   const double m = static_cast<double>(terms.mean_reclaim_interval);
   out.checkpoint_cost = static_cast<double>(
       j.checkpoint_cost > 0 ? j.checkpoint_cost : rules.default_checkpoint_cost);
-  // Asynchronous checkpoints pause the job for their stall; the rest of the save is lost with
-  // each reclaim (core/spot_math.h ExpectedRunTimeOf).
-  const double pause = std::min(out.checkpoint_cost,
-                                static_cast<double>(j.checkpoint_stall.value_or(
-                                    static_cast<Time>(out.checkpoint_cost))));
-  const double lag = out.checkpoint_cost - pause;
+  // Asynchronous checkpoints pause the job for their stall only (core/job.h).
+  const double pause = static_cast<double>(
+      CheckpointPause(static_cast<Time>(out.checkpoint_cost), j.checkpoint_stall));
   const double work = static_cast<double>(j.Work());
   const double every = static_cast<double>(rules.long_job_checkpoint);
   const bool own_frequent =
@@ -58,14 +55,14 @@ JobOnSpot PlaceOnSpot(const HistoryJob& j, const SpotTerms& terms, const SpotRul
   }
   if (j.Work() > rules.max_length && !(out.interval > 0 && out.interval <= every)) {
     // squeeze asks a checkpointable one for checkpoints every `every` when they are cheap.
-    if (j.checkpointable && every > 0 && pause <= rules.long_job_comply * (every + pause)) {
+    if (j.checkpointable && CheckpointsAffordable(pause, every, rules.long_job_comply)) {
       out.interval = every;
     } else {
       out.allowed = false;
     }
   }
-  out.expected = ExpectedRunTime(work, out.interval, pause,
-                                 static_cast<double>(j.restart_overhead) + lag, m);
+  out.expected = ExpectedRunTimeAsync(work, out.interval, pause, out.checkpoint_cost,
+                                      static_cast<double>(j.restart_overhead), m);
   return out;
 }
 

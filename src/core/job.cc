@@ -14,8 +14,12 @@ Time RestartOverhead(const JobSpec& spec) {
   return spec.restart_overhead.value_or(DefaultRestartOverhead(spec.gpus));
 }
 
+Time CheckpointPause(Time checkpoint_cost, std::optional<Time> checkpoint_stall) {
+  return std::min(checkpoint_stall.value_or(checkpoint_cost), checkpoint_cost);
+}
+
 Time PeriodicCheckpointStall(const JobSpec& spec) {
-  return std::min(spec.checkpoint_stall.value_or(spec.checkpoint_cost), spec.checkpoint_cost);
+  return CheckpointPause(spec.checkpoint_cost, spec.checkpoint_stall);
 }
 
 Time CheckpointPersistLag(const JobSpec& spec) {

@@ -59,7 +59,10 @@ struct JobSpec {
 // The restart overhead the reference simulators charge: 7 s (1 GPU), 30 s (2-8), 60 s (>8).
 Time DefaultRestartOverhead(int gpus);
 Time RestartOverhead(const JobSpec& spec);
-// Seconds a periodic checkpoint pauses training (checkpoint_stall, at most checkpoint_cost).
+// Seconds a periodic checkpoint pauses training: the stall of an asynchronous one (at most its
+// cost), else the whole cost.
+Time CheckpointPause(Time checkpoint_cost, std::optional<Time> checkpoint_stall);
+// The same for a job's spec (checkpoint_cost, checkpoint_stall).
 Time PeriodicCheckpointStall(const JobSpec& spec);
 // Seconds of progress after a periodic checkpoint before it is on disk: what an asynchronous
 // save takes beyond its pause (0 for synchronous checkpoints).

@@ -41,6 +41,15 @@ double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost
   return ExpectedRunTime(work, interval, checkpoint_cost, restart, mtbi);
 }
 
+double ExpectedRunTimeAsync(double work, double interval, double pause, double save,
+                            double restart, double mtbi) {
+  return ExpectedRunTime(work, interval, pause, restart + std::max(0.0, save - pause), mtbi);
+}
+
+bool CheckpointsAffordable(double pause, double interval, double max_share) {
+  return interval > 0 && pause <= max_share * (interval + pause);
+}
+
 double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, double mtbi,
                          bool on_notice) {
   const double restart = static_cast<double>(RestartOverhead(spec));
@@ -48,8 +57,8 @@ double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, doub
     return ExpectedRunTimeThere(work, interval, static_cast<double>(spec.checkpoint_cost), restart,
                                 mtbi, true);
   }
-  return ExpectedRunTime(work, interval, static_cast<double>(PeriodicCheckpointStall(spec)),
-                         restart + static_cast<double>(CheckpointPersistLag(spec)), mtbi);
+  return ExpectedRunTimeAsync(work, interval, static_cast<double>(PeriodicCheckpointStall(spec)),
+                              static_cast<double>(spec.checkpoint_cost), restart, mtbi);
 }
 
 Time DalyIntervalOf(const JobSpec& spec, double mtbi) {

@@ -30,6 +30,15 @@ double ExpectedRunTime(double work, double interval, double checkpoint_cost, dou
 double ExpectedRunTimeThere(double work, double interval, double checkpoint_cost, double restart,
                             double mtbi, bool on_notice);
 
+// The same with asynchronous checkpoints: each pauses the run `pause` seconds and is on disk
+// `save` seconds after it began, so every interruption also loses the save's remaining
+// `save - pause` (added to the restart). pause == save: synchronous, ExpectedRunTime.
+double ExpectedRunTimeAsync(double work, double interval, double pause, double save,
+                            double restart, double mtbi);
+// Whether checkpoints every `interval` pausing `pause` each take at most `max_share` of a run's
+// time (pause / (interval + pause)): what squeeze may ask of a long job on spot.
+bool CheckpointsAffordable(double pause, double interval, double max_share);
+
 // The same for a job's spec: its periodic checkpoints pause it PeriodicCheckpointStall, an
 // asynchronous save's persist lag is lost with every interruption (added to the restart), a
 // save on notice takes checkpoint_cost, and a restart RestartOverhead.

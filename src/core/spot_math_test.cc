@@ -65,6 +65,15 @@ TEST(SpotMath, AsynchronousCheckpointsPauseForTheStallAndLoseTheSaveOnAReclaim) 
   EXPECT_LT(ExpectedRunTimeOf(spec, work, 300, m, false), ExpectedRunTime(work, 300, 120, 30, m));
   // A save on notice takes the whole checkpoint_cost either way.
   EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 0, m, true), work * (1 + (30.0 + 120) / m));
+  EXPECT_DOUBLE_EQ(ExpectedRunTimeAsync(work, 300, 10, 120, 30, m),
+                   ExpectedRunTime(work, 300, 10, 140, m));
+  EXPECT_DOUBLE_EQ(ExpectedRunTimeAsync(work, 300, 120, 120, 30, m),
+                   ExpectedRunTime(work, 300, 120, 30, m));  // synchronous
+  // Five-minute checkpoints pausing 10 s take 3.2% of the time; pausing 60 s, 16.7%.
+  EXPECT_TRUE(CheckpointsAffordable(10, 300, 0.1));
+  EXPECT_FALSE(CheckpointsAffordable(60, 300, 0.1));
+  EXPECT_TRUE(CheckpointsAffordable(60, 300, 0.2));
+  EXPECT_FALSE(CheckpointsAffordable(0, 0, 0.1));  // no interval: nothing to ask
   // A stall longer than the save counts as the save: synchronous.
   spec.checkpoint_stall = 500;
   EXPECT_EQ(PeriodicCheckpointStall(spec), 120);

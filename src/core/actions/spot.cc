@@ -80,8 +80,8 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   const double pause = static_cast<double>(PeriodicCheckpointStall(job.spec));
   const double every = static_cast<double>(p.spot_long_job_checkpoint);
   const bool can_comply = rule_bound && job.spec.checkpointable && work != kNever &&
-                          wait != kNever && every > 0 &&
-                          pause <= p.spot_long_job_comply * (every + pause);
+                          wait != kNever &&
+                          CheckpointsAffordable(pause, every, p.spot_long_job_comply);
   if (rule_bound) {
     // It may still bridge its wait at home, for what it has left of spot_long_job.
     o.bridge = p.spot_long_job_bridge && job.spec.checkpointable &&
@@ -123,21 +123,22 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
       return o;
     }
   }
+  // On spot for `there` seconds at the pace that takes `full` for the whole work, then the
+  // stop's checkpoint, the restart at home and the rest of the work there.
+  const auto then_home = [&](Time there, double full) {
+    const double w = static_cast<double>(work);
+    const double done = std::min(w, static_cast<double>(there) * w / full);
+    return static_cast<double>(wait) + cost + restart + w - done;
+  };
   if (o.bridge && wait != kNever) {
-    // On spot for the wait (at most what is left of spot_long_job) at the pace Daly's model
-    // gives, then the stop's checkpoint, the restart at home and the rest of the work there.
-    const double there = static_cast<double>(std::min(wait, p.spot_long_job - job.bridged_s));
-    const double done =
-        std::min(static_cast<double>(work), there * static_cast<double>(work) / o.expected);
-    o.expected = static_cast<double>(wait) + cost + restart + static_cast<double>(work) - done;
+    // For the wait, at most what is left of spot_long_job.
+    o.expected = then_home(std::min(wait, p.spot_long_job - job.bridged_s), o.expected);
   }
   if (can_comply) {
-    // On spot with checkpoints every spot_long_job_checkpoint, to the end or until its home
-    // has room (return_home), whichever is expected sooner.
+    // Checkpoints every spot_long_job_checkpoint, to the end or until its home has room
+    // (return_home), whichever is expected sooner.
     const double full = ExpectedRunTimeOf(job.spec, wall, every, o.mtbt, false);
-    const double w = static_cast<double>(work);
-    const double done = std::min(w, static_cast<double>(wait) * w / full);
-    const double comply = std::min(full, static_cast<double>(wait) + cost + restart + w - done);
+    const double comply = std::min(full, then_home(wait, full));
     if (!o.bridge || comply < o.expected) {
       o.bridge = false;
       o.comply = true;
