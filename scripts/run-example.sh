@@ -5,15 +5,19 @@
 # low-urgency run per GPU, an urgent job that preempts one of them (which checkpoints, waits
 # and resumes), a job that fails once and is retried, and two normal jobs. Then it shows the
 # preempted job and stops the daemon (its data stays in out/serve-demo/).
-# SQUEEZE_DEMO_DATA overrides the data directory, SQUEEZE_BIN the squeeze binary;
-# SQUEEZE_DEMO_SKIP_SETUP=1 skips setup and build.
+#
+#   bash scripts/run-example.sh                 setup, build, then the demo
+#   bash scripts/run-example.sh --skip-setup    the demo on the build you have (build/squeeze)
+#   SQUEEZE_BIN=/path/to/squeeze bash scripts/run-example.sh --skip-setup   another build
+#
+# Environment: SQUEEZE_BIN (the squeeze binary; default build/squeeze), SQUEEZE_DEMO_DATA (the
+# daemon's data directory; default out/serve-demo), SQUEEZE_DEMO_SKIP_SETUP=1 (as --skip-setup).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/demo_lib.sh"
+demo_args run-example "$0" "$@"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [[ "${SQUEEZE_DEMO_SKIP_SETUP:-0}" != 1 ]]; then
-  bash scripts/setup.sh
-  bash scripts/build.sh
-fi
-sq=${SQUEEZE_BIN:-$PWD/build/squeeze}
+demo_setup run-example
+sq=$SQ
 data=${SQUEEZE_DEMO_DATA:-$PWD/out/serve-demo}
 # Jobs outlive the daemon by design: stop any a previous demo left in this folder.
 stop_jobs() {

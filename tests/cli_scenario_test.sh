@@ -119,6 +119,40 @@ variants:
   pass
 }
 
+# A setting no policy reads changes nothing: a variant's own is refused in that variant; one
+# inherited from the top level (or --slice) is noted where unread, refused when no variant reads it.
+case_unread_settings() {
+  local head="trace: @DATA@/../../../examples/jobs/profile-example.csv
+"
+  write_scenario own "$head"'policy: fifo,squeeze
+variants:
+  - {name: a, cluster: @DATA@/lab-small.yaml}
+  - {name: b, cluster: @DATA@/lab-small.yaml, set: {slice: 20m}}
+'
+  expect_scenario_error own "squeeze simulate: $WORK/own.yaml: variant 'b': set slice: 20m changes nothing in policies fifo, squeeze: slice is read only by the slice action; named policies that read it: sliced"
+  write_scenario nowhere "$head"'policy: squeeze
+set: {sliced.slice: 20m}
+variants:
+  - {name: a, cluster: @DATA@/lab-small.yaml}
+  - {name: b, cluster: @DATA@/lab-small.yaml, policy: fifo}
+'
+  expect_scenario_error nowhere "variant 'a': note: set sliced.slice: 20m (top level): no policy 'sliced' is run here (run: squeeze)" \
+    "squeeze simulate: $WORK/nowhere.yaml: set sliced.slice: 20m (top level) changes nothing in any variant (in the last: set sliced.slice: 20m (top level): no policy 'sliced' is run here (run: fifo))"
+  write_scenario somewhere "$head"'set: {min_runtime: 20m}
+variants:
+  - {name: a, cluster: @DATA@/lab-small.yaml, policy: fifo}
+  - {name: b, cluster: @DATA@/lab-small.yaml, policy: sliced}
+'
+  run somewhere simulate --scenario "$WORK/somewhere.yaml" --slice 10m --json "$WORK/somewhere.json"
+  expect_ok somewhere
+  expect_in "$WORK/somewhere.err" "variant 'a': note: set min_runtime: 20m (top level) changes nothing in policy fifo" \
+    "variant 'a': note: --slice 10m changes nothing in policy fifo"
+  run sliceless simulate --scenario "$DATA/lab.yaml" --slice 10m
+  expect_error sliceless
+  expect_in "$WORK/sliceless.err" "--slice 10m changes nothing in any variant"
+  pass
+}
+
 case_inference_load() {
   run load simulate --trace "$PROFILE_EXAMPLE" --cluster "$DATA/lab-plus.yaml" --policy fifo \
     --inference-load "$DATA/load.csv" --assume-checkpoint-cost 1m --json "$WORK/load.json"

@@ -101,8 +101,15 @@ case_defrag_flag() {
   check shape "$WORK/defrag.json" --jobs $((jobs - 1)) --policies fifo,las,fifo+defrag,las+defrag
   expect_in "$WORK/defrag.out" "fifo+defrag" "las+defrag"
   run nodefrag simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy squeeze \
-    --set defrag=false --set defrag_max_moves_per_hour=0
+    --set defrag=false --json "$WORK/nodefrag.json"
   expect_ok nodefrag
+  check shape "$WORK/nodefrag.json" --policies squeeze
+  # A setting the policy no longer reads once its action is gone is refused, naming why.
+  run unread simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy squeeze \
+    --set defrag=false --set defrag_max_moves_per_hour=0
+  expect_error unread
+  expect_in "$WORK/unread.err" "--set defrag_max_moves_per_hour=0 changes nothing in policy squeeze" \
+    "read only by the defrag action"
   run bad simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" \
     --set defrag_max_moves_per_hour=-1
   expect_error bad
@@ -165,6 +172,41 @@ case_unknown_policy() {
     --policy fifo,fastest-first
   expect_error unknown
   expect_in "$WORK/unknown.err" "fastest-first"
+  pass
+}
+
+# A setting no policy run reads changes nothing: refused, with what reads it, before the trace
+# is read (the trace here does not exist). A setting only some policies read is applied, noted.
+case_unread_settings() {
+  local none="$WORK/no-such-trace.csv"
+  run other simulate --trace "$none" --cluster "$SMALL_LAB" --policy fifo --set squeeze.min_runtime=10m
+  expect_error other
+  expect_in "$WORK/other.err" "--set squeeze.min_runtime=10m: no policy 'squeeze' is run here (run: fifo)"
+  run fifo simulate --trace "$none" --cluster "$SMALL_LAB" --policy fifo --set min_runtime=10m
+  expect_error fifo
+  expect_in "$WORK/fifo.err" "--set min_runtime=10m changes nothing in policy fifo" \
+    "read only by the preempt and defrag actions" "named policies that read it: las, sliced, squeeze, srtf"
+  run slice simulate --trace "$none" --cluster "$SMALL_LAB" --policy squeeze --set squeeze.slice=10m
+  expect_error slice
+  expect_in "$WORK/slice.err" "slice is read only by the slice action" "named policies that read it: sliced"
+  run sliceflag simulate --trace "$none" --cluster "$SMALL_LAB" --policy squeeze --slice 10m
+  expect_error sliceflag
+  expect_in "$WORK/sliceflag.err" "--slice 10m changes nothing in policy squeeze"
+  run typo simulate --trace "$none" --cluster "$SMALL_LAB" --set min_runtme=10m
+  expect_error typo
+  expect_in "$WORK/typo.err" "unknown policy option 'min_runtme'; did you mean min_runtime?"
+  grep -qF "$none" "$WORK"/*.err && fail "a refused setting should stop before the trace is read"
+  run some simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy fifo,sliced \
+    --set slice=10m --json "$WORK/some.json"
+  expect_ok some
+  expect_in "$WORK/some.err" "note: --set slice=10m changes policy sliced only: fifo does not read slice"
+  run all simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy fifo,sliced \
+    --json "$WORK/all.json"
+  expect_ok all
+  # The slice length reached the sliced run: its result differs from the default 30-min slices.
+  cmp -s <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1])' "$WORK/some.json") \
+    <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][1])' "$WORK/all.json") &&
+    fail "--set slice=10m did not change the sliced run"
   pass
 }
 

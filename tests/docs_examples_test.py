@@ -93,7 +93,12 @@ class Runner:
         root, repo = self.setup_dir(rel)
         env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
         env["HOME"] = os.path.join(root, "home")
-        env["PATH"] = os.path.join(repo, "build") + os.pathsep + env.get("PATH", "")
+        # `python3` in an example is the Python this test runs on (Debian's, as CMake chose it),
+        # whatever other one is first on PATH.
+        own_bin = os.path.join(root, "bin")
+        os.makedirs(own_bin, exist_ok=True)
+        os.symlink(sys.executable, os.path.join(own_bin, "python3"))
+        env["PATH"] = os.pathsep.join([os.path.join(repo, "build"), own_bin, env.get("PATH", "")])
         env["LC_ALL"] = "C.UTF-8"
         state = {"env_file": os.path.join(root, "env.sh"), "cwd_file": os.path.join(root, "cwd"),
                  "bg": [], "root": root, "repo": repo, "env": env}

@@ -23,4 +23,4 @@ await build({
   logLevel: 'warning',
 });
 for (const f of ['index.html', 'style.css']) copyFileSync(join(here, f), join(out, f));
-console.log(`dashboard built in ${out}`);
+console.log(`dashboard built in ${out} (Node ${process.version})`);

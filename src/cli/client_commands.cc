@@ -161,7 +161,8 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
   }
   {
     auto* sub = app.add_subcommand(
-        "held-idle", "Running jobs whose GPUs stayed nearly unused for long (from telemetry)");
+        "held-idle", "Running jobs whose GPUs stayed nearly unused for long (from the daemon's GPU samples "
+        "and telemetry)");
     auto f = std::make_shared<ClientFlags>();
     AddConnectionFlags(*sub, *f);
     out.emplace_back(sub, [f] {

@@ -37,8 +37,9 @@ int main(int argc, char** argv) {
   commands.emplace_back(inventory, squeeze::RegisterInventory(*inventory));
   auto* serve = app.add_subcommand(
       "serve",
-      "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus), with a "
-      "durable store and an HTTP API the other commands talk to");
+      "Run the queue: schedule and run jobs on this machine's GPUs (or --virtual-gpus) and on "
+      "Slurm clusters (--config), with a durable store and an HTTP API the other commands "
+      "talk to");
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
   auto* agent = app.add_subcommand(
       "gpu-agent",

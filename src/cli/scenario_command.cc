@@ -95,8 +95,27 @@ class ScenarioInputs {
   std::map<std::string, ReclaimTrace> reclaims_;
 };
 
+// The settings every variant inherits (the top-level set:, --slice): how many variants each
+// reached, and how many of those read it not at all, with why. One no variant reads is refused.
+struct InheritedSettings {
+  std::map<std::string, int> given;
+  std::map<std::string, std::pair<int, std::string>> unread;
+
+  Status Check() const {
+    for (const auto& [shown, n] : given) {
+      const auto it = unread.find(shown);
+      if (it != unread.end() && it->second.first == n) {
+        return Status::Error(shown + " changes nothing in any variant (in the last: " +
+                             it->second.second + ")");
+      }
+    }
+    return Status::Ok();
+  }
+};
+
 Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant& variant,
-                                const ScenarioFlags& flags, ScenarioInputs& inputs) {
+                                const ScenarioFlags& flags, ScenarioInputs& inputs,
+                                InheritedSettings& inherited) {
   const ScenarioSettings s = ResolveVariant(scenario, variant);
   PreparedVariant out;
   out.name = variant.name;
@@ -121,9 +140,24 @@ Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant&
   choice.borrow = flags.borrow;
   choice.defrag = flags.defrag;
   choice.slice = flags.slice;
-  for (const auto& [key, value] : s.set) choice.settings.push_back(key + "=" + value);
-  auto policies = ResolvePolicies(choice);
+  choice.slice_inherited = true;
+  if (!flags.slice.empty()) ++inherited.given["--slice " + flags.slice];
+  for (const auto& [key, value] : s.set) {
+    bool own = false;
+    for (const auto& entry : variant.settings.set) own |= entry.first == key;
+    const std::string shown = "set " + key + ": " + value + (own ? "" : " (top level)");
+    choice.settings.push_back({key + "=" + value, shown, !own});
+    if (!own) ++inherited.given[shown];
+  }
+  std::vector<std::pair<std::string, std::string>> unread;
+  auto policies = ResolvePolicies(choice, "variant '" + variant.name + "'", &unread);
   if (!policies.ok()) return policies.status();
+  for (const auto& [shown, why] : unread) {
+    std::cerr << "squeeze simulate: variant '" << variant.name << "': note: " << why << "\n";
+    auto& u = inherited.unread[shown];
+    ++u.first;
+    u.second = why;
+  }
   out.input.trace = *trace;
   out.input.cluster = *cluster;
   out.input.policies = std::move(*policies);
@@ -165,15 +199,20 @@ int RunScenario(const ScenarioFlags& flags) {
     return 1;
   }
   ScenarioInputs inputs(flags.skip_bad_rows);
+  InheritedSettings inherited;
   std::vector<PreparedVariant> prepared;
   for (const ScenarioVariant& variant : scenario->variants) {
-    auto p = Prepare(*scenario, variant, flags, inputs);
+    auto p = Prepare(*scenario, variant, flags, inputs, inherited);
     if (!p.ok()) {
       std::cerr << "squeeze simulate: " << flags.scenario << ": variant '" << variant.name
                 << "': " << p.status().message() << "\n";
       return 1;
     }
     prepared.push_back(std::move(*p));
+  }
+  if (Status st = inherited.Check(); !st.ok()) {
+    std::cerr << "squeeze simulate: " << flags.scenario << ": " << st.message() << "\n";
+    return 1;
   }
   std::cout << fmt::format("scenario {}: trace {}\n", scenario->name, scenario->trace);
   std::vector<VariantRuns> variants;

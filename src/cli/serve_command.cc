@@ -31,7 +31,8 @@ CommandRun RegisterServe(CLI::App& app) {
   app.add_option("--policy", o->policy, "The scheduling policy (docs/policies.md)")
       ->capture_default_str();
   app.add_option("--set", o->settings,
-                 "Change a policy setting, KEY=VALUE (e.g. slice=30m, min_runtime=5m)");
+                 "Change a policy setting, KEY=VALUE (e.g. slice=30m for the default sliced, "
+                 "min_runtime=5m); one the policy does not read is refused");
   app.add_option("--max-retries", o->queue.max_retries,
                  "How often a failed job runs again unless its job file says (max_retries)")
       ->capture_default_str()

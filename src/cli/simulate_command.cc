@@ -125,6 +125,13 @@ int RunSimulate(const SimulateFlags& f) {
     std::cerr << "squeeze simulate: --cluster is required (a cluster file)\n";
     return 1;
   }
+  std::vector<PolicySetting> settings;
+  for (const std::string& text : f.settings) settings.push_back(SetFlag(text));
+  // The policies first: a wrong --set is told before a long trace is read.
+  PolicyChoice choice{SplitList(f.policies, ','), f.borrow, f.defrag, f.slice};
+  choice.settings = std::move(settings);
+  auto policies = ResolvePolicies(choice);
+  if (!policies.ok()) return Fail(policies.status());
   auto read = ReadOptionsOf(f);
   if (!read.ok()) return Fail(read.status());
   auto trace = LoadReplayTrace(f.trace, *read);
@@ -143,9 +150,6 @@ int RunSimulate(const SimulateFlags& f) {
     if (!read_reclaims.ok()) return Fail(read_reclaims.status());
     reclaims = std::move(*read_reclaims);
   }
-  auto policies = ResolvePolicies({SplitList(f.policies, ','), f.borrow, f.defrag, f.slice,
-                                   f.settings});
-  if (!policies.ok()) return Fail(policies.status());
   ReplayInput input;
   input.trace = &*trace;
   input.cluster = &*cluster;
@@ -180,7 +184,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
   CLI::Option* scenario = app.add_option(
       "--scenario", f->scenario,
       "Run the variants of a scenario file (YAML: trace, policy, seed, assume, set, "
-      "inference_load, and variants each naming a cluster; see docs/simulate.md, Scenarios) and "
+      "inference_load, reclaim_trace, and variants each naming a cluster; see docs/simulate.md, Scenarios) and "
       "report them in one table; --json writes {scenario, variants: [{name, cluster, results}]}");
   app.parse_complete_callback([trace, scenario] {
     if (trace->count() == 0 && scenario->count() == 0) throw CLI::RequiredError("--trace");
@@ -207,11 +211,13 @@ CommandRun RegisterSimulate(CLI::App& app) {
   in_scenario.push_back(app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs, NAME+defrag moves jobs to "
-                 "consolidate free GPUs for a job blocked by fragmentation, as squeeze and "
-                 "sliced do already)")
+                 "consolidate free GPUs for a job blocked by fragmentation, NAME+region, "
+                 "NAME+spot and NAME+colocate add those actions; squeeze and sliced have "
+                 "defrag, region, spot and colocate already)")
       ->capture_default_str());
   in_scenario.push_back(
-      app.add_option("--seed", f->seed, "Seed for anything random in the run")
+      app.add_option("--seed", f->seed, "Seed for anything random in the run (the reclaims of spot pools with a "
+                     "mean_reclaim_interval)")
           ->capture_default_str());
   app.add_option("--json", f->json_out, "Write the results as JSON to this file");
   app.add_option("--svg", f->svg_out,
@@ -228,11 +234,13 @@ CommandRun RegisterSimulate(CLI::App& app) {
   app.add_flag("--defrag", f->defrag,
                "Also run each policy (and each +borrow variant) with defragmentation moves "
                "(reported as NAME+defrag)");
-  app.add_option("--slice", f->slice, "Slice length for sliced policies (e.g. 30m)");
+  app.add_option("--slice", f->slice, "Slice length for policies with the slice action (sliced; e.g. 30m); refused "
+                 "when no policy run has it");
   in_scenario.push_back(app.add_option(
       "--set", f->settings,
       "Change a policy setting for a what-if run: KEY=VALUE for every policy, "
-      "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md)"));
+      "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md). A setting no policy it "
+      "is for reads is refused"));
   in_scenario.push_back(app.add_option("--assume-preemptible", f->assume_preemptible,
                                        "Whether jobs a trace says nothing about may be preempted")
                             ->capture_default_str());

@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "config/cluster_file.h"
-#include "core/duration.h"
 #include "sim/metrics.h"
 #include "sim/readers/trace_reader.h"
 
@@ -24,39 +23,28 @@ std::vector<std::string> RunNames(const PolicyChoice& choice) {
   return names;
 }
 
-Status ApplySettings(const PolicyChoice& choice, const std::string& name, Policy& p) {
-  if (!choice.slice.empty()) {
-    auto slice = ParseDuration(choice.slice);
-    if (!slice.ok()) return slice.status().WithContext("--slice");
-    p.slice = *slice;
-  }
-  for (const auto& setting : choice.settings) {
-    const size_t eq = setting.find('=');
-    if (eq == std::string::npos) return Status::Error("--set: '" + setting + "' is not KEY=VALUE");
-    std::string key = setting.substr(0, eq);
-    const size_t dot = key.find('.');
-    if (dot != std::string::npos) {
-      if (key.substr(0, dot) != name) continue;  // for another policy
-      key = key.substr(dot + 1);
-    }
-    Status st = SetPolicyOption(p, key, setting.substr(eq + 1));
-    if (!st.ok()) return st.WithContext("--set");
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
-Result<std::vector<Policy>> ResolvePolicies(const PolicyChoice& choice) {
+Result<std::vector<Policy>> ResolvePolicies(
+    const PolicyChoice& choice, const std::string& label,
+    std::vector<std::pair<std::string, std::string>>* unread) {
   if (choice.names.empty()) return Status::Error("--policy: no policy named");
   std::vector<Policy> out;
   for (const auto& name : RunNames(choice)) {
     auto p = NamedPolicy(name);
     if (!p.ok()) return p.status().WithContext("--policy");
-    Status st = ApplySettings(choice, name, *p);
-    if (!st.ok()) return st;
     out.push_back(std::move(*p));
   }
+  std::vector<PolicySetting> settings;
+  if (!choice.slice.empty()) {
+    settings.push_back({"slice=" + choice.slice, "--slice " + choice.slice, choice.slice_inherited});
+  }
+  settings.insert(settings.end(), choice.settings.begin(), choice.settings.end());
+  auto outcome = ApplyPolicySettings(settings, out, PolicyDriver::kSimulator);
+  if (!outcome.ok()) return outcome.status();
+  const std::string prefix = "squeeze simulate: " + (label.empty() ? "" : label + ": ") + "note: ";
+  for (const std::string& note : outcome->notes) std::cerr << prefix << note << "\n";
+  if (unread) unread->insert(unread->end(), outcome->unread.begin(), outcome->unread.end());
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/policy_settings.h"
 #include "core/cluster_spec.h"
 #include "core/policy.h"
 #include "core/status.h"
@@ -23,11 +24,16 @@ struct PolicyChoice {
   bool borrow = false;  // also NAME+borrow for every name
   bool defrag = false;  // also NAME+defrag for every name (and +borrow one)
   std::string slice;    // a duration; "" = the policy's own
-  std::vector<std::string> settings;  // KEY=VALUE or POLICY.KEY=VALUE
+  bool slice_inherited = false;  // --slice given for every variant of a scenario
+  std::vector<PolicySetting> settings;  // --set KEY=VALUE or POLICY.KEY=VALUE, after --slice
 };
 
 // The policies in run order; errors start with the option they come from (--policy, --set).
-Result<std::vector<Policy>> ResolvePolicies(const PolicyChoice& choice);
+// Notes on settings some of the policies do not read go to stderr, after `label` (a scenario's
+// variant). The inherited settings none of them reads go to `unread` (shown, why) if given.
+Result<std::vector<Policy>> ResolvePolicies(
+    const PolicyChoice& choice, const std::string& label = "",
+    std::vector<std::pair<std::string, std::string>>* unread = nullptr);
 
 // The trace; skipped rows are reported on stderr.
 Result<Trace> LoadReplayTrace(const std::string& path, const ReadOptions& read);

@@ -71,7 +71,8 @@ SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>(
   sub.add_flag("--checkpointable,!--no-checkpointable", checkpointable_,
                "The job saves its state when asked and resumes from it");
   sub.add_flag("--fault-tolerant,!--no-fault-tolerant", fault_tolerant_,
-               "The job tolerates interruption well: it prefers spot capacity");
+               "The job tolerates interruption well: with --preemptible it goes to spot capacity "
+               "first");
 }
 
 std::optional<std::string> SubmitArgs::file() const {

@@ -351,8 +351,8 @@ TEST(JobFileTest, ReadsTheExampleJobFile) {
   EXPECT_EQ(r->spec.gpus, 1);
   EXPECT_TRUE(r->spec.preemptible);
   EXPECT_TRUE(r->spec.checkpointable);
-  EXPECT_EQ(r->spec.checkpoint_interval, 30);
-  EXPECT_EQ(r->spec.estimate, 120);
+  EXPECT_EQ(r->spec.checkpoint_interval, 2);
+  EXPECT_EQ(r->spec.estimate, 15);
   EXPECT_EQ(r->spec.team, "ml");
   EXPECT_THAT(ReadJobFile("/no/such/job.yaml", kNow).status().message(),
               HasSubstr("job file: cannot open '/no/such/job.yaml'"));

@@ -110,6 +110,24 @@ void InsertFirst(Policy& p, const std::string& action) {
 
 }  // namespace
 
+void AddAction(Policy& p, const std::string& action) {
+  if (action == "reclaim") {
+    InsertAfter(p, "reclaim", {"allocate"});
+  } else if (action == "borrow") {
+    InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
+  } else if (action == "defrag") {
+    InsertAfter(p, "defrag", {"allocate", "reclaim"});
+  } else if (action == "region") {
+    InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
+  } else if (action == "spot" || action == "colocate") {
+    InsertFirst(p, action);
+    InsertAfter(p, "return_home",
+                {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt", "region"});
+  } else if (!p.Has(action)) {
+    p.actions.push_back(action);
+  }
+}
+
 bool Policy::Has(std::string_view action) const {
   return std::find(actions.begin(), actions.end(), action) != actions.end();
 }
@@ -164,15 +182,11 @@ Result<Policy> NamedPolicy(std::string_view name) {
     const size_t next = full.find('+', start + 1);
     const std::string modifier = full.substr(start + 1, next == std::string::npos ? std::string::npos : next - start - 1);
     if (modifier == "borrow") {
-      InsertAfter(p, "reclaim", {"allocate"});
-      InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
-    } else if (modifier == "defrag") {
-      InsertAfter(p, "defrag", {"allocate", "reclaim"});
-    } else if (modifier == "region") {
-      InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
-    } else if (modifier == "spot" || modifier == "colocate") {
-      InsertFirst(p, modifier);
-      InsertAfter(p, "return_home", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt", "region"});
+      AddAction(p, "reclaim");
+      AddAction(p, "borrow");
+    } else if (modifier == "defrag" || modifier == "region" || modifier == "spot" ||
+               modifier == "colocate") {
+      AddAction(p, modifier);
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
                            "' (known: borrow, defrag, region, spot, colocate)");
@@ -180,134 +194,6 @@ Result<Policy> NamedPolicy(std::string_view name) {
     start = next;
   }
   return p;
-}
-
-namespace {
-
-std::vector<std::string> SplitBar(std::string_view value) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= value.size()) {
-    const size_t bar = value.find('|', start);
-    const size_t end = bar == std::string_view::npos ? value.size() : bar;
-    if (end > start) out.emplace_back(value.substr(start, end - start));
-    if (bar == std::string_view::npos) break;
-    start = bar + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
-Status SetPolicyOption(Policy& p, std::string_view key, std::string_view value) {
-  const std::string k(key), v(value);
-  auto bad = [&](const std::string& why) {
-    return Status::Error("policy option " + k + ": value '" + v + "' " + why);
-  };
-  auto as_bool = [&](bool* out) -> Status {
-    if (v == "true" || v == "yes" || v == "1") *out = true;
-    else if (v == "false" || v == "no" || v == "0") *out = false;
-    else return bad("is not true or false");
-    return Status::Ok();
-  };
-  auto as_duration = [&](Time* out) -> Status {
-    auto d = ParseDuration(v);
-    if (!d.ok()) return bad("is not a duration");
-    *out = *d;
-    return Status::Ok();
-  };
-  Status st;
-  if (k == "slice") st = as_duration(&p.slice);
-  else if (k == "min_runtime") st = as_duration(&p.min_runtime);
-  else if (k == "deadline_margin") st = as_duration(&p.deadline_margin);
-  else if (k == "reserve_after") st = as_duration(&p.reserve_after);
-  else if (k == "starve_after") st = as_duration(&p.starve_after);
-  else if (k == "job_order") p.job_order = v;
-  else if (k == "node_order") p.node_order = v;
-  else if (k == "priority") st = as_bool(&p.priority);
-  else if (k == "held_idle_yields") st = as_bool(&p.held_idle_yields);
-  else if (k == "fair_share") st = as_bool(&p.fair_share);
-  else if (k == "deadline") st = as_bool(&p.deadline);
-  else if (k == "strict") st = as_bool(&p.strict);
-  else if (k == "learned_estimates") st = as_bool(&p.learned_estimates);
-  else if (k == "preempt_by_order") st = as_bool(&p.preempt_by_order);
-  else if (k == "actions") p.actions = SplitBar(v);
-  else if (k == "defrag") {
-    bool on = false;
-    if (Status b = as_bool(&on); !b.ok()) return b;
-    if (on) InsertAfter(p, "defrag", {"allocate", "reclaim"});
-    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "defrag"), p.actions.end());
-  }
-  else if (k == "region") {
-    bool on = false;
-    if (Status b = as_bool(&on); !b.ok()) return b;
-    if (on) InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
-    else p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), "region"), p.actions.end());
-  }
-  else if (k == "region_min_gain") st = as_duration(&p.region_min_gain);
-  else if (k == "spot" || k == "colocate") {
-    bool on = false;
-    if (Status b = as_bool(&on); !b.ok()) return b;
-    if (on) {
-      InsertFirst(p, k);
-      InsertAfter(p, "return_home", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt", "region"});
-    } else {
-      p.actions.erase(std::remove(p.actions.begin(), p.actions.end(), k), p.actions.end());
-    }
-  }
-  else if (k == "spot_aware") st = as_bool(&p.spot_aware);
-  else if (k == "spot_long_job_bridge") st = as_bool(&p.spot_long_job_bridge);
-  else if (k == "spot_naive_interval") st = as_duration(&p.spot_naive_interval);
-  else if (k == "spot_long_job") st = as_duration(&p.spot_long_job);
-  else if (k == "spot_long_job_checkpoint") st = as_duration(&p.spot_long_job_checkpoint);
-  else if (k == "spot_flaky_window") st = as_duration(&p.spot_flaky_window);
-  else if (k == "spot_flaky_cooldown") st = as_duration(&p.spot_flaky_cooldown);
-  else if (k == "spot_flaky_reclaims") {
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 0 || n > 1000000) return bad("is not a count >= 0");
-    p.spot_flaky_reclaims = static_cast<int>(n);
-  }
-  else if (k == "defrag_max_moves_per_hour") {
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 0 || n > 1000000) return bad("is not a count >= 0");
-    p.defrag_max_moves_per_hour = static_cast<int>(n);
-  }
-  else if (k == "spot_long_job_comply") {
-    char* end = nullptr;
-    const double share = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(share >= 0 && share <= 1)) {
-      return bad("is not a share from 0 to 1");
-    }
-    p.spot_long_job_comply = share;
-  }
-  else if (k == "preempt_key_ratio") {
-    char* end = nullptr;
-    const double ratio = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(ratio >= 1)) return bad("is not a number >= 1");
-    p.preempt_key_ratio = ratio;
-  }
-  else if (k == "las_gpu_weighted") st = as_bool(&p.order_options.las_gpu_weighted);
-  else if (k == "gittins_gpu_weighted") st = as_bool(&p.order_options.gittins_gpu_weighted);
-  else if (k == "las_thresholds") {
-    p.order_options.las_thresholds.clear();
-    for (const auto& t : SplitBar(v)) {
-      auto d = ParseDuration(t);
-      if (!d.ok()) return bad("has '" + t + "', not a number of GPU-seconds");
-      p.order_options.las_thresholds.push_back(static_cast<double>(*d));
-    }
-  } else {
-    return Status::Error("unknown policy option '" + k +
-                         "' (known: slice, min_runtime, deadline_margin, reserve_after, starve_after, job_order, node_order, "
-                         "priority, fair_share, deadline, strict, learned_estimates, preempt_by_order, preempt_key_ratio, "
-                         "actions, defrag, defrag_max_moves_per_hour, region, region_min_gain, spot, colocate, spot_aware, "
-                         "spot_naive_interval, spot_long_job, spot_long_job_checkpoint, spot_long_job_bridge, spot_long_job_comply, held_idle_yields, spot_flaky_reclaims, "
-                         "spot_flaky_window, spot_flaky_cooldown, las_thresholds, las_gpu_weighted, "
-                         "gittins_gpu_weighted)");
-  }
-  if (!st.ok()) return st;
-  return p.Validate();
 }
 
 std::vector<std::string> PolicyNames() {

@@ -3,6 +3,7 @@
 #ifndef SQUEEZE_CORE_POLICY_H_
 #define SQUEEZE_CORE_POLICY_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,12 +103,26 @@ struct Policy {
 Result<Policy> NamedPolicy(std::string_view name);
 std::vector<std::string> PolicyNames();
 
-// Changes one setting of a policy by name, for what-if runs: slice, min_runtime,
-// deadline_margin (durations); job_order, node_order; priority, fair_share, deadline, strict,
-// preempt_by_order, defrag, region (true/false); defrag_max_moves_per_hour (a count);
-// region_min_gain (a duration); actions,
-// las_thresholds ('|'-separated lists).
+// Adds `action` where it belongs among the others (as the modifiers do): reclaim after
+// allocate; borrow after allocate, reclaim and backfill; defrag after allocate and reclaim;
+// region after those and preempt; spot and colocate before every other, with return_home after
+// the rest. Another action goes last. Nothing changes when it is there already.
+void AddAction(Policy& policy, const std::string& action);
+
+// Changes one setting of a policy by name, for what-if runs (PolicyOptionNames() lists them;
+// docs/policies.md explains each). A refused value (not of the setting's kind, or one that
+// leaves the policy invalid) changes nothing.
 Status SetPolicyOption(Policy& policy, std::string_view key, std::string_view value);
+std::vector<std::string> PolicyOptionNames();
+
+// Who runs a policy: the simulator, or squeeze serve (a few settings are read by one only).
+enum class PolicyDriver { kSimulator, kLive };
+
+// When no part of `policy` reads setting `key` under `driver`, what alone would read it ("the
+// slice action", "job_order=las"), so a setting that changes nothing can be refused; nullopt
+// when something reads it, or the key is unknown (SetPolicyOption says so).
+std::optional<std::string> PolicyOptionUnused(const Policy& policy, std::string_view key,
+                                              PolicyDriver driver);
 
 }  // namespace squeeze
 

@@ -244,6 +244,58 @@ TEST(PolicyTest, DefragOptions) {
   EXPECT_EQ(p.Validate().message(), "policy 'squeeze': defrag_max_moves_per_hour -2 is negative");
 }
 
+TEST(PolicyTest, ARefusedValueChangesNothing) {
+  Policy p = Named("sliced");
+  EXPECT_EQ(SetPolicyOption(p, "slice", "0").message(), "policy 'sliced': slice 0 must be positive");
+  EXPECT_EQ(p.slice, 1800);
+  EXPECT_FALSE(SetPolicyOption(p, "job_order", "random-ish").ok());
+  EXPECT_EQ(p.job_order, "gittins");
+  EXPECT_FALSE(SetPolicyOption(p, "actions", "backfill|preempt").ok());  // no allocate
+  EXPECT_EQ(p.actions, Named("sliced").actions);
+  EXPECT_FALSE(SetPolicyOption(p, "las_thresholds", "1h|later").ok());
+  EXPECT_EQ(p.order_options.las_thresholds, Named("sliced").order_options.las_thresholds);
+}
+
+TEST(PolicyTest, EveryOptionIsReadSomewhereAndSaysByWhat) {
+  for (const std::string& key : PolicyOptionNames()) {
+    bool read = false;
+    for (const std::string& name : PolicyNames()) {
+      for (const std::string& variant : {name, name + "+spot+colocate+defrag+region"}) {
+        for (const char* aware : {"true", "false"}) {
+          Policy p = Named(variant);
+          ASSERT_TRUE(SetPolicyOption(p, "spot_aware", aware).ok());
+          auto why = PolicyOptionUnused(p, key, PolicyDriver::kLive);
+          if (why) EXPECT_FALSE(why->empty()) << key << " in " << variant;
+          read |= !why;
+        }
+      }
+    }
+    EXPECT_TRUE(read) << key << " is read by no named policy";
+  }
+  EXPECT_EQ(PolicyOptionUnused(Named("squeeze"), "slice", PolicyDriver::kSimulator),
+            "the slice action");
+  EXPECT_EQ(PolicyOptionUnused(Named("sliced"), "slice", PolicyDriver::kSimulator), std::nullopt);
+  EXPECT_EQ(PolicyOptionUnused(Named("fifo"), "strict", PolicyDriver::kSimulator), std::nullopt);
+  EXPECT_TRUE(PolicyOptionUnused(Named("backfill"), "strict", PolicyDriver::kSimulator));
+  EXPECT_EQ(PolicyOptionUnused(Named("fifo"), "no_such_key", PolicyDriver::kSimulator),
+            std::nullopt);
+}
+
+TEST(PolicyTest, AddActionPutsEachWhereTheModifiersDo) {
+  Policy fifo = Named("fifo");
+  AddAction(fifo, "borrow");
+  AddAction(fifo, "reclaim");
+  EXPECT_EQ(fifo.actions, Named("fifo+borrow").actions);
+  Policy las = Named("las");
+  AddAction(las, "region");
+  AddAction(las, "spot");
+  EXPECT_EQ(las.actions, Named("las+region+spot").actions);
+  AddAction(las, "slice");
+  AddAction(las, "slice");
+  EXPECT_EQ(las.actions.back(), "slice");
+  EXPECT_EQ(std::count(las.actions.begin(), las.actions.end(), "slice"), 1);
+}
+
 TEST(PolicyTest, SetPolicyOptionChangesOneSetting) {
   Policy p = Named("fifo");
   ASSERT_TRUE(SetPolicyOption(p, "slice", "30m").ok());

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "config/cluster_file.h"
+#include "config/policy_settings.h"
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
@@ -61,15 +62,13 @@ Result<int> LockDataDir(const std::string& dir) {
 Result<Policy> BuildPolicy(const DaemonOptions& o) {
   auto policy = NamedPolicy(o.policy);
   if (!policy.ok()) return policy.status().WithContext("--policy");
-  for (const std::string& kv : o.settings) {
-    const size_t eq = kv.find('=');
-    if (eq == std::string::npos) return Status::Error("--set: '" + kv + "' is not KEY=VALUE");
-    if (Status s = SetPolicyOption(*policy, kv.substr(0, eq), kv.substr(eq + 1)); !s.ok()) {
-      return s.WithContext("--set");
-    }
-  }
   if (Status s = policy->Validate(); !s.ok()) return s.WithContext("--policy");
-  return policy;
+  std::vector<PolicySetting> settings;
+  for (const std::string& text : o.settings) settings.push_back(SetFlag(text));
+  std::vector<Policy> policies = {std::move(*policy)};
+  auto outcome = ApplyPolicySettings(settings, policies, PolicyDriver::kLive);
+  if (!outcome.ok()) return outcome.status();
+  return std::move(policies[0]);
 }
 
 // A Slurm pool listed without nodes gets the usable nodes `sinfo --json` reports.
