@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds squeeze in build/ (Release, Ninja, tests and benchmarks on), and the web
-# dashboard into build/web (the CMake target `web`: npm ci and npm run build in web/).
+# dashboard into build/web (the CMake target `web`: npm ci in web/, then esbuild run by the Node
+# web/package.json pins).
 # Extra arguments go to the configure step, e.g. scripts/build.sh -DCMAKE_BUILD_TYPE=Debug.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
