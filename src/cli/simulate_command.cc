@@ -128,7 +128,11 @@ int RunSimulate(const SimulateFlags& f) {
   std::vector<PolicySetting> settings;
   for (const std::string& text : f.settings) settings.push_back(SetFlag(text));
   // The policies first: a wrong --set is told before a long trace is read.
-  PolicyChoice choice{SplitList(f.policies, ','), f.borrow, f.defrag, f.slice};
+  PolicyChoice choice;
+  choice.names = SplitList(f.policies, ',');
+  choice.borrow = f.borrow;
+  choice.defrag = f.defrag;
+  choice.slice = f.slice;
   choice.settings = std::move(settings);
   auto policies = ResolvePolicies(choice);
   if (!policies.ok()) return Fail(policies.status());
