@@ -38,6 +38,9 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   gpu_flags=(--virtual-gpus 2:demo-gpu)
 fi
 # Short slices and back-offs so that the demo moves within a minute.
+# As root the daemon runs each job as its owner, and the demo's jobs are root's (its admin
+# token): let them run (a shared server refuses them: docs/serve.md, "A shared server").
+[[ "$(id -u)" == 0 ]] && gpu_flags+=(--allow-root-jobs)
 "$sq" serve --data "$data" --listen 127.0.0.1:0 "${gpu_flags[@]}" \
   --set slice=15s --set min_runtime=0s --retry-backoff 3s --checkpoint-grace 10s \
   2> "$data/serve.log" &

@@ -15,6 +15,7 @@ built the dashboard. Skipped (77) only when chromium is not installed.
 
 import json
 import os
+import pwd
 import subprocess
 import sys
 import threading
@@ -64,7 +65,7 @@ def case_dashboard(squeeze, source, h):
                                          "--stop-grace", "2s", "--held-idle-window", "3s"])
     check("dashboard at " in d.log_text(), f"the daemon should say where the dashboard is:\n"
                                            f"{d.log_text()}")
-    alice = h.add_token("data", "alice", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/pools", token=alice)[0] == 200, 15,
                "the daemon to accept alice's token")
     blocker = d.submit({"name": "blocker", "command": ["sleep", "600"], "gpus": 2,
@@ -108,7 +109,9 @@ def case_dashboard(squeeze, source, h):
 
     shots = os.environ.get("SQUEEZE_SCREENSHOTS") or h.path("screenshots")
     env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token,
-               SQUEEZE_USER_TOKEN=alice, SQUEEZE_BLOCKER_ID=str(blocker),
+               SQUEEZE_USER_TOKEN=alice, SQUEEZE_USER_NAME=serve_lib.ALICE,
+               SQUEEZE_ADMIN_NAME=pwd.getpwuid(os.geteuid()).pw_name,
+               SQUEEZE_BLOCKER_ID=str(blocker),
                SQUEEZE_SIM_JSON=sim_json, SQUEEZE_ADVISE_JSON=advise_json,
                SQUEEZE_SCREENSHOTS=shots, CHROMIUM=chromium)
     log("running web/tests/dashboard.test.mjs in headless Chromium")

@@ -21,6 +21,9 @@ follow each other, or be joined with ` ; `), change how the block is checked:
     timeout SECONDS  per command (default 60)
     serve ARGS...    start `squeeze serve --data DIR ARGS` for the rest of the file and export
                      SQUEEZE_URL, SQUEEZE_TOKEN and SQUEEZE_DATA to the commands
+    as USER          run the block's commands as root, or as one of the test accounts
+                     (tests/test_accounts.sh): a shared server's administrator and its users;
+                     only when the test runs as root, else the block is skipped
     file PATH        (any block) its text must appear, line for line, in the repository's PATH
     write PATH       (any block) write its text to PATH in the working directory, for later
                      blocks of the same file
@@ -34,6 +37,10 @@ the background (its output goes to bg-N.log) until the file is done; when it has
 the test waits for DIR/serve.url. A block whose commands read ../shared is skipped when the
 shared traces are missing.
 
+Run as root, every command runs as the unprivileged account sqz-docs (made by
+tests/test_accounts.sh), as a user reading the docs would type it: a daemon it starts runs
+every job as that user. Without the account, as root, the test skips (77).
+
 The extractor is unit-tested first (broken documents must give an error naming file and line).
 Exit status: 0 when every example that ran passed, 1 otherwise.
 """
@@ -41,6 +48,7 @@ Exit status: 0 when every example that ran passed, 1 otherwise.
 import argparse
 import glob
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -57,6 +65,9 @@ from docs_extract import DocError, contains_lines, extract, match_expected
 DEFAULT_TIMEOUT = 60
 
 
+DOCS_USER = "sqz-docs"  # tests/test_accounts.sh makes it
+
+
 class Runner:
     def __init__(self, args):
         self.squeeze = os.path.abspath(args.squeeze)
@@ -71,6 +82,26 @@ class Runner:
         self.deferred = []  # Slurm blocks, run by --slurm
         self.slurm = args.slurm
         self.failures = []
+        # As root: the commands run as this account (DOCS_USER), through setpriv.
+        self.user = None
+        self.as_user = []
+        if os.geteuid() == 0:
+            self.user = pwd.getpwnam(DOCS_USER)
+            self.as_user = ["setpriv", f"--reuid={self.user.pw_uid}",
+                            f"--regid={self.user.pw_gid}", "--init-groups"]
+
+    def as_account(self, name):
+        """The prefix that runs a command as `name` (root: none)."""
+        if name == "root":
+            return []
+        pw = pwd.getpwnam(name)
+        return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups"]
+
+    def give(self, path):
+        """`path` (and what is under it) to the account the commands run as."""
+        if self.user is not None:
+            subprocess.run(["chown", "-R", "-h", f"{self.user.pw_uid}:{self.user.pw_gid}", path],
+                           check=True)
 
     def setup_dir(self, name):
         root = os.path.join(self.work_root, re.sub(r"[^A-Za-z0-9_.-]", "_", name))
@@ -83,6 +114,10 @@ class Runner:
             os.symlink(self.shared, os.path.join(root, "shared"))
         for entry in os.listdir(self.source):
             if entry in ("build", "out", ".git") or entry.startswith("build-"):
+                continue
+            if entry == "python":  # pip builds it in place (setuptools): a copy of the user's
+                shutil.copytree(os.path.join(self.source, entry), os.path.join(repo, entry),
+                                ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
                 continue
             os.symlink(os.path.join(self.source, entry), os.path.join(repo, entry))
         os.symlink(os.path.dirname(self.squeeze), os.path.join(repo, "build"))
@@ -100,12 +135,19 @@ class Runner:
         os.symlink(sys.executable, os.path.join(own_bin, "python3"))
         env["PATH"] = os.pathsep.join([os.path.join(repo, "build"), own_bin, env.get("PATH", "")])
         env["LC_ALL"] = "C.UTF-8"
+        if self.user is not None:
+            env["USER"] = env["LOGNAME"] = self.user.pw_name
         state = {"env_file": os.path.join(root, "env.sh"), "cwd_file": os.path.join(root, "cwd"),
                  "bg": [], "root": root, "repo": repo, "env": env}
         with open(state["env_file"], "w"):
             pass
         with open(state["cwd_file"], "w") as f:
             f.write(repo)
+        self.give(root)
+        # Blocks may run as other accounts ("as"): they all carry the exports and the cwd on.
+        os.chmod(state["env_file"], 0o666)
+        os.chmod(state["cwd_file"], 0o666)
+        state["as_user"] = self.as_user
         try:
             for block in blocks:
                 if not self.run_block(rel, block, state) and not self.keep_going:
@@ -137,6 +179,7 @@ class Runner:
             os.makedirs(os.path.dirname(full), exist_ok=True)
             with open(full, "w", encoding="utf-8") as f:
                 f.write("\n".join(block.body) + "\n")
+            self.give(full)
         if block.lang != "console":
             return True
         if (block.directive("slurm") is not None) != self.slurm:
@@ -150,6 +193,11 @@ class Runner:
         if not os.path.isdir(self.shared) and any("../shared" in c.text for c in block.commands):
             self.skipped.append((where, f"the shared traces are missing ({self.shared})"))
             return True
+        who = block.directive("as")
+        if who is not None and self.user is None:
+            self.skipped.append((where, f"runs as {who}: only when the test runs as root"))
+            return True
+        state["as_user"] = self.as_account(who) if who is not None else self.as_user
         serve = block.directive("serve")
         if serve is not None:
             err = self.start_daemon(serve, state)
@@ -183,7 +231,8 @@ class Runner:
         n = len(state["bg"])
         log = open(os.path.join(state["root"], f"bg-{n}.log"), "w")
         text = cmd.text.rstrip()[:-1]
-        p = subprocess.Popen(["bash", "-c", wrap(text, state, save=False)], stdout=log,
+        p = subprocess.Popen(state["as_user"] + ["bash", "-c", wrap(text, state, save=False)],
+                             stdout=log,
                              stderr=subprocess.STDOUT, env=state["env"], start_new_session=True)
         state["bg"].append(p)
         m = re.search(r"--data[ =](\S+)", text)
@@ -200,7 +249,8 @@ class Runner:
         argv = [os.path.join(state["repo"], "build", "squeeze"), "serve", "--data", data,
                 "--listen", "127.0.0.1:0"] + shlex.split(args)
         log = open(data + ".log", "w")
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=state["repo"],
+        p = subprocess.Popen(state["as_user"] + argv, stdout=log, stderr=subprocess.STDOUT,
+                             cwd=state["repo"],
                              env=state["env"], start_new_session=True)
         state["bg"].append(p)
         if not wait_for(os.path.join(data, "serve.url"), p):
@@ -232,7 +282,8 @@ def wrap(text, state, save=True):
 
 
 def run_shell(text, state, timeout):
-    p = subprocess.Popen(["bash", "-c", wrap(text, state)], stdout=subprocess.PIPE,
+    p = subprocess.Popen(state["as_user"] + ["bash", "-c", wrap(text, state)],
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=state["env"],
                          start_new_session=True)
     try:
@@ -377,6 +428,14 @@ def main():
     made = args.work is None
     args.work = args.work or tempfile.mkdtemp(prefix="squeeze-docs-")
     os.makedirs(args.work, exist_ok=True)
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam(DOCS_USER)
+        except KeyError:
+            print(f"SKIP: run as root, the examples run as {DOCS_USER}, which does not exist "
+                  f"(bash tests/test_accounts.sh create)")
+            return 77
+        subprocess.run(["chmod", "a+rx", args.work], check=True)
     runner = Runner(args)
     started = time.time()
     try:

@@ -7,7 +7,7 @@ import re
 
 DIRECTIVE = re.compile(r"^<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([A-Za-z0-9_+.-]*)(.*)$")
-KNOWN = {"skip", "fail", "timeout", "serve", "file", "write", "slurm"}
+KNOWN = {"skip", "fail", "timeout", "serve", "file", "write", "slurm", "as"}
 
 
 class DocError(Exception):
@@ -52,7 +52,7 @@ def parse_directives(text, path, line):
                            f"(known: {', '.join(sorted(KNOWN))})")
         if name in ("skip",) and not args.strip():
             raise DocError(f"{path}:{line}: 'docs-test: skip' needs a reason")
-        if name in ("file", "write", "timeout") and not args.strip():
+        if name in ("file", "write", "timeout", "as") and not args.strip():
             raise DocError(f"{path}:{line}: 'docs-test: {name}' needs an argument")
         out.append((name, args.strip(), line))
     return out

@@ -64,7 +64,7 @@ def case_reclaim(squeeze, source, h):
     d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "4:A100",
                                          "--checkpoint-grace", "30s", "--stop-grace", "3s"])
     env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token)
-    alice = h.add_token("data", "alice", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/nodes", token=alice)[0] == 200, 15,
                "the daemon to accept alice's token")
 
@@ -190,7 +190,7 @@ def case_colocation(squeeze, source, h):
     config = os.path.join(source, "tests", "data", "serve", "colocated.yaml")
     d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "2:L40S",
                                          "--checkpoint-grace", "30s", "--stop-grace", "3s"])
-    alice = h.add_token("data", "alice", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/nodes", token=alice)[0] == 200, 15,
                "the daemon to accept alice's token")
     inf = node(d, "inf-0")

@@ -49,12 +49,15 @@ def check_job_fds(d, job_id):
 
 
 def case_security(squeeze, source, h):
+    if serve_lib.is_root():
+        serve_lib.need_test_accounts()  # a root daemon runs alice's jobs as sqz-alice
     d = h.start_daemon(squeeze, "data", ["--virtual-gpus", "2:A100"])
     data = d.data_dir
 
-    # Files and the default address.
-    check(stat.S_IMODE(os.stat(data).st_mode) == 0o700,
-          f"{data} should be mode 0700, is {oct(stat.S_IMODE(os.stat(data).st_mode))}")
+    # Files and the default address. A root daemon's jobs, as their owners, pass through DIR.
+    want = 0o711 if serve_lib.is_root() else 0o700
+    check(stat.S_IMODE(os.stat(data).st_mode) == want,
+          f"{data} should be mode {oct(want)}, is {oct(stat.S_IMODE(os.stat(data).st_mode))}")
     for name in ("admin.token", "tokens"):
         mode = stat.S_IMODE(os.stat(os.path.join(data, name)).st_mode)
         check(mode == 0o600, f"{name} should be mode 0600, is {oct(mode)}")
@@ -68,8 +71,8 @@ def case_security(squeeze, source, h):
     expect_error(d, "POST", "/v1/jobs", 401, ["Authorization"], body={"command": ["true"]},
                  token=None)
     expect_error(d, "GET", "/v1/jobs", 401, ["unknown token"], token=serve_lib.random_token())
-    alice = h.add_token("data", "alice", "ml")
-    bob = h.add_token("data", "bob", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
+    bob = h.add_token("data", serve_lib.BOB, "ml")
     check(stat.S_IMODE(os.stat(os.path.join(data, "tokens")).st_mode) == 0o600,
           "tokens should stay 0600")
     for who, token in (("alice", alice), ("bob", bob)):
@@ -89,14 +92,14 @@ def case_security(squeeze, source, h):
     status, listing = d.call("GET", "/v1/jobs", token=alice)
     check(status == 200 and any(j["id"] == bobs for j in listing["jobs"]),
           f"alice should see the queue with bob's job {bobs}: {status} {listing}")
-    check(d.job(bobs, token=alice)["owner"] == "bob", "bob's job should be owned by bob")
-    expect_error(d, "POST", f"/v1/jobs/{bobs}/cancel", 403, ["bob"], token=alice)
+    check(d.job(bobs, token=alice)["owner"] == serve_lib.BOB, "bob's job should be owned by bob")
+    expect_error(d, "POST", f"/v1/jobs/{bobs}/cancel", 403, [serve_lib.BOB], token=alice)
     state = d.job(bobs)["state"]
     check(state in ("pending", "running"), f"bob's job after alice's cancel: {state}")
     d.wait_state(bobs, "running", timeout=60)  # 1 GPU of 2 is free: it starts
     check_job_fds(d, bobs)
     idle.close()
-    expect_error(d, "POST", f"/v1/jobs/{bobs}/cancel", 403, ["bob"], token=alice)
+    expect_error(d, "POST", f"/v1/jobs/{bobs}/cancel", 403, [serve_lib.BOB], token=alice)
     time.sleep(1.5)  # a cancel that went through would show by now; the state must not move
     check(d.job(bobs)["state"] == "running", f"bob's job after alice's cancel: {d.job(bobs)}")
 
@@ -105,7 +108,7 @@ def case_security(squeeze, source, h):
     status, reply = d.call("POST", f"/v1/jobs/{waiting}/cancel", token=alice)
     check(status == 200, f"alice cancelling her job {waiting}: {status} {reply}")
     j = d.wait_state(waiting, "cancelled", timeout=30)
-    check("alice" in j["reason"], f"the reason should say who cancelled: {j['reason']!r}")
+    check(serve_lib.ALICE in j["reason"], f"the reason should say who cancelled: {j['reason']!r}")
     running = d.submit({"name": "alices-running", "command": LONG_SLEEP, "gpus": 1}, token=alice)
     d.wait_state(running, "running", timeout=60)
     status, reply = d.call("POST", f"/v1/jobs/{running}/cancel", token=alice)

@@ -27,6 +27,27 @@ import urllib.request
 
 SKIP = 77  # CTest's SKIP_RETURN_CODE
 
+# The Unix accounts tests/test_accounts.sh makes (as root; the CTest fixture test_accounts): a
+# daemon run as root runs each job as its owner's account, so the users tests act as must be
+# real. A daemon run as anyone else runs every job as itself, and any token's user will do.
+ALICE, BOB, CAROL, DOCS = "sqz-alice", "sqz-bob", "sqz-carol", "sqz-docs"
+ADMIN_GROUP = "sqz-admins"  # CAROL is in it
+
+
+def is_root():
+    return os.geteuid() == 0
+
+
+def need_test_accounts():
+    """Skips (77) unless the test accounts exist (made by tests/test_accounts.sh as root)."""
+    import pwd
+    for user in (ALICE, BOB, CAROL):
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            raise SkipTest(f"no account {user}: run as root with the test_accounts fixture "
+                           f"(tests/test_accounts.sh create)")
+
 
 class TestFailure(AssertionError):
     pass
@@ -237,8 +258,11 @@ def kill_leftovers(data_dir):
 class Daemon:
     """One `squeeze serve` process on a data directory."""
 
-    def __init__(self, harness, binary, data_dir, args, name):
+    def __init__(self, harness, binary, data_dir, args, name, allow_root_jobs=True):
         self.harness = harness
+        # As root, the jobs the tests submit with the admin token are root's: let them run.
+        if allow_root_jobs and is_root() and "--allow-root-jobs" not in args:
+            args = list(args) + ["--allow-root-jobs"]
         self.binary = binary
         self.data_dir = os.path.abspath(data_dir)
         self.args = list(args)
@@ -394,10 +418,11 @@ class Harness:
     def path(self, *parts):
         return os.path.join(self.work_dir, *parts)
 
-    def start_daemon(self, binary, data_dir, args=(), name=None, timeout=60):
+    def start_daemon(self, binary, data_dir, args=(), name=None, timeout=60,
+                     allow_root_jobs=True):
         data_dir = self.path(data_dir)
         name = name or f"daemon{len(self.daemons) + 1}"
-        d = Daemon(self, binary, data_dir, args, name)
+        d = Daemon(self, binary, data_dir, args, name, allow_root_jobs)
         self.daemons.append(d)
         self.data_dirs.add(d.data_dir)
         return d.start(timeout=timeout)
@@ -416,7 +441,10 @@ class Harness:
         return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
     def add_token(self, data_dir, user, team, role="user"):
-        """Appends a token line to DIR/tokens (as `squeeze token add` will); returns it."""
+        """Appends a token line to DIR/tokens (as `squeeze token add` will); returns it. As root
+        (a daemon that runs each job as its owner) the test accounts must exist, or it skips."""
+        if is_root() and user in (ALICE, BOB, CAROL):
+            need_test_accounts()
         token = random_token()
         path = os.path.join(self.path(data_dir), "tokens")
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

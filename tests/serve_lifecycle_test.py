@@ -17,6 +17,7 @@ Usage: python3 serve_lifecycle_test.py lifecycle SQUEEZE SOURCE_DIR WORK_DIR
 
 import json
 import os
+import pwd
 import re
 import sys
 import time
@@ -173,7 +174,8 @@ def case_lifecycle(squeeze, source, h):
     # Cancels: the running one was stopped by SIGTERM (143), the waiting one never ran.
     expect(doomed, "cancelled", 143, attempts=1)
     expect(waiting, "cancelled", None, attempts=0)
-    check("cancelled by admin" in d.job(waiting)["reason"], d.job(waiting)["reason"])
+    admin = pwd.getpwuid(os.geteuid()).pw_name  # the admin token's user: the daemon's account
+    check(f"cancelled by {admin}" in d.job(waiting)["reason"], d.job(waiting)["reason"])
     # Nothing of theirs runs any more.
     check(not serve_lib.job_processes(d.data_dir),
           f"job processes left: {serve_lib.job_processes(d.data_dir)}")

@@ -31,7 +31,7 @@ def case_held_idle(squeeze, source, h):
                                          "--held-idle-window", f"{WINDOW_S}s",
                                          "--held-idle-threshold", "0.1"])
     env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token)
-    alice = h.add_token("data", "alice", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/held-idle", token=alice)[0] == 200, 15,
                "the daemon to accept alice's token")
 
@@ -91,7 +91,7 @@ def case_held_idle(squeeze, source, h):
                       15, "job {idler} to be listed held but idle")
     check([j["id"] for j in held] == [idler], f"only job {idler} is held idle: {held}")
     j = held[0]
-    check(j["name"] == "idler" and j["user"] == "alice" and j["team"] == "ml", f"{j}")
+    check(j["name"] == "idler" and j["user"] == serve_lib.ALICE and j["team"] == "ml", f"{j}")
     check(sorted(g["gpu"] for g in j["gpus"]) == sorted(idle_gpus) and
           all(g["node"] == node for g in j["gpus"]), f"its GPUs: {j['gpus']} vs {idle_gpus}")
     check(abs(j["mean_utilization"] - 0.02) < 1e-6, f"mean: {j}")
@@ -101,7 +101,7 @@ def case_held_idle(squeeze, source, h):
     listed = json.loads(cli("held-idle", "--json"))
     check([x["id"] for x in listed["jobs"]] == [idler], f"squeeze held-idle --json: {listed}")
     text = cli("held-idle")
-    check("idler" in text and "alice" in text and "busy" not in text, f"held-idle:\n{text}")
+    check("idler" in text and serve_lib.ALICE in text and "busy" not in text, f"held-idle:\n{text}")
     shown = wait_until(lambda: (lambda t: t if "held but idle" in t else None)(
         cli("show", str(idler))), 10, "the held-idle event in squeeze show")
     check("held but idle: its GPUs averaged 2% since" in shown, f"squeeze show:\n{shown}")
@@ -299,7 +299,7 @@ def case_agent(squeeze, source, h):
     check(r.returncode == 1 and "gpus[0].node" in r.stderr and "nowhere" in r.stderr,
           f"unknown node: {r.returncode} {r.stderr}")
     # A user's token may not send telemetry.
-    alice = h.add_token("data", "alice", "ml")
+    alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/nodes", token=alice)[0] == 200, 15, "alice's token")
     r = h.run([squeeze, "gpu-agent", "--node", "spot-0", "--once", "--nvidia-smi", smi],
               timeout=60, env=dict(env, SQUEEZE_TOKEN=alice))

@@ -1,6 +1,6 @@
 // The client subcommands of `squeeze` that talk to a running `squeeze serve`: submit, queue,
 // show, cancel, why, logs, nodes, reclaim, node-return. Each takes --url and --token (else
-// SQUEEZE_URL, SQUEEZE_TOKEN) and --json for scripts.
+// SQUEEZE_URL, SQUEEZE_TOKEN), or --socket (the daemon's Unix socket, no token), and --json.
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -25,8 +25,15 @@ struct ClientFlags {
 };
 
 void AddConnectionFlags(CLI::App& app, ClientFlags& f) {
-  app.add_option("--url", f.connect.url, "squeeze serve's address (default $SQUEEZE_URL, else http://127.0.0.1:8642)");
-  app.add_option("--token", f.connect.token, "API token (default $SQUEEZE_TOKEN)");
+  app.add_option("--url", f.connect.url,
+                 "squeeze serve's address (default $SQUEEZE_URL, else its Unix socket when "
+                 "there is one, else http://127.0.0.1:8642)");
+  app.add_option("--socket", f.connect.socket,
+                 "squeeze serve's Unix socket, where no token is needed (default "
+                 "$SQUEEZE_SOCKET, else squeeze.sock in $SQUEEZE_DATA or ~/.squeeze, else "
+                 "/var/lib/squeeze/squeeze.sock)");
+  app.add_option("--token", f.connect.token,
+                 "API token (default $SQUEEZE_TOKEN; none needed on the socket)");
   app.add_flag("--json", f.json, "Print the server's JSON as it is, for scripts");
 }
 

@@ -114,6 +114,9 @@ std::string FormatNodes(const nlohmann::json& nodes) {
   }
   if (rows.empty()) return "no nodes\n";
   std::string out = Table({"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"}, rows);
+  if (nodes.is_object() && nodes.contains("jobs_run_as_text")) {
+    out += "jobs: " + Str(nodes, "jobs_run_as_text") + "\n";
+  }
   for (const auto& n : ListOf(nodes, "nodes")) {
     if (n.contains("unavailable") && n["unavailable"].is_string()) {
       out += Str(n, "name") + " takes no new jobs: " + n["unavailable"].get<std::string>() + "\n";

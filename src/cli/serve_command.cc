@@ -33,6 +33,14 @@ CommandRun RegisterServe(CLI::App& app) {
   app.add_option("--set", o->settings,
                  "Change a policy setting, KEY=VALUE (e.g. slice=30m for the default sliced, "
                  "min_runtime=5m); one the policy does not read is refused");
+  app.add_option("--socket", o->socket_path,
+                 "The Unix socket local users reach the API on with no token, known by the "
+                 "kernel (default DIR/squeeze.sock; its path is also written to DIR/serve.socket)");
+  app.add_option("--admin-group", o->admin_group,
+                 "A Unix group whose members are admins on the socket (root always is)");
+  app.add_flag("--allow-root-jobs", o->allow_root_jobs,
+               "When run as root (each job as its owner): also run the jobs root submits, as "
+               "root. Without it they are refused");
   app.add_option("--max-retries", o->queue.max_retries,
                  "How often a failed job runs again unless its job file says (max_retries)")
       ->capture_default_str()

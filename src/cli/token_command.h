@@ -1,5 +1,7 @@
-// `squeeze token add USER TEAM [--admin] --data DIR`: gives a user an API token for
-// `squeeze serve` by adding it to DIR/tokens (serve/access.h).
+// `squeeze token add USER TEAM [--admin] [--single-user] --data DIR`: gives a user an API token
+// for `squeeze serve` by adding it to DIR/tokens (serve/access.h). USER is a Unix account of
+// this machine: a root daemon runs the token's jobs as it. A daemon that is not root runs
+// every job as itself, so a token for anyone else needs --single-user.
 #ifndef SQUEEZE_CLI_TOKEN_COMMAND_H_
 #define SQUEEZE_CLI_TOKEN_COMMAND_H_
 
@@ -18,6 +20,7 @@ struct TokenAddFlags {
   std::string team;
   bool admin = false;
   std::string data_dir;  // squeeze serve's data directory
+  bool single_user = false;  // the daemon (not root) runs this user's jobs as itself: fine
 };
 
 // Adds the token and prints it alone on `out`, and on `err` where it went; 0 on success, 1

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/testing/temp_dir.h"
+#include "exec/unix_account.h"
 #include "serve/access.h"
 
 namespace squeeze {
@@ -14,10 +15,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A token's user is a Unix account: the one running the test is always one.
+std::string Me() { return CurrentAccount().value().name; }
+
 TEST(TokenCommandTest, AddedTokenAuthenticatesAsTheUserAndTeam) {
   testing::TempDir dir;
   std::ostringstream out, err;
-  ASSERT_EQ(RunTokenAdd({"alice", "ml", false, dir.path()}, out, err), 0) << err.str();
+  ASSERT_EQ(RunTokenAdd({Me(), "ml", false, dir.path()}, out, err), 0) << err.str();
   std::string token = out.str();
   ASSERT_FALSE(token.empty());
   ASSERT_EQ(token.back(), '\n');
@@ -28,7 +32,7 @@ TEST(TokenCommandTest, AddedTokenAuthenticatesAsTheUserAndTeam) {
   ASSERT_TRUE(reg.ok()) << reg.status().message();
   const std::optional<Principal> who = reg->Authenticate(token);
   ASSERT_TRUE(who.has_value());
-  EXPECT_EQ(who->user, "alice");
+  EXPECT_EQ(who->user, Me());
   EXPECT_EQ(who->team, "ml");
   EXPECT_FALSE(who->admin);
 }
@@ -36,7 +40,7 @@ TEST(TokenCommandTest, AddedTokenAuthenticatesAsTheUserAndTeam) {
 TEST(TokenCommandTest, AdminFlagMakesAnAdmin) {
   testing::TempDir dir;
   std::ostringstream out, err;
-  ASSERT_EQ(RunTokenAdd({"bob", "ops", true, dir.path()}, out, err), 0) << err.str();
+  ASSERT_EQ(RunTokenAdd({Me(), "ops", true, dir.path()}, out, err), 0) << err.str();
   std::string token = out.str();
   token.pop_back();
   const Result<TokenRegistry> reg = TokenRegistry::Load(dir.path());
@@ -49,14 +53,23 @@ TEST(TokenCommandTest, BadUserOrDirectoryFailsWithTheReason) {
   testing::TempDir dir;
   std::ostringstream out, err;
   EXPECT_EQ(RunTokenAdd({"al ice", "ml", false, dir.path()}, out, err), 1);
-  EXPECT_THAT(err.str(), HasSubstr("user 'al ice'"));
+  EXPECT_THAT(err.str(), HasSubstr("'al ice'"));
   EXPECT_EQ(out.str(), "");
 
   std::ostringstream out2, err2;
   const std::string missing = dir.path() + "/nope";
-  EXPECT_EQ(RunTokenAdd({"alice", "ml", false, missing}, out2, err2), 1);
+  EXPECT_EQ(RunTokenAdd({Me(), "ml", false, missing}, out2, err2), 1);
   EXPECT_THAT(err2.str(), HasSubstr("--data: '" + missing + "' is not a directory"));
   EXPECT_EQ(out2.str(), "");
+  EXPECT_TRUE(TokenRegistry::Load(dir.path())->empty());
+}
+
+TEST(TokenCommandTest, AUserWithNoUnixAccountIsRefused) {
+  testing::TempDir dir;
+  std::ostringstream out, err;
+  EXPECT_EQ(RunTokenAdd({"no-such-user-x9", "ml", false, dir.path()}, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("USER: no Unix account 'no-such-user-x9' on this machine"));
+  EXPECT_EQ(out.str(), "");
   EXPECT_TRUE(TokenRegistry::Load(dir.path())->empty());
 }
 

@@ -18,6 +18,9 @@ struct JobRequest {
   std::vector<std::string> command;
   std::string workdir;                     // empty = the data directory's job folder
   std::map<std::string, std::string> env;  // added to the daemon's environment
+  // The Unix account the run executes as (a root daemon runs each job as its owner); empty =
+  // the daemon's own user. Set by the daemon when it starts the run, never by the submitter.
+  std::string run_as;
   int max_retries = -1;                    // -1 = the daemon's default
 };
 

@@ -76,6 +76,10 @@ class Executor {
   // Stop following `id`'s run without touching it: Reattach found a run the store does not
   // know (it is then reported as unknown, and left alone).
   virtual void Release(JobId id) {}
+  // Whether `request` could start here as it is (its workdir and command, as request.run_as),
+  // asked when the job is submitted; the error names the path and the user. Thread-safe. The
+  // default says yes (a backend whose nodes check for themselves).
+  virtual Status CheckRunnable(const JobRequest& request) const { return Status::Ok(); }
   virtual bool IsRunning(JobId id) const = 0;
   virtual size_t RunningCount() const = 0;
 };

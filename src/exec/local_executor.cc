@@ -12,14 +12,18 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include "exec/supervisor.h"
+#include "exec/unix_account.h"
 
 
 namespace squeeze {
 namespace {
+
+constexpr char kOwnerPath[] = "/usr/local/bin:/usr/bin:/bin";
 
 std::string SupervisorBesideSelf() {
   char self[PATH_MAX];
@@ -38,16 +42,35 @@ std::string JoinIndices(const std::vector<int>& gpus) {
   return out;
 }
 
-// The daemon's environment, then the job's, then squeeze's own variables, which win.
+// What a run of another user starts from instead of the daemon's environment (which may hold
+// the daemon's own secrets): a default PATH, and the locale and time zone. The supervisor adds
+// HOME, USER and LOGNAME.
+std::map<std::string, std::string> OwnerBaseEnvironment() {
+  std::map<std::string, std::string> env = {{"PATH", kOwnerPath}};
+  for (const char* name : {"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ"}) {
+    if (const char* v = std::getenv(name)) env[name] = v;
+  }
+  return env;
+}
+
+// The daemon's environment (another user's run: OwnerBaseEnvironment), then the job's, then
+// squeeze's own variables, which win.
 std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest& request,
                                         const std::vector<int>& gpus, bool resume,
                                         const std::string& checkpoint_dir) {
-  std::map<std::string, std::string> env = request.env;
+  std::map<std::string, std::string> env;
+  if (!request.run_as.empty()) env = OwnerBaseEnvironment();
+  for (const auto& [k, v] : request.env) env[k] = v;
   env["SQUEEZE_JOB_ID"] = std::to_string(id);
   env["SQUEEZE_ATTEMPT"] = std::to_string(attempt);
   env["SQUEEZE_CHECKPOINT_DIR"] = checkpoint_dir;
   env["CUDA_VISIBLE_DEVICES"] = JoinIndices(gpus);
-  std::vector<std::string> out = EnvironmentWith(env);
+  std::vector<std::string> out;
+  if (request.run_as.empty()) {
+    out = EnvironmentWith(env);
+  } else {
+    for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  }
   // Set only by squeeze for this run, never inherited from the daemon.
   std::erase_if(out, [](const std::string& e) { return e.rfind("SQUEEZE_RESUME=", 0) == 0; });
   if (resume) out.push_back("SQUEEZE_RESUME=1");
@@ -85,11 +108,25 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   if (Exists(paths.run) || Exists(paths.exit)) {
     return Status::Error(what + " was already started (" + paths.run + " exists)");
   }
-  SupervisorArgs args{options_.data_dir, id, attempt, request.workdir, request.command};
+  SupervisorArgs args{options_.data_dir, id, attempt, request.workdir, request.run_as,
+                      request.command};
+  std::optional<UnixAccount> owner;
+  if (!request.run_as.empty()) {
+    Result<UnixAccount> account = AccountNamed(request.run_as);
+    if (!account.ok()) return account.status().WithContext(what);
+    owner = std::move(*account);
+  }
   if (args.workdir.empty()) {
     args.workdir = options_.data_dir + "/jobs/" + std::to_string(id);
-    mkdir((options_.data_dir + "/jobs").c_str(), 0755);
-    mkdir(args.workdir.c_str(), 0755);
+    const std::string jobs = options_.data_dir + "/jobs";
+    mkdir(jobs.c_str(), 0711);
+    chmod(jobs.c_str(), 0711);  // passed through by the owners of its folders; umask 077
+    mkdir(args.workdir.c_str(), owner ? 0700 : 0755);
+    if (owner) (void)GiveTo(args.workdir, *owner, 0700);
+  }
+  // The checkpoint folder is the owner's alone (the daemon, root, reads its marker).
+  if (owner) {
+    if (Status s = GiveTo(paths.checkpoint_dir, *owner, 0700); !s.ok()) return s.WithContext(what);
   }
   std::vector<std::string> argv_strings = SupervisorCommandLine(options_.supervisor_path, args);
   std::vector<std::string> env_strings =
@@ -118,6 +155,20 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   run.supervisor_start = record->supervisor_start;
   runs_[id] = run;
   return run.info;
+}
+
+Status LocalExecutor::CheckRunnable(const JobRequest& request) const {
+  if (request.command.empty()) return Status::Error("command: the job has no command");
+  RunnableCheck check{request.run_as, request.workdir, request.command};
+  std::map<std::string, std::string> env = request.env;
+  if (!request.run_as.empty() && !env.count("PATH")) env["PATH"] = kOwnerPath;
+  auto out = RunCommand(CheckCommandLine(options_.supervisor_path, check), env, 10000);
+  if (!out.ok()) return Status::Error("cannot check the job: " + out.status().message());
+  if (out->exit_code == 0) return Status::Ok();
+  std::string problem = out->out.empty() ? out->err : out->out;
+  while (!problem.empty() && problem.back() == '\n') problem.pop_back();
+  if (problem.empty()) problem = "the check exited " + std::to_string(out->exit_code);
+  return Status::Error(problem);
 }
 
 // Reaps the process Start forked (it exits as soon as the supervisor has detached), then

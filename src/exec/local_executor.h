@@ -38,6 +38,10 @@ class LocalExecutor : public Executor {
   // attempt was ever started (its run file exists), so nothing starts twice.
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
                         const std::vector<int>& gpu_indices, bool resume) override;
+  // Whether the job could start here: its workdir entered and its command found and runnable,
+  // checked as the account it runs as (request.run_as) by squeeze-supervisor --check. The
+  // error names the path and the user.
+  Status CheckRunnable(const JobRequest& request) const override;
   // SIGUSR1 to the job's main process. The job answers with a new COMPLETE marker.
   Status RequestCheckpoint(JobId id) override;
   // SIGTERM to the job's process group now; SIGKILL to it at the first Poll at or after

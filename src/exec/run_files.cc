@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace squeeze {
 namespace {
@@ -36,10 +38,17 @@ RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt) {
 }
 
 Status MakeRunDirs(const std::string& data_dir, JobId id) {
-  for (const std::string& dir : {data_dir, data_dir + "/runs", data_dir + "/logs",
-                                 data_dir + "/checkpoints", PathsOf(data_dir, id, 0).checkpoint_dir}) {
+  // runs/ is the daemon's alone; logs/ and checkpoints/ may be passed through (each job's log
+  // and checkpoint folder are its owner's) but not listed.
+  for (const auto& [dir, mode] : std::vector<std::pair<std::string, mode_t>>{
+           {data_dir, 0},
+           {data_dir + "/runs", 0700},
+           {data_dir + "/logs", 0711},
+           {data_dir + "/checkpoints", 0711},
+           {PathsOf(data_dir, id, 0).checkpoint_dir, 0}}) {
     Status s = MakeDir(dir);
     if (!s.ok()) return s;
+    if (mode != 0 && chmod(dir.c_str(), mode) != 0) return Errno("cannot set the mode of", dir);
   }
   return Status::Ok();
 }

@@ -29,7 +29,8 @@ struct RunPaths {
 };
 RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt);
 
-// Creates DIR/runs, DIR/logs and DIR/checkpoints/<id> when missing.
+// Creates DIR/runs (mode 0700: the daemon's), DIR/logs and DIR/checkpoints (0711: passed
+// through, not listed) and DIR/checkpoints/<id> when missing.
 Status MakeRunDirs(const std::string& data_dir, JobId id);
 
 // Writes `text` to `path` through path.tmp, fsync and rename, so a reader sees all or nothing.

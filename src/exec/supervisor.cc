@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "exec/run_files.h"
+#include "exec/unix_account.h"
 
 namespace squeeze {
 namespace {
@@ -23,9 +24,11 @@ void AppendToLog(int log_fd, const std::string& line) {
   }
 }
 
-// In the forked job process: its own group, the workdir, the log, default signal handling,
-// then exec. On failure writes errno to `err_fd` and exits 127.
-[[noreturn]] void ExecJob(const SupervisorArgs& args, char** argv, int log_fd, int err_fd) {
+// In the forked job process: its own group, its owner's account (for good), the workdir, the
+// log, default signal handling, then exec. On failure writes the step and errno to `err_fd`
+// and exits 127.
+[[noreturn]] void ExecJob(const SupervisorArgs& args, const UnixAccount* owner, char** argv,
+                          int log_fd, int err_fd) {
   setpgid(0, 0);
   sigset_t none;
   sigemptyset(&none);
@@ -33,7 +36,10 @@ void AppendToLog(int log_fd, const std::string& line) {
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 below gives fd 0 without it
   int err[2] = {0, 0};
-  if (chdir(args.workdir.c_str()) != 0) {
+  errno = 0;
+  if (owner != nullptr && !BecomeAccount(*owner).ok()) {
+    err[0] = 4;
+  } else if (chdir(args.workdir.c_str()) != 0) {
     err[0] = 1;
   } else if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0) {
     err[0] = 2;
@@ -49,9 +55,11 @@ void AppendToLog(int log_fd, const std::string& line) {
 
 std::string DescribeFailure(const SupervisorArgs& args, int step, int err) {
   std::string why = std::strerror(err);
-  if (step == 1) return "cannot enter workdir '" + args.workdir + "': " + why;
+  const std::string as = args.user.empty() ? "" : " as user '" + args.user + "'";
+  if (step == 4) return "cannot run as user '" + args.user + "': " + why;
+  if (step == 1) return "cannot enter workdir '" + args.workdir + "'" + as + ": " + why;
   if (step == 2) return "cannot redirect the job's output: " + why;
-  return "cannot run '" + args.command[0] + "': " + why;
+  return "cannot run '" + args.command[0] + "'" + as + ": " + why;
 }
 
 ExitStatus WaitForJob(pid_t pid) {
@@ -69,7 +77,23 @@ ExitStatus WaitForJob(pid_t pid) {
 int Supervise(const SupervisorArgs& args) {
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_IGN);
   RunPaths paths = PathsOf(args.data_dir, args.id, args.attempt);
-  int log_fd = open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  std::optional<UnixAccount> owner;
+  if (!args.user.empty()) {
+    Result<UnixAccount> account = AccountNamed(args.user);
+    if (!account.ok()) {
+      (void)WriteFileAtomically(paths.exit,
+                                FormatExitStatus({false, kCannotRun, account.status().message()}));
+      return 1;
+    }
+    owner = std::move(*account);
+  }
+  // The log is the owner's alone (the daemon, root, reads it for the API).
+  int log_fd = open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                    owner ? 0600 : 0644);
+  if (log_fd >= 0 && owner && fchown(log_fd, owner->uid, owner->gid) != 0) {
+    AppendToLog(log_fd, "cannot give the log to user '" + owner->name + "': " +
+                            std::strerror(errno));
+  }
   if (log_fd < 0) log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return 1;
@@ -82,7 +106,7 @@ int Supervise(const SupervisorArgs& args) {
     (void)WriteFileAtomically(paths.exit, FormatExitStatus({false, kCannotRun, "cannot fork"}));
     return 1;
   }
-  if (pid == 0) ExecJob(args, argv.data(), log_fd, err_pipe[1]);
+  if (pid == 0) ExecJob(args, owner ? &*owner : nullptr, argv.data(), log_fd, err_pipe[1]);
   setpgid(pid, pid);
   close(err_pipe[1]);
   RunRecord record{getpid(), ProcessStartTime(getpid()).value_or(0), pid};
@@ -110,14 +134,16 @@ int Supervise(const SupervisorArgs& args) {
 
 std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
                                                const SupervisorArgs& args) {
-  std::vector<std::string> line = {supervisor_path, args.data_dir, std::to_string(args.id),
-                                   std::to_string(args.attempt), args.workdir, "--"};
+  std::vector<std::string> line = {supervisor_path,      args.data_dir,
+                                   std::to_string(args.id), std::to_string(args.attempt),
+                                   args.workdir,         args.user.empty() ? "-" : args.user,
+                                   "--"};
   line.insert(line.end(), args.command.begin(), args.command.end());
   return line;
 }
 
 std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv) {
-  if (argc < 7 || std::string(argv[5]) != "--") return std::nullopt;
+  if (argc < 8 || std::string(argv[6]) != "--") return std::nullopt;
   SupervisorArgs args;
   args.data_dir = argv[1];
   char* end = nullptr;
@@ -126,7 +152,8 @@ std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv) {
   args.attempt = static_cast<int>(std::strtol(argv[3], &end, 10));
   if (*end != '\0') return std::nullopt;
   args.workdir = argv[4];
-  for (int i = 6; i < argc; ++i) args.command.push_back(argv[i]);
+  if (std::string(argv[5]) != "-") args.user = argv[5];
+  for (int i = 7; i < argc; ++i) args.command.push_back(argv[i]);
   return args;
 }
 

@@ -20,13 +20,31 @@ struct SupervisorArgs {
   JobId id = 0;
   int attempt = 0;
   std::string workdir;
+  // The Unix account the job runs as (the supervisor, root, switches the job to it before exec
+  // and gives it its log); empty = the supervisor's own user.
+  std::string user;
   std::vector<std::string> command;  // the job's argv, run with execvp, never through a shell
 };
 
-// Command line: squeeze-supervisor DATA_DIR JOB_ID ATTEMPT WORKDIR -- ARGV...
+// Command line: squeeze-supervisor DATA_DIR JOB_ID ATTEMPT WORKDIR USER -- ARGV... (USER "-"
+// for the supervisor's own).
 std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
                                                const SupervisorArgs& args);
 std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv);
+
+// `squeeze-supervisor --check USER WORKDIR -- ARGV...`, run by the daemon when a job is
+// submitted: whether USER ("-": the caller) may enter WORKDIR ("-": none given) and run ARGV[0]
+// (a path, or found on PATH as execvp finds it), checked as that user. RunCheck prints the
+// problem, naming the path and the user, and returns 1; 0 when the job could start.
+struct RunnableCheck {
+  std::string user;
+  std::string workdir;
+  std::vector<std::string> command;
+};
+std::vector<std::string> CheckCommandLine(const std::string& supervisor_path,
+                                          const RunnableCheck& check);
+std::optional<RunnableCheck> ParseCheckArgs(int argc, char** argv);
+int RunCheck(const RunnableCheck& check);
 
 // Forks the detached supervisor and returns 0 in the calling process at once (the process the
 // daemon started exits with it); the detached child runs the job, records its exit and exits.

@@ -88,6 +88,13 @@ Result<TokenRegistry> TokenRegistry::Load(const std::string& data_dir) {
   return reg;
 }
 
+std::optional<std::string> TokenRegistry::TeamOf(std::string_view user) const {
+  for (const Entry& e : entries_) {
+    if (e.who.user == user) return e.who.team;
+  }
+  return std::nullopt;
+}
+
 std::optional<Principal> TokenRegistry::Authenticate(std::string_view token) const {
   if (token.empty()) return std::nullopt;
   const Principal* found = nullptr;
@@ -102,7 +109,8 @@ std::optional<Principal> TokenRegistry::Authenticate(std::string_view token) con
   return *found;
 }
 
-Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_dir) {
+Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_dir,
+                                                      const std::string& user) {
   const std::string admin_path = data_dir + "/admin.token";
   auto reg = TokenRegistry::Load(data_dir);
   if (!reg.ok()) return reg.status();
@@ -113,7 +121,7 @@ Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_di
       return std::make_pair(admin_path, false);
     }
   }
-  auto token = AddToken(data_dir, "admin", "admin", true);
+  auto token = AddToken(data_dir, user, "admin", true);
   if (!token.ok()) return token.status();
   if (Status st = AppendPrivate(admin_path, *token + "\n", true); !st.ok()) return st;
   return std::make_pair(admin_path, true);
@@ -192,6 +200,16 @@ std::optional<Principal> LiveTokens::Authenticate(std::string_view token) const 
     tokens = tokens_;
   }
   return tokens->Authenticate(token);
+}
+
+std::optional<std::string> LiveTokens::TeamOf(std::string_view user) const {
+  std::shared_ptr<const TokenRegistry> tokens;
+  {
+    std::lock_guard lock(mu_);
+    ReloadIfChanged();
+    tokens = tokens_;
+  }
+  return tokens->TeamOf(user);
 }
 
 }  // namespace squeeze

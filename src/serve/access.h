@@ -30,6 +30,8 @@ class Authenticator {
   virtual ~Authenticator() = default;
   // nullopt for an unknown or empty token.
   virtual std::optional<Principal> Authenticate(std::string_view token) const = 0;
+  // The team of `user`'s first token, if it has one (a local user's team).
+  virtual std::optional<std::string> TeamOf(std::string_view user) const { return std::nullopt; }
 };
 
 class TokenRegistry : public Authenticator {
@@ -38,6 +40,7 @@ class TokenRegistry : public Authenticator {
   static Result<TokenRegistry> Load(const std::string& data_dir);
   // Who holds `token` (compared in constant time); nullopt for an unknown or empty token.
   std::optional<Principal> Authenticate(std::string_view token) const override;
+  std::optional<std::string> TeamOf(std::string_view user) const override;
   bool empty() const { return entries_.empty(); }
 
  private:
@@ -55,6 +58,7 @@ class LiveTokens : public Authenticator {
  public:
   static Result<std::unique_ptr<LiveTokens>> Load(const std::string& data_dir);
   std::optional<Principal> Authenticate(std::string_view token) const override;
+  std::optional<std::string> TeamOf(std::string_view user) const override;
 
  private:
   LiveTokens(std::string data_dir, TokenRegistry tokens, int64_t mtime_ns);
@@ -67,10 +71,11 @@ class LiveTokens : public Authenticator {
   mutable int64_t checked_at_ms_ = 0;
 };
 
-// Ensures an admin exists: when DIR/tokens holds no admin, creates one (user "admin", team
-// "admin"), appends it to DIR/tokens and writes DIR/admin.token. Returns the admin.token
-// path and whether it was created now.
-Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_dir);
+// Ensures an admin exists: when DIR/tokens holds no admin, creates one (for user `user`, the
+// daemon's own account, team "admin"), appends it to DIR/tokens and writes DIR/admin.token.
+// Returns the admin.token path and whether it was created now.
+Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_dir,
+                                                      const std::string& user);
 
 // Adds a user token (role user or admin) and returns it. User and team: [A-Za-z0-9._-]{1,64}.
 Result<std::string> AddToken(const std::string& data_dir, const std::string& user,

@@ -25,7 +25,7 @@ mode_t ModeOf(const std::string& path) {
 }
 
 TEST_F(AccessTest, FirstStartCreatesAPrivateAdminTokenOnce) {
-  auto first = EnsureAdminToken(dir_);
+  auto first = EnsureAdminToken(dir_, "root");
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_EQ(first->first, dir_ + "/admin.token");
   EXPECT_TRUE(first->second);
@@ -34,7 +34,7 @@ TEST_F(AccessTest, FirstStartCreatesAPrivateAdminTokenOnce) {
   std::string token;
   std::ifstream(dir_ + "/admin.token") >> token;
   EXPECT_EQ(token.size(), 64u);
-  auto again = EnsureAdminToken(dir_);
+  auto again = EnsureAdminToken(dir_, "root");
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->second);
   std::string same;
@@ -45,7 +45,7 @@ TEST_F(AccessTest, FirstStartCreatesAPrivateAdminTokenOnce) {
   auto who = reg->Authenticate(token);
   ASSERT_TRUE(who.has_value());
   EXPECT_TRUE(who->admin);
-  EXPECT_EQ(who->user, "admin");
+  EXPECT_EQ(who->user, "root");
 }
 
 TEST_F(AccessTest, UsersAreNotAdminsAndWrongTokensAreNobody) {
@@ -98,7 +98,7 @@ namespace {
 
 TEST(LiveTokensTest, SeesATokenAddedWhileItRuns) {
   ::squeeze::testing::TempDir dir{"squeeze-live-tokens"};
-  auto admin = EnsureAdminToken(dir.path());
+  auto admin = EnsureAdminToken(dir.path(), "root");
   ASSERT_TRUE(admin.ok());
   auto live = LiveTokens::Load(dir.path());
   ASSERT_TRUE(live.ok()) << live.status().message();

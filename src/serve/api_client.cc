@@ -2,23 +2,53 @@
 
 #include <httplib.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <vector>
+
+#include "serve/daemon.h"
+#include "serve/unix_http.h"
 
 namespace squeeze {
 
-ApiClient::ApiClient(std::string url, std::string token, std::unique_ptr<httplib::Client> client)
-    : url_(std::move(url)), token_(std::move(token)), client_(std::move(client)) {}
+ApiClient::ApiClient(std::string url, std::string token, std::unique_ptr<httplib::Client> client,
+                     std::string socket)
+    : url_(std::move(url)),
+      token_(std::move(token)),
+      client_(std::move(client)),
+      socket_(std::move(socket)) {}
+
+std::string FindDaemonSocket(const std::string& given) {
+  std::vector<std::string> candidates;
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SQUEEZE_SOCKET"); env && *env) return env;
+  candidates.push_back(DefaultDataDir() + "/squeeze.sock");
+  candidates.push_back("/var/lib/squeeze/squeeze.sock");
+  for (const std::string& path : candidates) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return path;
+  }
+  return "";
+}
 
 ApiClient::~ApiClient() = default;
 
 Result<std::unique_ptr<ApiClient>> ApiClient::Connect(ClientOptions options) {
-  if (options.url.empty()) {
-    const char* env = std::getenv("SQUEEZE_URL");
-    options.url = env && *env ? env : "http://127.0.0.1:8642";
-  }
   if (options.token.empty()) {
     const char* env = std::getenv("SQUEEZE_TOKEN");
     options.token = env ? env : "";
+  }
+  if (options.url.empty()) {
+    const char* env = std::getenv("SQUEEZE_URL");
+    if (env && *env) {
+      options.url = env;
+    } else if (std::string socket = FindDaemonSocket(options.socket); !socket.empty()) {
+      return std::unique_ptr<ApiClient>(
+          new ApiClient("unix:" + socket, options.token, nullptr, socket));
+    } else {
+      options.url = "http://127.0.0.1:8642";
+    }
   }
   if (options.url.rfind("http://", 0) != 0) {
     return Status::Error("--url: '" + options.url + "' is not http://HOST:PORT");
@@ -30,7 +60,7 @@ Result<std::unique_ptr<ApiClient>> ApiClient::Connect(ClientOptions options) {
   client->set_read_timeout(60, 0);
   if (!options.token.empty()) client->set_bearer_token_auth(options.token);
   return std::unique_ptr<ApiClient>(
-      new ApiClient(options.url, options.token, std::move(client)));
+      new ApiClient(options.url, options.token, std::move(client), ""));
 }
 
 Result<nlohmann::json> ApiClient::Decode(const std::string& what, int status,
@@ -48,6 +78,11 @@ Result<nlohmann::json> ApiClient::Decode(const std::string& what, int status,
 }
 
 Result<nlohmann::json> ApiClient::Get(const std::string& path) {
+  if (!client_) {
+    auto reply = UnixHttpRequest(socket_, "GET", path, token_, "", "", 60);
+    if (!reply.ok()) return reply.status();
+    return Decode("GET " + path, reply->status, reply->body);
+  }
   auto res = client_->Get(path.c_str());
   if (!res) {
     return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));
@@ -57,6 +92,11 @@ Result<nlohmann::json> ApiClient::Get(const std::string& path) {
 
 Result<nlohmann::json> ApiClient::Post(const std::string& path, const std::string& body,
                                        const std::string& content_type) {
+  if (!client_) {
+    auto reply = UnixHttpRequest(socket_, "POST", path, token_, body, content_type, 60);
+    if (!reply.ok()) return reply.status();
+    return Decode("POST " + path, reply->status, reply->body);
+  }
   auto res = client_->Post(path.c_str(), body, content_type.c_str());
   if (!res) {
     return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));

@@ -32,7 +32,8 @@ TEST_F(ApiClientTest, ServerErrorsAndMissingTokenAreExplained) {
   unsetenv("SQUEEZE_TOKEN");
   auto anonymous = ApiClient::Connect({url_, ""});
   EXPECT_EQ((*anonymous)->Get("/v1/jobs").status().message(),
-            "missing 'Authorization: Bearer TOKEN' header (set SQUEEZE_TOKEN or --token) (HTTP "
+            "missing 'Authorization: Bearer TOKEN' header (local users need none on the daemon's "
+            "Unix socket) (set SQUEEZE_TOKEN or --token) (HTTP "
             "401)");
 }
 

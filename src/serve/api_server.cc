@@ -55,8 +55,9 @@ Status ParseListen(const std::string& listen, ApiOptions& options) {
   return Status::Ok();
 }
 
-ApiServer::ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options)
-    : service_(service), tokens_(tokens), options_(std::move(options)),
+ApiServer::ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options,
+                     const LocalUsers* local)
+    : service_(service), tokens_(tokens), options_(std::move(options)), local_(local),
       server_(std::make_unique<httplib::Server>()) {
   Routes();
   WebRoutes();
@@ -107,14 +108,25 @@ void ApiServer::Routes() {
     }
   });
 
-  // Runs `handler` for an authenticated caller, or answers 401 / 400.
+  // Runs `handler` for an authenticated caller (a token, else a local user on the socket), or
+  // answers 401 / 403 / 400.
   auto authed = [this](auto handler) {
     return [this, handler](const httplib::Request& req, httplib::Response& res) {
       const std::string header = req.get_header_value("Authorization");
-      auto token = BearerToken(header);
-      if (!token) return SendError(res, 401, "missing 'Authorization: Bearer TOKEN' header");
-      auto who = tokens_.Authenticate(*token);
-      if (!who) return SendError(res, 401, "unknown token");
+      std::optional<Principal> who;
+      if (!header.empty()) {
+        auto token = BearerToken(header);
+        if (!token) return SendError(res, 401, "the Authorization header is not 'Bearer TOKEN'");
+        who = tokens_.Authenticate(*token);
+        if (!who) return SendError(res, 401, "unknown token");
+      } else if (auto local = local_ ? local_->Identify(req.remote_addr, req.remote_port)
+                                     : std::nullopt) {
+        if (!local->ok()) return SendError(res, 403, local->status().message());
+        who = **local;
+      } else {
+        return SendError(res, 401, "missing 'Authorization: Bearer TOKEN' header (local users "
+                                   "need none on the daemon's Unix socket)");
+      }
       if (static_cast<int>(req.params.size()) > kMaxQueryParams) {
         return SendError(res, 400, "too many query parameters (at most " +
                                        std::to_string(kMaxQueryParams) + ")");

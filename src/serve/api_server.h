@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "serve/access.h"
 #include "serve/job_service.h"
+#include "serve/local_users.h"
 
 namespace httplib {
 class Server;
@@ -35,7 +36,9 @@ Status ParseListen(const std::string& listen, ApiOptions& options);
 
 class ApiServer {
  public:
-  ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options);
+  // `local`, if given, knows the requests carried from the Unix socket: they need no token.
+  ApiServer(JobService& service, const Authenticator& tokens, ApiOptions options,
+            const LocalUsers* local = nullptr);
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
@@ -52,6 +55,7 @@ class ApiServer {
   JobService& service_;
   const Authenticator& tokens_;
   ApiOptions options_;
+  const LocalUsers* local_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;

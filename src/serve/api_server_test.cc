@@ -43,7 +43,9 @@ TEST_F(ApiServerTest, NoTokenOrWrongTokenIsRefusedBeforeTheService) {
   auto none = client_->Get("/v1/jobs");
   ASSERT_TRUE(none);
   EXPECT_EQ(none->status, 401);
-  EXPECT_EQ(Json(none)["error"], "missing 'Authorization: Bearer TOKEN' header");
+  EXPECT_EQ(Json(none)["error"],
+            "missing 'Authorization: Bearer TOKEN' header (local users need none on the daemon's "
+            "Unix socket)");
   auto wrong = client_->Get("/v1/jobs", httplib::Headers{{"Authorization", "Bearer nope"}});
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 401);

@@ -20,8 +20,11 @@
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
+#include "exec/unix_account.h"
 #include "exec/gpu_utilization.h"
 #include "serve/api_server.h"
+#include "serve/local_users.h"
+#include "serve/unix_gateway.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
 #include "serve/web_dir.h"
@@ -146,6 +149,13 @@ int RunDaemon(const DaemonOptions& options) {
     Say(s.message());
     return 1;
   };
+  // Nothing the daemon writes is for others unless it says so (serve.url, the socket); each
+  // job's log and checkpoint folder are given to its owner.
+  umask(077);
+  Result<UnixAccount> self = CurrentAccount();
+  if (!self.ok()) return fail(self.status());
+  DaemonOptions o = options;
+  o.queue.run_as = RunAsPolicy::For(geteuid(), self->name, options.allow_root_jobs);
   std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -153,7 +163,9 @@ int RunDaemon(const DaemonOptions& options) {
   // Absolute: the supervisor and the jobs run in other directories.
   dir = std::filesystem::absolute(dir, ec).lexically_normal().string();
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  chmod(dir.c_str(), 0700);
+  // A root daemon's jobs, as their owners, reach their logs and checkpoints through DIR (and
+  // local users its socket); nobody but the daemon lists it or reads what is not theirs.
+  chmod(dir.c_str(), o.queue.run_as.owners ? 0711 : 0700);
   auto lock = LockDataDir(dir);
   if (!lock.ok()) return fail(lock.status());
 
@@ -164,7 +176,7 @@ int RunDaemon(const DaemonOptions& options) {
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
   if (!cluster.ok()) return fail(cluster.status());
-  auto admin = EnsureAdminToken(dir);
+  auto admin = EnsureAdminToken(dir, self->name);
   if (!admin.ok()) return fail(admin.status());
   auto tokens = LiveTokens::Load(dir);
   if (!tokens.ok()) return fail(tokens.status());
@@ -182,7 +194,7 @@ int RunDaemon(const DaemonOptions& options) {
     return fail(Status::Error("cannot run the supervisor " + executor.supervisor_path() +
                               " (it is installed beside squeeze)"));
   }
-  auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, options.queue);
+  auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
   // One executor per Slurm pool: its jobs go to that cluster.
   std::vector<std::unique_ptr<SlurmExecutor>> slurm_executors;
@@ -205,6 +217,7 @@ int RunDaemon(const DaemonOptions& options) {
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
+  Say("jobs: " + o.queue.run_as.Describe());
   std::mutex wake_mu;
   std::condition_variable wake_cv;
   bool woken = false;
@@ -217,11 +230,26 @@ int RunDaemon(const DaemonOptions& options) {
     wake_cv.notify_one();
   };
   QueueService service(dir, **store, **queue, Now, wake, samples->get());
-  ApiServer api(service, **tokens, api_options);
+  PeerRegistry peers(UnixGateway::ConnectHost(api_options.host));
+  LocalUsers local_users(peers, **tokens, options.admin_group, o.queue.run_as, geteuid());
+  ApiServer api(service, **tokens, api_options, &local_users);
   if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
   (void)WriteFileAtomically(dir + "/serve.url", url + "\n");
+  chmod((dir + "/serve.url").c_str(), 0644);
   Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
+  const std::string socket_path =
+      options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
+  UnixGateway gateway(socket_path, api_options.host, api.port(), peers);
+  if (Status s = gateway.Start(); !s.ok()) {
+    api.Stop();
+    return fail(s);
+  }
+  (void)WriteFileAtomically(dir + "/serve.socket", socket_path + "\n");
+  chmod((dir + "/serve.socket").c_str(), 0644);
+  Say("local users: unix:" + socket_path + " (no token needed; the path is also in " + dir +
+      "/serve.socket)" +
+      (options.admin_group.empty() ? "" : "; admins: root and group '" + options.admin_group + "'"));
   Say(WebDirBuilt(api_options.web_dir)
           ? "dashboard at " + url + "/ (files in " + api_options.web_dir + ")"
           : "no dashboard: " + api_options.web_dir + " has no index.html (see --web-dir)");
@@ -230,6 +258,7 @@ int RunDaemon(const DaemonOptions& options) {
   const auto recovery_began = std::chrono::steady_clock::now();
   auto recovered = (*queue)->Recover(Now());
   if (!recovered.ok()) {
+    gateway.Stop();
     api.Stop();
     return fail(recovered.status());
   }
@@ -287,6 +316,7 @@ int RunDaemon(const DaemonOptions& options) {
     woken = false;
   }
   if (sampler) sampler->Stop();
+  gateway.Stop();
   api.Stop();
   signals.join();
   close(*lock);

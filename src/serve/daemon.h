@@ -27,6 +27,9 @@ struct DaemonOptions {
   // Seconds between reads of the found GPUs' utilization (NVML or nvidia-smi); 0: never.
   Time gpu_sample_interval = 60;
   std::string web_dir;   // the dashboard's built files; empty = `web` beside the binary
+  bool allow_root_jobs = false;  // a root daemon runs root's own jobs (as root)
+  std::string socket_path;       // the Unix socket of local users; empty = DIR/squeeze.sock
+  std::string admin_group;       // its members are admins on the socket; empty = root only
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

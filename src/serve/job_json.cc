@@ -11,7 +11,7 @@ nlohmann::json TimeOrNull(const std::optional<Time>& t) {
 
 }  // namespace
 
-nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
+nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields) {
   const JobSpec& spec = job.request.spec;
   nlohmann::json j;
   j["id"] = job.id;
@@ -34,8 +34,10 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now) {
                                                             : nlohmann::json();
   j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
   j["deadline"] = TimeOrNull(spec.deadline);
-  j["command"] = job.request.command;
-  j["workdir"] = job.request.workdir;
+  j["private"] = !private_fields;
+  j["command"] = private_fields ? nlohmann::json(job.request.command) : nlohmann::json();
+  j["workdir"] = private_fields ? nlohmann::json(job.request.workdir) : nlohmann::json();
+  j["env"] = private_fields ? nlohmann::json(job.request.env) : nlohmann::json();
   j["submitted_at"] = FormatDateTime(job.submitted_at);
   j["started_at"] = TimeOrNull(job.started_at);
   const bool finished = IsFinished(job.state);

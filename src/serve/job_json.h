@@ -11,7 +11,9 @@
 namespace squeeze {
 
 // `now` gives a waiting job's wait so far. Times are RFC 3339 UTC strings; durations seconds.
-nlohmann::json StoredJobJson(const StoredJob& job, Time now);
+// `private_fields`: its command, workdir and env (the owner's and admins' to see); without
+// them these are null and "private" is true.
+nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields = true);
 
 }  // namespace squeeze
 

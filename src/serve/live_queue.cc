@@ -67,6 +67,23 @@ void LiveQueue::Log(const std::string& line) const {
   std::fprintf(stderr, "squeeze serve: %s\n", line.c_str());
 }
 
+ApiResult LiveQueue::CheckSubmission(const std::string& owner, const JobRequest& request) const {
+  Result<std::string> account = options_.run_as.AccountFor(owner);
+  if (!account.ok()) return ApiResult::Fail(403, account.status().message());
+  // pool_executors_ is set before Recover and never again, so it is read here unlocked.
+  bool all_here = true;
+  const std::vector<PoolSpec>& pools = cluster_.spec.pools;
+  for (size_t i = 0; i < pools.size(); ++i) {
+    if (!request.spec.pool.empty() && pools[i].name != request.spec.pool) continue;
+    all_here &= !pool_executors_.count(static_cast<int>(i));
+  }
+  if (!all_here) return ApiResult::Ok(nullptr);  // a Slurm node checks for itself
+  JobRequest as = request;
+  as.run_as = *account;
+  if (Status s = executor_.CheckRunnable(as); !s.ok()) return ApiResult::Fail(400, s.message());
+  return ApiResult::Ok(nullptr);
+}
+
 void LiveQueue::Add(const StoredJob& job) {
   std::lock_guard lock(inbox_mu_);
   inbox_.push_back(job);
@@ -282,7 +299,12 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
     request.env["SQUEEZE_HOME_REGION"] = spec.pools[home].region;
   }
   AddPlacementEnv(d, job.cuda_gpus, request);
-  auto run = job.exec->Start(d.job, attempt, request, job.cuda_gpus, job.has_checkpoint);
+  // Checked again at each start: a job stored before the account went, or by an older daemon.
+  Result<std::string> account = options_.run_as.AccountFor(job.owner);
+  if (account.ok()) request.run_as = *account;
+  auto run = account.ok()
+                 ? job.exec->Start(d.job, attempt, request, job.cuda_gpus, job.has_checkpoint)
+                 : Result<RunInfo>(account.status());
   if (!run.ok()) {
     Log("job " + std::to_string(d.job) + ": " + run.status().message());
     (void)scheduler_->Finished(d.job, now, false);

@@ -30,6 +30,7 @@
 #include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
+#include "serve/run_as.h"
 #include "store/job_store.h"
 
 namespace squeeze {
@@ -43,6 +44,7 @@ struct LiveQueueOptions {
   Time retry_backoff_max = 600;
   Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
   HeldIdleOptions held_idle;   // when a running job counts as held but idle
+  RunAsPolicy run_as;          // who the jobs run as
 };
 
 // Figures for /metrics, as of the last step.
@@ -82,6 +84,11 @@ class LiveQueue {
   void SetPoolExecutor(int pool, Executor& executor);
   // After a start of the daemon: the store's unfinished jobs and the executors' runs.
   Result<RecoverySummary> Recover(Time now);
+  // Before a job of `owner` is accepted: the account it would run as (run_as) may run jobs
+  // (else 403), and where every pool the job may use runs jobs here, its workdir and command
+  // as that account (else 400). Thread-safe: reads only what does not change.
+  ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const;
+  const RunAsPolicy& run_as() const { return options_.run_as; }
   // A job the store has just accepted; it is queued at the next step.
   void Add(const StoredJob& job);
   // Executor events, due retries, one cycle and its decisions. Returns when to step next.

@@ -83,7 +83,10 @@ nlohmann::json LiveQueue::NodesJson() const {
                                    {"leave_by", FormatDateTime(r->second.leave_by)}};
     }
   }
-  return {{"nodes", nodes}, {"gpu_source", cluster_.source}};
+  return {{"nodes", nodes},
+          {"gpu_source", cluster_.source},
+          {"jobs_run_as", options_.run_as.owners ? "owner" : options_.run_as.daemon_user},
+          {"jobs_run_as_text", options_.run_as.Describe()}};
 }
 
 std::vector<PoolPrice> LiveQueue::PoolPrices() const {

@@ -16,6 +16,11 @@ namespace {
 
 constexpr int kMaxPage = 1000;
 
+// A job's log, command line, workdir, env and checkpoint folder are its owner's and the admins'.
+bool MaySee(const Principal& who, const StoredJob& job) {
+  return who.admin || who.user == job.owner;
+}
+
 }  // namespace
 
 QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
@@ -40,6 +45,9 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   }
   if (Status s = CheckFitsCluster(spec, queue_.cluster().spec); !s.ok()) {
     return ApiResult::Fail(400, s.message());
+  }
+  if (ApiResult checked = queue_.CheckSubmission(who.user, *request); checked.error) {
+    return checked;
   }
   auto id = store_.Submit(*request, who.user, now);
   if (!id.ok()) return ApiResult::Fail(500, "not stored: " + id.status().message());
@@ -91,7 +99,7 @@ ApiResult QueueService::List(const Principal& who,
   if (!jobs.ok()) return ApiResult::Fail(500, jobs.status().message());
   const Time now = clock_();
   nlohmann::json out = nlohmann::json::array();
-  for (const StoredJob& j : *jobs) out.push_back(StoredJobJson(j, now));
+  for (const StoredJob& j : *jobs) out.push_back(StoredJobJson(j, now, MaySee(who, j)));
   nlohmann::json page = {{"jobs", out}};
   if (static_cast<int>(jobs->size()) == filter.limit) page["next_after"] = jobs->back().id;
   return ApiResult::Ok(page);
@@ -100,7 +108,10 @@ ApiResult QueueService::List(const Principal& who,
 ApiResult QueueService::Get(const Principal& who, int64_t id) {
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
-  nlohmann::json out = StoredJobJson(*job, clock_());
+  const bool own = MaySee(who, *job);
+  nlohmann::json out = StoredJobJson(*job, clock_(), own);
+  out["checkpoint_dir"] =
+      own ? nlohmann::json(PathsOf(data_dir_, id, 0).checkpoint_dir) : nlohmann::json();
   // One job is shown with its history: submit, starts, stops and why, moves, checkpoints, ends.
   nlohmann::json history = nlohmann::json::array();
   if (auto events = store_.Events(id); events.ok()) {
@@ -138,6 +149,10 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
   constexpr int64_t kMaxTail = 1 << 20;
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  if (!MaySee(who, *job)) {
+    return ApiResult::Fail(403, "job " + std::to_string(id) + "'s log is " + job->owner +
+                                    "'s: only its owner or an admin may read it");
+  }
   int64_t attempt = job->attempts, tail = 64 * 1024;
   for (const auto& [key, value] : query) {
     auto n = ParseInt64(value);

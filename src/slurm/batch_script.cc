@@ -45,6 +45,12 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
   s += "unset SQUEEZE_RESUME\n";
   s += "mkdir -p \"$SQUEEZE_CHECKPOINT_DIR\"\n";
   s += "[[ -s \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE\" ]] && export SQUEEZE_RESUME=1\n";
+  if (!request.run_as.empty()) {
+    // Its owner's run, submitted with --export=NONE: what it makes is its owner's alone, and
+    // the steps it starts (srun) take this environment.
+    s += "umask 077\n";
+    s += "export SLURM_EXPORT_ENV=ALL\n";
+  }
   if (!request.workdir.empty()) {
     s += "cd " + ShellQuote(request.workdir) +
          " || { echo \"squeeze: cannot enter workdir " + ShellQuote(request.workdir) +

@@ -1,13 +1,18 @@
 #include "slurm/slurm_executor.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <filesystem>
 #include <set>
 
+#include "exec/unix_account.h"
 #include "slurm/batch_script.h"
 #include "slurm/slurm_reconcile.h"
 
@@ -84,6 +89,19 @@ Result<std::vector<SlurmJob>> SlurmExecutor::Squeue() {
   return ParseSqueueJson(out->out);
 }
 
+namespace {
+
+// Gives `path` to `owner`: a folder (there already, mode 0700) or a file (created empty, 0600).
+Status GiveToOwner(const std::string& path, const UnixAccount& owner, bool folder) {
+  if (!folder) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
+  }
+  return GiveTo(path, owner, folder ? 0700 : 0600);
+}
+
+}  // namespace
+
 Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& request,
                                      const std::vector<int>& gpu_indices, bool resume) {
   const std::string name = SlurmJobName(id, attempt);
@@ -98,10 +116,22 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
   }
   std::error_code ec;
   std::filesystem::create_directories(options_.data_dir + "/slurm", ec);
-  std::filesystem::create_directories(options_.data_dir + "/logs", ec);
+  if (Status s = MakeRunDirs(options_.data_dir, id); !s.ok()) return s.WithContext(what);
   const RunPaths paths = PathsOf(options_.data_dir, id, attempt);
-  std::filesystem::create_directories(paths.checkpoint_dir, ec);
-  if (ec) return Status::Error(what + ": cannot create " + paths.checkpoint_dir + ": " + ec.message());
+  // A root daemon's run is its owner's: submitted with their uid and gid, none of the daemon's
+  // environment, and its log, script and checkpoint folder theirs.
+  std::optional<UnixAccount> owner;
+  JobRequest job = request;
+  if (!request.run_as.empty()) {
+    Result<UnixAccount> account = AccountNamed(request.run_as);
+    if (!account.ok()) return account.status().WithContext(what);
+    owner = std::move(*account);
+    job.env["HOME"] = owner->home;
+    job.env["USER"] = job.env["LOGNAME"] = owner->name;
+    job.env.try_emplace("PATH", "/usr/local/bin:/usr/bin:/bin");
+    if (Status s = GiveToOwner(paths.checkpoint_dir, *owner, true); !s.ok()) return s.WithContext(what);
+    if (Status s = GiveToOwner(paths.log, *owner, false); !s.ok()) return s.WithContext(what);
+  }
 
   Run run;
   run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
@@ -125,17 +155,26 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
     }
   }
   if (run.slurm_id == 0) {
-    if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, request,
+    if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, job,
                                                                   paths.checkpoint_dir));
         !s.ok()) {
       return s.WithContext(what);
     }
     chmod(script.c_str(), 0700);
+    if (owner && chown(script.c_str(), owner->uid, owner->gid) != 0) {
+      return Status::Error(what + ": cannot give " + script + " to user '" + owner->name + "'");
+    }
     std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
                                      "--comment=" + Comment(id),
                                      "--output=" + paths.log, "--open-mode=append", "--requeue"};
     if (!options_.pool.partition.empty()) argv.push_back("--partition=" + options_.pool.partition);
-    if (!options_.pool.user.empty()) argv.push_back("--uid=" + options_.pool.user);
+    if (owner) {
+      argv.push_back("--uid=" + std::to_string(owner->uid));
+      argv.push_back("--gid=" + std::to_string(owner->gid));
+      argv.push_back("--export=NONE");
+    } else if (!options_.pool.user.empty()) {
+      argv.push_back("--uid=" + options_.pool.user);
+    }
     const int gpus = request.spec.gpus;
     if (gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(gpus));
     argv.push_back(script);

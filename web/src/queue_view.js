@@ -50,7 +50,7 @@ export function queueView() {
     return state.jobs
       .filter((j) => !owner || j.owner.toLowerCase().includes(owner) || j.team.toLowerCase().includes(owner))
       .filter((j) => !urgency || j.urgency === urgency)
-      .filter((j) => !text || `${j.id} ${j.name} ${j.command.join(' ')} ${j.reason}`.toLowerCase().includes(text))
+      .filter((j) => !text || `${j.id} ${j.name} ${(j.command || []).join(' ')} ${j.reason}`.toLowerCase().includes(text))
       .sort((a, b) => {
         const x = key(a); const y = key(b);
         return (x < y ? -1 : x > y ? 1 : a.id - b.id) * state.dir;

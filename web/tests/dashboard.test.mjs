@@ -16,6 +16,8 @@ const env = (name) => {
 const base = env('SQUEEZE_URL');
 const admin = env('SQUEEZE_TOKEN');
 const alice = env('SQUEEZE_USER_TOKEN');
+const aliceName = env('SQUEEZE_USER_NAME');  // her Unix account: the owner of her jobs
+const adminName = env('SQUEEZE_ADMIN_NAME');  // the admin token's user: the daemon's account
 const shots = env('SQUEEZE_SCREENSHOTS');
 mkdirSync(shots, { recursive: true });
 
@@ -90,11 +92,11 @@ async function run(page, requests) {
   assert.ok((await row.textContent()).includes(`in the way: job ${blocker}`), await row.textContent());
   assert.ok(why.expected_start_in_s > 0);
   assert.match(await row.locator('td').nth(8).textContent(), /^in \d+[hm]\d+[ms]/, 'the expected start');
-  assert.equal(await row.locator('td').nth(2).textContent(), 'aliceml');
+  assert.equal(await row.locator('td').nth(2).textContent(), `${aliceName}ml`);
   await page.screenshot({ path: join(shots, 'queue.png'), fullPage: true });
 
   // Filter and sort.
-  await page.fill('#f-owner', 'alice');
+  await page.fill('#f-owner', aliceName);
   assert.deepEqual(await page.$$eval('#queue tbody tr', (rs) => rs.map((r) => Number(r.dataset.id))), [waiting]);
   await page.fill('#f-owner', '');
   await page.click('th[data-sort="id"]'); // already by id: now descending
@@ -150,7 +152,7 @@ async function run(page, requests) {
   const pools = await page.$$eval('#pools tbody tr', (rs) => rs.map((r) => [r.dataset.pool, r.children[1].textContent]));
   assert.deepEqual(pools, [['owned', 'owned'], ['spot', 'spot'], ['inference', 'colocated']]);
   assert.match(await page.textContent('#pools'), /training cap 50%/);
-  assert.match(await page.textContent('#nodes tr[data-node="own-0"]'), new RegExp(`${blocker} blocker \\(admin\\)`));
+  assert.match(await page.textContent('#nodes tr[data-node="own-0"]'), new RegExp(`${blocker} blocker \\(${adminName}\\)`));
   assert.match(await page.textContent('#nodes tr[data-node="inf-0"]'), /35%/);
   await page.screenshot({ path: join(shots, 'gpus.png'), fullPage: true });
 
