@@ -165,9 +165,13 @@ def case_security(squeeze, source, h):
         ("reserved env", {"command": ["true"], "env": {"SQUEEZE_JOB_ID": "1"}}, 400,
          ["SQUEEZE_JOB_ID", "reserved"], alice),
         ("a single-string command", {"command": "sleep 1"}, 400, ["command", "list"], alice),
+        ("not UTF-8", b'{"command": ["true"], "name": "a\xff"}', 400,
+         ["byte 32", "0xFF", "not UTF-8"], alice),
+        ("a key twice", '{"command": ["true"], "gpus": 1, "gpus": 2}', 400,
+         ["'gpus' is given twice"], alice),
     ]
     for what, body, status, words, token in rejections:
-        raw = body if isinstance(body, str) else None
+        raw = body if isinstance(body, (str, bytes)) else None
         msg = expect_error(d, "POST", "/v1/jobs", status, words, token=token,
                            body=None if raw is not None else body, raw=raw)
         log(f"{what}: {status} {msg}")

@@ -13,7 +13,10 @@ slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from `s
 - slices: at a slice end a Slurm job checkpoints and leaves for a waiting job, and its next run
   (a new Slurm job) resumes from its checkpoint.
 
-Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR   (CASE: pools, regions, slices)
+- owner: a root daemon submits each job as its owner (sbatch --uid/--gid): it runs as them.
+
+Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
+       (CASE: pools, regions, slices, owner)
 """
 
 import json
@@ -229,7 +232,50 @@ def case_slices(squeeze, source, h):
     check(m and int(m.group(1)) >= 1, "no slice end counted")
 
 
-CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices}
+def case_owner(squeeze, source, h):
+    """A root daemon submits each job to Slurm as its owner: alice's job runs as sqz-alice on
+    the node (`id -u` in its log), with her groups, and its script and log are hers."""
+    config = pools_config(h, "eu-west")
+    serve_lib.need_test_accounts()
+    import pwd
+    alice = pwd.getpwnam(serve_lib.ALICE)
+    d = h.start_daemon(squeeze, "data", ["--config", config], allow_root_jobs=False)
+    token = h.add_token("data", serve_lib.ALICE, "ml")
+    serve_lib.wait_until(lambda: d.call("GET", "/v1/jobs", token=token)[0] == 200, 15,
+                         "alice's token")
+    job = d.submit({"name": "whoami", "gpus": 1, "command": [
+        "bash", "-c", "id -u; id -g; echo HOME=$HOME USER=$USER; umask"]}, token=token)
+    j = d.wait_state(job, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"alice's Slurm job: {j}")
+    log_path = os.path.join(d.data_dir, "logs", f"{job}.1.log")
+    with open(log_path) as f:
+        lines = f.read().split()
+    log(f"alice's Slurm job printed: {lines}")
+    check(lines[:2] == [str(alice.pw_uid), str(alice.pw_gid)],
+          f"the job should run as {alice.pw_uid}:{alice.pw_gid} on the node: {lines}")
+    check(f"HOME={alice.pw_dir}" in lines and f"USER={serve_lib.ALICE}" in lines and "0077" in lines,
+          f"her HOME, USER and umask: {lines}")
+    st = os.stat(log_path)
+    check(st.st_uid == alice.pw_uid and (st.st_mode & 0o777) == 0o600, f"her log: {oct(st.st_mode)}")
+    script = os.path.join(d.data_dir, "slurm", f"{job}.1.sh")
+    check(os.stat(script).st_uid == alice.pw_uid, f"her script {script}")
+    ids = [i for c in ("east", "west") for i in slurm_jobs_named(c, f"squeeze-{job}.1", d.data_dir)]
+    check(ids, f"the Slurm job of {job}")
+    # What Slurm says of the job's user.
+    found = False
+    for cluster in ("east", "west"):
+        out = subprocess.run(["squeue", "-h", "-t", "all", "-n", f"squeeze-{job}.1", "-o", "%u"],
+                             env=dict(os.environ, SLURM_CONF=f"{ROOT}/{cluster}/etc/slurm.conf"),
+                             capture_output=True, text=True, timeout=30).stdout.split()
+        found |= serve_lib.ALICE in out
+    check(found, "Slurm should list the job as sqz-alice's")
+    # Root's own jobs are refused here too.
+    serve_lib.expect_error(d, "POST", "/v1/jobs", 403, ["--allow-root-jobs"],
+                           body={"command": ["true"]})
+
+
+CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices,
+         "owner": case_owner}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -214,6 +214,26 @@ TEST(JobFileTest, MalformedJsonNamesTheByte) {
   EXPECT_THAT(JsonError(""), HasSubstr("malformed JSON at byte"));
 }
 
+TEST(JobFileTest, TextThatIsNotUtf8NamesTheByte) {
+  EXPECT_EQ(JsonError("{\"command\": [\"true\"], \"name\": \"a\xff\"}"),
+            "JSON request: byte 32 (0xFF) is not UTF-8: a job is UTF-8 text");
+  EXPECT_EQ(YamlError("command: [true]\nname: \"a\xc3\""),
+            "job.yaml: byte 24 (0xC3) is not UTF-8: a job is UTF-8 text");
+  // Overlong forms and surrogates are not UTF-8 either; real text is.
+  EXPECT_THAT(JsonError("{\"command\": [\"\xc0\xaf\"]}"), HasSubstr("byte 14 (0xC0)"));
+  EXPECT_THAT(JsonError("{\"command\": [\"\xed\xa0\x80\"]}"), HasSubstr("byte 14 (0xED)"));
+  EXPECT_TRUE(ParseJobJson("{\"command\": [\"\xc3\xa9t\xc3\xa9\", \"\xf0\x9f\x9a\x80\"]}", kNow).ok());
+}
+
+TEST(JobFileTest, AKeyGivenTwiceInJsonIsRefused) {
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "gpus": 1, "gpus": 2})"),
+            "JSON request: 'gpus' is given twice");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "env": {"A": "1", "A": "2"}})"),
+            "JSON request: 'A' is given twice");
+  // The same key in two different maps is fine.
+  EXPECT_TRUE(ParseJobJson(R"({"command": ["a"], "env": {"command": "x"}})", kNow).ok());
+}
+
 TEST(JobFileTest, UnknownFieldSuggestsTheNearest) {
   EXPECT_THAT(YamlError(WithCommand("gpu: 2\n")),
               HasSubstr("job.yaml:2:1: unknown field 'gpu' (did you mean 'gpus'?)"));

@@ -26,10 +26,57 @@ Status CheckText(const std::string& text, const std::string& where) {
   return Status::Ok();
 }
 
+// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
+// surrogates or code points past U+10FFFF), or npos.
+size_t FirstNonUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
 Status CheckSize(std::string_view text, const std::string& source) {
-  if (text.size() <= kMaxJobTextBytes) return Status::Ok();
-  return Status::Error(source + ": the job is " + std::to_string(text.size()) +
-                       " bytes long; the limit is " + std::to_string(kMaxJobTextBytes));
+  if (text.size() > kMaxJobTextBytes) {
+    return Status::Error(source + ": the job is " + std::to_string(text.size()) +
+                         " bytes long; the limit is " + std::to_string(kMaxJobTextBytes));
+  }
+  if (const size_t bad = FirstNonUtf8(text); bad != std::string_view::npos) {
+    static const char kHex[] = "0123456789ABCDEF";
+    const auto b = static_cast<unsigned char>(text[bad]);
+    return Status::Error(source + ": byte " + std::to_string(bad) + " (0x" + kHex[b >> 4] +
+                         kHex[b & 15] + ") is not UTF-8: a job is UTF-8 text");
+  }
+  return Status::Ok();
 }
 
 Result<JobNode> FromYaml(const YAML::Node& node, const std::string& source, int depth) {
@@ -133,8 +180,24 @@ Result<JobNode> ReadYamlJobTree(std::string_view text, const std::string& source
 Result<JobNode> ReadJsonJobTree(std::string_view text, const std::string& source) {
   if (Status s = CheckSize(text, source); !s.ok()) return s;
   nlohmann::json value;
+  // A key given twice in one object would be taken silently (the last one wins): refuse it.
+  std::vector<std::vector<std::string>> keys;
+  std::string twice;
+  auto seen = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end && !keys.empty()) keys.pop_back();
+    if (event == E::key && !keys.empty() && twice.empty()) {
+      const std::string key = parsed.get<std::string>();
+      for (const std::string& k : keys.back()) {
+        if (k == key) twice = key;
+      }
+      keys.back().push_back(key);
+    }
+    return true;
+  };
   try {
-    value = nlohmann::json::parse(text);
+    value = nlohmann::json::parse(text, seen);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error ..."
@@ -145,6 +208,7 @@ Result<JobNode> ReadJsonJobTree(std::string_view text, const std::string& source
   } catch (const nlohmann::json::exception& e) {
     return Status::Error(source + ": malformed JSON: " + e.what());
   }
+  if (!twice.empty()) return Status::Error(source + ": '" + twice + "' is given twice");
   return FromJson(value, source, 0);
 }
 
