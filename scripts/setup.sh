@@ -31,6 +31,7 @@ PACKAGES=(
   python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
   chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
+  clang libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer, ASan, UBSan
 )
 # npm fetches web/node_modules, among them the Node that builds the dashboard and runs its
 # browser test (pinned in web/package.json). Debian's npm conflicts with NodeSource's nodejs
@@ -46,6 +47,7 @@ TOOLS=(
   "cmake|3.19|CMakeLists.txt reads web/package.json with string(JSON)|cmake --version"
   "g++|12|squeeze is C++20 as GCC 12 (Debian 12's) compiles it|g++ -dumpfullversion"
   "python3|3.11|the tests and docs examples run on Debian 12's Python|python3 --version"
+  "clang++|14|the fuzz targets need its libFuzzer (scripts/fuzz.sh)|clang++ --version"
   "node|18|npm runs on it to fetch web/node_modules (esbuild's installer needs Node 18)|node --version"
   "npm|7|web/package-lock.json is a version 3 lockfile|npm --version"
   "chromium|150|playwright-core 1.65 drives it over the DevTools protocol in the browser test|$CHROMIUM --version"

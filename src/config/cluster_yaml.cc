@@ -2,6 +2,8 @@
 // here and every error becomes a Status that names the source, the line, the path and the value.
 #include <yaml-cpp/yaml.h>
 
+#include "config/yaml_documents.h"
+
 #include <climits>
 #include <limits>
 #include <map>
@@ -298,15 +300,15 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
 
 Result<ClusterSpec> ParseClusterYaml(std::string_view text, const std::string& source) {
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(StripBom(text)));
-    if (docs.size() > 1) {
-      return Status::Error(source + ": holds " + std::to_string(docs.size()) +
-                           " YAML documents; expected one");
+    const YamlDocuments docs = LoadYamlDocuments(std::string(StripBom(text)));
+    if (docs.count > 1) {
+      return Status::Error(source + ":" + std::to_string(docs.second.line + 1) +
+                           ": holds more than one YAML document; expected one");
     }
-    if (docs.empty() || docs[0].IsNull()) {
+    if (docs.count == 0 || docs.first.IsNull()) {
       return Status::Error(source + ": the file is empty; expected a map with key 'pools'");
     }
-    return cluster_yaml::ClusterYamlReader(source).Read(docs[0]);
+    return cluster_yaml::ClusterYamlReader(source).Read(docs.first);
   } catch (const YAML::ParserException& e) {
     return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);

@@ -220,8 +220,10 @@ TEST(ClusterYamlTest, DocumentShapeErrors) {
   ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
   ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
   ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});
+  // Found by fuzz/fuzz_cluster.cc: yaml-cpp's LoadAll never returned on a stray ','.
+  ExpectError(Parse(","), {"c.yaml: the file is empty"});
   ExpectError(Parse("pools:\n  - name: a\n    nodes: [{name: a0}]\n---\npools: []\n"),
-              {"c.yaml: holds 2 YAML documents"});
+              {"holds more than one YAML document; expected one"});
   ExpectError(Parse("pools:\n  - name: a\n    name: b\n"),
               {"c.yaml:3: pools[0]: key 'name' is given twice"});
   ExpectError(Parse("pools:\n  - {name: a}\n"), {"c.yaml: cluster: no nodes"});

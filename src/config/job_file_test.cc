@@ -214,6 +214,13 @@ TEST(JobFileTest, MalformedJsonNamesTheByte) {
   EXPECT_THAT(JsonError(""), HasSubstr("malformed JSON at byte"));
 }
 
+// Found by fuzz/fuzz_job.cc: yaml-cpp's LoadAll never returned on a stray ','.
+TEST(JobFileTest, AStrayCommaEndsAsAnEmptyJobNotAHang) {
+  EXPECT_EQ(YamlError(","), "job.yaml: the job file is empty");
+  EXPECT_EQ(YamlError("h, examples/jobs/train-like.sh]\nenv: {STE\x01"),
+            "job.yaml:2:4: malformed YAML: illegal map value");
+}
+
 TEST(JobFileTest, TextThatIsNotUtf8NamesTheByte) {
   EXPECT_EQ(JsonError("{\"command\": [\"true\"], \"name\": \"a\xff\"}"),
             "JSON request: byte 32 (0xFF) is not UTF-8: a job is UTF-8 text");

@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/yaml_documents.h"
+
 #include <nlohmann/json.hpp>
 
 namespace squeeze {
@@ -165,13 +167,15 @@ std::string_view JobNodeKindName(JobNode::Kind kind) {
 Result<JobNode> ReadYamlJobTree(std::string_view text, const std::string& source) {
   if (Status s = CheckSize(text, source); !s.ok()) return s;
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      return Status::Error(YamlWhere(source, docs[1].Mark()) +
+    const YamlDocuments docs = LoadYamlDocuments(std::string(text));
+    if (docs.count > 1) {
+      return Status::Error(YamlWhere(source, docs.second) +
                            ": the file holds more than one YAML document; give one job per file");
     }
-    if (docs.empty() || docs[0].IsNull()) return Status::Error(source + ": the job file is empty");
-    return FromYaml(docs[0], source, 0);
+    if (docs.count == 0 || docs.first.IsNull()) {
+      return Status::Error(source + ": the job file is empty");
+    }
+    return FromYaml(docs.first, source, 0);
   } catch (const YAML::Exception& e) {
     return Status::Error(YamlWhere(source, e.mark) + ": malformed YAML: " + e.msg);
   }

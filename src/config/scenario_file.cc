@@ -3,6 +3,8 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include "config/yaml_documents.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -345,16 +347,16 @@ ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant&
 Result<Scenario> ParseScenarioYaml(std::string_view text, const std::string& source,
                                    const std::string& base_dir) {
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(StripBom(text)));
-    if (docs.size() > 1) {
-      return Status::Error(source + ": holds " + std::to_string(docs.size()) +
-                           " YAML documents; expected one");
+    const YamlDocuments docs = LoadYamlDocuments(std::string(StripBom(text)));
+    if (docs.count > 1) {
+      return Status::Error(source + ":" + std::to_string(docs.second.line + 1) +
+                           ": holds more than one YAML document; expected one");
     }
-    if (docs.empty() || docs[0].IsNull()) {
+    if (docs.count == 0 || docs.first.IsNull()) {
       return Status::Error(source + ": the file is empty; expected a map with keys 'trace' and "
                                     "'variants'");
     }
-    return ScenarioReader(source, base_dir).Read(docs[0]);
+    return ScenarioReader(source, base_dir).Read(docs.first);
   } catch (const YAML::ParserException& e) {
     return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                          std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);

@@ -168,7 +168,7 @@ TEST(ScenarioFileTest, ErrorsNameFileLinePathAndValue) {
       {"trace: t.csv\nassume: {data: 2}\n" + v, "s.yaml:2: assume: unknown key 'data'"},
       {"trace: t.csv\ntrace: t.csv\n" + v, "s.yaml:2: key 'trace' is given twice"},
       {"trace: [t.csv\n", "YAML syntax error"},
-      {"trace: t.csv\n" + v + "---\ntrace: t.csv\n", "s.yaml: holds 2 YAML documents"},
+      {"trace: t.csv\n" + v + "---\ntrace: t.csv\n", "holds more than one YAML document; expected one"},
   };
   for (const auto& [text, message] : cases) {
     EXPECT_THAT(ErrorOf(text), HasSubstr(message)) << text;

@@ -261,14 +261,15 @@ void ApiServer::Routes() {
          }));
   s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Pools(who)); }));
-  for (const auto& [path, call] :
+  for (const auto& route :
        std::vector<std::pair<std::string, ApiResult (JobService::*)(
                                               const Principal&,
                                               const std::map<std::string, std::string>&)>>{
            {"/v1/history", &JobService::History},
            {"/v1/idle-windows", &JobService::IdleWindows},
            {"/v1/cost", &JobService::Cost}}) {
-    s.Get(path, authed([this, call](const Principal& who, const httplib::Request& req,
+    const auto call = route.second;  // (clang 14 captures no structured binding)
+    s.Get(route.first, authed([this, call](const Principal& who, const httplib::Request& req,
                                     httplib::Response& res) {
       std::map<std::string, std::string> query;
       for (const auto& [k, v] : req.params) query[k] = v;
