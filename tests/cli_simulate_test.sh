@@ -91,6 +91,29 @@ PY
   pass
 }
 
+# --no-fragmentation-meter: the same outcome for every job (the meter's queries change no
+# decision), and the figure it would give is shown as not measured, never as 0.
+case_no_fragmentation_meter() {
+  local policies=fifo,squeeze,sliced,squeeze+borrow
+  run meter simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy "$policies" \
+    --json "$WORK/meter.json" --jobs-csv "$WORK/meter.csv"
+  expect_ok meter
+  run nometer simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy "$policies" \
+    --no-fragmentation-meter --json "$WORK/nometer.json" --jobs-csv "$WORK/nometer.csv"
+  expect_ok nometer
+  cmp "$WORK/meter.csv" "$WORK/nometer.csv" || fail "the jobs' outcomes differ without the meter"
+  "$PYTHON" - "$WORK/meter.json" "$WORK/nometer.json" <<'PY' || fail "frag_blocked_gpu_hours"
+import json, sys
+on, off = (json.load(open(p))["results"] for p in sys.argv[1:])
+assert all(isinstance(r["frag_blocked_gpu_hours"], float) for r in on), on[0]["frag_blocked_gpu_hours"]
+assert all(r["frag_blocked_gpu_hours"] is None for r in off), off[0]["frag_blocked_gpu_hours"]
+assert all(p["frag_blocked_gpu_hours"] is None for r in off for p in r["per_pool"].values())
+PY
+  grep -E '^fifo ' "$WORK/nometer.out" | grep -qE ' - +[0-9.]+$' ||
+    fail "the table does not show frag_gpuh as -: $(grep -E '^fifo ' "$WORK/nometer.out")"
+  pass
+}
+
 # --defrag adds a NAME+defrag run of every policy; the report counts the moves.
 case_defrag_flag() {
   run defrag simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy fifo,las \

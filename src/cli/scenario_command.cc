@@ -163,6 +163,7 @@ Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant&
   out.input.policies = std::move(*policies);
   out.input.options.seed = s.seed.value_or(1);
   out.input.options.ignore_trace_pools = flags.ignore_pools;
+  out.input.options.measure_fragmentation = flags.measure_fragmentation;
   out.input.label = variant.name;
   out.input.show_progress = !flags.quiet && isatty(STDERR_FILENO);
   return out;

@@ -16,6 +16,7 @@ struct ScenarioFlags {
   std::string jobs_out;
   bool skip_bad_rows = false;
   bool ignore_pools = false;
+  bool measure_fragmentation = true;
   bool borrow = false;
   bool defrag = false;
   std::string slice;

@@ -54,6 +54,7 @@ struct EngineState {
   std::set<std::pair<Time, JobId>> slice_ends;      // running, sliced
   std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate
   std::set<std::pair<Time, JobId>> boost_watch;  // pending, not yet boosted
+  std::set<std::pair<Time, JobId>> back_watch;   // requeued, out of the queue until then
   std::vector<std::vector<JobId>> node_jobs;        // active jobs on each node
   std::map<std::string, int64_t> team_running_milli;
   std::map<std::pair<int, std::string>, int> team_pool_gpus;  // (pool, team) GPUs held

@@ -112,6 +112,9 @@ struct Job {
   // Moved up within its urgency class: its deadline is at risk, or it has waited too long.
   bool boosted = false;
   Time boost_at = kNever;  // while pending and not boosted: when it will be
+  // Pending but out of the queue until then: a requeued run waiting out a back-off
+  // (Scheduler::Requeue); kNever when it is in the queue.
+  Time back_at = kNever;
   int home_pool = -1;            // index of spec.pool; -1 = any pool
   Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
   // Regions holding a copy of its data, as bits of EngineState::regions (its home region

@@ -12,6 +12,7 @@ void PendingQueue::Add(QueuePosition position) {
   ScopeStamp& stamp = stamps_[position.scope];
   ++stamp.version;
   ++stamp.jobs;
+  if (!position.needs_gpus) ++stamp.cpu_only_jobs;
   where_.emplace(position.entry.id, std::move(position));
 }
 
@@ -25,6 +26,7 @@ bool PendingQueue::Remove(JobId id) {
   ScopeStamp& stamp = stamps_[p.scope];
   ++stamp.version;
   --stamp.jobs;
+  if (!p.needs_gpus) --stamp.cpu_only_jobs;
   where_.erase(it);
   return true;
 }

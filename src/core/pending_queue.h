@@ -31,6 +31,7 @@ struct QueuePosition {
   int scope = 0;  // home pool index; the pool count for "any pool"
   std::string team;
   QueueEntry entry;
+  bool needs_gpus = true;  // false: a job of no GPUs (CPU and memory only)
 };
 
 class PendingQueue {
@@ -52,6 +53,7 @@ class PendingQueue {
   struct ScopeStamp {
     uint64_t version = 0;
     size_t jobs = 0;
+    size_t cpu_only_jobs = 0;  // of them, jobs of no GPUs
   };
   ScopeStamp Stamp(int scope) const {
     return scope < static_cast<int>(stamps_.size()) ? stamps_[scope] : ScopeStamp{};

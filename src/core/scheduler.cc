@@ -118,7 +118,8 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   job.data_regions = HomeRegionBit(*state_, job);
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
-  state_->node_order->ObserveArrival(spec);  // orders that learn the workload watch arrivals
+  // Orders that learn the workload, or refresh what they judge by, watch arrivals.
+  state_->node_order->ObserveArrival(spec, state_->cluster);
   Enqueue(stored, now);
   return Status::Ok();
 }
@@ -151,7 +152,7 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   if (run_region < 64) job.data_regions |= uint64_t{1} << run_region;  // its data is there too
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
-  state_->node_order->ObserveArrival(spec);
+  state_->node_order->ObserveArrival(spec, state_->cluster);
   HoldCapacity(*state_, stored);
   IndexRunning(*state_, stored);
   return Status::Ok();
@@ -192,6 +193,7 @@ void Scheduler::Enqueue(Job& job, Time now) {
   pos.scope = job.home_pool >= 0 ? job.home_pool : s.cluster.PoolCount();
   if (p.fair_share) pos.team = job.spec.team;
   pos.entry = {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id};
+  pos.needs_gpus = job.spec.gpus > 0;
   s.pending.Add(std::move(pos));
 }
 
@@ -213,7 +215,19 @@ void Scheduler::PromoteBoosted(Time now) {
   }
 }
 
+void Scheduler::QueueBackedOff(Time now) {
+  auto& watch = state_->back_watch;
+  while (!watch.empty() && watch.begin()->first <= now) {
+    Job& job = state_->jobs.at(watch.begin()->second);
+    watch.erase(watch.begin());
+    job.back_at = kNever;
+    job.queued_since = now;
+    Enqueue(job, now);
+  }
+}
+
 std::vector<Decision> Scheduler::Cycle(Time now) {
+  QueueBackedOff(now);
   PromoteBoosted(now);
   CycleContext c(*state_, now);
   StartServiceClocks(*state_, now);
@@ -256,14 +270,8 @@ void Scheduler::Unhold(Job& job, Time now) {
   }
 }
 
-Status Scheduler::Stopped(JobId id, Time now) {
-  auto it = state_->jobs.find(id);
-  if (it == state_->jobs.end() || it->second.state != JobState::kCheckpointing) {
-    return Status::Error("job " + std::to_string(id) + " was not asked to stop");
-  }
-  Job& job = it->second;
-  Unhold(job, now);
-  job.work_done = job.saved_at_stop;
+// What a job's stop leaves of its run: it waits again, with no placement.
+void Scheduler::ClearRun(Job& job, Time now) {
   job.placement = {};
   job.slice_end = kNever;
   job.borrowed = false;
@@ -272,6 +280,41 @@ Status Scheduler::Stopped(JobId id, Time now) {
   job.must_leave_by = kNever;
   job.held_idle = false;
   job.queued_since = now;
+}
+
+Status Scheduler::Requeue(JobId id, Time now, Time back_at) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || !it->second.IsActive()) {
+    return Status::Error("job " + std::to_string(id) + " is not running");
+  }
+  Job& job = it->second;
+  Time saved = job.work_done;
+  if (job.last_checkpoint != kNever && job.last_checkpoint >= job.run_start) {
+    saved += job.RunProgress(job.last_checkpoint);
+  }
+  Unhold(job, now);
+  DropMove(*state_, id);
+  job.work_done = saved;
+  ClearRun(job, now);
+  if (back_at > now) {
+    job.state = JobState::kPending;
+    job.back_at = back_at;
+    state_->back_watch.insert({back_at, id});
+    return Status::Ok();
+  }
+  Enqueue(job, now);
+  return Status::Ok();
+}
+
+Status Scheduler::Stopped(JobId id, Time now) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || it->second.state != JobState::kCheckpointing) {
+    return Status::Error("job " + std::to_string(id) + " was not asked to stop");
+  }
+  Job& job = it->second;
+  Unhold(job, now);
+  job.work_done = job.saved_at_stop;
+  ClearRun(job, now);
   if (state_->moves.count(id)) {
     job.state = JobState::kPending;  // the next cycle restarts it where the move holds GPUs
     return Status::Ok();
@@ -332,6 +375,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
     Unhold(job, now);
   } else {
     Dequeue(job);
+    state_->back_watch.erase({job.back_at, id});
     state_->awaiting_stops.erase(id);
     state_->claims.erase(id);
     state_->defrag_holds.erase(id);
@@ -345,6 +389,7 @@ Time Scheduler::NextWakeup() const {
   Time t = kNever;
   if (!state_->slice_ends.empty()) t = std::min(t, state_->slice_ends.begin()->first);
   if (!state_->boost_watch.empty()) t = std::min(t, state_->boost_watch.begin()->first);
+  if (!state_->back_watch.empty()) t = std::min(t, state_->back_watch.begin()->first);
   for (const auto& [node, until] : state_->banned_until) t = std::min(t, until);
   return t;
 }

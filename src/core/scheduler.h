@@ -38,6 +38,15 @@ class Scheduler {
   Result<Job> Finished(JobId id, Time now, bool success);
   // A job asked to stop has stopped (after its checkpoint); it waits again.
   Status Stopped(JobId id, Time now);
+  // A run ended without finishing its job, and the job is to run again: the backend lost it
+  // (a node failed, Slurm requeued it), it failed and is retried, or it was stopping when the
+  // driver restarted. The job waits again with its history kept (attained service, starts,
+  // preemptions, queue time so far); its work is what its last complete checkpoint of this
+  // run saved (Checkpointed), else what it had before the run. The learned orders learn
+  // nothing from it (only Finished with success teaches them). With `back_at` later than
+  // `now` it stays out of the queue until then (a retry's back-off). An unknown or waiting
+  // job is an error.
+  Status Requeue(JobId id, Time now, Time back_at = 0);
   // The driver saw a complete checkpoint of a running job (the live queue's marker). From the
   // first call on, victim choice prefers, among equally costly victims, the job with the
   // least work since its last checkpoint. An unknown or waiting job is an error.
@@ -114,8 +123,10 @@ class Scheduler {
   Status Validate(const JobSpec& spec) const;
   void Enqueue(Job& job, Time now);
   void PromoteBoosted(Time now);
+  void QueueBackedOff(Time now);
   void Dequeue(Job& job);
   void Unhold(Job& job, Time now);
+  void ClearRun(Job& job, Time now);
 
   std::unique_ptr<EngineState> state_;
 };

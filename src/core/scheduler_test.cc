@@ -232,3 +232,62 @@ TEST(AdoptTest, RefusesTakenGpusAndKnownIds) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+// A 2-GPU checkpointable job started at 0 on a 4-GPU node, its run then requeued at 100.
+class RequeueTest : public ::testing::Test {
+ protected:
+  RequeueTest() : s_(Cluster({{"a", 1, 4}}), "fifo") {
+    s_.Add(NewJob(1, 2, 0));
+    EXPECT_THAT(s_.Cycle(0), ElementsAre("start 1 on a0:0,1"));
+  }
+  Scenario s_;
+};
+
+TEST_F(RequeueTest, KeepsAttainedServiceAndTheWorkOfTheLastCheckpoint) {
+  ASSERT_TRUE(s_.sched().Checkpointed(1, 60).ok());
+  ASSERT_TRUE(s_.sched().Requeue(1, 100).ok());
+  const Job* j = s_.sched().Find(1);
+  ASSERT_NE(j, nullptr);
+  EXPECT_EQ(j->state, JobState::kPending);
+  EXPECT_DOUBLE_EQ(j->attained_gpu_s, 200);  // 100 s on 2 GPUs, not forgotten
+  EXPECT_EQ(j->work_done, 60);               // what the checkpoint at 60 saved
+  EXPECT_EQ(j->starts, 1);
+  EXPECT_EQ(j->preemptions, 0);              // a lost run is not a preemption
+  EXPECT_EQ(s_.sched().cluster().node(0).whole_free, 4);  // its GPUs are free
+  EXPECT_THAT(s_.Cycle(100), ElementsAre("start 1 on a0:0,1 resume overhead=30"));
+  EXPECT_EQ(s_.sched().Find(1)->starts, 2);
+}
+
+TEST_F(RequeueTest, WithoutACheckpointOfThisRunItsWorkIsLost) {
+  ASSERT_TRUE(s_.sched().Requeue(1, 100).ok());
+  EXPECT_EQ(s_.sched().Find(1)->work_done, 0);
+  EXPECT_DOUBLE_EQ(s_.sched().Find(1)->attained_gpu_s, 200);
+}
+
+TEST_F(RequeueTest, ABackOffKeepsItOutOfTheQueueUntilThen) {
+  ASSERT_TRUE(s_.sched().Requeue(1, 100, 130).ok());
+  EXPECT_EQ(s_.sched().PendingCount(), 0u);
+  EXPECT_EQ(s_.sched().NextWakeup(), 130);
+  EXPECT_THAT(s_.Cycle(120), IsEmpty());
+  EXPECT_THAT(s_.Cycle(130), ElementsAre("start 1 on a0:0,1 overhead=30"));
+}
+
+TEST_F(RequeueTest, CancelledInItsBackOffItIsGoneAndNothingWakes) {
+  ASSERT_TRUE(s_.sched().Requeue(1, 100, 130).ok());
+  ASSERT_TRUE(s_.sched().Cancel(1, 110).ok());
+  EXPECT_EQ(s_.sched().Find(1), nullptr);
+  EXPECT_EQ(s_.sched().NextWakeup(), kNever);
+  EXPECT_THAT(s_.Cycle(130), IsEmpty());
+}
+
+TEST_F(RequeueTest, AWaitingOrUnknownJobIsAnError) {
+  ASSERT_TRUE(s_.sched().Requeue(1, 100).ok());
+  EXPECT_EQ(s_.sched().Requeue(1, 101).message(), "job 1 is not running");
+  EXPECT_EQ(s_.sched().Requeue(9, 101).message(), "job 9 is not running");
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -203,17 +203,17 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
       job.stopping = Stopping::kNo;
       return;
     }
-    // Taken back after a restart while it was stopping: the scheduler thinks it runs.
-    if (known != nullptr) (void)scheduler_->Finished(id, now, true);
-    Queue(id, job, now);  // may forget `job`
+    // Taken back after a restart while it was stopping: the scheduler thinks it runs. It
+    // waits again with its history; it did not complete, so nothing is learned from it.
+    RequeueRun(id, job, now);  // may forget `job`
     return;
   }
   if (exit.lost) {
     OnLost(id, job, exit, now);
     return;
   }
-  (void)scheduler_->Finished(id, now, exit.Succeeded());
   if (exit.Succeeded()) {
+    (void)scheduler_->Finished(id, now, true);
     RunEnd end{0, JobState::kDone, "", false, job.failures, std::nullopt};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.finished_done;
@@ -223,11 +223,26 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
   Fail(id, job, code, ExitWords(exit), now);
 }
 
+void LiveQueue::RequeueRun(JobId id, LiveJob& job, Time now, Time back_at) {
+  job.stopping = Stopping::kNo;
+  job.killed_at_leave_by = false;
+  const Job* known = scheduler_->Find(id);
+  if (known != nullptr && known->IsActive()) {
+    Status s = scheduler_->Requeue(id, now, back_at);
+    if (s.ok()) return;
+    Log("job " + std::to_string(id) + ": " + s.message());
+  }
+  if (back_at <= now) Queue(id, job, now);  // may forget `job`
+}
+
 void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now) {
   ++counters_.failures;
   ++job.failures;
   const int limit = job.request.max_retries >= 0 ? job.request.max_retries : options_.max_retries;
   if (job.failures > limit) {
+    if (const Job* known = scheduler_->Find(id); known != nullptr && known->IsActive()) {
+      (void)scheduler_->Finished(id, now, false);
+    }
     std::string reason = what;
     if (limit > 0) reason += " (no retry left after " + std::to_string(limit) + ")";
     RunEnd end{exit_code, JobState::kFailed, reason, false, job.failures, std::nullopt};
@@ -246,9 +261,11 @@ void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& w
   if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
   ++counters_.retries;
   job.retry_at = at;
-  job.stopping = Stopping::kNo;
   job.queued_since = at;
   retries_.insert({at, id});
+  // The scheduler keeps it (its attained service, its last checkpoint) out of the queue until
+  // then; a job it does not hold (taken back in its back-off at a restart) is queued at `at`.
+  RequeueRun(id, job, now, at);
 }
 
 void LiveQueue::QueueDueRetries(Time now) {
@@ -256,7 +273,12 @@ void LiveQueue::QueueDueRetries(Time now) {
     const JobId id = retries_.begin()->second;
     retries_.erase(retries_.begin());
     auto it = jobs_.find(id);
-    if (it != jobs_.end() && it->second.retry_at) Queue(id, it->second, now);
+    if (it == jobs_.end() || !it->second.retry_at) continue;
+    if (scheduler_->Find(id)) {
+      it->second.retry_at.reset();  // the scheduler queued it again itself (Requeue)
+    } else {
+      Queue(id, it->second, now);
+    }
   }
 }
 
@@ -271,8 +293,7 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
       d.placement.empty() ? "" : cs.spec().pools[cs.node(d.placement.shares[0].node).pool].name;
   if (Status s = store_.RecordStart(d.job, attempt, job.cuda_gpus, now, pool_name); !s.ok()) {
     Log("job " + std::to_string(d.job) + ": cannot record its start: " + s.message());
-    (void)scheduler_->Finished(d.job, now, false);
-    Queue(d.job, job, now);
+    RequeueRun(d.job, job, now);
     return;
   }
   job.attempts = attempt;
@@ -307,7 +328,6 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
                  : Result<RunInfo>(account.status());
   if (!run.ok()) {
     Log("job " + std::to_string(d.job) + ": " + run.status().message());
-    (void)scheduler_->Finished(d.job, now, false);
     Fail(d.job, job, 127, "cannot start: " + run.status().message(), now);
   }
 }

@@ -198,6 +198,10 @@ class LiveQueue {
   Time LeaveBy(JobId id) const;
   // SIGTERM now, SIGKILL after the stop grace or at the job's must-leave time if sooner.
   void Terminate(JobId id, LiveJob& job, Time now);
+  // A run that ended without finishing its job waits again, from `back_at` (later than now: a
+  // back-off), in the scheduler with its history (Scheduler::Requeue), or submitted afresh
+  // when the scheduler does not hold it as running.
+  void RequeueRun(JobId id, LiveJob& job, Time now, Time back_at = 0);
   // A run that failed (or could not start): a retry after back-off, or failed for good.
   void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
   void StartJob(const Decision& d, Time now);

@@ -80,9 +80,8 @@ void LiveQueue::OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now)
   Log("job " + std::to_string(id) + " attempt " + std::to_string(job.attempts) + ": " + reason);
   RunEnd end{-1, JobState::kPending, reason, false, job.failures, std::nullopt};
   if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
-  if (scheduler_->Find(id)) (void)scheduler_->Finished(id, now, false);
   job.queued_since = now;
-  Queue(id, job, now);  // may forget `job`
+  RequeueRun(id, job, now);  // may forget `job`; its history kept
 }
 
 std::string LiveQueue::NodeUnavailableWhy(int n) const {

@@ -211,7 +211,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     const LiveJob& live = it->second;
     const JobSpec& spec = live.request.spec;
     out["id"] = id;
-    if (live.retry_at) {
+    if (live.retry_at && *live.retry_at > now) {
       lines.push_back("its last run failed; it waits out the retry back-off until " +
                       FormatDateTime(*live.retry_at));
       out["explanation"] = lines;

@@ -109,7 +109,7 @@ Result<std::vector<PlacementOutcome>> RunFillExperiment(const Trace& pods,
       GroupsByModels groups(empty);
       NodeOrder& placer = **order;
       PlacePod place = [&](const JobSpec& pod, const ClusterState& state) {
-        placer.ObserveArrival(pod);
+        placer.ObserveArrival(pod, state);
         PlaceRequest req;
         req.job = &pod;
         req.groups = groups.For(pod);

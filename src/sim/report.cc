@@ -34,6 +34,10 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
         s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
         s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
         s.lost_gpu_hours, s.frag_blocked_gpu_hours, s.wall_s);
+    if (std::isnan(s.frag_blocked_gpu_hours)) {  // not measured (--no-fragmentation-meter)
+      const size_t at = out.rfind("nan");
+      if (at != std::string::npos) out.replace(at, 3, "  -");
+    }
   }
   for (const auto& r : runs) {
     const Summary& s = r.summary;

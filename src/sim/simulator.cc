@@ -144,7 +144,7 @@ Result<SimResult> SimRun::Run() {
       if (Status st = Handle(e); !st.ok()) return st;
     }
     if (Status st = CycleAt(now); !st.ok()) return st;
-    if (changed_) {
+    if (changed_ && options_.measure_fragmentation) {
       sched_->BlockedByFragmentation(now, blocked_);
       changed_ = false;
     }
@@ -172,6 +172,10 @@ Result<SimResult> SimRun::Run() {
   result_.inference_evictions = counters.inference_evictions;
   result_.returned_home = counters.returned_home;
   result_.cycles = counters.cycles;
+  if (!options_.measure_fragmentation) {
+    result_.frag_blocked_gpu_s = std::nan("");
+    for (double& s : result_.frag_blocked_gpu_s_by_scope) s = std::nan("");
+  }
   Time first_submit = trace_.jobs.empty() ? 0 : kNever;
   for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);
   // Up to the last job's end (a reclaim or load event after it is not part of the run).
@@ -299,6 +303,7 @@ Status SimRun::CycleAt(Time now) {
     bool zero_cost_stop = false;
     for (const Decision& d : sched_->Cycle(now)) {
       changed_ = true;
+      if (options_.on_decision) options_.on_decision(now, d);
       if (Status st = Apply(d, now, &zero_cost_stop); !st.ok()) return st;
     }
     if (!zero_cost_stop) break;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cluster_spec.h"
+#include "core/decision.h"
 #include "core/policy.h"
 #include "core/status.h"
 #include "sim/inference_load.h"
@@ -29,6 +30,14 @@ struct SimOptions {
   // Reclaims of spot nodes to replay (sim/readers/reclaim_trace_reader.h) instead of the
   // seeded process; null = the process, for the spot pools with a mean_reclaim_interval.
   const ReclaimTrace* reclaim_trace = nullptr;
+  // Measure the pending demand blocked by fragmentation after each cycle that changed
+  // something (SimResult::frag_blocked_gpu_s). Off: those figures are NaN (null in JSON) and
+  // the run is faster; the decisions are the same either way (the meter only asks the node
+  // order, which a query never changes).
+  bool measure_fragmentation = true;
+  // Called with every decision of every cycle, in order, with the cycle's time (tests compare
+  // runs by them; null: not called).
+  std::function<void(Time, const Decision&)> on_decision;
   // Called now and then with the fraction of jobs finished.
   std::function<void(double)> progress;
 };
@@ -78,7 +87,8 @@ struct SimResult {
   int64_t cycles = 0;
   // GPU-seconds of pending demand blocked by fragmentation (core/fragmentation_blocked.h),
   // measured after each cycle that changed something and held until the next event; in all
-  // and by the blocked jobs' home pool (index; the last entry: jobs of any pool).
+  // and by the blocked jobs' home pool (index; the last entry: jobs of any pool). NaN when
+  // SimOptions::measure_fragmentation is off.
   double frag_blocked_gpu_s = 0;
   std::vector<double> frag_blocked_gpu_s_by_scope;
   double wall_s = 0;

@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,24 @@ std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, 
 // names none.
 std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
                                          const std::unordered_map<int, int>* caps);
+// Jobs of no GPUs take nothing a job blocked on GPUs waits for: once a job of `scope` that
+// needs GPUs cannot start (none free, or it is blocked and reserved for), the walk passes over
+// the scope's later GPU jobs only. Visit(p) says what to do with a visited job; Block(p) what
+// to do after a blocked one instead of skipping the whole scope.
+class GpuBlockedScopes {
+ public:
+  explicit GpuBlockedScopes(const CycleContext& c) : c_(c) {}
+  // True for a GPU job of a scope already blocked on GPUs (skip it: kNext).
+  bool Passed(const QueuePosition& p) const { return p.needs_gpus && blocked_.count(p.scope); }
+  // After `p` could not start: skip the scope, or, when `p` needs GPUs and jobs of no GPUs wait
+  // in the scope, go on to them.
+  PendingQueue::Visit Block(const QueuePosition& p);
+
+ private:
+  const CycleContext& c_;
+  std::set<int> blocked_;
+};
+
 // The fair-share measure for the queue walk (null when the policy has no fair share).
 PendingQueue::TeamMeasure FairShareMeasure(const CycleContext& c);
 

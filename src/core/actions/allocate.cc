@@ -23,15 +23,25 @@ void StartClaims(CycleContext& c) {
 
 }  // namespace
 
+PendingQueue::Visit GpuBlockedScopes::Block(const QueuePosition& p) {
+  if (!p.needs_gpus || c_.s.pending.Stamp(p.scope).cpu_only_jobs == 0) {
+    return PendingQueue::Visit::kSkipScope;
+  }
+  blocked_.insert(p.scope);
+  return PendingQueue::Visit::kNext;
+}
+
 void RunAllocate(CycleContext& c) {
   StartClaims(c);
   const bool reserve = c.s.policy.Has("backfill");
   const bool strict = reserve || c.s.policy.strict;
+  GpuBlockedScopes gpu_blocked(c);
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
+        if (gpu_blocked.Passed(p)) return PendingQueue::Visit::kNext;
         Job& job = c.job(p.entry.id);
         const bool can_fit = c.ScopeHasFreeGpus(p.scope) || job.spec.gpus == 0;
-        if (!strict && !can_fit) return PendingQueue::Visit::kSkipScope;
+        if (!strict && !can_fit) return gpu_blocked.Block(p);
         if (can_fit && !c.s.awaiting_stops.count(job.spec.id)) {
           if (auto placed = PlaceAtHome(c, job, &c.caps)) {
             c.Start(job, std::move(placed->placement), placed->borrowed);
@@ -41,12 +51,12 @@ void RunAllocate(CycleContext& c) {
         if (!strict) return PendingQueue::Visit::kNext;
         if (reserve && c.now - job.spec.submit_time < c.s.policy.reserve_after) {
           // Young: later jobs may pass it, and it is not yet reserved for.
-          return can_fit ? PendingQueue::Visit::kNext : PendingQueue::Visit::kSkipScope;
+          return can_fit ? PendingQueue::Visit::kNext : gpu_blocked.Block(p);
         }
         if (reserve && !c.reservations.count(p.scope)) {
           if (auto r = ComputeReservation(c, job)) c.AddReservation(std::move(*r));
         }
-        return PendingQueue::Visit::kSkipScope;
+        return gpu_blocked.Block(p);
       },
       FairShareMeasure(c));
   c.FlushStarted();

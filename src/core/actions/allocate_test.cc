@@ -176,5 +176,35 @@ TEST(StarveAfterTest, AJobThatWaitedTooLongMovesUpAndEvicts) {
   EXPECT_TRUE(s.job(2).boosted);
 }
 
+// Both GPUs held by job 1; a high-urgency 2-GPU job waits for them (blocked, and reserved for
+// where the policy backfills). A job of no GPUs takes nothing it waits for: it starts at once,
+// under a strict order, with backfilling and under squeeze, whatever its place in the queue.
+TEST(AllocateTest, AJobOfNoGpusIsNotHeldBehindAJobBlockedOnGpus) {
+  for (const std::string policy : {"fifo", "backfill", "squeeze"}) {
+    Scenario s(Cluster({{"a", 1, 2}}), policy);
+    s.Add(NewJob(1, 2, 0).Estimate(1000));
+    EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1")) << policy;
+    s.Add(NewJob(2, 2, 1).Urgency(Urgency::kHigh));
+    EXPECT_THAT(s.Cycle(1), IsEmpty()) << policy;
+    s.Add(NewJob(3, 0, 2).Estimate(10));
+    EXPECT_THAT(s.Cycle(2), ElementsAre("start 3 on a0:")) << policy;
+    s.Finish(1, 1000);
+    EXPECT_THAT(s.Cycle(1000), ElementsAre("start 2 on a0:0,1")) << policy;
+  }
+}
+
+// Under a strict order the GPU jobs behind the blocked one still wait (one GPU is free: job 3
+// would fit on it but may not pass job 2), while the job of no GPUs behind them starts.
+TEST(AllocateTest, PassingABlockedJobIsForJobsOfNoGpusOnly) {
+  Scenario s(Cluster({{"a", 1, 4}}), "fifo");
+  s.Add(NewJob(1, 3, 0));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2"));
+  s.Add(NewJob(2, 2, 1));
+  s.Add(NewJob(3, 1, 2));
+  s.Add(NewJob(4, 0, 3));
+  s.Add(NewJob(5, 1, 4));
+  EXPECT_THAT(s.Cycle(4), ElementsAre("start 4 on a0:"));
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -3,13 +3,15 @@
 namespace squeeze {
 void RunBackfill(CycleContext& c) {
   if (c.reservations.empty()) return;
+  GpuBlockedScopes gpu_blocked(c);
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
+        if (gpu_blocked.Passed(p)) return PendingQueue::Visit::kNext;
         auto r = c.reservations.find(p.scope);
         if (r == c.reservations.end() || r->second.job == p.entry.id) {
           return PendingQueue::Visit::kNext;
         }
-        if (!c.ScopeHasFreeGpus(p.scope)) return PendingQueue::Visit::kSkipScope;
+        if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.Block(p);
         Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);

@@ -9,7 +9,7 @@ void FgdOrder::SetWorkloadHistory(const std::vector<PodSpec>& pods) {
   ForgetScores();
 }
 
-void FgdOrder::ObserveArrival(const JobSpec& job) {
+void FgdOrder::ObserveArrival(const JobSpec& job, const ClusterState&) {
   if (target_given_) return;
   if (!recent_.Add(PodOf(job))) return;
   calculator_ = FragmentationCalculator(TargetWorkload(recent_.shapes()));

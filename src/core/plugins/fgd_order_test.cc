@@ -75,20 +75,21 @@ TEST(FgdOrderTest, CpuOnlyPodAvoidsStarvingANodeOfCpu) {
 
 TEST(FgdOrderTest, TargetLearnedFromArrivalsEachTimeTheyDouble) {
   FgdOrder order;
+  const ClusterState cluster(Cluster({{"a", 1, 1, "V100"}}));
   EXPECT_TRUE(order.target().entries().empty());
   const JobSpec a = NewJob(1, 1).Milli(300);
   const JobSpec b = NewJob(2, 1);
-  order.ObserveArrival(a);  // 1 arrival: built
+  order.ObserveArrival(a, cluster);  // 1 arrival: built
   ASSERT_EQ(order.target().entries().size(), 1u);
-  order.ObserveArrival(b);  // 2: rebuilt, a and b .5 each
+  order.ObserveArrival(b, cluster);  // 2: rebuilt, a and b .5 each
   ASSERT_EQ(order.target().entries().size(), 2u);
-  order.ObserveArrival(b);  // 3: not rebuilt
+  order.ObserveArrival(b, cluster);  // 3: not rebuilt
   EXPECT_DOUBLE_EQ(order.target().entries()[0].p, 0.5);
-  order.ObserveArrival(b);  // 4: rebuilt, b 3 of 4
+  order.ObserveArrival(b, cluster);  // 4: rebuilt, b 3 of 4
   EXPECT_EQ(order.target().entries()[0].spec.gpu_milli, 1000);
   EXPECT_DOUBLE_EQ(order.target().entries()[0].p, 0.75);
   order.SetWorkloadHistory({Pod(0, 300, 1)});
-  for (int i = 0; i < 8; ++i) order.ObserveArrival(b);  // a history given: ignored
+  for (int i = 0; i < 8; ++i) order.ObserveArrival(b, cluster);  // a history given: ignored
   ASSERT_EQ(order.target().entries().size(), 1u);
   EXPECT_EQ(order.target().entries()[0].spec.gpu_milli, 300);
 }
@@ -102,9 +103,9 @@ TEST(FgdOrderTest, NewTargetForgetsCachedScores) {
   OrderCluster c(Cluster({{"a", 2, 1, "V100"}}));
   c.Take(1, {0}, 400);
   const JobSpec pod = NewJob(1, 1).Milli(500);
-  order.ObserveArrival(NewJob(2, 1).Milli(300));
+  order.ObserveArrival(NewJob(2, 1).Milli(300), c.state());
   EXPECT_EQ(c.Place(order, pod), "a0:0 milli=500");
-  order.ObserveArrival(NewJob(3, 1));
+  order.ObserveArrival(NewJob(3, 1), c.state());
   EXPECT_EQ(c.Place(order, pod), "a1:0 milli=500");
 }
 

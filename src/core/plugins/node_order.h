@@ -1,5 +1,9 @@
 // Node order plugins: given a job and the free capacity, choose the GPUs it would run on.
-// Each plugin is a stateless judgement; the actions decide whether to commit what it proposes.
+// Each plugin is a judgement: Place is a query that changes nothing an answer depends on (the
+// same request on the same capacity gets the same answer however often it is asked, so trial
+// placements, reservations and the fragmentation meter leave later answers alone); whatever an
+// order learns it learns in the hooks below, from events. The actions decide whether to commit
+// what it proposes.
 #ifndef SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
 #define SQUEEZE_CORE_PLUGINS_NODE_ORDER_H_
 
@@ -46,8 +50,10 @@ class NodeOrder {
   // The pods seen in the past (a trace, the last weeks' submissions): the fragmentation-aware
   // orders derive the workload they expect from it; others ignore it.
   virtual void SetWorkloadHistory(const std::vector<PodSpec>& pods) {}
-  // A job arrived. Orders that learn the expected workload online watch the arrivals.
-  virtual void ObserveArrival(const JobSpec& job) {}
+  // A job arrived (submitted, or adopted where it runs), `cluster` as it is then. Orders that
+  // learn the expected workload online watch the arrivals; orders that refresh what they judge
+  // by (squeeze's scarcity weights, the random order's draws) do it here, never in Place.
+  virtual void ObserveArrival(const JobSpec& job, const ClusterState& cluster) {}
 };
 
 // first-fit, best-fit, consolidation.

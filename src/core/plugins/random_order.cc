@@ -4,12 +4,21 @@
 
 namespace squeeze {
 
+Rng RandomOrder::DrawsFor(uint64_t what) const {
+  // Three SplitMix64 outputs mixed: streams for nearby seeds, arrivals and ids are unrelated.
+  Rng mix(seed_);
+  uint64_t key = mix.Next();
+  key = Rng(key ^ arrivals_).Next();
+  return Rng(Rng(key ^ what).Next());
+}
+
 std::optional<Placement> RandomOrder::Place(const PlaceRequest& req,
                                             const ClusterState& cluster) const {
   if (NeedsSeveralNodes(req, cluster)) return ConsolidationOrder().Place(req, cluster);
   const std::vector<Feasible>& feasible = ScoreFeasibleNodes(req, cluster);
   if (feasible.empty()) return std::nullopt;
-  return PlaceOn(feasible[rng_.UniformInt(feasible.size())].node, req, cluster);
+  Rng draws = DrawsFor(static_cast<uint64_t>(req.job->id));
+  return PlaceOn(feasible[draws.UniformInt(feasible.size())].node, req, cluster);
 }
 
 std::vector<int> RandomOrder::Gpus(const NodeView& node, const PodSpec& pod) const {
@@ -21,7 +30,10 @@ std::vector<int> RandomOrder::Gpus(const NodeView& node, const PodSpec& pod) con
     if (node.free_milli[i] >= pod.gpu_milli) fitting.push_back(i);
   }
   if (fitting.empty()) return {};
-  return {fitting[rng_.UniformInt(fitting.size())]};
+  uint64_t what = 0xcbf29ce484222325ULL;  // FNV-1a over the free milli of each GPU
+  for (int l : node.free_milli) what = (what ^ static_cast<uint64_t>(l)) * 0x100000001b3ULL;
+  Rng draws = DrawsFor(what);
+  return {fitting[draws.UniformInt(fitting.size())]};
 }
 
 }  // namespace squeeze

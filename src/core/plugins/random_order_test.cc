@@ -19,11 +19,14 @@ OrderCluster FiveNodes() {
   return c;
 }
 
-// `n` placements of `job` on the unchanged cluster, one answer each.
-std::vector<std::string> Draws(const OrderCluster& c, const RandomOrder& order, const JobSpec& job,
+// `n` arrivals of `job` on the unchanged cluster, each placed once: one answer each.
+std::vector<std::string> Draws(const OrderCluster& c, RandomOrder& order, const JobSpec& job,
                                int n) {
   std::vector<std::string> out;
-  for (int i = 0; i < n; ++i) out.push_back(c.Place(order, job));
+  for (int i = 0; i < n; ++i) {
+    order.ObserveArrival(job, c.state());
+    out.push_back(c.Place(order, job));
+  }
   return out;
 }
 
@@ -43,6 +46,24 @@ TEST(RandomOrderTest, SameSeedSameChoices) {
   EXPECT_EQ(hundred, Draws(c, b, job, 100));
   a.SetSeed(7);  // restarts the stream
   EXPECT_EQ(Draws(c, a, job, 20), std::vector<std::string>(hundred.begin(), hundred.begin() + 20));
+}
+
+// A query is not a draw: between two arrivals, however often a job is placed (trial
+// placements, reservations, the fragmentation meter), the answer is the same; another job
+// may be drawn another node.
+TEST(RandomOrderTest, AskingAgainWithoutAnArrivalDrawsTheSame) {
+  const OrderCluster c = FiveNodes();
+  RandomOrder order;
+  order.SetSeed(11);
+  std::map<std::string, int> first_answers;
+  for (JobId id = 1; id <= 30; ++id) {
+    const JobSpec job = NewJob(id, 1).Cpu(4000);
+    order.ObserveArrival(job, c.state());
+    const std::string first = c.Place(order, job);
+    for (int i = 0; i < 50; ++i) ASSERT_EQ(c.Place(order, job), first) << "job " << id;
+    ++first_answers[first];
+  }
+  EXPECT_EQ(first_answers.size(), 3u);  // a0, a2 and a4 all drawn for some job
 }
 
 TEST(RandomOrderTest, DifferentSeedsDifferentChoices) {

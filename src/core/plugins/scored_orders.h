@@ -18,20 +18,29 @@
 namespace squeeze {
 
 // A uniformly random feasible node; a fraction of a GPU goes on a uniformly random fitting
-// GPU. The draws come from SetSeed's stream.
+// GPU. Each draw is a function of the seed, the arrivals seen so far and what is drawn for
+// (the job; the node's free GPUs), so asking again without an arrival between draws the same.
 class RandomOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "random"; }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
-  void SetSeed(uint64_t seed) override { rng_ = Rng(seed); }
+  void SetSeed(uint64_t seed) override {
+    seed_ = seed;
+    arrivals_ = 0;
+  }
+  void ObserveArrival(const JobSpec&, const ClusterState&) override { ++arrivals_; }
 
  protected:
   int64_t Score(const NodeView&, const PodSpec&) const override { return 0; }
   std::vector<int> Gpus(const NodeView& node, const PodSpec& pod) const override;
 
  private:
-  mutable Rng rng_{0};
+  // The draws for `what` (a job id, a node's free GPUs) at this point of the stream.
+  Rng DrawsFor(uint64_t what) const;
+
+  uint64_t seed_ = 0;
+  uint64_t arrivals_ = 0;
 };
 
 // The smallest dot product of the node's free (CPU, GPU) and the pod's demand.
@@ -79,7 +88,7 @@ class FgdOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "fgd"; }
   void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
-  void ObserveArrival(const JobSpec& job) override;
+  void ObserveArrival(const JobSpec& job, const ClusterState& cluster) override;
   const TargetWorkload& target() const { return calculator_.target(); }
 
  protected:
@@ -98,7 +107,9 @@ class FgdOrder : public ScoredNodeOrder {
 // a stream of each expected pod shape could never fill there (what each pod strands on its
 // GPU, GPUs without CPU left to use them), over every shape seen, each weighted by how scarce
 // room for it has become since the cluster was empty (cubed), so that the last nodes able to
-// host a rare big shape are kept for it. Then the node rank. The expected shapes come from the
+// host a rare big shape are kept for it. Then the node rank. The weights are refreshed at
+// every 200th arrival (and when the shapes change), from the cluster as it is then; a query
+// never refreshes them. The expected shapes come from the
 // history given, else from the recent arrivals (RecentShapes). A workload
 // of whole GPUs without CPU demands, and jobs bigger than a node, are placed as
 // ConsolidationOrder does (best fit on whole GPUs), which queues less there.
@@ -108,7 +119,7 @@ class SqueezePlacementOrder : public ScoredNodeOrder {
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
   void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
-  void ObserveArrival(const JobSpec& job) override;
+  void ObserveArrival(const JobSpec& job, const ClusterState& cluster) override;
 
  protected:
   int64_t Score(const NodeView& node, const PodSpec& pod) const override;
@@ -122,21 +133,22 @@ class SqueezePlacementOrder : public ScoredNodeOrder {
   };
   void SetTargets(const std::vector<PodSpec>& pods);
   // Refreshes the room each shape has left and the scarcity weights of the waste measure.
-  void Reweigh(const ClusterState& cluster) const;
+  void Reweigh(const ClusterState& cluster);
   int WasteScore(const NodeView& node, const PodSpec& pod) const;
 
   FragmentationCalculator fgd_;     // FGD's target: the top shapes covering 95% of pods
   TargetWorkload all_shapes_;       // every shape, by count
-  mutable FragmentationCalculator waste_;  // all_shapes_ weighted by scarcity
+  FragmentationCalculator waste_;  // all_shapes_ weighted by scarcity
   bool history_given_ = false;
   bool whole_gpus_only_ = false;  // no shape asks for CPU or part of a GPU
   RecentShapes recent_;
 
-  mutable std::vector<uint64_t> room_stamp_;           // [node]
-  mutable std::vector<std::vector<int64_t>> room_;     // [node][shape]
-  mutable std::vector<int64_t> room_total_, room_when_empty_;  // [shape]
-  mutable int64_t placements_ = 0;
-  mutable uint64_t epoch_ = 1;  // changes with the weights
+  std::vector<uint64_t> room_stamp_;           // [node]
+  std::vector<std::vector<int64_t>> room_;     // [node][shape]
+  std::vector<int64_t> room_total_, room_when_empty_;  // [shape]
+  int64_t arrivals_ = 0;  // since the weights were last refreshed on schedule
+  uint64_t epoch_ = 1;    // changes with the weights
+  // Memos of Place (pure functions of a node's state and the epoch), not what it answers by.
   mutable std::vector<std::vector<Cached>> waste_cache_;  // [pod shape][node]
   // [pod shape] -> (epoch, node state -> score): nodes in the same state share a score.
   mutable std::vector<std::pair<uint64_t, std::unordered_map<std::string, int>>> waste_memo_;

@@ -9,7 +9,7 @@
 namespace squeeze {
 namespace {
 
-constexpr int kReweighEvery = 200;      // placements between refreshes of the weights
+constexpr int kReweighEvery = 200;      // arrivals between refreshes of the weights
 constexpr double kScarcityPower = 3.0;  // weight x (room when empty / room now)^3
 constexpr double kFgdShare = 0.5;       // of FGD's fragmentation in the waste measure
 
@@ -40,7 +40,7 @@ void SqueezePlacementOrder::SetTargets(const std::vector<PodSpec>& pods) {
     if (m.cpu_milli > 0 || (!m.CpuOnly() && m.gpu_milli < kMilliPerGpu)) whole_gpus_only_ = false;
   }
   room_stamp_.clear();  // the shapes changed: room is counted afresh
-  placements_ = 0;
+  arrivals_ = 0;        // and the weights refreshed at the next arrival
   ++epoch_;
   ForgetScores();
 }
@@ -51,12 +51,14 @@ void SqueezePlacementOrder::SetWorkloadHistory(const std::vector<PodSpec>& pods)
   SetTargets(pods);
 }
 
-void SqueezePlacementOrder::ObserveArrival(const JobSpec& job) {
-  if (history_given_) return;
-  if (recent_.Add(PodOf(job))) SetTargets(recent_.shapes());
+void SqueezePlacementOrder::ObserveArrival(const JobSpec& job, const ClusterState& cluster) {
+  if (!history_given_ && recent_.Add(PodOf(job))) SetTargets(recent_.shapes());
+  // Place uses the weights only for a workload of shapes other than whole GPUs.
+  if (all_shapes_.entries().empty() || whole_gpus_only_) return;
+  if (arrivals_++ % kReweighEvery == 0) Reweigh(cluster);
 }
 
-void SqueezePlacementOrder::Reweigh(const ClusterState& cluster) const {
+void SqueezePlacementOrder::Reweigh(const ClusterState& cluster) {
   const auto& shapes = all_shapes_.entries();
   const auto& nodes = cluster.nodes();
   if (room_stamp_.size() != nodes.size()) {
@@ -133,7 +135,6 @@ std::optional<Placement> SqueezePlacementOrder::Place(const PlaceRequest& req,
     return ConsolidationOrder().Place(req, cluster);
   }
   if (all_shapes_.entries().empty()) return ScoredNodeOrder::Place(req, cluster);
-  if (placements_++ % kReweighEvery == 0) Reweigh(cluster);
   const std::vector<Feasible>& feasible = ScoreFeasibleNodes(req, cluster);
   if (feasible.empty()) return std::nullopt;
   int64_t top = feasible.front().score;

@@ -29,14 +29,16 @@ OrderCluster WholeAnd810() {
   return c;
 }
 
-// Where FGD and squeeze, each given `history`, put `pod`.
+// Where FGD and squeeze, each given `history`, put `pod` when it arrives.
 std::pair<std::string, std::string> FgdAndSqueeze(const OrderCluster& c,
                                                   const std::vector<PodSpec>& history,
                                                   const JobSpec& pod) {
   FgdOrder fgd;
   fgd.SetWorkloadHistory(history);
+  fgd.ObserveArrival(pod, c.state());
   SqueezePlacementOrder order;
   order.SetWorkloadHistory(history);
+  order.ObserveArrival(pod, c.state());
   return {c.Place(fgd, pod), c.Place(order, pod)};
 }
 
@@ -50,7 +52,7 @@ TEST(SqueezeOrderTest, ShapesLearnedFromArrivals) {
   SqueezePlacementOrder order;
   const JobSpec pod = NewJob(1, 1).Milli(200);
   EXPECT_EQ(c.Place(order, pod), "a0:0 milli=200");  // no shapes yet: FGD without a target
-  order.ObserveArrival(NewJob(2, 1).Milli(500));
+  order.ObserveArrival(NewJob(2, 1).Milli(500), c.state());
   EXPECT_EQ(c.Place(order, pod), "a1:0 milli=200");
 }
 
@@ -95,23 +97,30 @@ TEST(SqueezeOrderTest, ScarcityKeepsTheOnlyNodeForARareBigShapeFree) {
             std::make_pair(std::string("a0:0 milli=810"), std::string("a1:0 milli=810")));
   SqueezePlacementOrder order;
   order.SetWorkloadHistory(MostlySmallRarelyPairs());
+  order.ObserveArrival(pod, c.state());
   const std::unordered_map<int, int> a1_capped = {{1, 0}};
   EXPECT_EQ(c.Place(order, pod, &a1_capped), "a0:0 milli=810");
 }
 
-// The weights are refreshed every 200 placements, the first included. Weighed first on the
-// empty cluster (scarcity 1: weights = p), the order keeps p until its 200th placement after.
-TEST(SqueezeOrderTest, ScarcityWeightsRefreshEvery200Placements) {
+// The weights are refreshed every 200 arrivals, the first included, from the cluster as it is
+// at the arrival. Weighed first on the empty cluster (scarcity 1: weights = p), the order keeps
+// p until its 200th arrival after; queries in between (1000 per arrival here, as trial
+// placements and the fragmentation meter ask) refresh nothing.
+TEST(SqueezeOrderTest, ScarcityWeightsRefreshEvery200ArrivalsNeverInAQuery) {
   OrderCluster c = OnePairLeft();
   const OrderCluster empty(Cluster({{"a", 5, 2, "V100"}}));
   const JobSpec pod = NewJob(1, 1).Milli(810);
   SqueezePlacementOrder order;
   order.SetWorkloadHistory(MostlySmallRarelyPairs());
-  EXPECT_EQ(empty.Place(order, pod), "a0:0 milli=810");  // placement 0: weighed here
+  order.ObserveArrival(pod, empty.state());  // arrival 0: weighed here
   for (int i = 1; i < 200; ++i) {
-    ASSERT_EQ(c.Place(order, pod), "a0:0 milli=810") << "placement " << i;
+    order.ObserveArrival(pod, c.state());
+    for (int q = 0; q < (i == 1 ? 1000 : 1); ++q) {
+      ASSERT_EQ(c.Place(order, pod), "a0:0 milli=810") << "arrival " << i << ", query " << q;
+    }
   }
-  EXPECT_EQ(c.Place(order, pod), "a1:0 milli=810");  // placement 200: weighed again
+  order.ObserveArrival(pod, c.state());  // arrival 200: weighed again, on c
+  EXPECT_EQ(c.Place(order, pod), "a1:0 milli=810");
 }
 
 TEST(SqueezeOrderTest, GangBiggerThanAnyNodeGoesAcrossNodes) {

@@ -53,6 +53,7 @@ class OrderCluster {
   }
 
   ClusterState& state() { return state_; }
+  const ClusterState& state() const { return state_; }
 
  private:
   std::optional<Placement> Placed(const NodeOrder& order, const JobSpec& job,
