@@ -51,7 +51,7 @@ Status CheckCpuMemory(const CycleContext& c, const JobSpec& spec, int pool) {
       best_mem = std::max(best_mem, n.memory_mib);
     }
   }
-  return Status::Error("job " + std::to_string(spec.id) + ": no node can hold its cpu_milli " +
+  return Status::Error("no node can hold its cpu_milli " +
                        std::to_string(spec.cpu_milli) + " and memory_mib " +
                        std::to_string(spec.memory_mib) + " (largest node: cpu_milli " +
                        std::to_string(best_cpu) + ", memory_mib " + std::to_string(best_mem) +
@@ -63,29 +63,45 @@ Status CheckCpuMemory(const CycleContext& c, const JobSpec& spec, int pool) {
 Status Scheduler::Validate(const JobSpec& spec) const {
   const std::string who = "job " + std::to_string(spec.id);
   if (state_->jobs.count(spec.id)) return Status::Error(who + ": id is already in use");
-  if (spec.gpus < 0) return Status::Error(who + ": gpus " + std::to_string(spec.gpus) + " is negative");
+  if (Status st = CheckFeasible(spec); !st.ok()) return Status::Error(who + ": " + st.message());
+  return Status::Ok();
+}
+
+// For a job of no pool on a cluster with firm pools: spot and colocated pools did not count.
+std::string Scheduler::OpportunisticNote(const JobSpec& spec) const {
+  if (!spec.pool.empty()) return "";
+  bool firm = false, takeable = false;
+  for (int p = 0; p < state_->cluster.PoolCount(); ++p) {
+    (Opportunistic(*state_, p) ? takeable : firm) = true;
+  }
+  if (!firm || !takeable) return "";
+  return "; spot and colocated pools count only for a job that names one as its pool";
+}
+
+Status Scheduler::CheckFeasible(const JobSpec& spec) const {
+  if (spec.gpus < 0) return Status::Error("gpus " + std::to_string(spec.gpus) + " is negative");
   if (spec.gpu_milli < 1 || spec.gpu_milli > kMilliPerGpu) {
-    return Status::Error(who + ": gpu_milli " + std::to_string(spec.gpu_milli) +
+    return Status::Error("gpu_milli " + std::to_string(spec.gpu_milli) +
                          " is outside 1..1000");
   }
   if (spec.gpu_milli < kMilliPerGpu && spec.gpus != 1) {
-    return Status::Error(who + ": a fraction of a GPU (gpu_milli " +
+    return Status::Error("a fraction of a GPU (gpu_milli " +
                          std::to_string(spec.gpu_milli) + ") needs gpus 1, not " +
                          std::to_string(spec.gpus));
   }
   if (spec.estimate && *spec.estimate < 0) {
-    return Status::Error(who + ": estimate " + std::to_string(*spec.estimate) + " is negative");
+    return Status::Error("estimate " + std::to_string(*spec.estimate) + " is negative");
   }
   if (spec.checkpoint_interval < 0 || spec.checkpoint_cost < 0 ||
       spec.checkpoint_stall.value_or(0) < 0 || spec.restart_overhead.value_or(0) < 0) {
-    return Status::Error(who + ": checkpoint and restart times must not be negative");
+    return Status::Error("checkpoint and restart times must not be negative");
   }
   if (!(spec.data_gb >= 0) || spec.data_gb > 1e12) {
-    return Status::Error(who + ": data_gb " + std::to_string(spec.data_gb) +
+    return Status::Error("data_gb " + std::to_string(spec.data_gb) +
                          " must be a size in GB from 0 to 1e12");
   }
   if (!spec.pool.empty() && state_->cluster.spec().PoolIndex(spec.pool) < 0) {
-    return Status::Error(who + ": pool '" + spec.pool + "' does not exist");
+    return Status::Error("pool '" + spec.pool + "' does not exist");
   }
   Job probe;
   probe.spec = spec;
@@ -99,14 +115,25 @@ Status Scheduler::Validate(const JobSpec& spec) const {
   }
   if (Status st = CheckCpuMemory(c, spec, probe.home_pool); !st.ok()) return st;
   if (spec.gpus > 0 && largest < spec.gpus) {
-    return Status::Error(who + ": no node group " +
+    return Status::Error("no node group " +
                          (spec.pool.empty() ? std::string("of any pool")
                                             : "of pool '" + spec.pool + "'") +
                          " with the allowed GPU models, memory and regions can hold " +
                          std::to_string(spec.gpus) + " GPUs (largest: " +
-                         std::to_string(largest) + ")");
+                         std::to_string(largest) + ")" + OpportunisticNote(spec));
   }
   return Status::Ok();
+}
+
+std::vector<char> Scheduler::UsableNodes(const JobSpec& spec) const {
+  std::vector<char> out(state_->cluster.nodes().size(), 0);
+  const int home = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  if (!spec.pool.empty() && home < 0) return out;
+  const CycleContext c(*state_, 0);
+  for (int g : c.GroupsFor(spec, home)) {
+    for (int n : state_->cluster.group(g).nodes) out[n] = 1;
+  }
+  return out;
 }
 
 Status Scheduler::Submit(const JobSpec& spec, Time now) {

@@ -27,6 +27,13 @@ class Scheduler {
 
   // Queues a job. Fails, changing nothing, if the spec is invalid or no node could ever hold it.
   Status Submit(const JobSpec& spec, Time now);
+  // The rule Submit applies, but for the id: whether the spec is valid and some node group the
+  // job may use at home could ever hold it (what the API checks before it accepts a job, so
+  // that no job accepted is refused by the cycle). The message does not name the job.
+  Status CheckFeasible(const JobSpec& spec) const;
+  // The nodes (by index, 1 = yes) a job may run on at home by the rule the cycle places it by:
+  // its pool (or the firm pools for a job of none), regions, GPU models and GPU memory.
+  std::vector<char> UsableNodes(const JobSpec& spec) const;
   // Runs the policy's actions once. The decisions are already applied to the scheduler's state.
   std::vector<Decision> Cycle(Time now);
   // Takes back a job that is already running on `placement` since `run_start` (after a
@@ -121,6 +128,7 @@ class Scheduler {
  private:
   explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
   Status Validate(const JobSpec& spec) const;
+  std::string OpportunisticNote(const JobSpec& spec) const;
   void Enqueue(Job& job, Time now);
   void PromoteBoosted(Time now);
   void QueueBackedOff(Time now);

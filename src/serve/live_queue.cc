@@ -37,14 +37,18 @@ Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const
                                                      LiveQueueOptions options) {
   auto scheduler = Scheduler::Create(cluster.spec, policy);
   if (!scheduler.ok()) return scheduler.status();
+  auto feasibility = Scheduler::Create(cluster.spec, policy);
+  if (!feasibility.ok()) return feasibility.status();
   std::unique_ptr<LiveQueue> q(
       new LiveQueue(std::move(cluster), policy, store, executor, std::move(options)));
   q->scheduler_ = std::move(scheduler).value();
+  q->feasibility_ = std::move(feasibility).value();
   return q;
 }
 
 void LiveQueue::SetPoolExecutor(int pool, Executor& executor) {
   std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
   pool_executors_[pool] = &executor;
 }
 
@@ -68,6 +72,12 @@ void LiveQueue::Log(const std::string& line) const {
 }
 
 ApiResult LiveQueue::CheckSubmission(const std::string& owner, const JobRequest& request) const {
+  {
+    std::lock_guard lock(feasibility_mu_);
+    if (Status s = feasibility_->CheckFeasible(request.spec); !s.ok()) {
+      return ApiResult::Fail(400, s.message());
+    }
+  }
   Result<std::string> account = options_.run_as.AccountFor(owner);
   if (!account.ok()) return ApiResult::Fail(403, account.status().message());
   // pool_executors_ is set before Recover and never again, so it is read here unlocked.
@@ -123,6 +133,7 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
 
 Time LiveQueue::Step(Time now) {
   std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
   DrainInbox(now);
   for (Executor* executor : AllExecutors()) {
     for (const ExecEvent& e : executor->Poll(now)) {
@@ -384,6 +395,7 @@ void LiveQueue::TerminateOverdue(Time now) {
 
 ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
   std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
   DrainInbox(now);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {

@@ -84,8 +84,9 @@ class LiveQueue {
   void SetPoolExecutor(int pool, Executor& executor);
   // After a start of the daemon: the store's unfinished jobs and the executors' runs.
   Result<RecoverySummary> Recover(Time now);
-  // Before a job of `owner` is accepted: the account it would run as (run_as) may run jobs
-  // (else 403), and where every pool the job may use runs jobs here, its workdir and command
+  // Before a job of `owner` is accepted: the scheduling core could ever run it (the rule its
+  // cycle applies; else 400), the account it would run as (run_as) may run jobs (else 403), and
+  // where every pool the job may use runs jobs here, its workdir and command
   // as that account (else 400). Thread-safe: reads only what does not change.
   ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const;
   const RunAsPolicy& run_as() const { return options_.run_as; }
@@ -110,7 +111,9 @@ class LiveQueue {
   // pool) before any is applied.
   ApiResult ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
-  // Views for the API.
+  // Views for the API: nodes, pools, held-but-idle jobs and the gauges are answered from the
+  // view published at the end of the last step (or API change), never waiting for a step in
+  // progress; `why` still takes the scheduling lock.
   nlohmann::json NodesJson() const;
   nlohmann::json PoolsJson() const;
   // What the history views need of the cluster: each pool's price, each node's pool, and the
@@ -144,7 +147,7 @@ class LiveQueue {
     };
     std::vector<Backend> backends;  // one per pool whose executor reports (Slurm pools)
   };
-  Gauges Snapshot() const;
+  Gauges Snapshot() const;  // as of the last publication, plus the jobs in the inbox
   const LocalCluster& cluster() const { return cluster_; }
 
  private:
@@ -215,8 +218,30 @@ class LiveQueue {
   std::vector<std::pair<int, int>> GpusOf(const Job& job) const;
   void Log(const std::string& line) const;
 
+  // What the reads answer from: built under mu_ at the end of each step and API change, then
+  // swapped in under view_mu_ (Publish); View() gives the latest.
+  struct ReadView {
+    nlohmann::json nodes, pools, held_idle;
+    Gauges gauges;
+  };
+  nlohmann::json BuildNodesJson() const;
+  nlohmann::json BuildPoolsJson() const;
+  nlohmann::json BuildHeldIdleJson() const;
+  Gauges BuildGauges() const;
+  void Publish() const;
+  std::shared_ptr<const ReadView> View() const;
+  // Publishes when it goes out of scope (declared after the lock on mu_, so while it is held).
+  struct PublishAtExit {
+    const LiveQueue& q;
+    ~PublishAtExit() { q.Publish(); }
+  };
+
   LocalCluster cluster_;
   std::unique_ptr<Scheduler> scheduler_;
+  // An empty scheduler of the same cluster and policy for CheckSubmission: the core's own rule
+  // of what could ever run, asked without the scheduling lock.
+  std::unique_ptr<Scheduler> feasibility_;
+  mutable std::mutex feasibility_mu_;
   JobStore& store_;
   Executor& executor_;
   std::map<int, Executor*> pool_executors_;
@@ -245,6 +270,9 @@ class LiveQueue {
   // At Recover: the reclaims and returns the store holds, and the nodes still reclaimed.
   void RestoreReclaims(Time now);
   HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
+
+  mutable std::mutex view_mu_;
+  mutable std::shared_ptr<const ReadView> view_;
 
   mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;

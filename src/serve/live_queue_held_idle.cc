@@ -53,8 +53,7 @@ void LiveQueue::UpdateHeldIdle(Time now) {
   }
 }
 
-nlohmann::json LiveQueue::HeldIdleJson() const {
-  std::lock_guard lock(mu_);
+nlohmann::json LiveQueue::BuildHeldIdleJson() const {
   const ClusterSpec& spec = scheduler_->cluster().spec();
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, live] : jobs_) {

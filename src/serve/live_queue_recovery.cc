@@ -60,6 +60,7 @@ constexpr size_t kBatchRows = 1024;
 
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
   std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
   RecoverySummary summary;
   std::map<JobId, std::pair<RunInfo, Executor*>> run_of;
   for (Executor* executor : AllExecutors()) {

@@ -315,6 +315,38 @@ pools:
       - {name: spot-0, gpus: 1, gpu_model: L40S}
 )";
 
+// A firm pool of 1 GPU and a spot pool of 2: a 2-GPU job of no pool fits the cluster's
+// capacity, but the core places a job of no pool on firm pools only, so the submit check
+// refuses it (it used to be accepted and failed by the first cycle); named to the spot pool,
+// it is accepted.
+constexpr std::string_view kFirmAndSpot = R"(
+pools:
+  - name: home
+    nodes:
+      - {name: home-0, gpus: 1, gpu_model: L40S}
+  - name: spot
+    kind: spot
+    spot: {warning: 8s}
+    nodes:
+      - {name: spot-0, gpus: 2, gpu_model: L40S}
+)";
+
+TEST_F(LiveQueueTest, TheSubmitCheckIsTheCoresRule) {
+  auto q = MakeQueueOn(kFirmAndSpot, 3);
+  JobRequest r = Command({"true"}, 2);
+  ApiResult refused = q->CheckSubmission("alice", r);
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->http_status, 400);
+  EXPECT_EQ(refused.error->message,
+            "no node group of any pool with the allowed GPU models, memory and regions can hold "
+            "2 GPUs (largest: 1); spot and colocated pools count only for a job that names one "
+            "as its pool");
+  r.spec.pool = "spot";
+  ApiResult named = q->CheckSubmission("alice", r);
+  EXPECT_TRUE(!named.error || named.error->http_status != 400)
+      << named.error->message;
+}
+
 TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
   auto q = MakeQueueOn(kSharedAndSpot, 3);
   ASSERT_FALSE(q->Reclaim("spot-0", 0, now_).error);  // only the shared GPUs are left

@@ -9,11 +9,6 @@
 namespace squeeze {
 namespace {
 
-bool ModelAllowed(const JobSpec& spec, const std::string& model) {
-  return spec.gpu_models.empty() ||
-         std::find(spec.gpu_models.begin(), spec.gpu_models.end(), model) != spec.gpu_models.end();
-}
-
 std::string Needs(const JobSpec& spec) {
   std::string out = "needs " + std::to_string(spec.gpus) + (spec.gpus == 1 ? " GPU" : " GPUs");
   if (spec.gpu_milli < kMilliPerGpu) {
@@ -30,8 +25,7 @@ std::string Needs(const JobSpec& spec) {
 
 }  // namespace
 
-nlohmann::json LiveQueue::NodesJson() const {
-  std::lock_guard lock(mu_);
+nlohmann::json LiveQueue::BuildNodesJson() const {
   const ClusterState& cs = scheduler_->cluster();
   nlohmann::json nodes = nlohmann::json::array();
   for (size_t n = 0; n < cs.nodes().size(); ++n) {
@@ -114,8 +108,7 @@ int LiveQueue::GpuCount() const {
   return gpus;
 }
 
-nlohmann::json LiveQueue::PoolsJson() const {
-  std::lock_guard lock(mu_);
+nlohmann::json LiveQueue::BuildPoolsJson() const {
   const ClusterState& cs = scheduler_->cluster();
   nlohmann::json pools = nlohmann::json::array();
   for (int p = 0; p < cs.PoolCount(); ++p) {
@@ -158,8 +151,7 @@ nlohmann::json LiveQueue::PoolsJson() const {
   return {{"pools", pools}};
 }
 
-LiveQueue::Gauges LiveQueue::Snapshot() const {
-  std::lock_guard lock(mu_);
+LiveQueue::Gauges LiveQueue::BuildGauges() const {
   Gauges g;
   for (Urgency u : {Urgency::kLow, Urgency::kNormal, Urgency::kHigh, Urgency::kCritical}) {
     g.pending_by_urgency[std::string(UrgencyName(u))] = 0;
@@ -174,10 +166,6 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
     } else {
       ++g.pending_by_urgency[u];
     }
-  }
-  {
-    std::lock_guard inbox(inbox_mu_);
-    for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
   }
   const ClusterState& cs = scheduler_->cluster();
   g.gpus_total = cs.TotalGpus();
@@ -197,6 +185,39 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
     }
     g.backends.push_back(b);
   }
+  return g;
+}
+
+void LiveQueue::Publish() const {
+  auto view = std::make_shared<ReadView>();
+  view->nodes = BuildNodesJson();
+  view->pools = BuildPoolsJson();
+  view->held_idle = BuildHeldIdleJson();
+  view->gauges = BuildGauges();
+  std::lock_guard lock(view_mu_);
+  view_ = std::move(view);
+}
+
+std::shared_ptr<const LiveQueue::ReadView> LiveQueue::View() const {
+  {
+    std::lock_guard lock(view_mu_);
+    if (view_) return view_;
+  }
+  std::lock_guard lock(mu_);  // before the first publication only
+  Publish();
+  std::lock_guard view_lock(view_mu_);
+  return view_;
+}
+
+nlohmann::json LiveQueue::NodesJson() const { return View()->nodes; }
+nlohmann::json LiveQueue::PoolsJson() const { return View()->pools; }
+nlohmann::json LiveQueue::HeldIdleJson() const { return View()->held_idle; }
+
+LiveQueue::Gauges LiveQueue::Snapshot() const {
+  Gauges g = View()->gauges;
+  // Jobs submitted since: waiting in the inbox for the next step.
+  std::lock_guard inbox(inbox_mu_);
+  for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
   return g;
 }
 
@@ -239,12 +260,10 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     }
     lines.push_back(Needs(spec));
     const ClusterState& cs = scheduler_->cluster();
+    const std::vector<char> may_use = scheduler_->UsableNodes(spec);  // the cycle's rule
     int free = 0, usable = 0;
     for (const NodeState& n : cs.nodes()) {
-      const NodeSpec& ns = cs.spec().nodes[n.index];
-      if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
-        continue;
-      }
+      if (!may_use[n.index]) continue;
       usable += n.gpus;
       if (spec.WholeGpus()) {
         free += n.whole_free;
@@ -257,9 +276,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
                     (spec.WholeGpus() ? "" : " have room for it"));
     for (const auto& [node, why] : node_down_) {
       const NodeSpec& ns = cs.spec().nodes[node];
-      if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
-        continue;
-      }
+      if (!may_use[node]) continue;
       lines.push_back("node " + ns.name + " (pool " + ns.pool + ") takes no new jobs: " + why);
     }
     // Who is ahead in the queue.
@@ -287,8 +304,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
       if (!j.IsActive()) continue;
       bool on_usable = false;
       for (const NodeShare& s : j.placement.shares) {
-        const NodeSpec& ns = cs.spec().nodes[s.node];
-        on_usable |= ModelAllowed(spec, ns.gpu_model) && (spec.pool.empty() || ns.pool == spec.pool);
+        on_usable |= may_use[s.node] != 0;
       }
       if (!on_usable) continue;
       preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
@@ -311,9 +327,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
       std::string nodes;
       for (const auto& [node, cap] : r.caps) {
         const NodeSpec& ns = cs.spec().nodes[node];
-        if (!ModelAllowed(spec, ns.gpu_model) || (!spec.pool.empty() && ns.pool != spec.pool)) {
-          continue;
-        }
+        if (!may_use[node]) continue;
         nodes += (nodes.empty() ? "" : ", ") + ns.name;
       }
       if (nodes.empty()) continue;

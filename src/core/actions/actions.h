@@ -19,6 +19,7 @@
 #define SQUEEZE_CORE_ACTIONS_ACTIONS_H_
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -66,22 +67,26 @@ std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, 
 // names none.
 std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
                                          const std::unordered_map<int, int>* caps);
-// Jobs of no GPUs take nothing a job blocked on GPUs waits for: once a job of `scope` that
-// needs GPUs cannot start (none free, or it is blocked and reserved for), the walk passes over
-// the scope's later GPU jobs only. Visit(p) says what to do with a visited job; Block(p) what
-// to do after a blocked one instead of skipping the whole scope.
+// A job is held back by the order only on the resources it would take: once a job that needs
+// GPUs cannot start (none free for it, or it is blocked and reserved for), later jobs of its
+// scope that may use any of its node groups are passed over, while jobs of no GPUs and jobs
+// whose GPUs are elsewhere (another GPU model) are still tried. A scope whose every node group
+// is blocked, and that holds no job of no GPUs, is skipped at once, as before.
 class GpuBlockedScopes {
  public:
   explicit GpuBlockedScopes(const CycleContext& c) : c_(c) {}
-  // True for a GPU job of a scope already blocked on GPUs (skip it: kNext).
-  bool Passed(const QueuePosition& p) const { return p.needs_gpus && blocked_.count(p.scope); }
-  // After `p` could not start: skip the scope, or, when `p` needs GPUs and jobs of no GPUs wait
-  // in the scope, go on to them.
+  // True for a GPU job that may use a node group blocked in its scope (skip it: kNext).
+  bool Passed(const QueuePosition& p) const;
+  // After `p` could not start: its node groups are blocked in its scope (or, for a job of no
+  // GPUs blocked on CPU or memory, the whole scope is skipped).
   PendingQueue::Visit Block(const QueuePosition& p);
+  // Every node group of `p`'s scope is blocked (no GPU is free in it).
+  PendingQueue::Visit BlockScope(const QueuePosition& p);
 
  private:
+  PendingQueue::Visit AfterBlocking(int scope);
   const CycleContext& c_;
-  std::set<int> blocked_;
+  std::map<int, std::set<int>> blocked_;  // scope -> node groups blocked on GPUs
 };
 
 // The fair-share measure for the queue walk (null when the policy has no fair share).

@@ -23,11 +23,38 @@ void StartClaims(CycleContext& c) {
 
 }  // namespace
 
-PendingQueue::Visit GpuBlockedScopes::Block(const QueuePosition& p) {
-  if (!p.needs_gpus || c_.s.pending.Stamp(p.scope).cpu_only_jobs == 0) {
-    return PendingQueue::Visit::kSkipScope;
+bool GpuBlockedScopes::Passed(const QueuePosition& p) const {
+  if (!p.needs_gpus) return false;
+  auto it = blocked_.find(p.scope);
+  if (it == blocked_.end()) return false;
+  const Job& job = c_.s.jobs.at(p.entry.id);
+  for (int g : c_.GroupsFor(job.spec, job.home_pool)) {
+    if (it->second.count(g)) return true;
   }
-  blocked_.insert(p.scope);
+  return false;
+}
+
+PendingQueue::Visit GpuBlockedScopes::Block(const QueuePosition& p) {
+  if (!p.needs_gpus) return PendingQueue::Visit::kSkipScope;
+  const Job& job = c_.s.jobs.at(p.entry.id);
+  std::set<int>& blocked = blocked_[p.scope];
+  for (int g : c_.GroupsFor(job.spec, job.home_pool)) blocked.insert(g);
+  return AfterBlocking(p.scope);
+}
+
+PendingQueue::Visit GpuBlockedScopes::BlockScope(const QueuePosition& p) {
+  std::set<int>& blocked = blocked_[p.scope];
+  for (int g : c_.GroupsFor(JobSpec{}, p.scope < c_.AnyScope() ? p.scope : -1)) blocked.insert(g);
+  return AfterBlocking(p.scope);
+}
+
+PendingQueue::Visit GpuBlockedScopes::AfterBlocking(int scope) {
+  const std::set<int>& blocked = blocked_[scope];
+  bool all = true;
+  for (int g : c_.GroupsFor(JobSpec{}, scope < c_.AnyScope() ? scope : -1)) {
+    all = all && blocked.count(g);
+  }
+  if (all && c_.s.pending.Stamp(scope).cpu_only_jobs == 0) return PendingQueue::Visit::kSkipScope;
   return PendingQueue::Visit::kNext;
 }
 
@@ -41,7 +68,7 @@ void RunAllocate(CycleContext& c) {
         if (gpu_blocked.Passed(p)) return PendingQueue::Visit::kNext;
         Job& job = c.job(p.entry.id);
         const bool can_fit = c.ScopeHasFreeGpus(p.scope) || job.spec.gpus == 0;
-        if (!strict && !can_fit) return gpu_blocked.Block(p);
+        if (!strict && !can_fit) return gpu_blocked.BlockScope(p);
         if (can_fit && !c.s.awaiting_stops.count(job.spec.id)) {
           if (auto placed = PlaceAtHome(c, job, &c.caps)) {
             c.Start(job, std::move(placed->placement), placed->borrowed);
@@ -51,7 +78,7 @@ void RunAllocate(CycleContext& c) {
         if (!strict) return PendingQueue::Visit::kNext;
         if (reserve && c.now - job.spec.submit_time < c.s.policy.reserve_after) {
           // Young: later jobs may pass it, and it is not yet reserved for.
-          return can_fit ? PendingQueue::Visit::kNext : gpu_blocked.Block(p);
+          return can_fit ? PendingQueue::Visit::kNext : gpu_blocked.BlockScope(p);
         }
         if (reserve && !c.reservations.count(p.scope)) {
           if (auto r = ComputeReservation(c, job)) c.AddReservation(std::move(*r));

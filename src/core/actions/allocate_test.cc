@@ -195,7 +195,7 @@ TEST(AllocateTest, AJobOfNoGpusIsNotHeldBehindAJobBlockedOnGpus) {
 
 // Under a strict order the GPU jobs behind the blocked one still wait (one GPU is free: job 3
 // would fit on it but may not pass job 2), while the job of no GPUs behind them starts.
-TEST(AllocateTest, PassingABlockedJobIsForJobsOfNoGpusOnly) {
+TEST(AllocateTest, GpuJobsThatMayTakeWhatTheBlockedJobWaitsForStillWait) {
   Scenario s(Cluster({{"a", 1, 4}}), "fifo");
   s.Add(NewJob(1, 3, 0));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2"));
@@ -204,6 +204,19 @@ TEST(AllocateTest, PassingABlockedJobIsForJobsOfNoGpusOnly) {
   s.Add(NewJob(4, 0, 3));
   s.Add(NewJob(5, 1, 4));
   EXPECT_THAT(s.Cycle(4), ElementsAre("start 4 on a0:"));
+}
+
+// One pool of two GPU models: a0 (V100) is full and job 2 waits for 2 V100s, strictly first.
+// Job 3, of model A100, takes nothing job 2 waits for and starts on a1; job 4, of either model,
+// might take a V100 job 2 waits for, and waits behind it.
+TEST(AllocateTest, AJobWhoseGpusAreElsewhereIsNotHeldBehindABlockedJob) {
+  Scenario s(Cluster({{"a", 1, 2, "V100"}, {"a", 1, 2, "A100"}}), "fifo");
+  s.Add(NewJob(1, 2, 0).Models({"V100"}));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1"));
+  s.Add(NewJob(2, 2, 1).Models({"V100"}));
+  s.Add(NewJob(4, 1, 2));
+  s.Add(NewJob(3, 1, 3).Models({"A100"}));
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a1:0"));
 }
 
 }  // namespace

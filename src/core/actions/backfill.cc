@@ -11,7 +11,7 @@ void RunBackfill(CycleContext& c) {
         if (r == c.reservations.end() || r->second.job == p.entry.id) {
           return PendingQueue::Visit::kNext;
         }
-        if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.Block(p);
+        if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.BlockScope(p);
         Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
