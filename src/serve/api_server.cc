@@ -87,7 +87,7 @@ void ApiServer::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ApiServer::Routes() {
+void ApiServer::ConfigureServer() {
   httplib::Server& s = *server_;
   s.set_payload_max_length(options_.max_body_bytes);
   s.set_read_timeout(10, 0);
@@ -107,160 +107,192 @@ void ApiServer::Routes() {
       SendError(res, 404, "no such endpoint");
     }
   });
+}
 
-  // Runs `handler` for an authenticated caller (a token, else a local user on the socket), or
-  // answers 401 / 403 / 400.
-  auto authed = [this](auto handler) {
-    return [this, handler](const httplib::Request& req, httplib::Response& res) {
-      const std::string header = req.get_header_value("Authorization");
-      std::optional<Principal> who;
-      if (!header.empty()) {
-        auto token = BearerToken(header);
-        if (!token) return SendError(res, 401, "the Authorization header is not 'Bearer TOKEN'");
-        who = tokens_.Authenticate(*token);
-        if (!who) return SendError(res, 401, "unknown token");
-      } else if (auto local = local_ ? local_->Identify(req.remote_addr, req.remote_port)
-                                     : std::nullopt) {
-        if (!local->ok()) return SendError(res, 403, local->status().message());
-        who = **local;
-      } else {
-        return SendError(res, 401, "missing 'Authorization: Bearer TOKEN' header (local users "
-                                   "need none on the daemon's Unix socket)");
+ApiServer::Handler ApiServer::Authed(AuthedHandler handler) {
+  return [this, handler](const httplib::Request& req, httplib::Response& res) {
+    const std::string header = req.get_header_value("Authorization");
+    std::optional<Principal> who;
+    if (!header.empty()) {
+      auto token = BearerToken(header);
+      if (!token) return SendError(res, 401, "the Authorization header is not 'Bearer TOKEN'");
+      who = tokens_.Authenticate(*token);
+      if (!who) return SendError(res, 401, "unknown token");
+    } else if (auto local = local_ ? local_->Identify(req.remote_addr, req.remote_port)
+                                   : std::nullopt) {
+      if (!local->ok()) return SendError(res, 403, local->status().message());
+      who = **local;
+    } else {
+      return SendError(res, 401, "missing 'Authorization: Bearer TOKEN' header (local users "
+                                 "need none on the daemon's Unix socket)");
+    }
+    if (static_cast<int>(req.params.size()) > kMaxQueryParams) {
+      return SendError(res, 400, "too many query parameters (at most " +
+                                     std::to_string(kMaxQueryParams) + ")");
+    }
+    for (const auto& [k, v] : req.params) {
+      if (v.size() > kMaxQueryValue) {
+        return SendError(res, 400, "query parameter '" + k + "' is over " +
+                                       std::to_string(kMaxQueryValue) + " bytes");
       }
-      if (static_cast<int>(req.params.size()) > kMaxQueryParams) {
-        return SendError(res, 400, "too many query parameters (at most " +
-                                       std::to_string(kMaxQueryParams) + ")");
-      }
-      for (const auto& [k, v] : req.params) {
-        if (v.size() > kMaxQueryValue) {
-          return SendError(res, 400, "query parameter '" + k + "' is over " +
-                                         std::to_string(kMaxQueryValue) + " bytes");
-        }
-      }
-      handler(*who, req, res);
-    };
+    }
+    handler(*who, req, res);
   };
-  auto with_id = [](auto handler) {
-    return [handler](const Principal& who, const httplib::Request& req, httplib::Response& res) {
-      auto id = ParseId(req.matches[1]);
-      if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
-      handler(who, *id, res);
-    };
-  };
+}
 
+// POST routes read their body themselves (a content reader): the token is checked before any
+// byte of the body is read, a body is cut off at the limit whether it has a Content-Length
+// or comes chunked, and a POST with no body and no Content-Length (`curl -X POST`) is
+// answered at once instead of waiting for a body that never comes.
+ApiServer::PostHandler ApiServer::AuthedPost(AuthedPostHandler handler) {
+  return [this, handler](const httplib::Request& req, httplib::Response& res,
+                         const httplib::ContentReader& reader) {
+    Authed([&](const Principal& who, const httplib::Request& r, httplib::Response& out) {
+      handler(who, r, out, reader);
+    })(req, res);
+  };
+}
+
+ApiServer::PostHandler ApiServer::AuthedPostBody(
+    std::function<void(const Principal&, const httplib::Request&, httplib::Response&,
+                       const std::string&)> handler) {
+  return AuthedPost([this, handler](const Principal& who, const httplib::Request& req,
+                                    httplib::Response& res, const httplib::ContentReader& reader) {
+    std::string body;
+    if (ReadBody(req, reader, res, body)) handler(who, req, res, body);
+  });
+}
+
+bool ApiServer::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                         httplib::Response& res, std::string& body) const {
+  const std::string declared = req.get_header_value("Content-Length");
+  // No length and not chunked: there is no body (curl -X POST without --data).
+  if (declared.empty() && req.get_header_value("Transfer-Encoding").empty()) return true;
+  uint64_t length = 0;
+  std::from_chars(declared.data(), declared.data() + declared.size(), length);
+  bool over = length > options_.max_body_bytes;
+  const bool read = !over && reader([&](const char* data, size_t length) {
+    if (body.size() + length > options_.max_body_bytes) {
+      over = true;
+      return false;
+    }
+    body.append(data, length);
+    return true;
+  });
+  if (over) {
+    res.set_header("Connection", "close");  // the rest of the body is not read
+    SendError(res, 413, "request body over " + std::to_string(options_.max_body_bytes) + " bytes");
+    return false;
+  }
+  if (!read) {
+    res.set_header("Connection", "close");
+    SendError(res, 400, "the request body could not be read (cut short, or bad chunked encoding)");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// A handler of /v1/jobs/ID...: the id parsed from the path (400 when it is not a number).
+std::function<void(const Principal&, const httplib::Request&, httplib::Response&)> WithId(
+    std::function<void(const Principal&, int64_t, const httplib::Request&, httplib::Response&)>
+        handler) {
+  return [handler](const Principal& who, const httplib::Request& req, httplib::Response& res) {
+    auto id = ParseId(req.matches[1]);
+    if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
+    handler(who, *id, req, res);
+  };
+}
+
+std::map<std::string, std::string> QueryOf(const httplib::Request& req) {
+  std::map<std::string, std::string> query;
+  for (const auto& [k, v] : req.params) query[k] = v;
+  return query;
+}
+
+}  // namespace
+
+void ApiServer::Routes() {
+  ConfigureServer();
+  httplib::Server& s = *server_;
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(service_.MetricsText(), "text/plain; version=0.0.4");
   });
-  // POST routes read their body themselves (a content reader): the token is checked before any
-  // byte of the body is read, a body is cut off at the limit whether it has a Content-Length
-  // or comes chunked, and a POST with no body and no Content-Length (`curl -X POST`) is
-  // answered at once instead of waiting for a body that never comes.
-  auto authed_post = [this, authed](auto handler) {
-    return [this, authed, handler](const httplib::Request& req, httplib::Response& res,
-                                   const httplib::ContentReader& reader) {
-      authed([&](const Principal& who, const httplib::Request& r, httplib::Response& out) {
-        handler(who, r, out, reader);
-      })(req, res);
-    };
-  };
-  auto read_body = [this](const httplib::Request& req, const httplib::ContentReader& reader,
-                          httplib::Response& res, std::string& body) {
-    const std::string declared = req.get_header_value("Content-Length");
-    // No length and not chunked: there is no body (curl -X POST without --data).
-    if (declared.empty() && req.get_header_value("Transfer-Encoding").empty()) return true;
-    uint64_t length = 0;
-    std::from_chars(declared.data(), declared.data() + declared.size(), length);
-    bool over = length > options_.max_body_bytes;
-    const bool read = !over && reader([&](const char* data, size_t length) {
-      if (body.size() + length > options_.max_body_bytes) {
-        over = true;
-        return false;
-      }
-      body.append(data, length);
-      return true;
-    });
-    if (over) {
-      res.set_header("Connection", "close");  // the rest of the body is not read
-      SendError(res, 413, "request body over " + std::to_string(options_.max_body_bytes) + " bytes");
-      return false;
-    }
-    if (!read) {
-      res.set_header("Connection", "close");
-      SendError(res, 400, "the request body could not be read (cut short, or bad chunked encoding)");
-      return false;
-    }
-    return true;
-  };
-  s.Post("/v1/jobs", authed_post([this, read_body](const Principal& who, const httplib::Request& req,
-                                                   httplib::Response& res,
-                                                   const httplib::ContentReader& reader) {
-    std::string body;
-    if (!read_body(req, reader, res, body)) return;
+  JobRoutes();
+  NodeRoutes();
+  QueryRoutes();
+}
+
+void ApiServer::JobRoutes() {
+  httplib::Server& s = *server_;
+  s.Post("/v1/jobs", AuthedPostBody([this](const Principal& who, const httplib::Request&,
+                                           httplib::Response& res, const std::string& body) {
     Send(res, service_.Submit(who, body), 201);
   }));
-  s.Get("/v1/jobs", authed([this](const Principal& who, const httplib::Request& req,
+  s.Get("/v1/jobs", Authed([this](const Principal& who, const httplib::Request& req,
                                   httplib::Response& res) {
-    std::map<std::string, std::string> query;
-    for (const auto& [k, v] : req.params) query[k] = v;
-    Send(res, service_.List(who, query));
+    Send(res, service_.List(who, QueryOf(req)));
   }));
-  s.Get(R"(/v1/jobs/([^/]+))", authed(with_id([this](const Principal& who, int64_t id,
-                                                      httplib::Response& res) {
+  s.Get(R"(/v1/jobs/([^/]+))", Authed(WithId([this](const Principal& who, int64_t id,
+                                                     const httplib::Request&,
+                                                     httplib::Response& res) {
     Send(res, service_.Get(who, id));
   })));
   s.Post(R"(/v1/jobs/([^/]+)/cancel)",
-         authed_post([this](const Principal& who, const httplib::Request& req,
-                            httplib::Response& res, const httplib::ContentReader&) {
+         AuthedPost([this](const Principal& who, const httplib::Request& req,
+                           httplib::Response& res, const httplib::ContentReader&) {
            // The body, if any, is ignored (and not read: the connection is closed after).
            res.set_header("Connection", "close");
-           auto id = ParseId(req.matches[1]);
-           if (!id) {
-             return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
-           }
-           Send(res, service_.Cancel(who, *id));
+           WithId([this](const Principal& who, int64_t id, const httplib::Request&,
+                         httplib::Response& res) { Send(res, service_.Cancel(who, id)); })(
+               who, req, res);
          }));
-  s.Get(R"(/v1/jobs/([^/]+)/why)", authed(with_id([this](const Principal& who, int64_t id,
+  s.Get(R"(/v1/jobs/([^/]+)/why)", Authed(WithId([this](const Principal& who, int64_t id,
+                                                         const httplib::Request&,
                                                          httplib::Response& res) {
     Send(res, service_.Why(who, id));
   })));
-  s.Get(R"(/v1/jobs/([^/]+)/log)", authed([this](const Principal& who, const httplib::Request& req,
-                                                  httplib::Response& res) {
-    auto id = ParseId(req.matches[1]);
-    if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
-    std::map<std::string, std::string> query;
-    for (const auto& [k, v] : req.params) query[k] = v;
-    Send(res, service_.Log(who, *id, query));
-  }));
-  s.Get("/v1/nodes", authed([this](const Principal& who, const httplib::Request&,
+  s.Get(R"(/v1/jobs/([^/]+)/log)", Authed(WithId([this](const Principal& who, int64_t id,
+                                                         const httplib::Request& req,
+                                                         httplib::Response& res) {
+    Send(res, service_.Log(who, id, QueryOf(req)));
+  })));
+}
+
+void ApiServer::NodeRoutes() {
+  httplib::Server& s = *server_;
+  s.Get("/v1/nodes", Authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Nodes(who)); }));
   // Node names are [A-Za-z0-9._-] in cluster files; anything else is simply not found.
   s.Post(R"(/v1/nodes/([^/]+)/reclaim)",
-         authed_post([this, read_body](const Principal& who, const httplib::Request& req,
-                                       httplib::Response& res,
-                                       const httplib::ContentReader& reader) {
-           std::string body;
-           if (!read_body(req, reader, res, body)) return;
+         AuthedPostBody([this](const Principal& who, const httplib::Request& req,
+                               httplib::Response& res, const std::string& body) {
            Send(res, service_.ReclaimNode(who, req.matches[1], body));
          }));
   s.Post(R"(/v1/nodes/([^/]+)/return)",
-         authed_post([this](const Principal& who, const httplib::Request& req,
-                            httplib::Response& res, const httplib::ContentReader&) {
+         AuthedPost([this](const Principal& who, const httplib::Request& req,
+                           httplib::Response& res, const httplib::ContentReader&) {
            res.set_header("Connection", "close");  // a body, if any, is not read
            Send(res, service_.ReturnNode(who, req.matches[1]));
          }));
-  s.Post("/v1/telemetry",
-         authed_post([this, read_body](const Principal& who, const httplib::Request& req,
-                                       httplib::Response& res,
-                                       const httplib::ContentReader& reader) {
-           std::string body;
-           if (!read_body(req, reader, res, body)) return;
-           Send(res, service_.Telemetry(who, body));
-         }));
-  s.Get("/v1/pools", authed([this](const Principal& who, const httplib::Request&,
+  s.Post("/v1/telemetry", AuthedPostBody([this](const Principal& who, const httplib::Request&,
+                                                httplib::Response& res, const std::string& body) {
+    Send(res, service_.Telemetry(who, body));
+  }));
+  s.Get("/v1/pools", Authed([this](const Principal& who, const httplib::Request&,
                                    httplib::Response& res) { Send(res, service_.Pools(who)); }));
+  s.Get("/v1/held-idle",
+        Authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
+          Send(res, service_.HeldIdle(who));
+        }));
+}
+
+void ApiServer::QueryRoutes() {
+  httplib::Server& s = *server_;
   for (const auto& route :
        std::vector<std::pair<std::string, ApiResult (JobService::*)(
                                               const Principal&,
@@ -269,22 +301,16 @@ void ApiServer::Routes() {
            {"/v1/idle-windows", &JobService::IdleWindows},
            {"/v1/cost", &JobService::Cost}}) {
     const auto call = route.second;  // (clang 14 captures no structured binding)
-    s.Get(route.first, authed([this, call](const Principal& who, const httplib::Request& req,
-                                    httplib::Response& res) {
-      std::map<std::string, std::string> query;
-      for (const auto& [k, v] : req.params) query[k] = v;
-      Send(res, (service_.*call)(who, query));
+    s.Get(route.first, Authed([this, call](const Principal& who, const httplib::Request& req,
+                                           httplib::Response& res) {
+      Send(res, (service_.*call)(who, QueryOf(req)));
     }));
   }
   // Who the token stands for: what a page needs to offer only the actions the caller may take.
-  s.Get("/v1/whoami", authed([](const Principal& who, const httplib::Request&,
+  s.Get("/v1/whoami", Authed([](const Principal& who, const httplib::Request&,
                                httplib::Response& res) {
     SendJson(res, 200, {{"user", who.user}, {"team", who.team}, {"admin", who.admin}});
   }));
-  s.Get("/v1/held-idle",
-        authed([this](const Principal& who, const httplib::Request&, httplib::Response& res) {
-          Send(res, service_.HeldIdle(who));
-        }));
 }
 
 void ApiServer::WebRoutes() {

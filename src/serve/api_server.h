@@ -7,6 +7,7 @@
 #define SQUEEZE_SERVE_API_SERVER_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +19,9 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
+class ContentReader;
 }
 
 namespace squeeze {
@@ -49,8 +53,32 @@ class ApiServer {
   int port() const { return port_; }
 
  private:
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  using PostHandler = std::function<void(const httplib::Request&, httplib::Response&,
+                                         const httplib::ContentReader&)>;
+  using AuthedHandler =
+      std::function<void(const Principal&, const httplib::Request&, httplib::Response&)>;
+  using AuthedPostHandler = std::function<void(const Principal&, const httplib::Request&,
+                                               httplib::Response&, const httplib::ContentReader&)>;
+  // Limits, timeouts and the shape of httplib's own errors.
+  void ConfigureServer();
   void Routes();
+  void JobRoutes();
+  void NodeRoutes();   // nodes, pools, reclaims, returns, telemetry, held-idle
+  void QueryRoutes();  // history, idle windows, cost, whoami
   void WebRoutes();
+  // Runs `handler` for an authenticated caller (a token, else a local user on the socket), or
+  // answers 401 / 403 / 400.
+  Handler Authed(AuthedHandler handler);
+  // The same for a POST that reads its body itself (ReadBody).
+  PostHandler AuthedPost(AuthedPostHandler handler);
+  // The same for a POST whose body is read whole (ReadBody) and handed over.
+  PostHandler AuthedPostBody(
+      std::function<void(const Principal&, const httplib::Request&, httplib::Response&,
+                         const std::string& body)> handler);
+  // Reads a body up to the limit; false after answering 413 or 400.
+  bool ReadBody(const httplib::Request& req, const httplib::ContentReader& reader,
+                httplib::Response& res, std::string& body) const;
 
   JobService& service_;
   const Authenticator& tokens_;
