@@ -217,6 +217,9 @@ class LiveQueue {
   // The (node, gpu) pairs a running job's placement holds.
   std::vector<std::pair<int, int>> GpusOf(const Job& job) const;
   void Log(const std::string& line) const;
+  // WhyJson of a job that does not wait in the scheduler's queue (in a back-off, just
+  // submitted, running); nullopt for a waiting one. Under mu_.
+  std::optional<nlohmann::json> WhyNotWaiting(JobId id, Time now) const;
 
   // What the reads answer from: built under mu_ at the end of each step and API change, then
   // swapped in under view_mu_ (Publish); View() gives the latest.

@@ -301,6 +301,23 @@ TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
   q->Cancel(Principal{"root", "admin", true}, first, now_);
 }
 
+// A holder past its estimate is said to be so (it used to be "ends in about 0s").
+TEST_F(LiveQueueTest, WhySaysWhenTheJobInTheWayHasOverrunItsEstimate) {
+  auto q = MakeQueue(2);
+  JobRequest holder = Command({"sleep", "30"}, 2);
+  holder.spec.estimate = 60;
+  const JobId first = Submit(*q, holder);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
+  const Time started = *store_->Get(first).value().started_at;
+  const JobId second = Submit(*q, Command({"true"}, 2), "bob");
+  q->Step(now_);
+  auto why = q->WhyJson(second, started + 60 + 125);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_THAT(why->dump(), HasSubstr("job " + std::to_string(first) +
+                                     " (alice, 2 GPUs, normal) has run 2m5s past its estimate"));
+  q->Cancel(Principal{"root", "admin", true}, first, now_);
+}
+
 constexpr std::string_view kSharedAndSpot = R"(
 pools:
   - name: inference

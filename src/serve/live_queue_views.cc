@@ -1,5 +1,9 @@
 // LiveQueue's views for the API: nodes, pools, metrics gauges, and `why`.
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "config/job_values.h"
 #include "core/duration.h"
@@ -221,156 +225,135 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
   return g;
 }
 
-std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
-  std::vector<SnapshotJob> snapshot;
-  nlohmann::json out;
-  std::vector<std::string> lines;
-  {
-    std::lock_guard lock(mu_);
-    auto it = jobs_.find(id);
-    if (it == jobs_.end()) return std::nullopt;
-    const LiveJob& live = it->second;
-    const JobSpec& spec = live.request.spec;
-    out["id"] = id;
-    if (live.retry_at && *live.retry_at > now) {
-      lines.push_back("its last run failed; it waits out the retry back-off until " +
-                      FormatDateTime(*live.retry_at));
-      out["explanation"] = lines;
-      out["expected_start_in_s"] = std::max<Time>(0, *live.retry_at - now);
-      return out;
-    }
-    const Job* job = scheduler_->Find(id);
-    if (job == nullptr) {
-      lines.push_back("just submitted: the next cycle (within a second) considers it");
-      out["explanation"] = lines;
-      return out;
-    }
-    if (job->IsActive()) {
-      lines.push_back(std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
-                      " since " + FormatDateTime(job->run_start) + "; it does not wait");
-      // A cluster manager may still hold it in its own queue.
-      if (!live.placed_because.empty()) lines.push_back(live.placed_because);
-      if (auto backend = (live.exec ? *live.exec : executor_).BackendStatus(id)) {
-        lines.push_back(*backend);
-      }
-      out["explanation"] = lines;
-      out["state"] = std::string(JobStateName(job->state));
-      out["expected_start_in_s"] = nullptr;  // it has started
-      return out;
-    }
-    lines.push_back(Needs(spec));
-    const ClusterState& cs = scheduler_->cluster();
-    const std::vector<char> may_use = scheduler_->UsableNodes(spec);  // the cycle's rule
-    int free = 0, usable = 0;
-    for (const NodeState& n : cs.nodes()) {
-      if (!may_use[n.index]) continue;
-      usable += n.gpus;
-      if (spec.WholeGpus()) {
-        free += n.whole_free;
-      } else {
-        for (int m : n.free_milli) free += m >= spec.gpu_milli ? 1 : 0;
-      }
-    }
-    lines.push_back("free now: " + std::to_string(free) + " of the " + std::to_string(usable) +
-                    " GPUs it may use" +
-                    (spec.WholeGpus() ? "" : " have room for it"));
-    for (const auto& [node, why] : node_down_) {
-      const NodeSpec& ns = cs.spec().nodes[node];
-      if (!may_use[node]) continue;
-      lines.push_back("node " + ns.name + " (pool " + ns.pool + ") takes no new jobs: " + why);
-    }
-    // Who is ahead in the queue.
-    std::vector<JobId> ahead;
-    const EngineState& st = scheduler_->state();
-    st.pending.Walk(
-        [&](const QueuePosition& p) {
-          if (p.entry.id == id) return PendingQueue::Visit::kStop;
-          ahead.push_back(p.entry.id);
-          return PendingQueue::Visit::kNext;
-        },
-        nullptr);
-    if (!ahead.empty()) {
-      std::string ids;
-      for (size_t i = 0; i < ahead.size() && i < 5; ++i) ids += (i ? ", " : "") + std::to_string(ahead[i]);
-      if (ahead.size() > 5) ids += ", ...";
-      lines.push_back(std::to_string(ahead.size()) + " waiting job" +
-                      (ahead.size() == 1 ? " is" : "s are") + " ahead of it in the queue (" + ids +
-                      ")");
-    }
-    // Who holds the GPUs it could use.
-    std::vector<std::pair<Time, std::string>> holders;
-    bool preemptible_in_the_way = false;  // a preemptible running job of a lower urgency
-    for (const auto& [jid, j] : st.jobs) {
-      if (!j.IsActive()) continue;
-      bool on_usable = false;
-      for (const NodeShare& s : j.placement.shares) {
-        on_usable |= may_use[s.node] != 0;
-      }
-      if (!on_usable) continue;
-      preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
-      const Time end = j.EstimatedEnd();
-      const int gpus = j.placement.GpuCount();
-      std::string text = "job " + std::to_string(jid) + " (" + jobs_.at(jid).owner + ", " +
-                         std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
-                         std::string(UrgencyName(j.spec.urgency)) + ") " +
-                         (j.state == JobState::kCheckpointing ? "is checkpointing to make room"
-                          : end < kNever ? "ends in about " + FormatDuration(std::max<Time>(0, end - now)) + " by its estimate"
-                                         : "runs with no estimate");
-      holders.push_back({end, text});
-    }
-    std::sort(holders.begin(), holders.end());
-    for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
-    if (holders.size() > 5) lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
-    // Reservations of blocked jobs ahead that cover GPUs it could use: backfilling keeps them
-    // from a job that would still run at the reserved start.
-    for (const Reservation& r : scheduler_->ReservationsAhead(id, now, 16)) {
-      std::string nodes;
-      for (const auto& [node, cap] : r.caps) {
-        const NodeSpec& ns = cs.spec().nodes[node];
-        if (!may_use[node]) continue;
-        nodes += (nodes.empty() ? "" : ", ") + ns.name;
-      }
-      if (nodes.empty()) continue;
-      lines.push_back("job " + std::to_string(r.job) + " holds a reservation on " + nodes +
-                      (r.shadow < kNever
-                           ? " from about " + FormatDuration(std::max<Time>(0, r.shadow - now)) +
-                                 " from now"
-                           : "") +
-                      ": a job that would still run then may not start there");
-      break;
-    }
-    if (st.awaiting_stops.count(id)) {
-      lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
-                      " job(s) are checkpointing to make room for it");
-    }
-    for (std::string& line : scheduler_->RegionOutlook(id, now)) lines.push_back(std::move(line));
-    if (preemptible_in_the_way && st.policy.Has("preempt")) {
-      lines.push_back("it may preempt preemptible jobs of a lower urgency");
-    }
-    // The forecast: running jobs, then the waiting ones up to it, in queue order.
-    for (const auto& [jid, j] : st.jobs) {
-      if (!j.IsActive()) continue;
-      SnapshotJob s;
-      s.spec = j.spec;
-      s.running = true;
-      s.elapsed = std::max<Time>(0, now - j.run_start - j.run_overhead) + j.work_done;
-      snapshot.push_back(std::move(s));
-    }
-    std::sort(snapshot.begin(), snapshot.end(),
-              [](const SnapshotJob& a, const SnapshotJob& b) { return a.spec.id < b.spec.id; });
-    ahead.push_back(id);
-    for (JobId a : ahead) {
-      SnapshotJob s;
-      s.spec = st.jobs.at(a).spec;
-      s.spec.estimate = s.spec.estimate
-                            ? std::optional<Time>(std::max<Time>(1, *s.spec.estimate -
-                                                                        st.jobs.at(a).work_done))
-                            : std::nullopt;
-      snapshot.push_back(std::move(s));
+namespace {
+
+using Lines = std::vector<std::string>;
+
+// How many of the GPUs a job may use are free for it, and the nodes among them that take no
+// new jobs.
+void WhyCapacity(const Scheduler& sched, const JobSpec& spec, const std::vector<char>& may_use,
+                 const std::map<int, std::string>& node_down, Lines& lines) {
+  const ClusterState& cs = sched.cluster();
+  int free = 0, usable = 0;
+  for (const NodeState& n : cs.nodes()) {
+    if (!may_use[n.index]) continue;
+    usable += n.gpus;
+    if (spec.WholeGpus()) {
+      free += n.whole_free;
+    } else {
+      for (int m : n.free_milli) free += m >= spec.gpu_milli ? 1 : 0;
     }
   }
-  auto forecast = EstimateStart(snapshot, id, cluster_.spec, scheduler_->policy());
-  out["explanation"] = lines;
+  lines.push_back("free now: " + std::to_string(free) + " of the " + std::to_string(usable) +
+                  " GPUs it may use" + (spec.WholeGpus() ? "" : " have room for it"));
+  for (const auto& [node, why] : node_down) {
+    if (!may_use[node]) continue;
+    const NodeSpec& ns = cs.spec().nodes[node];
+    lines.push_back("node " + ns.name + " (pool " + ns.pool + ") takes no new jobs: " + why);
+  }
+}
+
+// The waiting jobs ahead of `id` in the queue, in order.
+std::vector<JobId> WhyAhead(const Scheduler& sched, JobId id, Lines& lines) {
+  std::vector<JobId> ahead;
+  sched.state().pending.Walk(
+      [&](const QueuePosition& p) {
+        if (p.entry.id == id) return PendingQueue::Visit::kStop;
+        ahead.push_back(p.entry.id);
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  if (ahead.empty()) return ahead;
+  std::string ids;
+  for (size_t i = 0; i < ahead.size() && i < 5; ++i) ids += (i ? ", " : "") + std::to_string(ahead[i]);
+  if (ahead.size() > 5) ids += ", ...";
+  lines.push_back(std::to_string(ahead.size()) + " waiting job" +
+                  (ahead.size() == 1 ? " is" : "s are") + " ahead of it in the queue (" + ids +
+                  ")");
+  return ahead;
+}
+
+// The running jobs on GPUs it may use, soonest end first (a job past its estimate says so);
+// whether one of them is preemptible and of a lower urgency.
+bool WhyHolders(const Scheduler& sched, const JobSpec& spec, const std::vector<char>& may_use,
+                const std::function<std::string(JobId)>& owner_of, Time now, Lines& lines) {
+  std::vector<std::pair<Time, std::string>> holders;
+  bool preemptible_in_the_way = false;
+  for (const auto& [jid, j] : sched.state().jobs) {
+    if (!j.IsActive()) continue;
+    bool on_usable = false;
+    for (const NodeShare& s : j.placement.shares) on_usable |= may_use[s.node] != 0;
+    if (!on_usable) continue;
+    preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
+    const Time end = j.EstimatedEnd();
+    const int gpus = j.placement.GpuCount();
+    std::string what =
+        j.state == JobState::kCheckpointing ? "is checkpointing to make room"
+        : end == kNever ? "runs with no estimate"
+        : end < now     ? "has run " + FormatDuration(now - end) + " past its estimate"
+                        : "ends in about " + FormatDuration(end - now) + " by its estimate";
+    holders.push_back({end, "job " + std::to_string(jid) + " (" + owner_of(jid) + ", " +
+                                std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
+                                std::string(UrgencyName(j.spec.urgency)) + ") " + what});
+  }
+  std::sort(holders.begin(), holders.end());
+  for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
+  if (holders.size() > 5) {
+    lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
+  }
+  return preemptible_in_the_way;
+}
+
+// The first reservation of a blocked job ahead that covers GPUs it could use: backfilling
+// keeps them from a job that would still run at the reserved start.
+void WhyReservation(const Scheduler& sched, JobId id, const std::vector<char>& may_use, Time now,
+                    Lines& lines) {
+  for (const Reservation& r : sched.ReservationsAhead(id, now, 16)) {
+    std::string nodes;
+    for (const auto& [node, cap] : r.caps) {
+      if (may_use[node]) nodes += (nodes.empty() ? "" : ", ") + sched.cluster().spec().nodes[node].name;
+    }
+    if (nodes.empty()) continue;
+    lines.push_back("job " + std::to_string(r.job) + " holds a reservation on " + nodes +
+                    (r.shadow < kNever
+                         ? " from about " + FormatDuration(std::max<Time>(0, r.shadow - now)) +
+                               " from now"
+                         : "") +
+                    ": a job that would still run then may not start there");
+    return;
+  }
+}
+
+// What the forecast starts from: the running jobs, then the waiting ones up to `id`.
+std::vector<SnapshotJob> WhySnapshot(const Scheduler& sched, std::vector<JobId> ahead, JobId id,
+                                     Time now) {
+  const EngineState& st = sched.state();
+  std::vector<SnapshotJob> snapshot;
+  for (const auto& [jid, j] : st.jobs) {
+    if (!j.IsActive()) continue;
+    SnapshotJob s;
+    s.spec = j.spec;
+    s.running = true;
+    s.elapsed = std::max<Time>(0, now - j.run_start - j.run_overhead) + j.work_done;
+    snapshot.push_back(std::move(s));
+  }
+  std::sort(snapshot.begin(), snapshot.end(),
+            [](const SnapshotJob& a, const SnapshotJob& b) { return a.spec.id < b.spec.id; });
+  ahead.push_back(id);
+  for (JobId a : ahead) {
+    SnapshotJob s;
+    s.spec = st.jobs.at(a).spec;
+    if (s.spec.estimate) {
+      s.spec.estimate = std::max<Time>(1, *s.spec.estimate - st.jobs.at(a).work_done);
+    }
+    snapshot.push_back(std::move(s));
+  }
+  return snapshot;
+}
+
+void WhyForecast(const std::vector<SnapshotJob>& snapshot, JobId id, const ClusterSpec& cluster,
+                 const Policy& policy, Time now, nlohmann::json& out) {
+  auto forecast = EstimateStart(snapshot, id, cluster, policy);
   if (!forecast.ok()) {
     out["forecast_error"] = forecast.status().message();
     out["expected_start_in_s"] = nullptr;
@@ -384,6 +367,68 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
                                    ", running or ahead of it, has no estimate");
     }
   }
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(JobId id, Time now) const {
+  const LiveJob& live = jobs_.at(id);
+  nlohmann::json out = {{"id", id}};
+  if (live.retry_at && *live.retry_at > now) {
+    out["explanation"] = {"its last run failed; it waits out the retry back-off until " +
+                          FormatDateTime(*live.retry_at)};
+    out["expected_start_in_s"] = std::max<Time>(0, *live.retry_at - now);
+    return out;
+  }
+  const Job* job = scheduler_->Find(id);
+  if (job == nullptr) {
+    out["explanation"] = {"just submitted: the next cycle (within a second) considers it"};
+    return out;
+  }
+  if (!job->IsActive()) return std::nullopt;
+  Lines lines = {std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
+                 " since " + FormatDateTime(job->run_start) + "; it does not wait"};
+  // A cluster manager may still hold it in its own queue.
+  if (!live.placed_because.empty()) lines.push_back(live.placed_because);
+  if (auto backend = (live.exec ? *live.exec : executor_).BackendStatus(id)) {
+    lines.push_back(*backend);
+  }
+  out["explanation"] = lines;
+  out["state"] = std::string(JobStateName(job->state));
+  out["expected_start_in_s"] = nullptr;  // it has started
+  return out;
+}
+
+std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
+  std::vector<SnapshotJob> snapshot;
+  nlohmann::json out = {{"id", id}};
+  Lines lines;
+  {
+    std::lock_guard lock(mu_);
+    if (!jobs_.count(id)) return std::nullopt;
+    if (auto answered = WhyNotWaiting(id, now)) return answered;
+    const JobSpec& spec = jobs_.at(id).request.spec;
+    const Scheduler& sched = *scheduler_;
+    lines.push_back(Needs(spec));
+    const std::vector<char> may_use = sched.UsableNodes(spec);  // the cycle's rule
+    WhyCapacity(sched, spec, may_use, node_down_, lines);
+    const std::vector<JobId> ahead = WhyAhead(sched, id, lines);
+    const bool preemptible_in_the_way = WhyHolders(
+        sched, spec, may_use, [&](JobId j) { return jobs_.at(j).owner; }, now, lines);
+    WhyReservation(sched, id, may_use, now, lines);
+    const EngineState& st = sched.state();
+    if (st.awaiting_stops.count(id)) {
+      lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
+                      " job(s) are checkpointing to make room for it");
+    }
+    for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
+    if (preemptible_in_the_way && st.policy.Has("preempt")) {
+      lines.push_back("it may preempt preemptible jobs of a lower urgency");
+    }
+    snapshot = WhySnapshot(sched, ahead, id, now);
+  }
+  out["explanation"] = lines;
+  WhyForecast(snapshot, id, cluster_.spec, scheduler_->policy(), now, out);
   return out;
 }
 
