@@ -135,6 +135,132 @@ std::string DefaultDataDir() {
   return "squeeze-data";
 }
 
+namespace {
+
+// The data directory, made and locked down (a root daemon's jobs, as their owners, reach their
+// logs and checkpoints through it, and local users its socket; nobody but the daemon lists it
+// or reads what is not theirs). Absolute: the supervisor and the jobs run in other folders.
+Result<std::string> PrepareDataDir(const DaemonOptions& options, bool owners) {
+  std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::Error("--data: cannot create " + dir + ": " + ec.message());
+  dir = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  chmod(dir.c_str(), owners ? 0711 : 0700);
+  return dir;
+}
+
+// One executor per Slurm pool: its jobs go to that cluster.
+std::vector<std::unique_ptr<SlurmExecutor>> StartSlurmExecutors(const LocalCluster& cluster,
+                                                                const std::string& dir,
+                                                                const DaemonOptions& options,
+                                                                LiveQueue& queue) {
+  std::vector<std::unique_ptr<SlurmExecutor>> executors;
+  for (size_t p = 0; p < cluster.spec.pools.size(); ++p) {
+    const PoolSpec& pool = cluster.spec.pools[p];
+    if (pool.backend != "slurm") continue;
+    SlurmExecutorOptions so;
+    so.data_dir = dir;
+    so.pool = pool.slurm;
+    // A controller that is down makes every Slurm command wait ~9 s before it fails: the
+    // looks run on their own thread, and the commands the queue runs (sbatch, scancel) are
+    // only sent while the latest look answered.
+    so.command_timeout_ms = 15000;
+    so.watch_interval_ms = static_cast<int>(options.slurm_watch * 1000);
+    so.watch_timeout_ms = 8000;
+    if (so.pool.cluster.empty()) so.pool.cluster = pool.name;
+    executors.push_back(std::make_unique<SlurmExecutor>(so));
+    queue.SetPoolExecutor(static_cast<int>(p), *executors.back());
+  }
+  return executors;
+}
+
+// A file beside the data others may read (serve.url, serve.socket).
+void WritePublicFile(const std::string& path, const std::string& line) {
+  (void)WriteFileAtomically(path, line + "\n");
+  chmod(path.c_str(), 0644);
+}
+
+// Takes the queue back (Recover) and says what it found.
+Status RecoverQueue(LiveQueue& queue) {
+  const auto began = std::chrono::steady_clock::now();
+  auto recovered = queue.Recover(Now());
+  if (!recovered.ok()) return recovered.status();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  char took[32];
+  std::snprintf(took, sizeof(took), "%.2f", seconds);
+  Say(std::string("in ") + took + " s took back " + std::to_string(recovered->adopted) +
+      " running jobs, " + std::to_string(recovered->pending) + " waiting; " +
+      std::to_string(recovered->ended_offline) + " ended while it was down, " +
+      std::to_string(recovered->requeued) + " queued again");
+  return Status::Ok();
+}
+
+// The found GPUs' utilization, read on a thread of its own (nvidia-smi may take a while).
+std::unique_ptr<GpuSampler> StartSampler(const LocalCluster& cluster, const DaemonOptions& options,
+                                         QueueService& service) {
+  if (options.gpu_sample_interval <= 0 ||
+      (cluster.source != "nvml" && cluster.source != "nvidia-smi")) {
+    return nullptr;
+  }
+  auto sampler = std::make_unique<GpuSampler>(
+      cluster, [&cluster, &options] { return SampleGpus(cluster.source, options.nvidia_smi); },
+      [&service](const std::vector<GpuTelemetry>& gpus, Time at) {
+        const ApiResult r = service.ApplyReadings(gpus, at, Now());
+        if (r.error) Say("GPU sample not applied: " + r.error->message);
+      },
+      options.gpu_sample_interval, Now, [](const std::string& line) { Say(line); });
+  sampler->Start();
+  Say("reading the GPUs' utilization every " + std::to_string(options.gpu_sample_interval) +
+      " s (" + cluster.source + ")");
+  return sampler;
+}
+
+// Wakes the daemon's loop early (a submission, a capacity call, a stop signal).
+struct Waker {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool woken = false;
+  std::atomic<bool> stopping{false};
+  void Wake() {
+    {
+      std::lock_guard l(mu);
+      woken = true;
+    }
+    cv.notify_one();
+  }
+};
+
+// Steps the queue until told to stop, folding GPU samples now and then on this thread (the
+// API's calls never wait for it).
+void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
+  Time next_fold = 0;
+  while (!waker.stopping) {
+    const Time now = Now();
+    const Time next = queue.Step(now);
+    if (now >= next_fold) {
+      next_fold = now + kSampleFoldInterval;
+      if (auto folded = samples.Fold(now); !folded.ok()) {
+        Say(folded.status().message());
+      } else if (folded->raw_folded > 0 || folded->hours_deleted > 0) {
+        Say("GPU samples: folded " + std::to_string(folded->raw_folded) +
+            " raw samples into hours, deleted " + std::to_string(folded->hours_deleted) +
+            " hours past retention");
+      }
+    }
+    std::unique_lock l(waker.mu);
+    const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
+    waker.cv.wait_until(l, std::max(until, std::chrono::system_clock::now() +
+                                               std::chrono::milliseconds(20)),
+                        [&] { return waker.woken || waker.stopping.load(); });
+    waker.woken = false;
+  }
+}
+
+}  // namespace
+
 int RunDaemon(const DaemonOptions& options) {
   // SIGTERM and SIGINT are taken by a thread of ours (sigwait); every thread started from
   // here on inherits the mask. Jobs get a clean mask from their supervisor.
@@ -144,7 +270,6 @@ int RunDaemon(const DaemonOptions& options) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
-
   auto fail = [](const Status& s) {
     Say(s.message());
     return 1;
@@ -156,16 +281,9 @@ int RunDaemon(const DaemonOptions& options) {
   if (!self.ok()) return fail(self.status());
   DaemonOptions o = options;
   o.queue.run_as = RunAsPolicy::For(geteuid(), self->name, options.allow_root_jobs);
-  std::string dir = options.data_dir.empty() ? DefaultDataDir() : options.data_dir;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return fail(Status::Error("--data: cannot create " + dir + ": " + ec.message()));
-  // Absolute: the supervisor and the jobs run in other directories.
-  dir = std::filesystem::absolute(dir, ec).lexically_normal().string();
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  // A root daemon's jobs, as their owners, reach their logs and checkpoints through DIR (and
-  // local users its socket); nobody but the daemon lists it or reads what is not theirs.
-  chmod(dir.c_str(), o.queue.run_as.owners ? 0711 : 0700);
+  auto prepared = PrepareDataDir(options, o.queue.run_as.owners);
+  if (!prepared.ok()) return fail(prepared.status());
+  const std::string dir = *prepared;
   auto lock = LockDataDir(dir);
   if (!lock.ok()) return fail(lock.status());
 
@@ -196,47 +314,19 @@ int RunDaemon(const DaemonOptions& options) {
   }
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
-  // One executor per Slurm pool: its jobs go to that cluster.
-  std::vector<std::unique_ptr<SlurmExecutor>> slurm_executors;
-  for (size_t p = 0; p < cluster->spec.pools.size(); ++p) {
-    const PoolSpec& pool = cluster->spec.pools[p];
-    if (pool.backend != "slurm") continue;
-    SlurmExecutorOptions so;
-    so.data_dir = dir;
-    so.pool = pool.slurm;
-    // A controller that is down makes every Slurm command wait ~9 s before it fails: the
-    // looks run on their own thread, and the commands the queue runs (sbatch, scancel) are
-    // only sent while the latest look answered.
-    so.command_timeout_ms = 15000;
-    so.watch_interval_ms = static_cast<int>(options.slurm_watch * 1000);
-    so.watch_timeout_ms = 8000;
-    if (so.pool.cluster.empty()) so.pool.cluster = pool.name;
-    slurm_executors.push_back(std::make_unique<SlurmExecutor>(so));
-    (*queue)->SetPoolExecutor(static_cast<int>(p), *slurm_executors.back());
-  }
+  auto slurm_executors = StartSlurmExecutors(*cluster, dir, options, **queue);
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
-  std::mutex wake_mu;
-  std::condition_variable wake_cv;
-  bool woken = false;
-  std::atomic<bool> stopping{false};
-  auto wake = [&] {
-    {
-      std::lock_guard l(wake_mu);
-      woken = true;
-    }
-    wake_cv.notify_one();
-  };
-  QueueService service(dir, **store, **queue, Now, wake, samples->get());
+  Waker waker;
+  QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
   PeerRegistry peers(UnixGateway::ConnectHost(api_options.host));
   LocalUsers local_users(peers, **tokens, options.admin_group, o.queue.run_as, geteuid());
   ApiServer api(service, **tokens, api_options, &local_users);
   if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
-  (void)WriteFileAtomically(dir + "/serve.url", url + "\n");
-  chmod((dir + "/serve.url").c_str(), 0644);
+  WritePublicFile(dir + "/serve.url", url);
   Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
   const std::string socket_path =
       options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
@@ -245,8 +335,7 @@ int RunDaemon(const DaemonOptions& options) {
     api.Stop();
     return fail(s);
   }
-  (void)WriteFileAtomically(dir + "/serve.socket", socket_path + "\n");
-  chmod((dir + "/serve.socket").c_str(), 0644);
+  WritePublicFile(dir + "/serve.socket", socket_path);
   Say("local users: unix:" + socket_path + " (no token needed; the path is also in " + dir +
       "/serve.socket)" +
       (options.admin_group.empty() ? "" : "; admins: root and group '" + options.admin_group + "'"));
@@ -255,66 +344,21 @@ int RunDaemon(const DaemonOptions& options) {
           : "no dashboard: " + api_options.web_dir + " has no index.html (see --web-dir)");
   // The API answers while the queue is taken back: reads come from the store, submissions wait
   // in the queue's inbox, and calls on the queue (cancel, why, nodes) wait for the recovery.
-  const auto recovery_began = std::chrono::steady_clock::now();
-  auto recovered = (*queue)->Recover(Now());
-  if (!recovered.ok()) {
+  if (Status s = RecoverQueue(**queue); !s.ok()) {
     gateway.Stop();
     api.Stop();
-    return fail(recovered.status());
+    return fail(s);
   }
-  const double recovery_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                          recovery_began).count();
-  char took[32];
-  std::snprintf(took, sizeof(took), "%.2f", recovery_s);
-  Say(std::string("in ") + took + " s took back " + std::to_string(recovered->adopted) +
-      " running jobs, " + std::to_string(recovered->pending) + " waiting; " +
-      std::to_string(recovered->ended_offline) + " ended while it was down, " +
-      std::to_string(recovered->requeued) + " queued again");
-
-  // The found GPUs' utilization, read on a thread of its own (nvidia-smi may take a while).
-  std::unique_ptr<GpuSampler> sampler;
-  if (options.gpu_sample_interval > 0 &&
-      (cluster->source == "nvml" || cluster->source == "nvidia-smi")) {
-    sampler = std::make_unique<GpuSampler>(
-        *cluster, [&] { return SampleGpus(cluster->source, options.nvidia_smi); },
-        [&](const std::vector<GpuTelemetry>& gpus, Time at) {
-          const ApiResult r = service.ApplyReadings(gpus, at, Now());
-          if (r.error) Say("GPU sample not applied: " + r.error->message);
-        },
-        options.gpu_sample_interval, Now, [](const std::string& line) { Say(line); });
-    sampler->Start();
-    Say("reading the GPUs' utilization every " + std::to_string(options.gpu_sample_interval) +
-        " s (" + cluster->source + ")");
-  }
+  std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
   std::thread signals([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     Say(std::string("got ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
         "; stopping (running jobs keep running and are taken back at the next start)");
-    stopping = true;
-    wake();
+    waker.stopping = true;
+    waker.Wake();
   });
-  Time next_fold = 0;
-  while (!stopping) {
-    const Time now = Now();
-    const Time next = (*queue)->Step(now);
-    if (now >= next_fold) {  // on this thread: the API's calls never wait for it
-      next_fold = now + kSampleFoldInterval;
-      if (auto folded = (*samples)->Fold(now); !folded.ok()) {
-        Say(folded.status().message());
-      } else if (folded->raw_folded > 0 || folded->hours_deleted > 0) {
-        Say("GPU samples: folded " + std::to_string(folded->raw_folded) +
-            " raw samples into hours, deleted " + std::to_string(folded->hours_deleted) +
-            " hours past retention");
-      }
-    }
-    std::unique_lock l(wake_mu);
-    const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
-    wake_cv.wait_until(l, std::max(until, std::chrono::system_clock::now() +
-                                              std::chrono::milliseconds(20)),
-                       [&] { return woken || stopping.load(); });
-    woken = false;
-  }
+  RunLoop(**queue, **samples, waker);
   if (sampler) sampler->Stop();
   gateway.Stop();
   api.Stop();
