@@ -28,16 +28,16 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       "preempt", "lost_gpuh", "frag_gpuh", "wall_s");
   for (const auto& r : runs) {
     const Summary& s = r.summary;
+    // NaN: not measured (--no-fragmentation-meter).
+    const std::string frag = std::isnan(s.frag_blocked_gpu_hours)
+                                 ? "-"
+                                 : fmt::format("{:.1f}", s.frag_blocked_gpu_hours);
     out += fmt::format(
         "{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} "
-        "{:>9.1f} {:>9.1f} {:>7.2f}\n",
+        "{:>9.1f} {:>9} {:>7.2f}\n",
         s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
         s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
-        s.lost_gpu_hours, s.frag_blocked_gpu_hours, s.wall_s);
-    if (std::isnan(s.frag_blocked_gpu_hours)) {  // not measured (--no-fragmentation-meter)
-      const size_t at = out.rfind("nan");
-      if (at != std::string::npos) out.replace(at, 3, "  -");
-    }
+        s.lost_gpu_hours, frag, s.wall_s);
   }
   for (const auto& r : runs) {
     const Summary& s = r.summary;
