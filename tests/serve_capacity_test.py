@@ -22,6 +22,17 @@ FOREVER = ["sleep", "600"]  # a job that runs until it is stopped (the teardown 
 
 
 
+def node_shows(d, name, jobs):
+    """Waits (up to 10 s) for GET /v1/nodes to show `jobs` on node `name`: it answers from the
+    view the last step published, and a step records a start in the store (GET /v1/jobs)
+    before it ends. The check that follows reports what it shows if it never does."""
+    try:
+        wait_until(lambda: sorted(node(d, name)["jobs"]) == sorted(jobs), 10,
+                   f"jobs {jobs} on {name} in /v1/nodes")
+    except serve_lib.TestFailure:
+        pass
+
+
 def node(d, name):
     status, body = d.call("GET", "/v1/nodes")
     check(status == 200, f"GET /v1/nodes: {status} {body}")
@@ -95,13 +106,7 @@ def case_reclaim(squeeze, source, h):
     for j in (stubborn, job):
         d.wait_state(j, "running", timeout=30)
     check(d.job(job)["fault_tolerant"] is True, f"job {job}: fault_tolerant: {d.job(job)}")
-    # /v1/nodes answers from the view the last step published; a step records a start in the
-    # store before it ends, so the view may show it a moment after GET /v1/jobs does.
-    try:
-        wait_until(lambda: sorted(node(d, "spot-0")["jobs"]) == sorted([stubborn, job]), 10,
-                   "both jobs on spot-0 in /v1/nodes")
-    except serve_lib.TestFailure:
-        pass
+    node_shows(d, "spot-0", [stubborn, job])
     spot = node(d, "spot-0")
     check(sorted(spot["jobs"]) == sorted([stubborn, job]),
           f"jobs {stubborn} and {job} should run on spot-0: {spot}")
@@ -239,6 +244,7 @@ def case_colocation(squeeze, source, h):
     status, reply = d.call("POST", "/v1/telemetry", body={"gpus": [good]})
     check(status == 200, f"telemetry: {status} {reply}")
     d.wait_state(job, "running", timeout=30)
+    node_shows(d, "inf-0", [job])
     inf = node(d, "inf-0")
     check(inf["gpu_detail"][0]["inference_load"] == 0.1 and
           inf["gpu_detail"][0]["takes_training"] is True and inf["jobs"] == [job],
