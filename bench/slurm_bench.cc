@@ -32,6 +32,7 @@
 
 #include "bench/slurm_bench_processes.h"
 #include "config/job_values.h"
+#include "exec/command_runner.h"
 #include "slurm/batch_script.h"
 #include "slurm/slurm_output.h"
 
@@ -76,7 +77,7 @@ double MtimeOf(const std::string& path) {
 }
 
 struct Stats {
-  double p50 = 0, p95 = 0, max = 0, mean = 0;
+  double p50 = 0, p95 = 0, p99 = 0, max = 0, mean = 0;
   size_t n = 0;
 };
 Stats Summarize(std::vector<double> v) {
@@ -86,11 +87,15 @@ Stats Summarize(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   s.p50 = v[v.size() / 2];
   s.p95 = v[std::min(v.size() - 1, v.size() * 95 / 100)];
+  s.p99 = v[std::min(v.size() - 1, v.size() * 99 / 100)];
   s.max = v.back();
   for (double x : v) s.mean += x / v.size();
   return s;
 }
-json StatsJson(const Stats& s) { return {{"p50", s.p50}, {"p95", s.p95}, {"max", s.max}, {"mean", s.mean}}; }
+json StatsJson(const Stats& s) {
+  return {{"p50", s.p50}, {"p95", s.p95}, {"p99", s.p99}, {"max", s.max}, {"mean", s.mean},
+          {"n", s.n}};
+}
 
 // Runs `squeue --json` against `conf`: (jobs it lists, wall seconds including the parse).
 std::pair<size_t, double> TimeSqueue(const std::string& conf) {
@@ -152,6 +157,7 @@ struct Observed {
   double daemon_cpu = 0, ctld_cpu = 0;
   std::vector<std::pair<size_t, double>> squeue_probes;  // (jobs listed, seconds)
   std::vector<double> metrics_s;  // how long each GET /metrics took during the drain
+  std::vector<double> list_s;     // and each GET /v1/jobs (the first page, 100 jobs)
   std::map<int64_t, std::pair<Time, std::string>> jobs;  // the API's started_at and state
 };
 
@@ -170,7 +176,10 @@ Observed Observe(const Flags& f, const SlurmBenchCluster& cluster, const SlurmBe
   o.refused = Submit(daemon, f);
   o.submitted = Now();
   for (double next_probe = o.t0; Now() - o.t0 < 3600;) {
-    const double asked = Now();
+    double asked = Now();
+    (void)probe->Get("/v1/jobs");
+    o.list_s.push_back(Now() - asked);
+    asked = Now();
     auto m = probe->Get("/metrics");
     o.metrics_s.push_back(Now() - asked);
     if (m && m->status == 200 &&
@@ -197,15 +206,20 @@ struct Figures {
   Stats delay, to_submit, slurm_wait;  // whole seconds, from started_at and jobcomp
   int done = 0, max_running = 0;
   size_t largest_batch = 0;  // the most jobs with the same started_at: one cycle's decisions
+  // Within one cycle's starts (the same started_at, 8 or more): sbatch returns per second from
+  // the first to the last, the outbox's parallel dispatch apart from the GPUs' turnover.
+  Stats burst_rate;
 };
 
 // (a) from the instants each sbatch began (the script's mtime) and returned (.sbatch's).
 void DispatchFigures(const Observed& o, const std::string& data_dir, Figures& fig) {
   std::vector<double> sent, scripted, sbatch_s, between_s, before_s;
+  std::map<Time, std::vector<double>> returned_by_cycle;
   for (const auto& [id, job] : o.jobs) {
     const std::string base = data_dir + "/slurm/" + std::to_string(id) + ".1";
     const double returned = MtimeOf(base + ".sbatch"), script = MtimeOf(base + ".sh");
     if (returned > 0) sent.push_back(returned);
+    if (returned > 0 && job.first > 0) returned_by_cycle[job.first].push_back(returned);
     if (script > 0) scripted.push_back(script);
     if (returned > 0 && script > 0) sbatch_s.push_back(returned - script);
   }
@@ -221,6 +235,13 @@ void DispatchFigures(const Observed& o, const std::string& data_dir, Figures& fi
   fig.rate = fig.span > 0 ? (n - 1) / fig.span : 0;
   const size_t lo = n / 10, hi = n - 1 - n / 10;  // the middle 80%
   if (n > 10 && sent[hi] > sent[lo]) fig.mid_rate = (hi - lo) / (sent[hi] - sent[lo]);
+  std::vector<double> bursts;
+  for (auto& [at, times] : returned_by_cycle) {
+    if (times.size() < 8) continue;
+    const auto [lo_t, hi_t] = std::minmax_element(times.begin(), times.end());
+    if (*hi_t > *lo_t) bursts.push_back((times.size() - 1) / (*hi_t - *lo_t));
+  }
+  fig.burst_rate = Summarize(bursts);
   fig.between = Summarize(between_s);
   fig.before = Summarize(before_s);
   fig.sbatch = Summarize(sbatch_s);
@@ -259,7 +280,47 @@ void DelayFigures(const Observed& o, const std::string& jobcomp, Figures& fig) {
   fig.slurm_wait = Summarize(slurm_wait);
 }
 
-void Report(const Flags& f, const Observed& o, const Figures& g) {
+// Slurm alone, on the same cluster once squeeze has left it: the same jobs sbatched straight to
+// it from as many clients (no squeeze), and the time until it has run them all.
+struct RawSlurm {
+  double submit_s = 0, rate = 0, drain_s = -1;
+  int refused = 0;
+};
+
+RawSlurm RunRawSlurm(const Flags& f, const std::string& conf) {
+  RawSlurm r;
+  const std::map<std::string, std::string> env = {{"SLURM_CONF", conf}};
+  std::atomic<int> refused{0};
+  const double t0 = Now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < f.clients; ++c) {
+    threads.emplace_back([&, c] {
+      for (int i = c; i < f.jobs; i += f.clients) {
+        auto out = RunCommand({"sbatch", "--parsable", "--job-name=raw-slurm-bench",
+                               "--gres=gpu:1", "--output=/dev/null", "--wrap=" + f.command},
+                              env, 30000);
+        if (!out.ok() || out->exit_code != 0) ++refused;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  r.refused = refused;
+  r.submit_s = Now() - t0;
+  r.rate = r.submit_s > 0 ? (f.jobs - r.refused) / r.submit_s : 0;
+  while (Now() - t0 < 1800) {
+    auto out = RunCommand({"squeue", "-h", "--name=raw-slurm-bench", "-t",
+                           "PENDING,RUNNING,CONFIGURING,COMPLETING", "-o", "%i"},
+                          env, 30000);
+    if (out.ok() && out->exit_code == 0 && out->out.find_first_not_of(" \n") == std::string::npos) {
+      r.drain_s = Now() - t0;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return r;
+}
+
+void Report(const Flags& f, const Observed& o, const Figures& g, const RawSlurm& raw) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   const double wall = o.drained > 0 ? o.drained - o.t0 : -1;
   std::printf("slurm_bench: %d jobs (%s, 1 GPU each) on 1 Slurm node with %d GPUs; cores=%d\n",
@@ -267,6 +328,8 @@ void Report(const Flags& f, const Observed& o, const Figures& g) {
   std::printf("submit            %d jobs in %.2f s (%d refused)\n", f.jobs, o.submitted - o.t0, o.refused);
   std::printf("dispatch          %.2f sbatch/s overall (%zu in %.1f s), %.2f/s in the middle 80%%; cores=%d\n",
               g.rate, g.dispatched, g.span, g.mid_rate, cores);
+  std::printf("  within a cycle's starts (%zu cycles of 8 or more): p50 %.1f / max %.1f sbatch/s\n",
+              g.burst_rate.n, g.burst_rate.p50, g.burst_rate.max);
   std::printf("  between sbatch returns p50 %.3f / p95 %.3f / max %.3f s: before sbatch (record, "
               "squeue --json, script) p50 %.3f / p95 %.3f s, sbatch p50 %.3f / p95 %.3f s\n",
               g.between.p50, g.between.p95, g.between.max, g.before.p50, g.before.p95,
@@ -278,10 +341,22 @@ void Report(const Flags& f, const Observed& o, const Figures& g) {
               g.to_submit.max, g.slurm_wait.p50, g.slurm_wait.p95, g.slurm_wait.max);
   std::printf("drain             %.1f s wall from the first submission to %d jobs ended (%d done); cores=%d\n",
               wall, f.jobs, g.done, cores);
-  const Stats metrics = Summarize(o.metrics_s);
+  const Stats metrics = Summarize(o.metrics_s), list = Summarize(o.list_s);
+  // What the GPUs alone allow: every GPU busy from the first submission on.
+  const double seconds_each = std::atof(f.command.substr(f.command.rfind(' ') + 1).c_str());
+  const double gpu_bound = seconds_each * f.jobs / f.gpus;
+  std::printf("  the GPUs alone allow %.1f s (%d x %s on %d GPUs): drain / GPU bound = %.2f\n",
+              gpu_bound, f.jobs, f.command.c_str(), f.gpus, wall > 0 ? wall / gpu_bound : -1);
   std::printf("  at most %d Slurm jobs running at once; daemon CPU %.1f s, slurmctld CPU %.1f s; "
-              "up to %zu decisions with one started_at; GET /metrics p50 %.3f / max %.1f s\n",
-              g.max_running, o.daemon_cpu, o.ctld_cpu, g.largest_batch, metrics.p50, metrics.max);
+              "up to %zu decisions with one started_at\n",
+              g.max_running, o.daemon_cpu, o.ctld_cpu, g.largest_batch);
+  std::printf("reads during the drain: GET /metrics p50 %.4f / p99 %.4f / max %.3f s (%zu); "
+              "GET /v1/jobs p50 %.4f / p99 %.4f / max %.3f s (%zu); cores=%d\n",
+              metrics.p50, metrics.p99, metrics.max, metrics.n, list.p50, list.p99, list.max,
+              list.n, cores);
+  std::printf("raw Slurm         %.2f sbatch/s (%d jobs from %d clients in %.2f s, %d refused); "
+              "drained in %.1f s; no squeeze; cores=%d\n",
+              raw.rate, f.jobs, f.clients, raw.submit_s, raw.refused, raw.drain_s, cores);
   std::string probes;
   json probes_json = json::array();
   for (const auto& [listed, s] : o.squeue_probes) {
@@ -301,7 +376,13 @@ void Report(const Flags& f, const Observed& o, const Figures& g) {
               {"slurm_submit_to_running_s", StatsJson(g.slurm_wait)}, {"drain_wall_s", wall},
               {"done", g.done}, {"max_running", g.max_running}, {"daemon_cpu_s", o.daemon_cpu},
               {"slurmctld_cpu_s", o.ctld_cpu}, {"squeue_json", probes_json},
-              {"largest_decision_batch", g.largest_batch}, {"metrics_get_s", StatsJson(metrics)}};
+              {"largest_decision_batch", g.largest_batch}, {"metrics_get_s", StatsJson(metrics)},
+              {"jobs_get_s", StatsJson(list)}, {"gpu_bound_s", gpu_bound},
+              {"dispatch_per_s_within_cycle", StatsJson(g.burst_rate)},
+              {"drain_over_gpu_bound", wall > 0 ? wall / gpu_bound : -1},
+              {"raw_slurm", {{"dispatch_per_s", raw.rate}, {"submit_s", raw.submit_s},
+                             {"drain_wall_s", raw.drain_s}, {"refused", raw.refused},
+                             {"clients", f.clients}}}};
   std::ofstream(f.json_out) << out.dump(2) << "\n";
 }
 
@@ -322,7 +403,8 @@ int Run(const Flags& f) {
   Figures fig;
   DispatchFigures(o, daemon.data(), fig);
   DelayFigures(o, cluster.Jobcomp(), fig);
-  Report(f, o, fig);
+  const RawSlurm raw = RunRawSlurm(f, cluster.Conf());
+  Report(f, o, fig, raw);
   if (f.keep) {
     std::printf("kept %s and the cluster under %s\n", dir.c_str(), f.root.c_str());
   } else {

@@ -88,7 +88,9 @@ bool SlurmBenchDaemon::Start(const std::string& conf) {
       << "pools:\n  - name: " << kBenchCluster << "\n    backend: slurm\n    slurm: {cluster: "
       << kBenchCluster << ", conf: " << conf << "}\n";
   const std::vector<std::string> args = {binary_, "serve", "--config", dir_ + "/cluster.yaml",
-                                         "--data", data(), "--listen", "127.0.0.1:0"};
+                                         "--data", data(), "--listen", "127.0.0.1:0",
+                                         // The admin token is root's: its jobs run as root.
+                                         "--allow-root-jobs"};
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -31,8 +31,11 @@ LONG_SLEEP = ["sleep", "600"]  # a job that runs until it is stopped (the teardo
 def check_job_fds(d, job_id):
     """A job must hold none of the daemon's descriptors: no socket (the API's connections)
     and no file of the data directory but its own log."""
-    runs = [r for r in serve_lib.read_run_files(d.data_dir) if r[0].startswith(f"{job_id}.")]
-    check(runs, f"no run file for job {job_id}")
+    # The store says running once the start is recorded; the outbox forks its supervisor next.
+    def runs_of_job():
+        return [r for r in serve_lib.read_run_files(d.data_dir) if r[0].startswith(f"{job_id}.")]
+    wait_until(runs_of_job, 30, f"a run file for job {job_id}")
+    runs = runs_of_job()
     job_pid = runs[-1][3]
     leaked = []
     for fd in os.listdir(f"/proc/{job_pid}/fd"):
@@ -355,6 +358,64 @@ def case_durability(squeeze, source, h):
     check(m and int(m.group(1)) == 2, f"2 runs should have ended while it was down: {m and m.group(0)}")
 
 
+def case_outbox_kill(squeeze, source, h):
+    """kill -9 while the outbox holds most of a cycle's 100 starts (issue 20, point 4): every
+    start was recorded before it was carried out, so the restart takes back the runs that
+    began and queues the others again; every job runs exactly once and ends done."""
+    results = h.path("results")
+    os.makedirs(results)
+    cluster = h.path("two-nodes.yaml")
+    with open(cluster, "w") as f:
+        f.write("pools:\n  - name: local\n    nodes:\n      - count: 2\n        name_prefix: n\n"
+                "        gpus: 50\n")
+    args = ["--virtual-gpus", "100", "--config", cluster]
+    # One worker: the 100 starts (each a fork of a supervisor) go one after the other.
+    d = h.start_daemon(squeeze, "data", args + ["--dispatch-workers", "1"], name="first")
+    blockers = [d.submit({"name": "blocker", "command": ["sleep", "600"], "gpus": 50,
+                          "urgency": "high"}) for _ in range(2)]
+    for b in blockers:
+        d.wait_state(b, "running", timeout=60)
+    jobs = [d.submit(per_run_job(results, "burst", 2)) for _ in range(100)]
+    wanted = set(jobs)
+    for b in blockers:
+        status, body = d.call("POST", f"/v1/jobs/{b}/cancel")
+        check(status == 200, f"cancel of blocker {b}: {status} {body}")
+
+    def recorded():
+        return len([j for j in d.jobs("state=running") if j["id"] in wanted])
+    wait_until(lambda: recorded() == 100, 60, "the cycle's 100 starts recorded", interval=0.005)
+    d.kill9()
+    runs_dir = os.path.join(d.data_dir, "runs")
+    began = len([n for n in os.listdir(runs_dir)
+                 if n.endswith(".1.run") and int(n.split(".")[0]) in wanted])
+    log(f"killed with 100 starts recorded and {began} carried out")
+    check(began < 100, f"all 100 starts were carried out before the kill ({began}): the outbox "
+                       "held none, nothing was tested")
+
+    d2 = h.start_daemon(squeeze, "data", args, name="restarted")
+    wait_until(lambda: "took back" in d2.log_text(), 60, "the recovery's line")
+    m = re.search(r"took back (\d+) running jobs, \d+ waiting; (\d+) ended while it was down, "
+                  r"(\d+) queued again", d2.log_text())
+    check(m, f"the recovery's line: {d2.log_text()}")
+    for job in jobs:
+        j = d2.wait_state(job, ("done", "failed", "cancelled"), timeout=120)
+        check(j["state"] == "done", f"job {job}: {j}")
+    for job in jobs:
+        runs = lines(f"{results}/burst-{job}.runs")
+        check(len(runs) == 1 and lines(f"{results}/burst-{job}.ends") == runs,
+              f"job {job} ran {runs} (exactly once expected)")
+    # The first daemon's runs (attempt 1): those seen at the kill, and the one start it may
+    # have been in the middle of, whose supervisor the restart waited for.
+    first_runs = len([n for n in os.listdir(runs_dir)
+                      if n.endswith(".1.run") and int(n.split(".")[0]) in wanted])
+    check(first_runs in (began, began + 1), f"{first_runs} first runs, {began} at the kill")
+    adopted, ended, requeued = (int(m.group(i)) for i in (1, 2, 3))
+    check(adopted + ended == first_runs and requeued == 100 - first_runs,
+          f"the {first_runs} runs that began should be taken back or found ended, the other "
+          f"{100 - first_runs} queued again: {m.group(0)}")
+    log(f"restart: {m.group(0)}")
+
+
 # ------------------------------------------------------------------------------------------
 # metrics
 # ------------------------------------------------------------------------------------------
@@ -527,7 +588,8 @@ def case_metrics(squeeze, source, h):
     d.wait_state(behind, "done", timeout=60)
 
 
-CASES = {"security": case_security, "durability": case_durability, "metrics": case_metrics}
+CASES = {"security": case_security, "durability": case_durability, "metrics": case_metrics,
+         "outbox_kill": case_outbox_kill}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -45,6 +45,11 @@ CommandRun RegisterServe(CLI::App& app) {
                  "How often a failed job runs again unless its job file says (max_retries)")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
+  app.add_option("--dispatch-workers", o->queue.dispatch_workers,
+                 "Per backend (this machine, each Slurm pool): how many starts and stops are "
+                 "carried out at once (forks, sbatch, scancel), off the scheduling lock")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   for (const auto& [flag, help, fallback] :
        {std::tuple<const char*, const char*, const char*>{
             "--retry-backoff", "Wait before the first retry; doubled for each next one", "10s"},

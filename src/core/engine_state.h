@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/clone_ptr.h"
 #include "core/cluster_state.h"
 #include "core/job.h"
 #include "core/pending_queue.h"
@@ -44,8 +45,8 @@ struct EngineState {
   EngineState(const ClusterSpec& spec, Policy p);
 
   Policy policy;
-  std::unique_ptr<JobOrder> job_order;
-  std::unique_ptr<NodeOrder> node_order;
+  ClonePtr<JobOrder> job_order;    // copied with the state (Scheduler::Clone)
+  ClonePtr<NodeOrder> node_order;
   ClusterState cluster;
   std::vector<std::string> regions;  // every pool's region, once each, in pool order
   std::vector<int> pool_region;      // pool -> index into `regions`

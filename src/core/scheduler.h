@@ -24,6 +24,11 @@ class Scheduler {
  public:
   static Result<std::unique_ptr<Scheduler>> Create(const ClusterSpec& cluster,
                                                    const Policy& policy);
+  // A copy of everything this scheduler knows (jobs, capacity, reservations, what its orders
+  // learned): a forecast drives the copy forward and leaves this one as it is.
+  std::unique_ptr<Scheduler> Clone() const {
+    return std::unique_ptr<Scheduler>(new Scheduler(std::make_unique<EngineState>(*state_)));
+  }
 
   // Queues a job. Fails, changing nothing, if the spec is invalid or no node could ever hold it.
   Status Submit(const JobSpec& spec, Time now);

@@ -1,7 +1,8 @@
 // What runs a job's attempts somewhere: the local executor (processes on this machine under a
 // supervisor) and, for pools of backend slurm, a Slurm cluster. The daemon's queue drives any
 // of them the same way; the checkpoint protocol (docs/checkpoint-protocol.md) is the same for
-// all. Implementations are thread-compatible: one thread at a time.
+// all. Implementations are thread-safe: the daemon's outbox starts and stops runs of different
+// jobs from several threads at once, while its loop polls (never two calls for one job at once).
 #ifndef SQUEEZE_EXEC_EXECUTOR_H_
 #define SQUEEZE_EXEC_EXECUTOR_H_
 

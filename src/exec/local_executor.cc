@@ -3,6 +3,7 @@
 #include "exec/command_runner.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -87,6 +88,11 @@ std::optional<ExitStatus> ReadExit(const std::string& path) {
   return text ? ParseExitStatus(*text) : std::nullopt;
 }
 
+// DIR/runs/ID.ATTEMPT.starting: a start between its fork and its supervisor's run file.
+std::string StartingPath(const RunPaths& paths) {
+  return paths.run.substr(0, paths.run.size() - 4) + ".starting";
+}
+
 ExitStatus LostExit() {
   return ExitStatus{false, -1, "the supervisor died without recording the exit status"};
 }
@@ -100,8 +106,26 @@ LocalExecutor::LocalExecutor(ExecutorOptions options) : options_(std::move(optio
 Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& request,
                                      const std::vector<int>& gpu_indices, bool resume) {
   std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt);
-  if (runs_.count(id)) return Status::Error(what + ": the job is already running");
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
+  {
+    std::lock_guard lock(mu_);
+    if (runs_.count(id) || starting_.count(id)) {
+      return Status::Error(what + ": the job is already running");
+    }
+    starting_.insert(id);
+  }
+  Result<Run> started = StartRun(id, attempt, request, gpu_indices, resume, what);
+  std::lock_guard lock(mu_);
+  starting_.erase(id);
+  if (!started.ok()) return started.status();
+  runs_[id] = *started;
+  return started->info;
+}
+
+// Start without the lock: the supervisor forked and its run file read.
+Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const JobRequest& request,
+                                        const std::vector<int>& gpu_indices, bool resume,
+                                        const std::string& what) {
   Status dirs = MakeRunDirs(options_.data_dir, id);
   if (!dirs.ok()) return dirs.WithContext(what);
   RunPaths paths = PathsOf(options_.data_dir, id, attempt);
@@ -135,8 +159,19 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
   std::vector<char*> envp = ExecPointers(env_strings);
   const char* supervisor = options_.supervisor_path.c_str();
 
+  // Until the run file is there: a daemon killed in between may have left a supervisor on its
+  // way, which Reattach waits for (StartingPath).
+  const std::string starting = StartingPath(paths);
+  if (const int fd = open(starting.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600); fd >= 0) {
+    close(fd);  // not fsynced: it is for a daemon killed, not for a power loss
+  } else {
+    return Status::Error(what + ": cannot create " + starting + ": " + std::strerror(errno));
+  }
   pid_t pid = fork();
-  if (pid < 0) return Status::Error(what + ": cannot fork: " + std::strerror(errno));
+  if (pid < 0) {
+    unlink(starting.c_str());
+    return Status::Error(what + ": cannot fork: " + std::strerror(errno));
+  }
   if (pid == 0) {  // only async-signal-safe calls from here to exec
     // Nothing of the daemon's (API sockets, the store) reaches the supervisor or the job:
     // descriptors opened without O_CLOEXEC by libraries would otherwise leak into the job and
@@ -148,13 +183,13 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
     _exit(127);
   }
   Result<RunRecord> record = WaitForRunRecord(pid, paths);
+  unlink(starting.c_str());
   if (!record.ok()) return record.status().WithContext(what);
   Run run;
   run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
                      paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
   run.supervisor_start = record->supervisor_start;
-  runs_[id] = run;
-  return run.info;
+  return run;
 }
 
 Status LocalExecutor::CheckRunnable(const JobRequest& request) const {
@@ -210,9 +245,13 @@ Status LocalExecutor::Signal(JobId id, bool group, int sig) {
   return Status::Ok();
 }
 
-Status LocalExecutor::RequestCheckpoint(JobId id) { return Signal(id, false, SIGUSR1); }
+Status LocalExecutor::RequestCheckpoint(JobId id) {
+  std::lock_guard lock(mu_);
+  return Signal(id, false, SIGUSR1);
+}
 
 Status LocalExecutor::Stop(JobId id, Time now, Time grace) {
+  std::lock_guard lock(mu_);
   Status sent = Signal(id, true, SIGTERM);
   if (!sent.ok()) return sent;
   Run& run = runs_[id];
@@ -229,6 +268,7 @@ std::optional<std::string> LocalExecutor::NewCheckpoint(Run& run) const {
 }
 
 std::vector<ExecEvent> LocalExecutor::Poll(Time now) {
+  std::lock_guard lock(mu_);
   std::vector<ExecEvent> events;
   for (auto it = runs_.begin(); it != runs_.end();) {
     Run& run = it->second;
@@ -261,8 +301,33 @@ std::vector<ExecEvent> LocalExecutor::Poll(Time now) {
   return events;
 }
 
+// A start the daemon was killed in (its .starting file, no run file yet) may still have a
+// supervisor on its way: its run file is waited for (the start timeout), so that the run is
+// taken back rather than the attempt taken for one that never began.
+void LocalExecutor::WaitForInterruptedStarts(const std::string& runs_dir) {
+  DIR* dir = opendir(runs_dir.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> starting;
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.size() > 9 && name.compare(name.size() - 9, 9, ".starting") == 0) {
+      starting.push_back(runs_dir + "/" + name);
+    }
+  }
+  closedir(dir);
+  for (const std::string& path : starting) {
+    const std::string run = path.substr(0, path.size() - 9) + ".run";
+    for (int waited = 0; waited < options_.start_timeout_ms && !Exists(run); waited += 5) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    unlink(path.c_str());
+  }
+}
+
 Result<std::vector<RunInfo>> LocalExecutor::Reattach() {
+  std::lock_guard lock(mu_);
   std::string runs_dir = options_.data_dir + "/runs";
+  WaitForInterruptedStarts(runs_dir);
   DIR* dir = opendir(runs_dir.c_str());
   if (dir == nullptr) {
     if (errno == ENOENT) return std::vector<RunInfo>{};

@@ -1,6 +1,7 @@
 // LocalExecutor runs jobs as real processes on this machine, each under a squeeze-supervisor
 // that outlives the daemon, and follows them through the files described in run_files.h.
-// The daemon owns one LocalExecutor; it is thread-compatible (no locks: one thread at a time).
+// The daemon owns one LocalExecutor; it is thread-safe, and starts of different jobs may run at
+// once (the daemon's outbox forks several supervisors in parallel).
 // Signals (see docs/checkpoint-protocol.md): a checkpoint request is SIGUSR1 to the job's main
 // process only (its helpers keep the default action, which would kill them); Stop is SIGTERM
 // to the job's whole process group, then SIGKILL to the group once the grace has passed, as
@@ -12,6 +13,8 @@
 #include <sys/types.h>
 
 #include <map>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,11 +55,19 @@ class LocalExecutor : public Executor {
   std::vector<ExecEvent> Poll(Time now) override;
   // After a daemon restart: takes back every job's latest run. Running ones are followed by
   // Poll from now on; ended ones come back with `exit` set (the caller ignores those its store
-  // has already recorded) and are not reported again. Starts nothing.
+  // has already recorded) and are not reported again. Starts nothing. A start a killed daemon
+  // left between its fork and the supervisor's run file is waited for (up to the start
+  // timeout), so its run is taken back and never started again.
   Result<std::vector<RunInfo>> Reattach() override;
 
-  bool IsRunning(JobId id) const override { return runs_.count(id) > 0; }
-  size_t RunningCount() const override { return runs_.size(); }
+  bool IsRunning(JobId id) const override {
+    std::lock_guard lock(mu_);
+    return runs_.count(id) > 0;
+  }
+  size_t RunningCount() const override {
+    std::lock_guard lock(mu_);
+    return runs_.size();
+  }
   const std::string& supervisor_path() const { return options_.supervisor_path; }
 
  private:
@@ -66,12 +77,17 @@ class LocalExecutor : public Executor {
     std::optional<Time> kill_at;  // set by Stop
   };
 
+  Result<Run> StartRun(JobId id, int attempt, const JobRequest& request,
+                       const std::vector<int>& gpu_indices, bool resume, const std::string& what);
+  void WaitForInterruptedStarts(const std::string& runs_dir);
   Result<RunRecord> WaitForRunRecord(pid_t intermediate, const RunPaths& paths);
   std::optional<std::string> NewCheckpoint(Run& run) const;
-  Status Signal(JobId id, bool group, int sig);
+  Status Signal(JobId id, bool group, int sig);  // under mu_
 
   ExecutorOptions options_;
+  mutable std::mutex mu_;  // guards runs_ and starting_ (never held while a start waits)
   std::map<JobId, Run> runs_;
+  std::set<JobId> starting_;  // a Start in progress
 };
 
 }  // namespace squeeze

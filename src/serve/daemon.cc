@@ -320,6 +320,7 @@ int RunDaemon(const DaemonOptions& options) {
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
   Waker waker;
+  (*queue)->SetWake([&] { waker.Wake(); });
   QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
   PeerRegistry peers(UnixGateway::ConnectHost(api_options.host));
   LocalUsers local_users(peers, **tokens, options.admin_group, o.queue.run_as, geteuid());
@@ -359,6 +360,10 @@ int RunDaemon(const DaemonOptions& options) {
     waker.Wake();
   });
   RunLoop(**queue, **samples, waker);
+  if (const size_t dropped = (*queue)->StopDispatch(); dropped > 0) {
+    Say(std::to_string(dropped) + " starts or stops not carried out yet were dropped; their jobs "
+        "are queued again at the next start");
+  }
   if (sampler) sampler->Stop();
   gateway.Stop();
   api.Stop();

@@ -46,6 +46,84 @@ Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const
   return q;
 }
 
+LiveQueue::~LiveQueue() { StopDispatch(); }
+
+Outbox& LiveQueue::OutboxOf(Executor& executor) {
+  std::lock_guard lock(outboxes_mu_);
+  std::unique_ptr<Outbox>& outbox = outboxes_[&executor];
+  if (!outbox) {
+    outbox = std::make_unique<Outbox>(options_.dispatch_workers, [this](const Outbox::Done& d) {
+      if (!d.status.ok() && wake_) wake_();
+    });
+  }
+  return *outbox;
+}
+
+void LiveQueue::WaitForDispatch() {
+  std::vector<Outbox*> all;
+  {
+    std::lock_guard lock(outboxes_mu_);
+    for (auto& [executor, outbox] : outboxes_) all.push_back(outbox.get());
+  }
+  for (Outbox* outbox : all) outbox->WaitIdle();
+}
+
+size_t LiveQueue::StopDispatch() {
+  std::lock_guard lock(outboxes_mu_);
+  size_t dropped = 0;
+  for (auto& [executor, outbox] : outboxes_) dropped += outbox->Close();
+  return dropped;
+}
+
+void LiveQueue::ApplyDispatched(Time now) {
+  std::vector<Outbox::Done> done;
+  {
+    std::lock_guard lock(outboxes_mu_);
+    for (auto& [executor, outbox] : outboxes_) {
+      for (Outbox::Done& d : outbox->TakeDone()) done.push_back(std::move(d));
+    }
+  }
+  for (const Outbox::Done& d : done) {
+    auto it = jobs_.find(d.job);
+    if (it == jobs_.end()) continue;  // ended meanwhile
+    LiveJob& job = it->second;
+    const std::string id = std::to_string(d.job);
+    switch (d.kind) {
+      case Outbox::Kind::kStart:
+        if (job.attempts != d.attempt) break;  // an earlier attempt's, already dealt with
+        job.start_pending = false;
+        if (d.status.ok()) break;
+        Log("job " + id + ": " + d.status.message());
+        if (job.cancelled) {
+          // Cancelled while its start was on its way, and it never ran.
+          if (scheduler_->Find(d.job)) (void)scheduler_->Cancel(d.job, now);
+          (void)store_.SetState(d.job, JobState::kCancelled, "cancelled by " + job.cancelled_by, now);
+          ++counters_.cancelled;
+          jobs_.erase(it);
+          break;
+        }
+        Fail(d.job, job, 127, "cannot start: " + d.status.message(), now);
+        break;
+      case Outbox::Kind::kCheckpoint:
+        if (d.status.ok() || job.stopping != Stopping::kAwaitCheckpoint) break;
+        job.stopping = Stopping::kTerminating;
+        Terminate(d.job, job, now);
+        (void)store_.AppendEvent(d.job, now, "stop",
+                                 job.stop_reason + "; no checkpoint asked (" +
+                                     d.status.message() + "); SIGTERM");
+        break;
+      case Outbox::Kind::kStop:
+        break;  // a run that had ended already; its exit is reported by the executor
+    }
+  }
+}
+
+void LiveQueue::SendStop(JobId id, LiveJob& job, Time now, Time grace) {
+  Executor* executor = &ExecutorOf(job);
+  OutboxOf(*executor).Push(id, job.attempts, Outbox::Kind::kStop,
+                           [executor, id, now, grace] { return executor->Stop(id, now, grace); });
+}
+
 void LiveQueue::SetPoolExecutor(int pool, Executor& executor) {
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
@@ -132,34 +210,46 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
 }
 
 Time LiveQueue::Step(Time now) {
+  // The backends are asked before the lock is taken (a slow squeue or scontrol holds up no
+  // API call); pool_executors_ does not change after Recover. A start carried out since is
+  // seen at the next step.
+  std::vector<ExecEvent> events;
+  for (Executor* executor : AllExecutors()) {
+    for (ExecEvent& e : executor->Poll(now)) events.push_back(std::move(e));
+  }
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
   DrainInbox(now);
-  for (Executor* executor : AllExecutors()) {
-    for (const ExecEvent& e : executor->Poll(now)) {
-      if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
-      if (e.kind == ExecEvent::Kind::kCheckpoint) {
-        OnCheckpoint(e.id, e.checkpoint, now);
-      } else {
-        OnExit(e.id, e.exit, now);
-      }
+  ApplyDispatched(now);
+  for (const ExecEvent& e : events) {
+    if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
+    if (e.kind == ExecEvent::Kind::kCheckpoint) {
+      OnCheckpoint(e.id, e.checkpoint, now);
+    } else {
+      OnExit(e.id, e.exit, now);
     }
   }
   ApplyBackendReports(now);
   UpdateHeldIdle(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
-  for (const Decision& d : scheduler_->Cycle(now)) {
+  std::vector<Decision> starts;
+  for (Decision& d : scheduler_->Cycle(now)) {
     if (d.kind == Decision::Kind::kStart) {
-      StartJob(d, now);
+      starts.push_back(std::move(d));
     } else {
       StopJob(d, now);
     }
   }
+  StartJobs(starts, now);
   // Exits and checkpoints are found by polling: poll often while anything runs (counted after
   // this cycle's starts, so a short job's end is seen within a second).
   size_t running = 0;
   for (Executor* executor : AllExecutors()) running += executor->RunningCount();
+  {
+    std::lock_guard outboxes(outboxes_mu_);
+    for (const auto& [executor, outbox] : outboxes_) running += outbox->Unfinished();
+  }
   Time next = now + (running > 0 ? 1 : options_.idle_poll);
   if (!pool_executors_.empty()) next = std::min(next, now + 2);  // their nodes' states change
   next = std::min(next, scheduler_->NextWakeup());
@@ -188,6 +278,7 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
 
 void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
   LiveJob& job = jobs_[id];
+  job.start_pending = false;  // its start was carried out (its result may come after)
   const int code = ExitCode(exit);
   if (job.cancelled) {
     if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);  // its GPUs are free now
@@ -293,20 +384,38 @@ void LiveQueue::QueueDueRetries(Time now) {
   }
 }
 
+void LiveQueue::StartJobs(const std::vector<Decision>& starts, Time now) {
+  if (starts.empty()) return;
+  // Recorded first, all in one transaction: a run file without a record cannot happen, so a
+  // restart never starts a run the store does not know of.
+  const ClusterState& cs = scheduler_->cluster();
+  std::vector<JobStore::Start> records;
+  for (const Decision& d : starts) {
+    const std::string pool =
+        d.placement.empty() ? "" : cs.spec().pools[cs.node(d.placement.shares[0].node).pool].name;
+    records.push_back({d.job, jobs_[d.job].attempts + 1, cluster_.CudaIndices(d.placement), pool});
+  }
+  if (Status s = store_.RecordStarts(records, now); s.ok()) {
+    for (const Decision& d : starts) StartJob(d, now);
+    return;
+  }
+  // One at a time, so that one that cannot be recorded holds back no other.
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const JobStore::Start& r = records[i];
+    if (Status s = store_.RecordStart(r.id, r.attempt, r.gpus, now, r.pool); !s.ok()) {
+      Log("job " + std::to_string(r.id) + ": cannot record its start: " + s.message());
+      RequeueRun(r.id, jobs_[r.id], now);
+      continue;
+    }
+    StartJob(starts[i], now);
+  }
+}
+
+// A start the store has recorded (attempt `attempts` + 1), given to its backend's outbox.
 void LiveQueue::StartJob(const Decision& d, Time now) {
   LiveJob& job = jobs_[d.job];
   const int attempt = job.attempts + 1;
   job.cuda_gpus = cluster_.CudaIndices(d.placement);
-  // Recorded first: a run file without a record cannot happen, so a restart never starts a
-  // run the store does not know of.
-  const ClusterState& cs = scheduler_->cluster();
-  const std::string pool_name =
-      d.placement.empty() ? "" : cs.spec().pools[cs.node(d.placement.shares[0].node).pool].name;
-  if (Status s = store_.RecordStart(d.job, attempt, job.cuda_gpus, now, pool_name); !s.ok()) {
-    Log("job " + std::to_string(d.job) + ": cannot record its start: " + s.message());
-    RequeueRun(d.job, job, now);
-    return;
-  }
   job.attempts = attempt;
   const Time waited = std::max<Time>(0, now - job.queued_since);
   size_t b = 0;
@@ -333,21 +442,36 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   AddPlacementEnv(d, job.cuda_gpus, request);
   // Checked again at each start: a job stored before the account went, or by an older daemon.
   Result<std::string> account = options_.run_as.AccountFor(job.owner);
-  if (account.ok()) request.run_as = *account;
-  auto run = account.ok()
-                 ? job.exec->Start(d.job, attempt, request, job.cuda_gpus, job.has_checkpoint)
-                 : Result<RunInfo>(account.status());
-  if (!run.ok()) {
-    Log("job " + std::to_string(d.job) + ": " + run.status().message());
-    Fail(d.job, job, 127, "cannot start: " + run.status().message(), now);
+  if (!account.ok()) {
+    Log("job " + std::to_string(d.job) + ": " + account.status().message());
+    Fail(d.job, job, 127, "cannot start: " + account.status().message(), now);
+    return;
   }
+  request.run_as = *account;
+  // Carried out by the backend's outbox; a failure comes back at a later step (ApplyDispatched).
+  job.start_pending = true;
+  Executor* executor = job.exec;
+  const JobId id = d.job;
+  OutboxOf(*executor).Push(
+      id, attempt, Outbox::Kind::kStart,
+      [executor, id, attempt, request = std::move(request), gpus = job.cuda_gpus,
+       resume = job.has_checkpoint] {
+        Result<RunInfo> run = executor->Start(id, attempt, request, gpus, resume);
+        return run.ok() ? Status::Ok() : run.status();
+      });
 }
 
 void LiveQueue::StopJob(const Decision& d, Time now) {
   LiveJob& job = jobs_[d.job];
   if (job.cancelled) return;  // already on its way out; its exit ends it cancelled
   job.stop_reason = d.reason;
-  if (job.request.spec.checkpointable && ExecutorOf(job).RequestCheckpoint(d.job).ok()) {
+  if (job.request.spec.checkpointable) {
+    // Asked through the outbox (after the start, if that is still on its way); a request that
+    // fails becomes a plain stop (ApplyDispatched).
+    Executor* executor = &ExecutorOf(job);
+    const JobId id = d.job;
+    OutboxOf(*executor).Push(id, job.attempts, Outbox::Kind::kCheckpoint,
+                             [executor, id] { return executor->RequestCheckpoint(id); });
     job.stopping = Stopping::kAwaitCheckpoint;
     // A job whose GPUs are taken away (a reclaim, inference) waits no longer than it may stay.
     job.stop_deadline = std::min(
@@ -370,7 +494,7 @@ Time LiveQueue::LeaveBy(JobId id) const {
 void LiveQueue::Terminate(JobId id, LiveJob& job, Time now) {
   Time grace = options_.stop_grace;
   if (const Time by = LeaveBy(id); by != kNever) grace = std::clamp<Time>(by - now, 0, grace);
-  (void)ExecutorOf(job).Stop(id, now, grace);
+  SendStop(id, job, now, grace);
 }
 
 void LiveQueue::TerminateOverdue(Time now) {
@@ -385,10 +509,10 @@ void LiveQueue::TerminateOverdue(Time now) {
                                    : "no checkpoint within the grace period; SIGTERM");
       Terminate(id, job, now);
     }
-    if (now >= leave_by && !job.killed_at_leave_by && ExecutorOf(job).IsRunning(id)) {
+    if (now >= leave_by && !job.killed_at_leave_by && HasRun(id, job)) {
       // Its GPUs are taken away now: whatever it is doing, it goes (SIGKILL at the next poll).
       job.killed_at_leave_by = true;
-      (void)ExecutorOf(job).Stop(id, now, 0);
+      SendStop(id, job, now, 0);
     }
   }
 }
@@ -414,12 +538,13 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
   }
   if (job.cancelled) return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   if (job.retry_at) retries_.erase({*job.retry_at, id});
-  if (ExecutorOf(job).IsRunning(id)) {
+  if (HasRun(id, job)) {
     // Its GPUs stay taken until its process has exited (OnExit gives them back), so no other
-    // job starts on them while it still runs.
+    // job starts on them while it still runs. A start still in the outbox is stopped once it
+    // is carried out (or ends cancelled if it fails).
     job.cancelled = true;
     job.cancelled_by = who.user;
-    (void)ExecutorOf(job).Stop(id, now, options_.stop_grace);
+    SendStop(id, job, now, options_.stop_grace);
     (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
     return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   }

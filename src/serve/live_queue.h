@@ -6,11 +6,16 @@
 // run twice. The order that makes this so: a start is recorded, then the run is started; a run
 // file of the executor is the proof a run exists.
 // Thread-safe: the daemon's loop calls Step; the API's threads call the rest. New jobs go
-// through an inbox so a submission never waits for a cycle.
+// through an inbox so a submission never waits for a cycle. Nothing slow is done under the
+// scheduling lock: the executors are polled before it is taken, and the cycle's starts and
+// stops go to an outbox per backend (outbox.h), whose workers carry them out in parallel and
+// whose results the next step takes.
 #ifndef SQUEEZE_SERVE_LIVE_QUEUE_H_
 #define SQUEEZE_SERVE_LIVE_QUEUE_H_
 
+#include <atomic>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,7 +35,9 @@
 #include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
+#include "serve/outbox.h"
 #include "serve/run_as.h"
+#include "sim/forecast_start.h"
 #include "store/job_store.h"
 
 namespace squeeze {
@@ -43,6 +50,7 @@ struct LiveQueueOptions {
   Time retry_backoff = 10;     // the first retry waits this long; each next one twice as long
   Time retry_backoff_max = 600;
   Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
+  int dispatch_workers = 8;    // per backend: how many starts and stops are carried out at once
   HeldIdleOptions held_idle;   // when a running job counts as held but idle
   RunAsPolicy run_as;          // who the jobs run as
 };
@@ -78,6 +86,17 @@ class LiveQueue {
   static Result<std::unique_ptr<LiveQueue>> Create(LocalCluster cluster, const Policy& policy,
                                                    JobStore& store, Executor& executor,
                                                    LiveQueueOptions options);
+  ~LiveQueue();  // StopDispatch()
+
+  // Called (from a worker, no lock held) when a start, checkpoint request or stop that the
+  // outbox carried out failed: the next step should come soon. Before Recover.
+  void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
+  // Until every start and stop given to the outboxes has been carried out (tests).
+  void WaitForDispatch();
+  // The outboxes' workers stop after what they are doing; starts not carried out yet are
+  // dropped (recorded as started, they are queued again at the next Recover). Returns how many
+  // pieces of work were dropped. Before the executors go.
+  size_t StopDispatch();
 
   // The executor of the jobs placed on `pool` (a Slurm pool's); others use the default one
   // given at creation. Before Recover.
@@ -171,12 +190,22 @@ class LiveQueue {
     Executor* exec = nullptr;  // where its current run is; nullptr = the default executor
     std::string placed_because;  // why its current run is outside its home region, if it is
     std::optional<HeldIdleTracker::Spell> held_idle;  // its current run's idle spell, if any
+    bool start_pending = false;  // its start (of attempt `attempts`) is in an outbox
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   Executor& ExecutorFor(const Placement& placement);
   std::vector<Executor*> AllExecutors();
 
   void DrainInbox(Time now);
+  // The outbox of `executor`'s work, made on first use.
+  Outbox& OutboxOf(Executor& executor);
+  // What the outboxes carried out since the last step: failed starts fail (or end cancelled),
+  // a failed checkpoint request becomes a stop.
+  void ApplyDispatched(Time now);
+  // Whether the job has a run, or one on its way (a start in the outbox).
+  bool HasRun(JobId id, const LiveJob& job) { return job.start_pending || ExecutorOf(job).IsRunning(id); }
+  // SIGTERM (via the outbox, after any start of the job given before).
+  void SendStop(JobId id, LiveJob& job, Time now, Time grace);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
   // run ended while the daemon was down) noted in `ended` for OnExit.
   void TakeBack(StoredJob& stored, const std::map<JobId, std::pair<RunInfo, Executor*>>& run_of,
@@ -207,6 +236,9 @@ class LiveQueue {
   void RequeueRun(JobId id, LiveJob& job, Time now, Time back_at = 0);
   // A run that failed (or could not start): a retry after back-off, or failed for good.
   void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
+  // A cycle's starts: recorded in the store in one transaction, then each given to its
+  // backend's outbox (StartJob).
+  void StartJobs(const std::vector<Decision>& starts, Time now);
   void StartJob(const Decision& d, Time now);
   void StopJob(const Decision& d, Time now);
   void TerminateOverdue(Time now);
@@ -273,6 +305,22 @@ class LiveQueue {
   // At Recover: the reclaims and returns the store holds, and the nodes still reclaimed.
   void RestoreReclaims(Time now);
   HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
+
+  std::function<void()> wake_;
+  std::mutex outboxes_mu_;  // guards outboxes_ (the map; each outbox is thread-safe)
+  std::map<Executor*, std::unique_ptr<Outbox>> outboxes_;
+
+  // The last forecast of `why`, and the state it was made of (generation_ counts the changes:
+  // Publish): it answers the job it was made for and every job that was ahead of it.
+  struct ForecastMemo {
+    uint64_t generation = 0;
+    Time now = 0;
+    std::set<JobId> covers;
+    Result<StartForecast> forecast;
+  };
+  mutable std::atomic<uint64_t> generation_{0};
+  mutable std::mutex memo_mu_;
+  mutable std::shared_ptr<const ForecastMemo> memo_;
 
   mutable std::mutex view_mu_;
   mutable std::shared_ptr<const ReadView> view_;

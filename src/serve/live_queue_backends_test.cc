@@ -1,5 +1,7 @@
 // LiveQueue with backends that run nodes of their own (Slurm pools), played by a fake
 // executor: node states from its report, runs it loses, jobs it runs that squeeze does not know.
+#include <mutex>
+
 #include <gtest/gtest.h>
 
 #include "core/testing/temp_dir.h"
@@ -9,26 +11,40 @@ namespace squeeze {
 namespace {
 
 // A cluster manager in a test: runs "start" at once and end when told; says what the test sets.
+// The queue's outbox calls Start and Stop from its workers: those take the lock; the test reads
+// the fields after Step, once the outbox is idle.
 class FakeBackend : public Executor {
  public:
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const std::vector<int>&,
                         bool resume) override {
+    std::lock_guard lock(mu);
     running[id] = attempt;
     starts.push_back({id, resume});
     return RunInfo{id, attempt, 0, 0, std::nullopt, "", "", "1"};
   }
   Status RequestCheckpoint(JobId) override { return Status::Ok(); }
   Status Stop(JobId id, Time, Time) override {
+    std::lock_guard lock(mu);
     stops.push_back(id);
     return Status::Ok();
   }
-  std::vector<ExecEvent> Poll(Time) override { return std::exchange(events, {}); }
+  std::vector<ExecEvent> Poll(Time) override {
+    std::lock_guard lock(mu);
+    return std::exchange(events, {});
+  }
   Result<std::vector<RunInfo>> Reattach() override { return std::vector<RunInfo>{}; }
   std::optional<BackendReport> Report() const override { return report; }
-  bool IsRunning(JobId id) const override { return running.count(id) > 0; }
-  size_t RunningCount() const override { return running.size(); }
+  bool IsRunning(JobId id) const override {
+    std::lock_guard lock(mu);
+    return running.count(id) > 0;
+  }
+  size_t RunningCount() const override {
+    std::lock_guard lock(mu);
+    return running.size();
+  }
 
   void End(JobId id, ExitStatus exit) {
+    std::lock_guard lock(mu);
     ExecEvent e;
     e.id = id;
     e.attempt = running.at(id);
@@ -37,6 +53,7 @@ class FakeBackend : public Executor {
     events.push_back(e);
   }
 
+  mutable std::mutex mu;
   std::map<JobId, int> running;
   std::vector<std::pair<JobId, bool>> starts;
   std::vector<JobId> stops;
@@ -53,6 +70,11 @@ BackendReport Healthy(const std::string& cluster) {
 
 class LiveQueueBackendsTest : public ::testing::Test {
  protected:
+  // A step and what it gave the outboxes carried out.
+  void Step(Time now) {
+    queue_->Step(now);
+    queue_->WaitForDispatch();
+  }
   void SetUp() override {
     store_ = std::move(JobStore::Open(dir_.path()).value());
     ClusterSpec spec;
@@ -104,9 +126,9 @@ class LiveQueueBackendsTest : public ::testing::Test {
 
 TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
   east_.report->nodes["east-n0"] = "down, NOT_RESPONDING: Not responding";
-  queue_->Step(now_);
+  Step(now_);
   const JobId a = Submit(4);
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_TRUE(west_.IsRunning(a));
   EXPECT_FALSE(east_.IsRunning(a));
   const nlohmann::json nodes = queue_->NodesJson()["nodes"];
@@ -115,27 +137,27 @@ TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
   EXPECT_TRUE(nodes[1]["available"]);
   // West is full now: the next job waits rather than go to the node that is down.
   const JobId b = Submit(1);
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_FALSE(east_.IsRunning(b));
   const std::string why = queue_->WhyJson(b, now_)->dump();
   EXPECT_NE(why.find("node east-n0 (pool east) takes no new jobs: Slurm says down"),
             std::string::npos) << why;
   east_.report = Healthy("east");  // back
-  queue_->Step(++now_);
-  queue_->Step(++now_);
+  Step(++now_);
+  Step(++now_);
   EXPECT_TRUE(east_.IsRunning(b));
 }
 
 TEST_F(LiveQueueBackendsTest, UnreachableControllerTakesItsPoolOutAndSaysSince) {
   const JobId a = Submit(4);
-  queue_->Step(now_);
+  Step(now_);
   FakeBackend& away = east_.IsRunning(a) ? east_ : west_;
   FakeBackend& other = &away == &east_ ? west_ : east_;
   away.report->reachable = false;
   away.report->error = "squeue --json: no answer within 8 s";
   away.report->unreachable_since = now_;
   const JobId b = Submit(1);
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_TRUE(other.IsRunning(b));
   EXPECT_TRUE(away.IsRunning(a));  // left as it is
   const nlohmann::json pools = queue_->PoolsJson()["pools"];
@@ -151,7 +173,7 @@ TEST_F(LiveQueueBackendsTest, UnreachableControllerTakesItsPoolOutAndSaysSince) 
 
 TEST_F(LiveQueueBackendsTest, LostRunWaitsAgainFromItsCheckpointWithoutAFailure) {
   const JobId a = Submit(4);
-  queue_->Step(now_);
+  Step(now_);
   FakeBackend& ran = east_.IsRunning(a) ? east_ : west_;
   ExecEvent checkpoint;
   checkpoint.kind = ExecEvent::Kind::kCheckpoint;
@@ -165,7 +187,7 @@ TEST_F(LiveQueueBackendsTest, LostRunWaitsAgainFromItsCheckpointWithoutAFailure)
   lost.error = "Slurm lost it: node east-n0 failed (down)";
   ran.End(a, lost);
   ran.report->nodes[ran.report->cluster + "-n0"] = "down";
-  queue_->Step(++now_);
+  Step(++now_);
   const StoredJob j = store_->Get(a).value();
   EXPECT_EQ(j.failures, 0);
   EXPECT_EQ(j.attempts, 2);  // started again at once, on the other cluster
@@ -178,7 +200,7 @@ TEST_F(LiveQueueBackendsTest, LostRunWaitsAgainFromItsCheckpointWithoutAFailure)
 
 TEST_F(LiveQueueBackendsTest, UnknownJobsAreReportedAndLeftAlone) {
   east_.report->unknown_jobs = {"Slurm job 12 'squeeze-999999.1' RUNNING on east-n0"};
-  queue_->Step(now_);
+  Step(now_);
   const nlohmann::json pools = queue_->PoolsJson()["pools"];
   EXPECT_EQ(pools[0]["unknown_jobs"][0], "Slurm job 12 'squeeze-999999.1' RUNNING on east-n0");
   EXPECT_EQ(queue_->Snapshot().backends[0].unknown_jobs, 1);
@@ -192,21 +214,21 @@ class LiveQueueSpotBackendTest : public LiveQueueBackendsTest {
 };
 
 TEST_F(LiveQueueSpotBackendTest, ANodeSlurmTakesAwayCountsAsAReclaim) {
-  queue_->Step(now_);
+  Step(now_);
   EXPECT_EQ(queue_->Snapshot().reclaims, 0);
   east_.report->nodes["east-n0"] = "down";
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
   EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
-  queue_->Step(++now_);  // still down: not counted again
+  Step(++now_);  // still down: not counted again
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
   east_.report = Healthy("east");
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_TRUE(queue_->NodesJson()["nodes"][0]["available"]);
   // A controller that does not answer is no reclaim.
   east_.report->reachable = false;
   east_.report->unreachable_since = now_;
-  queue_->Step(++now_);
+  Step(++now_);
   EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
 }

@@ -5,6 +5,7 @@
 // holding the executor's Poll (the one fault here that cannot be caused on this machine
 // without a Slurm cluster).
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -20,7 +21,7 @@
 namespace squeeze {
 namespace {
 
-// Forwards to a real executor; Poll can be held until Release.
+// Forwards to a real executor; Poll (Hold) or Start (HoldStart) can be held until Release.
 class HeldPollExecutor : public Executor {
  public:
   explicit HeldPollExecutor(Executor& inner) : inner_(inner) {}
@@ -28,10 +29,15 @@ class HeldPollExecutor : public Executor {
     std::lock_guard l(m_);
     held_ = true;
   }
+  void HoldStart() {
+    std::lock_guard l(m_);
+    start_held_ = true;
+  }
+  bool InStart() const { return in_start_; }
   void Release() {
     {
       std::lock_guard l(m_);
-      held_ = false;
+      held_ = start_held_ = false;
     }
     cv_.notify_all();
   }
@@ -47,6 +53,11 @@ class HeldPollExecutor : public Executor {
   }
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
                         const std::vector<int>& gpus, bool resume) override {
+    std::unique_lock l(m_);
+    in_start_ = start_held_;
+    cv_.wait(l, [&] { return !start_held_; });
+    in_start_ = false;
+    l.unlock();
     return inner_.Start(id, attempt, request, gpus, resume);
   }
   Status RequestCheckpoint(JobId id) override { return inner_.RequestCheckpoint(id); }
@@ -60,20 +71,28 @@ class HeldPollExecutor : public Executor {
   Executor& inner_;
   std::mutex m_;
   std::condition_variable cv_;
-  bool held_ = false;
-  std::atomic<bool> in_poll_{false};
+  bool held_ = false, start_held_ = false;
+  std::atomic<bool> in_poll_{false}, in_start_{false};
+};
+
+// A live queue of fifo on 2 virtual GPUs over the real store and local executor, its backend
+// held at will.
+struct HeldQueue {
+  testing::TempDir dir;
+  std::unique_ptr<JobStore> store = std::move(JobStore::Open(dir.path()).value());
+  LocalExecutor local{ExecutorOptions{dir.path(), "", 5000}};
+  HeldPollExecutor held{local};
+  std::unique_ptr<LiveQueue> q =
+      LiveQueue::Create(BuildLocalCluster(GpuInventory{"virtual", VirtualGpus("2").value(), {}},
+                                          std::nullopt, "testhost")
+                            .value(),
+                        NamedPolicy("fifo").value(), *store, held, LiveQueueOptions{})
+          .value();
 };
 
 TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
-  testing::TempDir dir;
-  auto store = std::move(JobStore::Open(dir.path()).value());
-  LocalExecutor local(ExecutorOptions{dir.path(), "", 5000});
-  HeldPollExecutor held(local);
-  GpuInventory found{"virtual", VirtualGpus("2").value(), {}};
-  LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
-  auto q = LiveQueue::Create(cluster, NamedPolicy("fifo").value(), *store, held,
-                             LiveQueueOptions{})
-               .value();
+  HeldQueue setup;
+  auto& [dir, store, local, held, q] = setup;
   Time now = 1'800'000'000;
   JobRequest r;
   r.command = {"sleep", "30"};
@@ -114,6 +133,59 @@ TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(store->Get(id).value().state, JobState::kCancelled);
+}
+
+// A start that hangs in its backend (an sbatch at its timeout) is carried out by the outbox: the
+// step returns, and the reads, `why` and a cancel answer meanwhile. The cancel waits for the
+// start and then stops the run, which ends cancelled.
+TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
+  HeldQueue setup;
+  auto& [dir, store, local, held, q] = setup;
+  Time now = 1'800'000'000;
+  JobRequest big;
+  big.command = {"sleep", "30"};
+  big.spec.gpus = 2;
+  const JobId first = store->Submit(big, "alice", now).value();
+  JobRequest small = big;
+  small.spec.gpus = 1;
+  const JobId second = store->Submit(small, "alice", now).value();
+  q->Add(store->Get(first).value());
+  q->Add(store->Get(second).value());
+
+  held.HoldStart();
+  auto step = std::async(std::launch::async, [&] { return q->Step(now); });
+  const bool stepped = step.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  for (int i = 0; i < 500 && !held.InStart(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const bool start_held = held.InStart();
+  auto api = std::async(std::launch::async, [&] {
+    return std::make_tuple(q->Snapshot(), q->WhyJson(second, now),
+                           q->Cancel(Principal{"alice", "", false}, first, now));
+  });
+  const bool answered = api.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  const bool still_held = held.InStart();
+  held.Release();
+  ASSERT_TRUE(stepped) << "the step waited for the start in its backend";
+  ASSERT_TRUE(start_held) << "the start never reached the backend";
+  ASSERT_TRUE(answered) << "the API waited for the start";
+  EXPECT_TRUE(still_held) << "the start was let go before the API answered: nothing was shown";
+  const auto [gauges, why, cancel] = api.get();
+  EXPECT_EQ(store->Get(first).value().attempts, 1) << "the start was not recorded before it went";
+  EXPECT_EQ(gauges.running_by_urgency.at("normal"), 1);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->dump().find("GPU"), std::string::npos) << why->dump();
+  ASSERT_FALSE(cancel.error) << cancel.value.dump();
+  EXPECT_EQ(cancel.value["state"], "cancelling") << "a job whose start is on its way was taken "
+                                                   "for one that never ran";
+  for (int i = 0; i < 200 && store->Get(first).value().state != JobState::kCancelled; ++i) {
+    q->Step(++now);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(store->Get(first).value().state, JobState::kCancelled);
+  EXPECT_TRUE(std::filesystem::exists(PathsOf(dir.path(), first, 1).run))
+      << "the run the cancel waited for never started";
+  EXPECT_FALSE(local.IsRunning(first)) << "the cancelled run was not stopped";
 }
 
 }  // namespace

@@ -40,12 +40,12 @@ class LiveQueueTest : public ::testing::Test {
   // Scheduling seconds pass 20 times as fast as real ones (StepUntil): a stop grace of 5 is
   // 250 ms of real time.
   std::unique_ptr<LiveQueue> MakeQueue(int gpus, const std::string& policy_name = "sliced",
-                                       Time stop_grace = 5) {
+                                       Time stop_grace = 5, Time min_runtime = 0) {
     executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
     GpuInventory found{"virtual", VirtualGpus(std::to_string(gpus)).value(), {}};
     LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
     Policy policy = NamedPolicy(policy_name).value();
-    policy.min_runtime = 0;
+    policy.min_runtime = min_runtime;
     LiveQueueOptions options;
     options.retry_backoff = 1;
     options.checkpoint_grace = 20;
@@ -347,6 +347,35 @@ pools:
     nodes:
       - {name: spot-0, gpus: 2, gpu_model: L40S}
 )";
+
+// The forecast counts what the policy will do: a preemptible blocker is stopped once its
+// minimum runtime is over, so the urgent job is told it starts then (not when the blocker's
+// hour-long estimate ends), and it does, within the live queue's cycle interval (a second)
+// and the blocker's checkpoint.
+TEST_F(LiveQueueTest, WhyForecastsAPreemptionAfterTheMinimumRuntime) {
+  auto q = MakeQueue(1, "squeeze", 5, /*min_runtime=*/30);
+  JobRequest low = TrainLike(100000, Urgency::kLow);
+  low.spec.estimate = 3600;
+  const JobId blocker = Submit(*q, low);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(blocker) == JobState::kRunning; }));
+  const Time blocker_start = store_->Get(blocker).value().started_at.value();
+  JobRequest high = Command({"sleep", "1"});
+  high.spec.urgency = Urgency::kHigh;
+  high.spec.estimate = 10;
+  const JobId urgent = Submit(*q, high);
+  q->Step(now_);
+  auto why = q->WhyJson(urgent, now_);
+  ASSERT_TRUE(why.has_value());
+  ASSERT_TRUE((*why)["expected_start_in_s"].is_number()) << why->dump(2);
+  const Time forecast = now_ + (*why)["expected_start_in_s"].get<Time>();
+  EXPECT_GE(forecast, blocker_start + 30) << why->dump(2);
+  EXPECT_THAT(why->dump(), HasSubstr("after the policy stops 1 running job")) << why->dump(2);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(urgent) != JobState::kPending; }));
+  const Time started = store_->Get(urgent).value().started_at.value();
+  EXPECT_NEAR(static_cast<double>(started), static_cast<double>(forecast), 2)
+      << "forecast " << forecast - blocker_start << " s after the blocker's start, started "
+      << started - blocker_start << " s after it: " << why->dump(2);
+}
 
 TEST_F(LiveQueueTest, TheSubmitCheckIsTheCoresRule) {
   auto q = MakeQueueOn(kFirmAndSpot, 3);

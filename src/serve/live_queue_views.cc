@@ -2,13 +2,14 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "config/job_values.h"
 #include "core/duration.h"
 #include "serve/live_queue.h"
-#include "sim/expected_start.h"
+#include "sim/forecast_start.h"
 
 namespace squeeze {
 namespace {
@@ -193,6 +194,7 @@ LiveQueue::Gauges LiveQueue::BuildGauges() const {
 }
 
 void LiveQueue::Publish() const {
+  ++generation_;  // under mu_: the state a forecast was made of has changed
   auto view = std::make_shared<ReadView>();
   view->nodes = BuildNodesJson();
   view->pools = BuildPoolsJson();
@@ -324,48 +326,38 @@ void WhyReservation(const Scheduler& sched, JobId id, const std::vector<char>& m
   }
 }
 
-// What the forecast starts from: the running jobs, then the waiting ones up to `id`.
-std::vector<SnapshotJob> WhySnapshot(const Scheduler& sched, std::vector<JobId> ahead, JobId id,
-                                     Time now) {
-  const EngineState& st = sched.state();
-  std::vector<SnapshotJob> snapshot;
-  for (const auto& [jid, j] : st.jobs) {
-    if (!j.IsActive()) continue;
-    SnapshotJob s;
-    s.spec = j.spec;
-    s.running = true;
-    s.elapsed = std::max<Time>(0, now - j.run_start - j.run_overhead) + j.work_done;
-    snapshot.push_back(std::move(s));
-  }
-  std::sort(snapshot.begin(), snapshot.end(),
-            [](const SnapshotJob& a, const SnapshotJob& b) { return a.spec.id < b.spec.id; });
-  ahead.push_back(id);
-  for (JobId a : ahead) {
-    SnapshotJob s;
-    s.spec = st.jobs.at(a).spec;
-    if (s.spec.estimate) {
-      s.spec.estimate = std::max<Time>(1, *s.spec.estimate - st.jobs.at(a).work_done);
-    }
-    snapshot.push_back(std::move(s));
-  }
-  return snapshot;
-}
-
-void WhyForecast(const std::vector<SnapshotJob>& snapshot, JobId id, const ClusterSpec& cluster,
-                 const Policy& policy, Time now, nlohmann::json& out) {
-  auto forecast = EstimateStart(snapshot, id, cluster, policy);
+// When `id` is expected to start, from a forecast (sim/forecast_start.h) made for it or for a
+// job behind it in the queue.
+void WhyForecast(const Result<StartForecast>& forecast, JobId id, Time now,
+                 nlohmann::json& out) {
+  out["expected_start_in_s"] = nullptr;
   if (!forecast.ok()) {
     out["forecast_error"] = forecast.status().message();
-    out["expected_start_in_s"] = nullptr;
-  } else if (forecast->in_s) {
-    out["expected_start_in_s"] = *forecast->in_s;
-    out["expected_start_at"] = FormatDateTime(now + *forecast->in_s);
-  } else {
-    out["expected_start_in_s"] = nullptr;
-    if (forecast->missing_estimate) {
-      out["explanation"].push_back("no forecast: job " + std::to_string(*forecast->missing_estimate) +
-                                   ", running or ahead of it, has no estimate");
+    return;
+  }
+  for (JobId j : forecast->overrun) {
+    out["explanation"].push_back("the forecast takes job " + std::to_string(j) +
+                                 ", past its estimate, to end now");
+  }
+  if (auto start = forecast->starts_in_s.find(id); start != forecast->starts_in_s.end()) {
+    out["expected_start_in_s"] = start->second;
+    out["expected_start_at"] = FormatDateTime(now + start->second);
+    if (const int stops = forecast->stops_before.at(id); stops > 0) {
+      out["explanation"].push_back(
+          "expected to start after the policy stops " + std::to_string(stops) +
+          " running job(s) on the way (preemption, slice ends, reclaims)");
     }
+  } else if (forecast->not_before_s) {
+    out["expected_start_not_before_s"] = *forecast->not_before_s;
+    out["explanation"].push_back(
+        "no forecast within " + std::to_string(forecast->cycles) + " cycles (" +
+        std::to_string(forecast->starts_in_s.size()) + " jobs started in it first): not before " +
+        FormatDuration(*forecast->not_before_s) + " from now");
+  } else if (forecast->missing_estimate) {
+    out["explanation"].push_back("no forecast: job " + std::to_string(*forecast->missing_estimate) +
+                                 ", running or ahead of it, has no estimate");
+  } else {
+    out["explanation"].push_back("no forecast: it does not start within the forecast's horizon");
   }
 }
 
@@ -400,7 +392,9 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(JobId id, Time now) const
 }
 
 std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
-  std::vector<SnapshotJob> snapshot;
+  std::unique_ptr<Scheduler> copy;
+  std::shared_ptr<const ForecastMemo> memo;
+  std::set<JobId> covers;
   nlohmann::json out = {{"id", id}};
   Lines lines;
   {
@@ -425,10 +419,30 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     if (preemptible_in_the_way && st.policy.Has("preempt")) {
       lines.push_back("it may preempt preemptible jobs of a lower urgency");
     }
-    snapshot = WhySnapshot(sched, ahead, id, now);
+    // The last forecast answers if the state has not changed since and it was made for this
+    // job or one behind it; else a new one runs on a copy, without the lock.
+    {
+      std::lock_guard memo_lock(memo_mu_);
+      if (memo_ && memo_->generation == generation_ && memo_->now == now &&
+          memo_->covers.count(id)) {
+        memo = memo_;
+      }
+    }
+    if (!memo) {
+      copy = sched.Clone();
+      covers.insert(ahead.begin(), ahead.end());
+      covers.insert(id);
+    }
   }
   out["explanation"] = lines;
-  WhyForecast(snapshot, id, cluster_.spec, scheduler_->policy(), now, out);
+  if (!memo) {
+    auto fresh = std::make_shared<ForecastMemo>(ForecastMemo{
+        generation_, now, std::move(covers), ForecastStartOnCopy(std::move(copy), id, now)});
+    std::lock_guard memo_lock(memo_mu_);
+    memo_ = fresh;
+    memo = std::move(fresh);
+  }
+  WhyForecast(memo->forecast, id, now, out);
   return out;
 }
 

@@ -79,6 +79,7 @@ std::string SlurmExecutor::SubmittedPath(JobId id, int attempt) const {
 
 Result<std::vector<SlurmJob>> SlurmExecutor::Squeue() {
   auto out = Slurm({"squeue", "--json"});
+  std::lock_guard lock(mu_);
   if (!out.ok() || out->exit_code != 0) {
     unreachable_ = out.ok() ? "squeue --json: exit " + std::to_string(out->exit_code) + ": " +
                                   out->err.substr(0, 300)
@@ -104,10 +105,28 @@ Status GiveToOwner(const std::string& path, const UnixAccount& owner, bool folde
 
 Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& request,
                                      const std::vector<int>& gpu_indices, bool resume) {
-  const std::string name = SlurmJobName(id, attempt);
   const std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt) +
                            " on Slurm cluster " + options_.pool.cluster;
-  if (runs_.count(id)) return Status::Error(what + ": the job is already running");
+  {
+    std::lock_guard lock(mu_);
+    if (runs_.count(id) || starting_.count(id)) {
+      return Status::Error(what + ": the job is already running");
+    }
+    starting_.insert(id);
+  }
+  (void)gpu_indices;  // Slurm picks the GPUs (--gres); SlurmView says which
+  (void)resume;       // the script sets SQUEEZE_RESUME itself from the checkpoint marker
+  Result<Run> run = Submit(id, attempt, request, what);
+  std::lock_guard lock(mu_);
+  starting_.erase(id);
+  if (!run.ok()) return run.status();
+  runs_[id] = *run;
+  return run->info;
+}
+
+Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const JobRequest& request,
+                                                 const std::string& what) {
+  const std::string name = SlurmJobName(id, attempt);
   if (auto away = Away()) return Status::Error(what + ": the controller does not answer (" + *away + ")");
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
   const std::string submitted = SubmittedPath(id, attempt);
@@ -190,14 +209,11 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
     run.slurm_id = slurm_id;
     run.submitted_ms = SlurmWatch::SteadyMs();
   }
-  (void)gpu_indices;  // Slurm picks the GPUs (--gres); SlurmView says which
-  (void)resume;       // the script sets SQUEEZE_RESUME itself from the checkpoint marker
   run.info.backend_id = std::to_string(run.slurm_id);
   if (Status s = WriteFileAtomically(submitted, run.info.backend_id + "\n"); !s.ok()) {
     return s.WithContext(what + " (submitted as Slurm job " + run.info.backend_id + ")");
   }
-  runs_[id] = run;
-  return run.info;
+  return run;
 }
 
 Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
@@ -230,6 +246,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
     if (SlurmStateEnded(job->state)) {
       run.info.exit = SlurmExit(*job, {});
     } else {
+      std::lock_guard lock(mu_);
       runs_[id] = run;
     }
     if (!std::filesystem::exists(SubmittedPath(id, attempt))) {
@@ -241,6 +258,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
 }
 
 std::optional<std::string> SlurmExecutor::BackendStatus(JobId id) const {
+  std::lock_guard lock(mu_);
   auto it = runs_.find(id);
   if (it == runs_.end()) return std::nullopt;
   std::string out = "Slurm job " + std::to_string(it->second.slurm_id) + " on cluster " +
@@ -260,9 +278,11 @@ std::optional<std::string> SlurmExecutor::BackendStatus(JobId id) const {
   return out;
 }
 
-const SlurmJob* SlurmExecutor::SlurmView(JobId id) const {
+std::optional<SlurmJob> SlurmExecutor::SlurmView(JobId id) const {
+  std::lock_guard lock(mu_);
   auto it = runs_.find(id);
-  return it == runs_.end() || !it->second.last_seen ? nullptr : &*it->second.last_seen;
+  if (it == runs_.end()) return std::nullopt;
+  return it->second.last_seen;
 }
 
 }  // namespace squeeze

@@ -12,12 +12,15 @@
 // first) or forgot while its controller answers ends as lost (ExitStatus::lost); while the
 // controller does not answer, nothing is judged and no Slurm command is run (a stop waits
 // for its return). Report() gives the nodes' states and the squeeze-* jobs it does not follow.
-// Thread-compatible.
+// Thread-safe: starts of different jobs may run at once (the daemon's outbox runs several
+// sbatch in parallel); no lock is held while sbatch or scancel runs for a start or a stop.
 #ifndef SQUEEZE_SLURM_SLURM_EXECUTOR_H_
 #define SQUEEZE_SLURM_SLURM_EXECUTOR_H_
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,14 +54,26 @@ class SlurmExecutor : public Executor {
   Result<std::vector<RunInfo>> Reattach() override;
   std::optional<std::string> BackendStatus(JobId id) const override;
   std::optional<BackendReport> Report() const override;
-  void Release(JobId id) override { runs_.erase(id); }
-  bool IsRunning(JobId id) const override { return runs_.count(id) > 0; }
-  size_t RunningCount() const override { return runs_.size(); }
+  void Release(JobId id) override {
+    std::lock_guard lock(mu_);
+    runs_.erase(id);
+  }
+  bool IsRunning(JobId id) const override {
+    std::lock_guard lock(mu_);
+    return runs_.count(id) > 0;
+  }
+  size_t RunningCount() const override {
+    std::lock_guard lock(mu_);
+    return runs_.size();
+  }
 
   // The Slurm view of a running job (state, reason, GPUs Slurm gave it), as of the last Poll.
-  const SlurmJob* SlurmView(JobId id) const;
+  std::optional<SlurmJob> SlurmView(JobId id) const;
   // Whether the last squeue answered; the message when it did not (controller down).
-  const std::optional<std::string>& Unreachable() const { return unreachable_; }
+  std::optional<std::string> Unreachable() const {
+    std::lock_guard lock(mu_);
+    return unreachable_;
+  }
 
  private:
   struct Run {
@@ -71,6 +86,10 @@ class SlurmExecutor : public Executor {
     bool cancel_due = false;   // a stop asked while the controller did not answer
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
+  // Start without the lock: the batch script written and submitted (or found submitted).
+  Result<Run> Submit(JobId id, int attempt, const JobRequest& request, const std::string& what);
+  // The Slurm job id of `id`'s run; an error when it does not run here.
+  Result<int64_t> SlurmIdOf(JobId id) const;
   Result<CommandOutput> Slurm(const std::vector<std::string>& argv) const;
   Result<std::vector<SlurmJob>> Squeue();
   // A job squeue no longer lists: scontrol's record of it (its end when kEnded).
@@ -93,8 +112,10 @@ class SlurmExecutor : public Executor {
   SlurmExecutorOptions options_;
   std::string instance_;
   std::unique_ptr<SlurmWatch> watch_;
+  mutable std::mutex mu_;   // guards what follows (Poll holds it throughout)
   int64_t judged_seq_ = 0;  // the look the runs were last judged against
   std::map<JobId, Run> runs_;
+  std::set<JobId> starting_;  // a Start in progress
   std::optional<std::string> unreachable_;
 };
 

@@ -136,7 +136,7 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
     ex.Poll(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  ASSERT_NE(ex.SlurmView(id), nullptr) << Log(id, 1);
+  ASSERT_TRUE(ex.SlurmView(id).has_value()) << Log(id, 1);
   ASSERT_EQ(ex.SlurmView(id)->state, "RUNNING");
   std::this_thread::sleep_for(std::chrono::milliseconds(800));  // some steps
   ASSERT_TRUE(ex.RequestCheckpoint(id).ok());

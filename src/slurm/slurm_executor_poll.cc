@@ -7,21 +7,29 @@
 
 namespace squeeze {
 
-Status SlurmExecutor::RequestCheckpoint(JobId id) {
+Result<int64_t> SlurmExecutor::SlurmIdOf(JobId id) const {
+  std::lock_guard lock(mu_);
   auto it = runs_.find(id);
   if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
+  return it->second.slurm_id;
+}
+
+Status SlurmExecutor::RequestCheckpoint(JobId id) {
+  Result<int64_t> slurm_id = SlurmIdOf(id);
+  if (!slurm_id.ok()) return slurm_id.status();
   if (auto away = Away()) return Status::Error("the controller does not answer (" + *away + ")");
-  return Scancel({"--signal=USR1", "--batch", std::to_string(it->second.slurm_id)});
+  return Scancel({"--signal=USR1", "--batch", std::to_string(*slurm_id)});
 }
 
 Status SlurmExecutor::Stop(JobId id, Time now, Time grace) {
-  auto it = runs_.find(id);
-  if (it == runs_.end()) return Status::Error("job " + std::to_string(id) + " is not running");
+  Result<int64_t> slurm_id = SlurmIdOf(id);
+  if (!slurm_id.ok()) return slurm_id.status();
   if (Away()) {  // sent when the controller answers again (Poll)
-    it->second.cancel_due = true;
+    std::lock_guard lock(mu_);
+    if (auto it = runs_.find(id); it != runs_.end()) it->second.cancel_due = true;
     return Status::Ok();
   }
-  return Scancel({std::to_string(it->second.slurm_id)});
+  return Scancel({std::to_string(*slurm_id)});
 }
 
 SlurmExecutor::Known SlurmExecutor::Ended(int64_t slurm_id, SlurmJob* ended) const {
@@ -98,6 +106,7 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look) 
 }
 
 std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
+  std::lock_guard lock(mu_);
   std::vector<ExecEvent> events;
   if (runs_.empty()) return events;
   CheckpointEvents(events);
@@ -142,7 +151,10 @@ std::optional<BackendReport> SlurmExecutor::Report() const {
   if (!look->reachable) return r;
   for (const SlurmNode& n : look->nodes) r.nodes[n.name] = NodeTrouble(n);
   std::set<int64_t> followed;
-  for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+  }
   for (const SlurmJob& j : UnknownSqueezeJobs(look->jobs, followed)) {
     r.unknown_jobs.push_back(DescribeSlurmJob(j));
   }

@@ -237,17 +237,21 @@ Status JobStore::Update(JobId id, const std::string& sql,
                         const std::function<void(SqliteStmt&)>& bind, Time now,
                         const std::string& kind, const std::string& text) {
   std::lock_guard lock(write_mu_);
-  return InTransaction(*writer_, [&]() -> Status {
-    auto stmt = writer_->Prepare(sql);
-    if (!stmt.ok()) return stmt.status();
-    stmt->Bind(1, id);
-    bind(*stmt);
-    if (Status s = stmt->Run(); !s.ok()) return s;
-    if (writer_->Changes() == 0) {
-      return Status::Error("job " + std::to_string(id) + " not found in " + path_);
-    }
-    return InsertEvent(id, now, kind, text);
-  });
+  return InTransaction(*writer_, [&] { return UpdateRow(id, sql, bind, now, kind, text); });
+}
+
+Status JobStore::UpdateRow(JobId id, const std::string& sql,
+                           const std::function<void(SqliteStmt&)>& bind, Time now,
+                           const std::string& kind, const std::string& text) {
+  auto stmt = writer_->Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, id);
+  bind(*stmt);
+  if (Status s = stmt->Run(); !s.ok()) return s;
+  if (writer_->Changes() == 0) {
+    return Status::Error("job " + std::to_string(id) + " not found in " + path_);
+  }
+  return InsertEvent(id, now, kind, text);
 }
 
 Status JobStore::SetState(JobId id, JobState state, const std::string& reason, Time now) {
@@ -266,19 +270,33 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
 
 Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
                              const std::string& pool) {
-  const std::string gpu_json = GpusToJson(gpus);
-  return Update(
-      id,
+  return RecordStarts({Start{id, attempt, gpus, pool}}, now);
+}
+
+Status JobStore::RecordStarts(const std::vector<Start>& starts, Time now) {
+  std::lock_guard lock(write_mu_);
+  return InTransaction(*writer_, [&]() -> Status {
+    for (const Start& start : starts) {
+      if (Status s = UpdateStart(start, now); !s.ok()) return s;
+    }
+    return Status::Ok();
+  });
+}
+
+Status JobStore::UpdateStart(const Start& start, Time now) {
+  const std::string gpu_json = GpusToJson(start.gpus);
+  return UpdateRow(
+      start.id,
       "UPDATE jobs SET state='running', attempts=?2, run_gpus=?3, started_at=?4, "
       "ended_at=NULL, exit_code=NULL, reason='' WHERE id=?1",
       [&](SqliteStmt& s) {
-        s.Bind(2, static_cast<int64_t>(attempt));
+        s.Bind(2, static_cast<int64_t>(start.attempt));
         s.Bind(3, gpu_json);
         s.Bind(4, now);
       },
       now, "start",
-      "attempt " + std::to_string(attempt) + " on GPUs " + gpu_json +
-          (pool.empty() ? "" : " in pool " + pool));
+      "attempt " + std::to_string(start.attempt) + " on GPUs " + gpu_json +
+          (start.pool.empty() ? "" : " in pool " + start.pool));
 }
 
 Status JobStore::RecordExit(JobId id, int exit_code, Time now) {

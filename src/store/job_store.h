@@ -66,6 +66,14 @@ class JobStore {
   // `pool`, when given, is named in the event ("... in pool P"): the history's cost per pool.
   Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
                      const std::string& pool = "");
+  // Several starts in one transaction (one fsync): all are recorded, or none.
+  struct Start {
+    JobId id = 0;
+    int attempt = 0;
+    std::vector<int> gpus;
+    std::string pool;
+  };
+  Status RecordStarts(const std::vector<Start>& starts, Time now);
   // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
   Status RecordExit(JobId id, int exit_code, Time now);
   // A complete checkpoint; `label` is the marker's content (the step, say).
@@ -104,6 +112,11 @@ class JobStore {
   // Runs `sql` (?1 = id, the rest bound by `bind`) and appends an event, in one transaction.
   Status Update(JobId id, const std::string& sql, const std::function<void(SqliteStmt&)>& bind,
                 Time now, const std::string& kind, const std::string& text);
+  // The same inside a transaction the caller holds (under write_mu_).
+  Status UpdateRow(JobId id, const std::string& sql,
+                   const std::function<void(SqliteStmt&)>& bind, Time now,
+                   const std::string& kind, const std::string& text);
+  Status UpdateStart(const Start& start, Time now);
   Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text);
   // Rows of jobs matching `where` (parameters bound by `bind`), in id order.
   Result<std::vector<StoredJob>> Query(const std::string& where,

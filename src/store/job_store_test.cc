@@ -194,6 +194,25 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   for (size_t i = 1; i < events.size(); ++i) EXPECT_LT(events[i - 1].seq, events[i].seq);
 }
 
+TEST(JobStoreTest, ACyclesStartsAreRecordedTogetherOrNotAtAll) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId a = *store->Submit(Simple(), "alice", 10);
+  const JobId b = *store->Submit(Simple(), "bob", 10);
+  ASSERT_TRUE(store->RecordStarts({{a, 1, {0}, "east"}, {b, 3, {1, 2}, ""}}, 20).ok());
+  EXPECT_EQ(store->Get(a)->state, JobState::kRunning);
+  EXPECT_EQ(store->Get(b)->attempts, 3);
+  EXPECT_EQ(store->Get(b)->gpus, (std::vector<int>{1, 2}));
+  EXPECT_EQ(store->Events(a)->back().text, "attempt 1 on GPUs [0] in pool east");
+
+  const JobId c = *store->Submit(Simple(), "carol", 30);
+  Status s = store->RecordStarts({{c, 1, {3}, ""}, {9999, 1, {4}, ""}}, 40);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("job 9999 not found"), std::string::npos) << s.message();
+  EXPECT_EQ(store->Get(c)->state, JobState::kPending) << "a start of a failed batch was kept";
+  EXPECT_EQ(store->Events(c)->size(), 1u);
+}
+
 TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
   TempDir dir;
   auto store = MustOpen(dir.path());

@@ -42,6 +42,7 @@ class GittinsOrder : public JobOrder {
  public:
   explicit GittinsOrder(const JobOrderOptions& options);
   std::string_view name() const override { return "gittins"; }
+  std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<GittinsOrder>(*this); }
   double Key(const Job& job, Time now) const override;
   bool Observe(const Job& finished) override;
   std::optional<Time> PredictRemaining(const Job& job, Time now) const override;

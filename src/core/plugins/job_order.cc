@@ -15,6 +15,7 @@ constexpr double kUnknown = 1e300;
 class FifoOrder : public JobOrder {
  public:
   std::string_view name() const override { return "fifo"; }
+  std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<FifoOrder>(*this); }
   double Key(const Job&, Time) const override { return 0; }
 };
 
@@ -22,6 +23,7 @@ class FifoOrder : public JobOrder {
 class SjfOrder : public JobOrder {
  public:
   std::string_view name() const override { return "sjf"; }
+  std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<SjfOrder>(*this); }
   double Key(const Job& job, Time) const override {
     return job.spec.estimate ? static_cast<double>(*job.spec.estimate) : kUnknown;
   }
@@ -31,6 +33,7 @@ class SjfOrder : public JobOrder {
 class SrtfOrder : public JobOrder {
  public:
   std::string_view name() const override { return "srtf"; }
+  std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<SrtfOrder>(*this); }
   double Key(const Job& job, Time now) const override {
     auto r = job.EstimatedRemaining(now);
     return r ? static_cast<double>(*r) : kUnknown;
@@ -44,6 +47,7 @@ class LasOrder : public JobOrder {
   LasOrder(std::vector<double> thresholds, bool gpu_weighted)
       : thresholds_(std::move(thresholds)), gpu_weighted_(gpu_weighted) {}
   std::string_view name() const override { return "las"; }
+  std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<LasOrder>(*this); }
   double Key(const Job& job, Time now) const override {
     double a = job.AttainedGpuSeconds(now);
     if (!gpu_weighted_ && job.spec.gpus > 0) {

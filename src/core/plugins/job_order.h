@@ -22,6 +22,8 @@ class JobOrder {
  public:
   virtual ~JobOrder() = default;
   virtual std::string_view name() const = 0;
+  // A copy with everything it has learned (a forecast runs on a copy of the scheduler).
+  virtual std::unique_ptr<JobOrder> Clone() const = 0;
   // Smaller runs first. `now` is when the key is taken.
   virtual double Key(const Job& job, Time now) const = 0;
   // Learns from a job that left the system; true when keys of waiting jobs may have changed

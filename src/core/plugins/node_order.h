@@ -38,6 +38,8 @@ class NodeOrder {
  public:
   virtual ~NodeOrder() = default;
   virtual std::string_view name() const = 0;
+  // A copy with everything it has learned (a forecast runs on a copy of the scheduler).
+  virtual std::unique_ptr<NodeOrder> Clone() const = 0;
   // A placement for the job on free capacity, or nullopt when it does not fit.
   virtual std::optional<Placement> Place(const PlaceRequest& request,
                                          const ClusterState& cluster) const = 0;

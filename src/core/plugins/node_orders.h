@@ -11,6 +11,7 @@ namespace squeeze {
 class FirstFitOrder : public NodeOrder {
  public:
   std::string_view name() const override { return "first-fit"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<FirstFitOrder>(*this); }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
 };
@@ -20,6 +21,7 @@ class FirstFitOrder : public NodeOrder {
 class BestFitOrder : public NodeOrder {
  public:
   std::string_view name() const override { return "best-fit"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<BestFitOrder>(*this); }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
 };
@@ -30,6 +32,7 @@ class BestFitOrder : public NodeOrder {
 class ConsolidationOrder : public NodeOrder {
  public:
   std::string_view name() const override { return "consolidation"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<ConsolidationOrder>(*this); }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
 };

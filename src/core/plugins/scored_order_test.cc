@@ -20,6 +20,7 @@ namespace {
 class FreeGpusOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "free-gpus"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<FreeGpusOrder>(*this); }
   int scored() const { return scored_; }
 
  protected:

@@ -23,6 +23,7 @@ namespace squeeze {
 class RandomOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "random"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<RandomOrder>(*this); }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
   void SetSeed(uint64_t seed) override {
@@ -47,6 +48,7 @@ class RandomOrder : public ScoredNodeOrder {
 class DotProdOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "dotprod"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<DotProdOrder>(*this); }
 
  protected:
   int64_t Score(const NodeView& node, const PodSpec& pod) const override;
@@ -56,6 +58,7 @@ class DotProdOrder : public ScoredNodeOrder {
 class PackingOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "packing"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<PackingOrder>(*this); }
 
  protected:
   int64_t Score(const NodeView& node, const PodSpec& pod) const override;
@@ -65,6 +68,7 @@ class PackingOrder : public ScoredNodeOrder {
 class ClusteringOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "clustering"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<ClusteringOrder>(*this); }
 
  protected:
   int64_t Score(const NodeView& node, const PodSpec& pod) const override;
@@ -74,6 +78,7 @@ class ClusteringOrder : public ScoredNodeOrder {
 class BestFitScoreOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "bestfit"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<BestFitScoreOrder>(*this); }
 
  protected:
   int64_t Score(const NodeView& node, const PodSpec& pod) const override;
@@ -87,6 +92,7 @@ class BestFitScoreOrder : public ScoredNodeOrder {
 class FgdOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "fgd"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<FgdOrder>(*this); }
   void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
   void ObserveArrival(const JobSpec& job, const ClusterState& cluster) override;
   const TargetWorkload& target() const { return calculator_.target(); }
@@ -116,6 +122,7 @@ class FgdOrder : public ScoredNodeOrder {
 class SqueezePlacementOrder : public ScoredNodeOrder {
  public:
   std::string_view name() const override { return "squeeze"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<SqueezePlacementOrder>(*this); }
   std::optional<Placement> Place(const PlaceRequest& request,
                                  const ClusterState& cluster) const override;
   void SetWorkloadHistory(const std::vector<PodSpec>& pods) override;
