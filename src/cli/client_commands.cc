@@ -85,6 +85,76 @@ std::string JobPath(int64_t id, const std::string& suffix = "") {
   return "/v1/jobs/" + std::to_string(id) + suffix;
 }
 
+// The commands about the cluster rather than one job: held-idle, nodes, pools, reclaim,
+// node-return.
+void RegisterClusterCommands(CLI::App& app,
+                             std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  {
+    auto* sub = app.add_subcommand(
+        "held-idle", "Running jobs whose GPUs stayed nearly unused for long (from the daemon's GPU samples "
+        "and telemetry)");
+    auto f = std::make_shared<ClientFlags>();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f] {
+      return Run("held-idle", *f, [](ApiClient& c) { return c.Get("/v1/held-idle"); },
+                 FormatHeldIdle);
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("nodes", "The nodes, their GPUs (real or virtual) and what runs there");
+    auto f = std::make_shared<ClientFlags>();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f] {
+      return Run("nodes", *f, [](ApiClient& c) { return c.Get("/v1/nodes"); }, FormatNodes);
+    });
+  }
+  {
+    auto* sub = app.add_subcommand(
+        "reclaim", "Tell squeeze serve that a spot node is taken back (admin): its jobs "
+                   "checkpoint and leave within the warning");
+    auto f = std::make_shared<ClientFlags>();
+    auto node = std::make_shared<std::string>();
+    auto warning = std::make_shared<std::string>();
+    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
+    sub->add_option("--warning", *warning,
+                    "Time until the provider takes it (30s, 2m); default the pool's spot.warning");
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, node, warning] {
+      nlohmann::json body = nlohmann::json::object();
+      if (!warning->empty()) {
+        auto w = ParseDuration(*warning);
+        if (!w.ok()) {
+          std::cerr << "squeeze reclaim: --warning: '" << *warning << "' is not a duration\n";
+          return 1;
+        }
+        body["warning_s"] = *w;
+      }
+      return Run("reclaim", *f, [&](ApiClient& c) {
+        return c.Post("/v1/nodes/" + *node + "/reclaim", body.dump(), "application/json");
+      }, [](const nlohmann::json& j) {
+        return "node " + j.value("node", std::string()) + " is reclaimed; its jobs " +
+               j.value("jobs", nlohmann::json::array()).dump() + " leave by " +
+               j.value("leave_by", std::string()) + "\n";
+      });
+    });
+  }
+  {
+    auto* sub = app.add_subcommand("node-return",
+                                   "Tell squeeze serve that a reclaimed node is back (admin)");
+    auto f = std::make_shared<ClientFlags>();
+    auto node = std::make_shared<std::string>();
+    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
+    AddConnectionFlags(*sub, *f);
+    out.emplace_back(sub, [f, node] {
+      return Run("node-return", *f, [&](ApiClient& c) {
+        return c.Post("/v1/nodes/" + *node + "/return", "", "application/json");
+      }, [](const nlohmann::json& j) {
+        return "node " + j.value("node", std::string()) + " takes jobs again\n";
+      });
+    });
+  }
+}
+
 }  // namespace
 
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
@@ -166,70 +236,7 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
                  [](const nlohmann::json& j) { return j.value("text", std::string()); });
     });
   }
-  {
-    auto* sub = app.add_subcommand(
-        "held-idle", "Running jobs whose GPUs stayed nearly unused for long (from the daemon's GPU samples "
-        "and telemetry)");
-    auto f = std::make_shared<ClientFlags>();
-    AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f] {
-      return Run("held-idle", *f, [](ApiClient& c) { return c.Get("/v1/held-idle"); },
-                 FormatHeldIdle);
-    });
-  }
-  {
-    auto* sub = app.add_subcommand("nodes", "The nodes, their GPUs (real or virtual) and what runs there");
-    auto f = std::make_shared<ClientFlags>();
-    AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f] {
-      return Run("nodes", *f, [](ApiClient& c) { return c.Get("/v1/nodes"); }, FormatNodes);
-    });
-  }
-  {
-    auto* sub = app.add_subcommand(
-        "reclaim", "Tell squeeze serve that a spot node is taken back (admin): its jobs "
-                   "checkpoint and leave within the warning");
-    auto f = std::make_shared<ClientFlags>();
-    auto node = std::make_shared<std::string>();
-    auto warning = std::make_shared<std::string>();
-    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
-    sub->add_option("--warning", *warning,
-                    "Time until the provider takes it (30s, 2m); default the pool's spot.warning");
-    AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f, node, warning] {
-      nlohmann::json body = nlohmann::json::object();
-      if (!warning->empty()) {
-        auto w = ParseDuration(*warning);
-        if (!w.ok()) {
-          std::cerr << "squeeze reclaim: --warning: '" << *warning << "' is not a duration\n";
-          return 1;
-        }
-        body["warning_s"] = *w;
-      }
-      return Run("reclaim", *f, [&](ApiClient& c) {
-        return c.Post("/v1/nodes/" + *node + "/reclaim", body.dump(), "application/json");
-      }, [](const nlohmann::json& j) {
-        return "node " + j.value("node", std::string()) + " is reclaimed; its jobs " +
-               j.value("jobs", nlohmann::json::array()).dump() + " leave by " +
-               j.value("leave_by", std::string()) + "\n";
-      });
-    });
-  }
-  {
-    auto* sub = app.add_subcommand("node-return",
-                                   "Tell squeeze serve that a reclaimed node is back (admin)");
-    auto f = std::make_shared<ClientFlags>();
-    auto node = std::make_shared<std::string>();
-    sub->add_option("NODE", *node, "The node, as `squeeze nodes` names it")->required();
-    AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f, node] {
-      return Run("node-return", *f, [&](ApiClient& c) {
-        return c.Post("/v1/nodes/" + *node + "/return", "", "application/json");
-      }, [](const nlohmann::json& j) {
-        return "node " + j.value("node", std::string()) + " takes jobs again\n";
-      });
-    });
-  }
+  RegisterClusterCommands(app, out);
 }
 
 }  // namespace squeeze

@@ -7,9 +7,10 @@
 
 namespace squeeze {
 
-CommandRun RegisterServe(CLI::App& app) {
-  auto o = std::make_shared<DaemonOptions>();
-  auto durations = std::make_shared<std::map<std::string, std::string>>();
+namespace {
+
+// Where the daemon keeps its data, what it schedules and where it answers.
+void AddPlaceOptions(CLI::App& app, DaemonOptions* o) {
   app.add_option("--data", o->data_dir,
                  "The data directory: job store (SQLite), logs, checkpoints, tokens "
                  "(default $SQUEEZE_DATA, else ~/.squeeze)");
@@ -38,6 +39,14 @@ CommandRun RegisterServe(CLI::App& app) {
                  "kernel (default DIR/squeeze.sock; its path is also written to DIR/serve.socket)");
   app.add_option("--admin-group", o->admin_group,
                  "A Unix group whose members are admins on the socket (root always is)");
+}
+
+}  // namespace
+
+CommandRun RegisterServe(CLI::App& app) {
+  auto o = std::make_shared<DaemonOptions>();
+  auto durations = std::make_shared<std::map<std::string, std::string>>();
+  AddPlaceOptions(app, o.get());
   app.add_flag("--allow-root-jobs", o->allow_root_jobs,
                "When run as root (each job as its owner): also run the jobs root submits, as "
                "root. Without it they are refused");

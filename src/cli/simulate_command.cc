@@ -182,6 +182,45 @@ int RunSimulate(const SimulateFlags& f) {
 
 }  // namespace
 
+namespace {
+
+// What to take for what a trace does not say (preemptible, checkpoints, urgency, data):
+// stated by a scenario file instead.
+void AddAssumeOptions(CLI::App& app, SimulateFlags& flags,
+                      std::vector<CLI::Option*>& in_scenario) {
+  SimulateFlags* f = &flags;
+  in_scenario.push_back(app.add_option("--assume-preemptible", f->assume_preemptible,
+                                       "Whether jobs a trace says nothing about may be preempted")
+                            ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-checkpointable", f->assume_checkpointable,
+                     "Whether jobs a trace says nothing about checkpoint when asked")
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-checkpoint-cost", f->assume_checkpoint_cost,
+                     "Seconds a checkpoint takes for jobs a trace gives no checkpoint_cost for "
+                     "(a duration such as 60 or 1m; default 0)"));
+  in_scenario.push_back(
+      app.add_option("--assume-checkpoint-stall", f->assume_checkpoint_stall,
+                     "Asynchronous checkpoints for jobs a trace gives no checkpoint_stall for: "
+                     "seconds a periodic checkpoint pauses training, its save going on in the "
+                     "background (default: none, the whole checkpoint_cost pauses it)"));
+  in_scenario.push_back(
+      app.add_option("--assume-urgent-share", f->assume_urgent_share,
+                     "For traces that give no urgency (Philly, openb): this share of the jobs, "
+                     "picked by a hash of their ids, is high and the rest low (0: all normal)")
+          ->check(CLI::Range(0.0, 1.0))
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-data-gb", f->assume_data_gb,
+                     "Size in GB of the data of jobs a trace gives none for: what running in "
+                     "another region copies over the cluster file's region_links")
+          ->check(CLI::Range(0.0, 1e12))
+          ->capture_default_str());
+}
+
+}  // namespace
+
 CommandRun RegisterSimulate(CLI::App& app) {
   auto f = std::make_shared<SimulateFlags>();
   CLI::Option* trace = app.add_option(
@@ -251,34 +290,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
       "Change a policy setting for a what-if run: KEY=VALUE for every policy, "
       "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md). A setting no policy it "
       "is for reads is refused"));
-  in_scenario.push_back(app.add_option("--assume-preemptible", f->assume_preemptible,
-                                       "Whether jobs a trace says nothing about may be preempted")
-                            ->capture_default_str());
-  in_scenario.push_back(
-      app.add_option("--assume-checkpointable", f->assume_checkpointable,
-                     "Whether jobs a trace says nothing about checkpoint when asked")
-          ->capture_default_str());
-  in_scenario.push_back(
-      app.add_option("--assume-checkpoint-cost", f->assume_checkpoint_cost,
-                     "Seconds a checkpoint takes for jobs a trace gives no checkpoint_cost for "
-                     "(a duration such as 60 or 1m; default 0)"));
-  in_scenario.push_back(
-      app.add_option("--assume-checkpoint-stall", f->assume_checkpoint_stall,
-                     "Asynchronous checkpoints for jobs a trace gives no checkpoint_stall for: "
-                     "seconds a periodic checkpoint pauses training, its save going on in the "
-                     "background (default: none, the whole checkpoint_cost pauses it)"));
-  in_scenario.push_back(
-      app.add_option("--assume-urgent-share", f->assume_urgent_share,
-                     "For traces that give no urgency (Philly, openb): this share of the jobs, "
-                     "picked by a hash of their ids, is high and the rest low (0: all normal)")
-          ->check(CLI::Range(0.0, 1.0))
-          ->capture_default_str());
-  in_scenario.push_back(
-      app.add_option("--assume-data-gb", f->assume_data_gb,
-                     "Size in GB of the data of jobs a trace gives none for: what running in "
-                     "another region copies over the cluster file's region_links")
-          ->check(CLI::Range(0.0, 1e12))
-          ->capture_default_str());
+  AddAssumeOptions(app, *f, in_scenario);
   in_scenario.push_back(app.add_option(
       "--inference-load", f->inference_load,
       "Inference load on the colocated pools' GPUs: the per-pod GPU duty cycle trace "

@@ -30,68 +30,61 @@ Status ValidateCapacitySettings(const PoolSpec& p) {
 
 }  // namespace
 
-Status ClusterSpec::Validate() const {
-  if (pools.empty()) return Status::Error("cluster: no pools");
-  std::set<std::string> pool_names;
-  for (const auto& p : pools) {
-    if (p.name.empty()) return Status::Error("cluster: a pool has an empty name");
-    if (!pool_names.insert(p.name).second) {
-      return Status::Error("cluster: pool '" + p.name + "' is defined twice");
-    }
-    if (p.price_per_gpu_hour < 0) {
-      return Status::Error("cluster: pool '" + p.name + "': price_per_gpu_hour " +
-                           std::to_string(p.price_per_gpu_hour) + " is negative");
-    }
-    if (p.monthly_cost < 0) {
-      return Status::Error("cluster: pool '" + p.name + "': monthly_cost " +
-                           std::to_string(p.monthly_cost) + " is negative");
-    }
-    if (p.backend != "local" && p.backend != "slurm") {
-      return Status::Error("cluster: pool '" + p.name + "': backend '" + p.backend +
-                           "' is not local or slurm");
-    }
-    if (p.backend == "slurm" && p.slurm.conf.empty()) {
-      return Status::Error("cluster: pool '" + p.name +
-                           "': backend slurm needs slurm.conf (the path of its slurm.conf)");
-    }
-    if (p.backend != "slurm" && (!p.slurm.conf.empty() || !p.slurm.cluster.empty() ||
-                                 !p.slurm.partition.empty() || !p.slurm.user.empty())) {
-      return Status::Error("cluster: pool '" + p.name + "': a slurm map needs backend: slurm");
-    }
-    if (Status st = ValidateCapacitySettings(p); !st.ok()) return st;
-    for (const auto& [team, q] : p.team_quota_gpus) {
-      if (q < 0) {
-        return Status::Error("cluster: pool '" + p.name + "': quota of team '" + team + "' is " +
-                             std::to_string(q));
-      }
+namespace {
+
+// One pool's own settings (its name was checked).
+Status ValidatePool(const PoolSpec& p) {
+  if (p.price_per_gpu_hour < 0) {
+    return Status::Error("cluster: pool '" + p.name + "': price_per_gpu_hour " +
+                         std::to_string(p.price_per_gpu_hour) + " is negative");
+  }
+  if (p.monthly_cost < 0) {
+    return Status::Error("cluster: pool '" + p.name + "': monthly_cost " +
+                         std::to_string(p.monthly_cost) + " is negative");
+  }
+  if (p.backend != "local" && p.backend != "slurm") {
+    return Status::Error("cluster: pool '" + p.name + "': backend '" + p.backend +
+                         "' is not local or slurm");
+  }
+  if (p.backend == "slurm" && p.slurm.conf.empty()) {
+    return Status::Error("cluster: pool '" + p.name +
+                         "': backend slurm needs slurm.conf (the path of its slurm.conf)");
+  }
+  if (p.backend != "slurm" && (!p.slurm.conf.empty() || !p.slurm.cluster.empty() ||
+                               !p.slurm.partition.empty() || !p.slurm.user.empty())) {
+    return Status::Error("cluster: pool '" + p.name + "': a slurm map needs backend: slurm");
+  }
+  if (Status st = ValidateCapacitySettings(p); !st.ok()) return st;
+  for (const auto& [team, q] : p.team_quota_gpus) {
+    if (q < 0) {
+      return Status::Error("cluster: pool '" + p.name + "': quota of team '" + team + "' is " +
+                           std::to_string(q));
     }
   }
-  std::set<std::string> node_names;
-  for (const auto& n : nodes) {
-    if (n.name.empty()) return Status::Error("cluster: a node has an empty name");
-    if (!node_names.insert(n.name).second) {
-      return Status::Error("cluster: node '" + n.name + "' is defined twice");
-    }
-    if (!pool_names.count(n.pool)) {
-      return Status::Error("cluster: node '" + n.name + "': pool '" + n.pool + "' is not defined");
-    }
-    if (n.gpus < 0 || n.gpus > 64) {
-      return Status::Error("cluster: node '" + n.name + "': gpus " + std::to_string(n.gpus) +
-                           " is out of range 0..64");
-    }
-    if (n.cpu_milli < 0 || n.memory_mib < 0 || n.gpu_memory_mib < 0) {
-      return Status::Error("cluster: node '" + n.name + "': negative cpu or memory");
-    }
+  return Status::Ok();
+}
+
+// One node's settings, against the pools defined.
+Status ValidateNode(const NodeSpec& n, const std::set<std::string>& pool_names) {
+  if (!pool_names.count(n.pool)) {
+    return Status::Error("cluster: node '" + n.name + "': pool '" + n.pool + "' is not defined");
   }
-  // A Slurm pool may leave its nodes to `sinfo` (squeeze serve asks its cluster).
-  const bool asks_slurm = std::any_of(pools.begin(), pools.end(), [](const PoolSpec& p) {
-    return p.backend == "slurm";
-  });
-  if (nodes.empty() && !asks_slurm) return Status::Error("cluster: no nodes");
+  if (n.gpus < 0 || n.gpus > 64) {
+    return Status::Error("cluster: node '" + n.name + "': gpus " + std::to_string(n.gpus) +
+                         " is out of range 0..64");
+  }
+  if (n.cpu_milli < 0 || n.memory_mib < 0 || n.gpu_memory_mib < 0) {
+    return Status::Error("cluster: node '" + n.name + "': negative cpu or memory");
+  }
+  return Status::Ok();
+}
+
+// The region links and price factors name regions some pool is in.
+Status ValidateRegions(const ClusterSpec& c) {
   std::set<std::string> regions;
-  for (const auto& p : pools) regions.insert(p.region);
+  for (const auto& p : c.pools) regions.insert(p.region);
   std::set<std::pair<std::string, std::string>> linked;
-  for (const RegionLink& l : region_links) {
+  for (const RegionLink& l : c.region_links) {
     const std::string what = "cluster: region link " + l.from + " - " + l.to;
     for (const std::string& r : {l.from, l.to}) {
       if (!regions.count(r)) return Status::Error(what + ": no pool is in region '" + r + "'");
@@ -103,7 +96,7 @@ Status ClusterSpec::Validate() const {
       return Status::Error(what + ": given twice (a link goes both ways)");
     }
   }
-  for (const auto& [region, factor] : region_price_factors) {
+  for (const auto& [region, factor] : c.region_price_factors) {
     if (!regions.count(region)) {
       return Status::Error("cluster: region_price_factors: no pool is in region '" + region + "'");
     }
@@ -113,6 +106,34 @@ Status ClusterSpec::Validate() const {
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ClusterSpec::Validate() const {
+  if (pools.empty()) return Status::Error("cluster: no pools");
+  std::set<std::string> pool_names;
+  for (const auto& p : pools) {
+    if (p.name.empty()) return Status::Error("cluster: a pool has an empty name");
+    if (!pool_names.insert(p.name).second) {
+      return Status::Error("cluster: pool '" + p.name + "' is defined twice");
+    }
+    if (Status st = ValidatePool(p); !st.ok()) return st;
+  }
+  std::set<std::string> node_names;
+  for (const auto& n : nodes) {
+    if (n.name.empty()) return Status::Error("cluster: a node has an empty name");
+    if (!node_names.insert(n.name).second) {
+      return Status::Error("cluster: node '" + n.name + "' is defined twice");
+    }
+    if (Status st = ValidateNode(n, pool_names); !st.ok()) return st;
+  }
+  // A Slurm pool may leave its nodes to `sinfo` (squeeze serve asks its cluster).
+  const bool asks_slurm = std::any_of(pools.begin(), pools.end(), [](const PoolSpec& p) {
+    return p.backend == "slurm";
+  });
+  if (nodes.empty() && !asks_slurm) return Status::Error("cluster: no nodes");
+  return ValidateRegions(*this);
 }
 
 double ClusterSpec::PricePerGpuHour(int pool) const {

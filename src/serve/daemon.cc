@@ -259,21 +259,59 @@ void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
   }
 }
 
-}  // namespace
-
-int RunDaemon(const DaemonOptions& options) {
-  // SIGTERM and SIGINT are taken by a thread of ours (sigwait); every thread started from
-  // here on inherits the mask. Jobs get a clean mask from their supervisor.
+// SIGTERM and SIGINT are taken by a thread of ours (sigwait, WaitForStopSignal); every thread
+// started from here on inherits the mask. Jobs get a clean mask from their supervisor.
+sigset_t BlockStopSignals() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  auto fail = [](const Status& s) {
-    Say(s.message());
-    return 1;
-  };
+  return stop_signals;
+}
+
+Status CheckSupervisor(const LocalExecutor& executor) {
+  if (access(executor.supervisor_path().c_str(), X_OK) == 0) return Status::Ok();
+  return Status::Error("cannot run the supervisor " + executor.supervisor_path() +
+                       " (it is installed beside squeeze)");
+}
+
+// The Unix socket local users reach the API on, its path written to DIR/serve.socket.
+Status StartGateway(UnixGateway& gateway, const std::string& dir, const std::string& socket_path,
+                    const std::string& admin_group) {
+  if (Status s = gateway.Start(); !s.ok()) return s;
+  WritePublicFile(dir + "/serve.socket", socket_path);
+  Say("local users: unix:" + socket_path + " (no token needed; the path is also in " + dir +
+      "/serve.socket)" +
+      (admin_group.empty() ? "" : "; admins: root and group '" + admin_group + "'"));
+  return Status::Ok();
+}
+
+// On its own thread: SIGTERM or SIGINT stops the loop.
+void WaitForStopSignal(const sigset_t& stop_signals, Waker& waker) {
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  Say(std::string("got ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+      "; stopping (running jobs keep running and are taken back at the next start)");
+  waker.stopping = true;
+  waker.Wake();
+}
+
+// The outboxes stop before the executors go; what they had not begun is queued again at the
+// next start (recorded as started, never carried out).
+void StopDispatch(LiveQueue& queue) {
+  if (const size_t dropped = queue.StopDispatch(); dropped > 0) {
+    Say(std::to_string(dropped) + " starts or stops not carried out yet were dropped; their jobs "
+        "are queued again at the next start");
+  }
+}
+
+}  // namespace
+
+int RunDaemon(const DaemonOptions& options) {
+  const sigset_t stop_signals = BlockStopSignals();
+  auto fail = [](const Status& s) { Say(s.message()); return 1; };
   // Nothing the daemon writes is for others unless it says so (serve.url, the socket); each
   // job's log and checkpoint folder are given to its owner.
   umask(077);
@@ -298,20 +336,13 @@ int RunDaemon(const DaemonOptions& options) {
   if (!admin.ok()) return fail(admin.status());
   auto tokens = LiveTokens::Load(dir);
   if (!tokens.ok()) return fail(tokens.status());
-  JobStore::Options store_options;
-  store_options.fsync_each_commit = options.fsync_each_commit;
-  auto store = JobStore::Open(dir, store_options);
+  auto store = JobStore::Open(dir, JobStore::Options{options.fsync_each_commit});
   if (!store.ok()) return fail(store.status());
   auto samples = GpuSampleStore::Open(dir, GpuSampleStore::Options());
   if (!samples.ok()) return fail(samples.status());
 
-  ExecutorOptions exec_options;
-  exec_options.data_dir = dir;
-  LocalExecutor executor(exec_options);
-  if (access(executor.supervisor_path().c_str(), X_OK) != 0) {
-    return fail(Status::Error("cannot run the supervisor " + executor.supervisor_path() +
-                              " (it is installed beside squeeze)"));
-  }
+  LocalExecutor executor(ExecutorOptions{dir, "", 5000});
+  if (Status s = CheckSupervisor(executor); !s.ok()) return fail(s);
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
   auto slurm_executors = StartSlurmExecutors(*cluster, dir, options, **queue);
@@ -332,14 +363,10 @@ int RunDaemon(const DaemonOptions& options) {
   const std::string socket_path =
       options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
   UnixGateway gateway(socket_path, api_options.host, api.port(), peers);
-  if (Status s = gateway.Start(); !s.ok()) {
+  if (Status s = StartGateway(gateway, dir, socket_path, options.admin_group); !s.ok()) {
     api.Stop();
     return fail(s);
   }
-  WritePublicFile(dir + "/serve.socket", socket_path);
-  Say("local users: unix:" + socket_path + " (no token needed; the path is also in " + dir +
-      "/serve.socket)" +
-      (options.admin_group.empty() ? "" : "; admins: root and group '" + options.admin_group + "'"));
   Say(WebDirBuilt(api_options.web_dir)
           ? "dashboard at " + url + "/ (files in " + api_options.web_dir + ")"
           : "no dashboard: " + api_options.web_dir + " has no index.html (see --web-dir)");
@@ -351,19 +378,9 @@ int RunDaemon(const DaemonOptions& options) {
     return fail(s);
   }
   std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    Say(std::string("got ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
-        "; stopping (running jobs keep running and are taken back at the next start)");
-    waker.stopping = true;
-    waker.Wake();
-  });
+  std::thread signals([&] { WaitForStopSignal(stop_signals, waker); });
   RunLoop(**queue, **samples, waker);
-  if (const size_t dropped = (*queue)->StopDispatch(); dropped > 0) {
-    Say(std::to_string(dropped) + " starts or stops not carried out yet were dropped; their jobs "
-        "are queued again at the next start");
-  }
+  StopDispatch(**queue);
   if (sampler) sampler->Stop();
   gateway.Stop();
   api.Stop();

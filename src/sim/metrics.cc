@@ -19,6 +19,52 @@ double Percentile(const std::vector<Time>& sorted, double p) {
 
 }  // namespace
 
+namespace {
+
+// Each pool's GPU-hours and cost, and the demand fragmentation blocked in it.
+void AddPoolCosts(const SimResult& result, const ClusterSpec& cluster, Summary& s) {
+  for (size_t p = 0; p < result.pool_gpu_s.size() && p < cluster.pools.size(); ++p) {
+    PoolUse& use = s.pool_use[cluster.pools[p].name];
+    use.gpu_hours = result.pool_gpu_s[p] / 3600.0;
+    use.usage_cost = use.gpu_hours * cluster.PricePerGpuHour(static_cast<int>(p));
+    use.fixed_cost = cluster.pools[p].monthly_cost * static_cast<double>(result.makespan) /
+                     (30.0 * 86400.0);
+    use.cost = use.usage_cost + use.fixed_cost;
+    s.cost += use.cost;
+  }
+  const auto& blocked = result.frag_blocked_gpu_s_by_scope;
+  for (size_t scope = 0; scope < blocked.size(); ++scope) {
+    const bool any = scope >= cluster.pools.size();
+    auto it = s.per_pool.find(any ? "*" : cluster.pools[scope].name);
+    if (it != s.per_pool.end()) it->second.frag_blocked_gpu_hours = blocked[scope] / 3600.0;
+  }
+}
+
+// The run's counts, as the simulator kept them.
+void CopyCounts(const SimResult& result, Summary& s) {
+  s.preemptions = result.preemptions + result.slice_yields;
+  s.slice_yields = result.slice_yields;
+  s.borrowed_starts = result.borrowed_starts;
+  s.defrag_moves = result.defrag_moves;
+  s.region_moves = result.region_moves;
+  s.data_moved_gb = result.data_moved_gb;
+  s.data_transfer_cost = result.data_transfer_cost;
+  s.spot_starts = result.spot_starts;
+  s.spot_long_bridges = result.spot_long_bridges;
+  s.spot_long_every = result.spot_long_every;
+  s.colocated_starts = result.colocated_starts;
+  s.reclaims = result.reclaims;
+  s.inference_evictions = result.inference_evictions;
+  s.returned_home = result.returned_home;
+  s.inference_violations = result.inference_violations;
+  s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
+  s.makespan_s = result.makespan;
+  s.rejected = static_cast<int64_t>(result.rejected.size());
+  s.wall_s = result.wall_s;
+}
+
+}  // namespace
+
 Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   Summary s;
   s.policy = result.policy;
@@ -72,21 +118,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     ps.avg_queue_s = pool_sums[pool].first / ps.jobs;
     ps.avg_jct_s = pool_sums[pool].second / ps.jobs;
   }
-  for (size_t p = 0; p < result.pool_gpu_s.size() && p < cluster.pools.size(); ++p) {
-    PoolUse& use = s.pool_use[cluster.pools[p].name];
-    use.gpu_hours = result.pool_gpu_s[p] / 3600.0;
-    use.usage_cost = use.gpu_hours * cluster.PricePerGpuHour(static_cast<int>(p));
-    use.fixed_cost = cluster.pools[p].monthly_cost * static_cast<double>(result.makespan) /
-                     (30.0 * 86400.0);
-    use.cost = use.usage_cost + use.fixed_cost;
-    s.cost += use.cost;
-  }
-  const auto& blocked = result.frag_blocked_gpu_s_by_scope;
-  for (size_t scope = 0; scope < blocked.size(); ++scope) {
-    const bool any = scope >= cluster.pools.size();
-    auto it = s.per_pool.find(any ? "*" : cluster.pools[scope].name);
-    if (it != s.per_pool.end()) it->second.frag_blocked_gpu_hours = blocked[scope] / 3600.0;
-  }
+  AddPoolCosts(result, cluster, s);
   std::sort(queues.begin(), queues.end());
   if (s.jobs > 0) {
     s.avg_queue_s = queue_sum / s.jobs;
@@ -98,26 +130,8 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.p99_queue_s = Percentile(queues, 99);
   const double capacity = static_cast<double>(result.total_gpus) * result.makespan;
   s.gpu_utilization = capacity > 0 ? result.busy_gpu_s / capacity : 0;
-  s.preemptions = result.preemptions + result.slice_yields;
-  s.slice_yields = result.slice_yields;
-  s.borrowed_starts = result.borrowed_starts;
-  s.defrag_moves = result.defrag_moves;
-  s.region_moves = result.region_moves;
-  s.data_moved_gb = result.data_moved_gb;
-  s.data_transfer_cost = result.data_transfer_cost;
+  CopyCounts(result, s);
   s.lost_gpu_hours = lost / 3600.0;
-  s.spot_starts = result.spot_starts;
-  s.spot_long_bridges = result.spot_long_bridges;
-  s.spot_long_every = result.spot_long_every;
-  s.colocated_starts = result.colocated_starts;
-  s.reclaims = result.reclaims;
-  s.inference_evictions = result.inference_evictions;
-  s.returned_home = result.returned_home;
-  s.inference_violations = result.inference_violations;
-  s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
-  s.makespan_s = result.makespan;
-  s.rejected = static_cast<int64_t>(result.rejected.size());
-  s.wall_s = result.wall_s;
   return s;
 }
 

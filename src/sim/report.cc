@@ -17,28 +17,10 @@ std::string Human(double seconds) {
   return fmt::format("{:.0f}", seconds);
 }
 
-}  // namespace
-
-std::string FormatTable(const std::vector<PolicyRun>& runs) {
-  size_t width = 10;
-  for (const auto& r : runs) width = std::max(width, r.summary.policy.size());
-  std::string out = fmt::format(
-      "{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>9} {:>7}\n",
-      "policy", width, "jobs", "avg_queue", "p50", "p95", "p99", "avg_jct", "slowdown", "util",
-      "preempt", "lost_gpuh", "frag_gpuh", "wall_s");
-  for (const auto& r : runs) {
-    const Summary& s = r.summary;
-    // NaN: not measured (--no-fragmentation-meter).
-    const std::string frag = std::isnan(s.frag_blocked_gpu_hours)
-                                 ? "-"
-                                 : fmt::format("{:.1f}", s.frag_blocked_gpu_hours);
-    out += fmt::format(
-        "{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} "
-        "{:>9.1f} {:>9} {:>7.2f}\n",
-        s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
-        s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
-        s.lost_gpu_hours, frag, s.wall_s);
-  }
+// The lines under the table: what each policy did beyond its figures (deadlines, defrag, cost,
+// spot, inference GPUs, regions).
+std::string FormatNotes(const std::vector<PolicyRun>& runs) {
+  std::string out;
   for (const auto& r : runs) {
     const Summary& s = r.summary;
     if (s.deadlines > 0 || s.rejected > 0) {
@@ -79,6 +61,12 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
     }
   }
+  return out;
+}
+
+// Queue and completion time per pool, when there are several.
+std::string FormatPools(const std::vector<PolicyRun>& runs) {
+  std::string out;
   std::set<std::string> pools;
   for (const auto& r : runs) {
     for (const auto& [pool, ps] : r.summary.per_pool) pools.insert(pool);
@@ -103,6 +91,33 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{:<10} {:>7}{}\n", pool, jobs, cells);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatTable(const std::vector<PolicyRun>& runs) {
+  size_t width = 10;
+  for (const auto& r : runs) width = std::max(width, r.summary.policy.size());
+  std::string out = fmt::format(
+      "{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6} {:>8} {:>9} {:>9} {:>7}\n",
+      "policy", width, "jobs", "avg_queue", "p50", "p95", "p99", "avg_jct", "slowdown", "util",
+      "preempt", "lost_gpuh", "frag_gpuh", "wall_s");
+  for (const auto& r : runs) {
+    const Summary& s = r.summary;
+    // NaN: not measured (--no-fragmentation-meter).
+    const std::string frag = std::isnan(s.frag_blocked_gpu_hours)
+                                 ? "-"
+                                 : fmt::format("{:.1f}", s.frag_blocked_gpu_hours);
+    out += fmt::format(
+        "{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} "
+        "{:>9.1f} {:>9} {:>7.2f}\n",
+        s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
+        s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
+        s.lost_gpu_hours, frag, s.wall_s);
+  }
+  out += FormatNotes(runs);
+  out += FormatPools(runs);
   return out;
 }
 
