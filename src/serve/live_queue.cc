@@ -96,10 +96,7 @@ void LiveQueue::ApplyDispatched(Time now) {
         Log("job " + id + ": " + d.status.message());
         if (job.cancelled) {
           // Cancelled while its start was on its way, and it never ran.
-          if (scheduler_->Find(d.job)) (void)scheduler_->Cancel(d.job, now);
-          (void)store_.SetState(d.job, JobState::kCancelled, "cancelled by " + job.cancelled_by, now);
-          ++counters_.cancelled;
-          jobs_.erase(it);
+          (void)EndCancelled(d.job, job.cancelled_by, now);
           break;
         }
         Fail(d.job, job, 127, "cannot start: " + d.status.message(), now);
@@ -548,14 +545,18 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
     (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
     return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   }
+  if (Status s = EndCancelled(id, who.user, now); !s.ok()) return ApiResult::Fail(500, s.message());
+  return ApiResult::Ok({{"id", id}, {"state", "cancelled"}});
+}
+
+Status LiveQueue::EndCancelled(JobId id, const std::string& by, Time now) {
   if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
-  if (Status s = store_.SetState(id, JobState::kCancelled, "cancelled by " + who.user, now);
-      !s.ok()) {
-    return ApiResult::Fail(500, s.message());
+  if (Status s = store_.SetState(id, JobState::kCancelled, "cancelled by " + by, now); !s.ok()) {
+    return s;
   }
   ++counters_.cancelled;
-  jobs_.erase(it);
-  return ApiResult::Ok({{"id", id}, {"state", "cancelled"}});
+  jobs_.erase(id);
+  return Status::Ok();
 }
 
 }  // namespace squeeze

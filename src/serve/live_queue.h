@@ -204,6 +204,8 @@ class LiveQueue {
   void ApplyDispatched(Time now);
   // Whether the job has a run, or one on its way (a start in the outbox).
   bool HasRun(JobId id, const LiveJob& job) { return job.start_pending || ExecutorOf(job).IsRunning(id); }
+  // A job with no run ends cancelled by `by` (scheduler, store, counters); it is forgotten.
+  Status EndCancelled(JobId id, const std::string& by, Time now);
   // SIGTERM (via the outbox, after any start of the job given before).
   void SendStop(JobId id, LiveJob& job, Time now, Time grace);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its

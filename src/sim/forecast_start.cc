@@ -90,9 +90,6 @@ struct Driver {
 
 Result<StartForecast> ForecastStart(const Scheduler& live, JobId target, Time now,
                                     const ForecastOptions& options) {
-  if (const Job* asked = live.Find(target); asked == nullptr || asked->IsActive()) {
-    return Status::Error("job " + std::to_string(target) + " is not waiting");
-  }
   return ForecastStartOnCopy(live.Clone(), target, now, options);
 }
 
@@ -129,7 +126,6 @@ Result<StartForecast> ForecastStartOnCopy(std::unique_ptr<Scheduler> sim, JobId 
         out.stops_before.emplace(d.job, out.stops);
         if (d.job == target) {
           out.in_s = t - now;
-          out.after_stops = out.stops > 0;
           return out;
         }
       }

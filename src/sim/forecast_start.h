@@ -44,7 +44,6 @@ struct StartForecast {
   // this many seconds from now.
   std::optional<Time> not_before_s;
   int stops = 0;            // stops the policy asks for (preemption, slices, ...) on the way
-  bool after_stops = false;  // the target starts only once jobs were stopped for it or others
   int cycles = 0;
 };
 
