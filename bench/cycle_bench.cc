@@ -157,7 +157,7 @@ bool BetweenCycles(Setup& s, const std::vector<Decision>& last) {
   for (const Decision& d : last) {
     if (d.kind == Decision::Kind::kStop && !sched.Stopped(d.job, kCycleTime).ok()) return false;
   }
-  const std::vector<JobId> on_node = sched.state().node_jobs[s.next_node];
+  const std::vector<JobId> on_node = sched.JobsOnNode(s.next_node);
   s.next_node = (s.next_node + 1) % kNodes;
   for (JobId id : on_node) {
     if (!sched.Finished(id, kCycleTime, true).ok()) return false;

@@ -105,63 +105,6 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
   return std::max(1, static_cast<int>(speed * 1000 + 0.5));
 }
 
-void CycleContext::Start(Job& job, Placement placement, bool borrowed, Time transfer,
-                         std::string reason) {
-  const JobId id = job.spec.id;
-  const bool restart = job.starts > 0;
-  job.placement = std::move(placement);
-  job.state = JobState::kRunning;
-  job.run_start = now;
-  job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + transfer;
-  job.must_leave_by = kNever;
-  job.run_speed_milli = RunSpeedMilli(s, job);
-  job.first_start = std::min(job.first_start, now);
-  job.total_wait += now - job.queued_since;
-  ++job.starts;
-  job.borrowed = borrowed;
-  job.min_runtime_until = now + job.run_overhead + s.policy.min_runtime;
-  const bool sliced =
-      s.policy.Has("slice") && job.spec.checkpointable && job.spec.preemptible;
-  job.slice_end = sliced ? now + job.run_overhead + s.policy.slice : kNever;
-  HoldCapacity(s, job);
-  IndexRunning(s, job);
-  s.boost_watch.erase({job.boost_at, id});
-  job.boost_at = kNever;
-  s.awaiting_stops.erase(id);
-  ++s.counters.starts;
-  if (borrowed) ++s.counters.borrowed_starts;
-
-  Decision d;
-  d.kind = Decision::Kind::kStart;
-  d.job = id;
-  d.placement = job.placement;
-  d.resume = job.work_done > 0;
-  d.overhead = job.run_overhead;
-  d.slice_end = job.slice_end;
-  d.borrowed = borrowed;
-  d.checkpoint_interval = job.CheckpointInterval();
-  d.speed = job.run_speed_milli / 1000.0;
-  d.reason = std::move(reason);
-  decisions.push_back(std::move(d));
-  started.push_back(id);
-}
-
-void CycleContext::Stop(Job& job, const std::string& reason, JobId for_job) {
-  UnindexRunning(s, job);
-  job.state = JobState::kCheckpointing;
-  job.saved_at_stop = job.SavedWorkIfStopped(now);
-  if (for_job != 0) {
-    ++s.awaiting_stops[for_job];
-    s.stop_for[job.spec.id] = for_job;
-  }
-  Decision d;
-  d.kind = Decision::Kind::kStop;
-  d.job = job.spec.id;
-  d.placement = job.placement;
-  d.reason = reason;
-  decisions.push_back(std::move(d));
-}
-
 int CycleContext::BandOf(const Job& job) const { return BaseBand(s.policy, job); }
 
 Rank CycleContext::RankOfRunning(const Job& job) const {
@@ -198,9 +141,28 @@ void CycleContext::ChargeCaps(const Placement& placement) {
   }
 }
 
+std::unordered_map<int, int> CycleContext::CapsExcept(JobId job, bool with_reservations) const {
+  std::unordered_map<int, int> out;
+  auto merge = [&](int node, int cap) {
+    auto [it, inserted] = out.emplace(node, cap);
+    if (!inserted) it->second = std::min(it->second, cap);
+  };
+  for (const auto& [held_for, nodes] : s.defrag_holds) {
+    if (held_for == job) continue;
+    for (int node : nodes) merge(node, 0);
+  }
+  if (with_reservations) {
+    for (const auto& [scope, r] : reservations) {
+      if (r.job == job) continue;
+      for (const auto& [node, cap] : r.caps) merge(node, cap);
+    }
+  }
+  return out;
+}
+
 void CycleContext::FlushStarted() {
-  for (JobId id : started) s.pending.Remove(id);
-  started.clear();
+  for (JobId id : started_) state_.pending.Remove(id);
+  started_.clear();
 }
 
 }  // namespace squeeze

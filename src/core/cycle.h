@@ -1,12 +1,14 @@
-// One scheduling cycle's working context: the engine state, "now", the decisions made so far,
-// and the reservations the allocate action left for blocked jobs. The helpers here are the
-// only way actions change state, so that every change is also a decision.
+// One scheduling cycle's working context: the engine state (read-only to the actions), "now",
+// the decisions of the statements committed so far, and the reservations the allocate action
+// left for blocked jobs. Actions change the state only through a Statement, so that every
+// change is also a decision or undone.
 #ifndef SQUEEZE_CORE_CYCLE_H_
 #define SQUEEZE_CORE_CYCLE_H_
 
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,14 +41,17 @@ int RunSpeedMilli(const EngineState& s, const Job& job);
 
 class CycleContext {
  public:
-  CycleContext(EngineState& state, Time now) : s(state), now(now) {}
+  CycleContext(EngineState& state, Time now) : s(state), now(now), state_(state) {}
 
-  EngineState& s;
+  // What the actions read. They change it only through a Statement (core/statement.h).
+  const EngineState& s;
   const Time now;
-  std::vector<Decision> decisions;
   std::map<int, Reservation> reservations;  // by scope
   std::unordered_map<int, int> caps;        // all reservations' caps, merged
-  std::vector<JobId> started;               // to remove from the queue after a walk
+  // Given by the scheduler for this cycle: jobs whose victims have all stopped (the room made
+  // for them is theirs first), and running jobs whose GPUs are being taken away, with why.
+  std::set<JobId> claims;
+  std::map<JobId, std::string> withdrawn;
 
  private:
   std::vector<int> ComputeGroups(const JobSpec& spec, int pool) const;
@@ -55,8 +60,7 @@ class CycleContext {
   mutable std::unordered_map<JobId, std::unordered_map<int, std::vector<int>>> job_groups_cache_;
 
  public:
-
-  Job& job(JobId id) { return s.jobs.at(id); }
+  const Job& job(JobId id) const { return s.jobs.at(id); }
   int ScopeOf(const JobSpec& spec) const;
   int AnyScope() const { return s.cluster.PoolCount(); }
   // Node groups the job may use in `pool` (-1: its home pool, or every pool if it has none).
@@ -70,12 +74,6 @@ class CycleContext {
   // A placement in the given groups honouring `caps` (or none), nullopt if it does not fit.
   std::optional<Placement> Place(const Job& job, const std::vector<int>& groups,
                                  const std::unordered_map<int, int>* caps) const;
-  // `transfer`: seconds copying the job's data to another region, charged as overhead of
-  // this run; `reason` says why it starts there (a move to another region).
-  void Start(Job& job, Placement placement, bool borrowed, Time transfer = 0,
-             std::string reason = {});
-  // Asks a running job to stop; `for_job` (0: none) is the job it makes room for.
-  void Stop(Job& job, const std::string& reason, JobId for_job);
 
   Rank RankOfPending(const QueuePosition& p) const { return {p.band, p.entry}; }
   Rank RankOfRunning(const Job& job) const;
@@ -87,8 +85,21 @@ class CycleContext {
   void AddReservation(Reservation r);
   // A job that keeps running past the reservations used up spare GPUs of reserved nodes.
   void ChargeCaps(const Placement& placement);
-  // Removes the jobs started during a walk from the queue.
+  // Caps on what a placement for `job` may take: the nodes held for other jobs that defrag
+  // makes room for and, with `reservations`, what the reservations of other jobs keep.
+  std::unordered_map<int, int> CapsExcept(JobId job, bool reservations) const;
+  // Removes the jobs started during a walk from the queue (the walk cannot change it).
   void FlushStarted();
+  // The decisions of the statements committed so far, in order.
+  const std::vector<Decision>& decisions() const { return decisions_; }
+  std::vector<Decision> TakeDecisions() { return std::move(decisions_); }
+
+ private:
+  friend class Statement;
+  EngineState& state_;
+  std::vector<Decision> decisions_;
+  std::vector<JobId> started_;
+  int open_statements_ = 0;
 };
 
 }  // namespace squeeze

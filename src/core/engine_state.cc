@@ -32,6 +32,16 @@ Placement FreeOnNode(const EngineState& s, int node, uint64_t gpus, bool with_cp
   return take;
 }
 
+// Adds `delta` to a count kept only while it is not zero, so that holding and releasing the
+// same capacity leaves the map as it was.
+template <typename Map, typename Key>
+void AddCount(Map& counts, const Key& key, int64_t delta) {
+  if (delta == 0) return;
+  auto it = counts.try_emplace(key, 0).first;
+  it->second += static_cast<typename Map::mapped_type>(delta);
+  if (it->second == 0) counts.erase(it);
+}
+
 }  // namespace
 
 int BaseBand(const Policy& policy, const Job& job) {
@@ -63,9 +73,10 @@ void HoldCapacity(EngineState& s, const Job& job) {
   for (const auto& share : job.placement.shares) {
     s.node_jobs[share.node].push_back(job.spec.id);
     const int pool = s.cluster.node(share.node).pool;
-    s.team_pool_gpus[{pool, job.spec.team}] += static_cast<int>(share.gpus.size());
+    AddCount(s.team_pool_gpus, std::make_pair(pool, job.spec.team),
+             static_cast<int64_t>(share.gpus.size()));
   }
-  s.team_running_milli[job.spec.team] += job.spec.TotalMilli();
+  AddCount(s.team_running_milli, job.spec.team, job.spec.TotalMilli());
 }
 
 EngineState::EngineState(const ClusterSpec& spec, Policy p)
@@ -130,13 +141,18 @@ void HoldUnavailable(EngineState& s, int node) {
 
 void ReleaseCapacity(EngineState& s, const Job& job) {
   ReleasePlacement(s, job.placement);
-  for (const auto& share : job.placement.shares) {
-    auto& on_node = s.node_jobs[share.node];
-    on_node.erase(std::find(on_node.begin(), on_node.end(), job.spec.id));
-    const int pool = s.cluster.node(share.node).pool;
-    s.team_pool_gpus[{pool, job.spec.team}] -= static_cast<int>(share.gpus.size());
+  UncountHold(s, job);
+}
+
+void UncountHold(EngineState& s, const Job& job) {
+  for (auto share = job.placement.shares.rbegin(); share != job.placement.shares.rend(); ++share) {
+    auto& on_node = s.node_jobs[share->node];
+    on_node.erase(std::find(on_node.rbegin(), on_node.rend(), job.spec.id).base() - 1);
+    const int pool = s.cluster.node(share->node).pool;
+    AddCount(s.team_pool_gpus, std::make_pair(pool, job.spec.team),
+             -static_cast<int64_t>(share->gpus.size()));
   }
-  s.team_running_milli[job.spec.team] -= job.spec.TotalMilli();
+  AddCount(s.team_running_milli, job.spec.team, -job.spec.TotalMilli());
 }
 
 void DropMove(EngineState& s, JobId id) {

@@ -125,6 +125,9 @@ void UnindexRunning(EngineState& s, const Job& job);
 // Accounts for the GPUs of a job that holds them (running or checkpointing), and releases them.
 void HoldCapacity(EngineState& s, const Job& job);
 void ReleaseCapacity(EngineState& s, const Job& job);
+// What ReleaseCapacity does but for the capacity itself: the job leaves its nodes' job lists
+// (its last entry on each) and its team's counts.
+void UncountHold(EngineState& s, const Job& job);
 // Gives back capacity (a job's, a move's destination); what lands on an unavailable node is
 // held again at once.
 void ReleasePlacement(EngineState& s, const Placement& placement);

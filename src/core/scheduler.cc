@@ -253,12 +253,44 @@ void Scheduler::QueueBackedOff(Time now) {
   }
 }
 
+// Nodes whose ban ended take work again.
+void Scheduler::LiftBans(Time now) {
+  EngineState& s = *state_;
+  for (auto it = s.banned_until.begin(); it != s.banned_until.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    const int node = it->first;
+    it = s.banned_until.erase(it);
+    RefreshAvailability(s, node);
+  }
+}
+
+// Moves whose destination lost a node since: the job, stopped, is placed anew.
+void Scheduler::DropLostMoves() {
+  EngineState& s = *state_;
+  for (auto it = s.moves.begin(); it != s.moves.end();) {
+    bool lost = false;
+    for (const auto& share : it->second.to.shares) lost = lost || s.unavailable.count(share.node);
+    if (!lost || s.jobs.at(it->first).state != JobState::kPending) {
+      ++it;
+      continue;
+    }
+    ReleasePlacement(s, it->second.to);
+    it = s.moves.erase(it);
+  }
+}
+
 std::vector<Decision> Scheduler::Cycle(Time now) {
   QueueBackedOff(now);
   PromoteBoosted(now);
-  CycleContext c(*state_, now);
   StartServiceClocks(*state_, now);
-  LiftBans(c);
+  LiftBans(now);
+  DropLostMoves();
+  CycleContext c(*state_, now);
+  c.claims.swap(state_->claims);
+  c.withdrawn.swap(state_->withdrawn);
   StopWithdrawn(c);
   ResumeMoves(c);
   for (const std::string& action : state_->policy.actions) {
@@ -275,7 +307,7 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
     else if (action == "return_home") RunReturnHome(c);
   }
   ++state_->counters.cycles;
-  return std::move(c.decisions);
+  return c.TakeDecisions();
 }
 
 void Scheduler::Unhold(Job& job, Time now) {
@@ -444,6 +476,29 @@ const FragmentationBlocked& Scheduler::BlockedByFragmentation(Time now,
                                                               FragmentationMeter& meter) const {
   const CycleContext c(*state_, now);
   return meter.Measure(c);
+}
+
+void Scheduler::ForEachJob(const std::function<void(const Job&)>& visit) const {
+  for (const auto& [id, job] : state_->jobs) visit(job);
+}
+
+void Scheduler::ForEachWaiting(const std::function<bool(const Job&)>& visit) const {
+  state_->pending.Walk(
+      [&](const QueuePosition& p) {
+        return visit(state_->jobs.at(p.entry.id)) ? PendingQueue::Visit::kNext
+                                                  : PendingQueue::Visit::kStop;
+      },
+      nullptr);
+}
+
+bool Scheduler::GpuClosed(int node, int gpu) const {
+  auto it = state_->closed_gpus.find(node);
+  return it != state_->closed_gpus.end() && gpu >= 0 && gpu < 64 && (it->second >> gpu & 1);
+}
+
+int Scheduler::StopsAwaited(JobId id) const {
+  auto it = state_->awaiting_stops.find(id);
+  return it == state_->awaiting_stops.end() ? 0 : it->second;
 }
 
 const Job* Scheduler::Find(JobId id) const {

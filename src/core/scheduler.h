@@ -5,6 +5,7 @@
 #ifndef SQUEEZE_CORE_SCHEDULER_H_
 #define SQUEEZE_CORE_SCHEDULER_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -19,6 +20,10 @@
 #include "core/status.h"
 
 namespace squeeze {
+
+namespace testing {
+class SchedulerPeer;
+}  // namespace testing
 
 class Scheduler {
  public:
@@ -127,10 +132,20 @@ class Scheduler {
   const SchedulerCounters& counters() const { return state_->counters; }
   size_t PendingCount() const { return state_->pending.size(); }
   size_t JobCount() const { return state_->jobs.size(); }
-  // Read-only view for reports and invariant checks.
-  const EngineState& state() const { return *state_; }
+  // The engine state is the scheduler's own; these read it.
+  // Every job it knows (waiting or active), in no particular order.
+  void ForEachJob(const std::function<void(const Job&)>& visit) const;
+  // The waiting jobs in the order the cycle tries them, until `visit` returns false.
+  void ForEachWaiting(const std::function<bool(const Job&)>& visit) const;
+  // The active jobs on a node, in the order they came.
+  const std::vector<JobId>& JobsOnNode(int node) const { return state_->node_jobs.at(node); }
+  // Whether inference needs GPU `gpu` of colocated node `node` now (it takes no training).
+  bool GpuClosed(int node, int gpu) const;
+  // How many running jobs are checkpointing to make room for waiting job `id`.
+  int StopsAwaited(JobId id) const;
 
  private:
+  friend class testing::SchedulerPeer;
   explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
   Status Validate(const JobSpec& spec) const;
   std::string OpportunisticNote(const JobSpec& spec) const;
@@ -140,6 +155,8 @@ class Scheduler {
   void Dequeue(Job& job);
   void Unhold(Job& job, Time now);
   void ClearRun(Job& job, Time now);
+  void LiftBans(Time now);
+  void DropLostMoves();
 
   std::unique_ptr<EngineState> state_;
 };

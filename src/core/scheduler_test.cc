@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/testing/scenario.h"
+#include "core/testing/scheduler_peer.h"
 
 namespace squeeze {
 namespace {
@@ -154,7 +155,7 @@ TEST(SchedulerApiTest, CancelRunningJobReleasesItsGpus) {
   EXPECT_EQ(c->state, JobState::kCancelled);
   EXPECT_DOUBLE_EQ(c->attained_gpu_s, 200.0);
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 4000);
-  EXPECT_EQ(s.sched().state().team_running_milli.at("x"), 0);
+  EXPECT_EQ(testing::SchedulerPeer::State(s.sched()).team_running_milli.count("x"), 0u);
   EXPECT_THAT(s.Cycle(50), ElementsAre("start 2 on a0:0,1,2,3"));
   EXPECT_EQ(s.sched().Finished(1, 60, true).status().message(), "job 1 is not running");
 }

@@ -57,7 +57,7 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
     Log("node " + name + ": the reclaim is not stored (a restart would forget it): " + s.message());
   }
   nlohmann::json jobs = nlohmann::json::array();
-  for (JobId id : scheduler_->state().node_jobs[node]) jobs.push_back(id);
+  for (JobId id : scheduler_->JobsOnNode(node)) jobs.push_back(id);
   Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
       FormatDateTime(now + w) + "); its jobs leave: " + jobs.dump());
   return ApiResult::Ok({{"node", name},
@@ -123,16 +123,14 @@ ApiResult LiveQueue::ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time 
     }
     if (!r.inference_load) continue;
     ++loads;
-    const bool was_open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
-                            (scheduler_->state().closed_gpus.at(nodes[i]) >> r.gpu & 1));
+    const bool was_open = !scheduler_->GpuClosed(nodes[i], r.gpu);
     if (Status s = scheduler_->SetInferenceLoad(nodes[i], r.gpu, *r.inference_load, now);
         !s.ok()) {
       Log("inference load of " + r.node + " GPU " + std::to_string(r.gpu) + ": " +
           s.message());  // checked above; should not happen
       continue;
     }
-    const bool open = !(scheduler_->state().closed_gpus.count(nodes[i]) &&
-                        (scheduler_->state().closed_gpus.at(nodes[i]) >> r.gpu & 1));
+    const bool open = !scheduler_->GpuClosed(nodes[i], r.gpu);
     if (was_open != open) {
       Log("GPU " + std::to_string(r.gpu) + " of node " + r.node + " (inference " +
           Number(*r.inference_load) + "): " + (open ? "takes training" : "closed to training"));

@@ -56,14 +56,12 @@ nlohmann::json LiveQueue::BuildNodesJson() const {
       if (pool.kind == PoolKind::kColocated) {
         const double load = scheduler_->InferenceLoad(static_cast<int>(n), g);
         gpu["inference_load"] = load < 0 ? nlohmann::json() : nlohmann::json(load);
-        const auto closed = scheduler_->state().closed_gpus.find(static_cast<int>(n));
-        gpu["takes_training"] =
-            closed == scheduler_->state().closed_gpus.end() || !(closed->second >> g & 1);
+        gpu["takes_training"] = !scheduler_->GpuClosed(static_cast<int>(n), g);
       }
       gpus.push_back(gpu);
     }
     nlohmann::json jobs = nlohmann::json::array();
-    for (JobId id : scheduler_->state().node_jobs[n]) jobs.push_back(id);
+    for (JobId id : scheduler_->JobsOnNode(static_cast<int>(n))) jobs.push_back(id);
     std::sort(jobs.begin(), jobs.end());
     nodes.push_back({{"name", spec.name},
                      {"pool", spec.pool},
@@ -258,13 +256,11 @@ void WhyCapacity(const Scheduler& sched, const JobSpec& spec, const std::vector<
 // The waiting jobs ahead of `id` in the queue, in order.
 std::vector<JobId> WhyAhead(const Scheduler& sched, JobId id, Lines& lines) {
   std::vector<JobId> ahead;
-  sched.state().pending.Walk(
-      [&](const QueuePosition& p) {
-        if (p.entry.id == id) return PendingQueue::Visit::kStop;
-        ahead.push_back(p.entry.id);
-        return PendingQueue::Visit::kNext;
-      },
-      nullptr);
+  sched.ForEachWaiting([&](const Job& j) {
+    if (j.spec.id == id) return false;
+    ahead.push_back(j.spec.id);
+    return true;
+  });
   if (ahead.empty()) return ahead;
   std::string ids;
   for (size_t i = 0; i < ahead.size() && i < 5; ++i) ids += (i ? ", " : "") + std::to_string(ahead[i]);
@@ -281,11 +277,12 @@ bool WhyHolders(const Scheduler& sched, const JobSpec& spec, const std::vector<c
                 const std::function<std::string(JobId)>& owner_of, Time now, Lines& lines) {
   std::vector<std::pair<Time, std::string>> holders;
   bool preemptible_in_the_way = false;
-  for (const auto& [jid, j] : sched.state().jobs) {
-    if (!j.IsActive()) continue;
+  sched.ForEachJob([&](const Job& j) {
+    const JobId jid = j.spec.id;
+    if (!j.IsActive()) return;
     bool on_usable = false;
     for (const NodeShare& s : j.placement.shares) on_usable |= may_use[s.node] != 0;
-    if (!on_usable) continue;
+    if (!on_usable) return;
     preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
     const Time end = j.EstimatedEnd();
     const int gpus = j.placement.GpuCount();
@@ -297,7 +294,7 @@ bool WhyHolders(const Scheduler& sched, const JobSpec& spec, const std::vector<c
     holders.push_back({end, "job " + std::to_string(jid) + " (" + owner_of(jid) + ", " +
                                 std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
                                 std::string(UrgencyName(j.spec.urgency)) + ") " + what});
-  }
+  });
   std::sort(holders.begin(), holders.end());
   for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
   if (holders.size() > 5) {
@@ -410,13 +407,11 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     const bool preemptible_in_the_way = WhyHolders(
         sched, spec, may_use, [&](JobId j) { return jobs_.at(j).owner; }, now, lines);
     WhyReservation(sched, id, may_use, now, lines);
-    const EngineState& st = sched.state();
-    if (st.awaiting_stops.count(id)) {
-      lines.push_back(std::to_string(st.awaiting_stops.at(id)) +
-                      " job(s) are checkpointing to make room for it");
+    if (const int stops = sched.StopsAwaited(id); stops > 0) {
+      lines.push_back(std::to_string(stops) + " job(s) are checkpointing to make room for it");
     }
     for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
-    if (preemptible_in_the_way && st.policy.Has("preempt")) {
+    if (preemptible_in_the_way && sched.policy().Has("preempt")) {
       lines.push_back("it may preempt preemptible jobs of a lower urgency");
     }
     // The last forecast answers if the state has not changed since and it was made for this

@@ -33,13 +33,11 @@ struct Event {
 std::set<JobId> JobsBehind(const Scheduler& sched, JobId target) {
   std::set<JobId> behind;
   bool past = false;
-  sched.state().pending.Walk(
-      [&](const QueuePosition& p) {
-        if (past) behind.insert(p.entry.id);
-        past |= p.entry.id == target;
-        return PendingQueue::Visit::kNext;
-      },
-      nullptr);
+  sched.ForEachWaiting([&](const Job& j) {
+    if (past) behind.insert(j.spec.id);
+    past |= j.spec.id == target;
+    return true;
+  });
   return behind;
 }
 
@@ -104,13 +102,13 @@ Result<StartForecast> ForecastStartOnCopy(std::unique_ptr<Scheduler> sim, JobId 
   for (JobId id : JobsBehind(*sim, target)) (void)sim->Cancel(id, now);
   StartForecast out;
   Driver driver{*sim, {}, {}};
-  for (const auto& [id, job] : sim->state().jobs) {
-    if (!job.IsActive()) continue;
+  sim->ForEachJob([&](const Job& job) {
+    if (!job.IsActive()) return;
     if (job.state == JobState::kRunning && job.spec.estimate && RemainingRun(job, now) == 0) {
-      out.overrun.push_back(id);
+      out.overrun.push_back(job.spec.id);
     }
     driver.Follow(job, now);
-  }
+  });
   std::sort(out.overrun.begin(), out.overrun.end());
   Time t = now;
   while (out.cycles < options.max_cycles) {

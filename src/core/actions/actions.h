@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/cycle.h"
+#include "core/statement.h"
 
 namespace squeeze {
 
@@ -43,9 +44,8 @@ void RunRegion(CycleContext& c);
 void RunSpot(CycleContext& c);
 void RunColocate(CycleContext& c);
 void RunReturnHome(CycleContext& c);
-// Not actions: at the start of every cycle, nodes whose ban ended take work again, and the
-// jobs whose GPUs are being taken away (spot reclaims, inference) are asked to stop.
-void LiftBans(CycleContext& c);
+// Not an action: at the start of every cycle, the jobs whose GPUs are being taken away (spot
+// reclaims, inference; CycleContext::withdrawn) are asked to stop.
 void StopWithdrawn(CycleContext& c);
 // For `why`: a waiting job's expected wait in its home region and, for each other region,
 // whether its data may go there, what copying it takes and the GPUs free there. Empty when
@@ -67,6 +67,9 @@ std::optional<PoolPlacement> PlaceInPool(const CycleContext& c, const Job& job, 
 // names none.
 std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
                                          const std::unordered_map<int, int>* caps);
+// Starts waiting job `id` where it was placed, in a statement of its own committed at once;
+// with `charge_caps` it uses up spare GPUs of reserved nodes (CycleContext::ChargeCaps).
+void StartPlaced(CycleContext& c, JobId id, PoolPlacement placed, bool charge_caps = false);
 // A job is held back by the order only on the resources it would take: once a job that needs
 // GPUs cannot start (none free for it, or it is blocked and reserved for), later jobs of its
 // scope that may use any of its node groups are passed over, while jobs of no GPUs and jobs
@@ -92,12 +95,22 @@ class GpuBlockedScopes {
 // The fair-share measure for the queue walk (null when the policy has no fair share).
 PendingQueue::TeamMeasure FairShareMeasure(const CycleContext& c);
 
-// The cheapest running jobs, among those `eligible` allows, whose stopping makes room for
-// `job` in `groups` (least work lost since their last checkpoint first). Empty when the job
-// already fits or no eligible set would do.
-std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
-                                 const std::vector<int>& groups,
-                                 const std::function<bool(const Job&)>& eligible);
+// Sets of running jobs, among those `eligible` allows, whose stopping frees enough GPUs for
+// `job` in `groups`, cheapest first (least work lost, then least work since their last
+// checkpoint, then fewest jobs), at most `max` of them. Empty when enough GPUs are free
+// already or no eligible set would do. A set frees GPUs; whether the job then fits (CPU,
+// memory, caps) is for the caller to try (EvictFor).
+std::vector<std::vector<JobId>> VictimSets(const CycleContext& c, const Job& job,
+                                           const std::vector<int>& groups,
+                                           const std::function<bool(const Job&)>& eligible,
+                                           size_t max);
+// Evicts, in one statement, the first of `sets` after whose stops `job` fits in `pool` (-1: at
+// home) within `caps`, and commits it: the job claims the room once they have stopped.
+// Nothing is evicted when no set lets it fit. Returns the victims (empty: none).
+std::vector<JobId> EvictFor(CycleContext& c, const Job& job, int pool,
+                            const std::vector<std::vector<JobId>>& sets,
+                            const std::unordered_map<int, int>& caps, const std::string& why,
+                            StopKind kind);
 
 }  // namespace squeeze
 

@@ -2,6 +2,7 @@
 
 #include "core/actions/actions.h"
 #include "core/reservation.h"
+#include "core/statement.h"
 
 namespace squeeze {
 
@@ -10,13 +11,11 @@ namespace {
 // Jobs whose victims have stopped start first on the room made for them.
 void StartClaims(CycleContext& c) {
   std::set<JobId> claims;
-  claims.swap(c.s.claims);
+  claims.swap(c.claims);
   for (JobId id : claims) {
     auto it = c.s.jobs.find(id);
     if (it == c.s.jobs.end() || it->second.state != JobState::kPending) continue;
-    if (auto placed = PlaceAtHome(c, it->second, &c.caps)) {
-      c.Start(it->second, std::move(placed->placement), placed->borrowed);
-    }
+    if (auto placed = PlaceAtHome(c, it->second, &c.caps)) StartPlaced(c, id, std::move(*placed));
   }
   c.FlushStarted();
 }
@@ -66,12 +65,12 @@ void RunAllocate(CycleContext& c) {
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         if (gpu_blocked.Passed(p)) return PendingQueue::Visit::kNext;
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         const bool can_fit = c.ScopeHasFreeGpus(p.scope) || job.spec.gpus == 0;
         if (!strict && !can_fit) return gpu_blocked.BlockScope(p);
         if (can_fit && !c.s.awaiting_stops.count(job.spec.id)) {
           if (auto placed = PlaceAtHome(c, job, &c.caps)) {
-            c.Start(job, std::move(placed->placement), placed->borrowed);
+            StartPlaced(c, job.spec.id, std::move(*placed));
             return PendingQueue::Visit::kNext;
           }
         }

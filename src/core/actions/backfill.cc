@@ -12,7 +12,7 @@ void RunBackfill(CycleContext& c) {
           return PendingQueue::Visit::kNext;
         }
         if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.BlockScope(p);
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
@@ -31,8 +31,7 @@ void RunBackfill(CycleContext& c) {
         }
         auto placed = PlaceAtHome(c, job, ends_before_shadow ? &due_caps : &c.caps);
         if (!placed) return PendingQueue::Visit::kNext;
-        if (!ends_before_shadow) c.ChargeCaps(placed->placement);
-        c.Start(job, std::move(placed->placement), placed->borrowed);
+        StartPlaced(c, job.spec.id, std::move(*placed), /*charge_caps=*/!ends_before_shadow);
         return PendingQueue::Visit::kNext;
       },
       FairShareMeasure(c));

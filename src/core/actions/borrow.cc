@@ -7,7 +7,7 @@ void RunBorrow(CycleContext& c) {
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         if (c.s.cluster.FreeMilli() == 0) return PendingQueue::Visit::kStop;
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         if (!job.spec.preemptible || job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
           return PendingQueue::Visit::kNext;
         }
@@ -15,8 +15,8 @@ void RunBorrow(CycleContext& c) {
           if (pool == job.home_pool || Opportunistic(c.s, pool)) continue;
           auto placement = c.Place(job, c.GroupsFor(job.spec, pool), &c.caps);
           if (!placement) continue;
-          c.ChargeCaps(*placement);
-          c.Start(job, std::move(*placement), /*borrowed=*/true);
+          StartPlaced(c, job.spec.id, PoolPlacement{std::move(*placement), /*borrowed=*/true},
+                      /*charge_caps=*/true);
           break;
         }
         return PendingQueue::Visit::kNext;

@@ -38,12 +38,6 @@ struct Plan {
   }
 };
 
-// A plan checked against the cluster: where each moved job restarts, where the blocked one starts.
-struct Moves {
-  std::vector<std::pair<JobId, Placement>> to;
-  Placement head;
-};
-
 struct Candidate {
   JobId id;
   int gpus;
@@ -198,84 +192,37 @@ std::vector<Plan> Plans(const CycleContext& c, const Job& head) {
   return plans;
 }
 
-// Caps on what a placement may take: nodes held for other jobs defrag made room for and, with
-// `reservations`, what the reservations of jobs other than `head` keep.
-std::unordered_map<int, int> CapsFor(const CycleContext& c, JobId head, bool reservations) {
-  std::unordered_map<int, int> caps;
-  auto merge = [&](int node, int cap) {
-    auto [it, inserted] = caps.emplace(node, cap);
-    if (!inserted) it->second = std::min(it->second, cap);
-  };
-  for (const auto& [job, nodes] : c.s.defrag_holds) {
-    for (int node : nodes) merge(node, 0);
-  }
-  if (reservations) {
-    for (const auto& [scope, r] : c.reservations) {
-      if (r.job == head) continue;
-      for (const auto& [node, cap] : r.caps) merge(node, cap);
-    }
-  }
-  return caps;
-}
-
-// Places the moved jobs off the plan's targets and then the blocked job, on the cluster as it
-// would be; the cluster is left as it was. Nullopt if either does not fit.
-std::optional<Moves> Check(CycleContext& c, const Job& head, const Plan& plan,
-                           std::unordered_map<int, int> caps,
-                           const std::unordered_map<int, int>& head_caps) {
-  ClusterState& cluster = c.s.cluster;
+// Carries out a plan in one statement: the jobs on its targets are asked to stop, each to
+// restart on GPUs held for it elsewhere (never on a target), and the blocked job's nodes are
+// held for it; committed only when every moved job finds its place and the blocked job then
+// fits. Whether it was.
+bool TryPlan(CycleContext& c, const Job& head, const Plan& plan, std::unordered_map<int, int> caps,
+             const std::unordered_map<int, int>& head_caps, double gain) {
   for (int node : plan.targets) caps[node] = 0;
   std::vector<const Job*> movers;
-  for (JobId id : plan.movers) movers.push_back(&c.s.jobs.at(id));
+  for (JobId id : plan.movers) movers.push_back(&c.job(id));
   std::sort(movers.begin(), movers.end(), [](const Job* a, const Job* b) {
     return a->spec.gpus != b->spec.gpus ? a->spec.gpus > b->spec.gpus : a->spec.id < b->spec.id;
   });
-  Moves out;
-  bool ok = true;
-  for (const Job* v : movers) {
-    const int pool = cluster.node(v->placement.shares[0].node).pool;
-    auto to = c.Place(*v, c.GroupsFor(v->spec, pool), &caps);
-    if (!to) {
-      ok = false;
-      break;
-    }
-    cluster.Allocate(*to);
-    out.to.push_back({v->spec.id, std::move(*to)});
-  }
-  if (ok) {
-    for (const Job* v : movers) cluster.Release(v->placement);
-    auto placed = PlaceAtHome(c, head, &head_caps);
-    if (placed) out.head = std::move(placed->placement);
-    ok = placed.has_value();
-    for (const Job* v : movers) cluster.Allocate(v->placement);
-  }
-  for (const auto& [id, to] : out.to) cluster.Release(to);
-  if (!ok) return std::nullopt;
-  return out;
-}
-
-void Move(CycleContext& c, const Job& head, Moves moves, double gain, double cost) {
   const std::string why = "defrag: move to consolidate " + std::to_string(head.spec.gpus) +
                           " GPUs for job " + std::to_string(head.spec.id) + " (gain " +
                           std::to_string(std::llround(gain)) + " GPU-s > cost " +
-                          std::to_string(std::llround(cost)) + " GPU-s)";
-  for (auto& [id, to] : moves.to) {
-    Job& v = c.job(id);
-    EngineState::Move move{std::move(to), v.borrowed};
-    c.Stop(v, why, head.spec.id);
-    c.s.cluster.Allocate(move.to);
-    c.s.moves[id] = std::move(move);
-    v.move_times.erase(v.move_times.begin(),
-                       std::upper_bound(v.move_times.begin(), v.move_times.end(), c.now - kHour));
-    v.move_times.push_back(c.now);
-    ++v.moves;
-    ++c.s.counters.defrag_moves;
+                          std::to_string(std::llround(plan.cost)) + " GPU-s)";
+  Statement st(c);
+  for (const Job* v : movers) st.Evict(v->spec.id, why, StopKind::kOther, head.spec.id);
+  for (const Job* v : movers) {
+    const int pool = c.s.cluster.node(v->placement.shares[0].node).pool;
+    auto to = c.Place(*v, c.GroupsFor(v->spec, pool), &caps);
+    if (!to) return false;
+    st.MoveTo(v->spec.id, std::move(*to), v->borrowed, MoveKind::kDefrag);
   }
-  std::vector<int>& held = c.s.defrag_holds[head.spec.id];
-  for (const NodeShare& share : moves.head.shares) {
-    held.push_back(share.node);
-    c.caps[share.node] = 0;
-  }
+  auto placed = PlaceAtHome(c, head, &head_caps);
+  if (!placed) return false;
+  std::vector<int> nodes;
+  for (const NodeShare& share : placed->placement.shares) nodes.push_back(share.node);
+  st.HoldNodes(head.spec.id, nodes);
+  st.Commit();
+  return true;
 }
 
 void MakeRoom(CycleContext& c, const Job& head) {
@@ -284,13 +231,13 @@ void MakeRoom(CycleContext& c, const Job& head) {
   int free = 0;
   for (int g : c.GroupsFor(spec)) free += c.s.cluster.group(g).whole_free;
   if (free < spec.gpus) return;  // short of GPUs, not fragmented
-  const auto head_caps = CapsFor(c, spec.id, false);
+  const auto head_caps = c.CapsExcept(spec.id, false);
   if (PlaceAtHome(c, head, &head_caps)) return;  // it fits: what holds it back is not fragmentation
   auto reservation = ComputeReservation(c, head);
   if (!reservation || reservation->shadow == kNever) return;  // no telling what it would save
   const std::vector<Plan> plans = Plans(c, head);
   if (plans.empty()) return;
-  const auto mover_caps = CapsFor(c, spec.id, true);
+  const auto mover_caps = c.CapsExcept(spec.id, true);
   int checked = 0;
   for (const Plan& plan : plans) {
     Time checkpoint = 0;
@@ -301,10 +248,7 @@ void MakeRoom(CycleContext& c, const Job& head) {
                         static_cast<double>(spec.TotalMilli()) / kMilliPerGpu;
     if (gain <= plan.cost) continue;
     if (++checked > kMaxPlansChecked) return;
-    if (auto moves = Check(c, head, plan, mover_caps, head_caps)) {
-      Move(c, head, std::move(*moves), gain, plan.cost);
-      return;
-    }
+    if (TryPlan(c, head, plan, mover_caps, head_caps, gain)) return;
   }
 }
 
@@ -329,22 +273,14 @@ void RunDefrag(CycleContext& c) {
 }
 
 void ResumeMoves(CycleContext& c) {
-  for (auto it = c.s.moves.begin(); it != c.s.moves.end();) {
-    Job& job = c.job(it->first);
-    if (job.state != JobState::kPending) {
-      ++it;
-      continue;
-    }
-    EngineState::Move move = std::move(it->second);
-    it = c.s.moves.erase(it);
-    bool lost = false;  // a node of the destination became unavailable: place it anew
-    for (const auto& share : move.to.shares) lost = lost || c.s.unavailable.count(share.node);
-    if (lost) {
-      ReleasePlacement(c.s, move.to);
-      continue;
-    }
-    c.s.cluster.Release(move.to);
-    c.Start(job, std::move(move.to), move.borrowed);
+  std::vector<JobId> stopped;
+  for (const auto& [id, move] : c.s.moves) {
+    if (c.job(id).state == JobState::kPending) stopped.push_back(id);
+  }
+  for (JobId id : stopped) {
+    Statement st(c);
+    st.ResumeMove(id);
+    st.Commit();
   }
   c.FlushStarted();
   for (const auto& [job, nodes] : c.s.defrag_holds) {

@@ -55,6 +55,15 @@ std::optional<PoolPlacement> PlaceAtHome(const CycleContext& c, const Job& job,
   return std::nullopt;
 }
 
+void StartPlaced(CycleContext& c, JobId id, PoolPlacement placed, bool charge_caps) {
+  StartOptions how;
+  how.borrowed = placed.borrowed;
+  how.charge_caps = charge_caps;
+  Statement st(c);
+  st.Start(id, std::move(placed.placement), how);
+  st.Commit();
+}
+
 PendingQueue::TeamMeasure FairShareMeasure(const CycleContext& c) {
   if (!c.s.policy.fair_share) return nullptr;
   const EngineState* s = &c.s;

@@ -21,15 +21,9 @@ bool HasVictimCandidates(const CycleContext& c, int band) {
   return false;
 }
 
-// Stops `victims` for `job`; returns how many.
-int StopAll(CycleContext& c, const std::vector<JobId>& victims, const Job& job,
-            const std::string& why, int64_t* counter) {
-  for (JobId v : victims) {
-    c.Stop(c.job(v), why + " " + std::to_string(job.spec.id), job.spec.id);
-    ++*counter;
-  }
-  return static_cast<int>(victims.size());
-}
+// How many sets of victims are tried for one waiting job (each is evicted tentatively and the
+// job placed; the first after which it fits is committed).
+constexpr size_t kVictimSetsTried = 4;
 
 }  // namespace
 
@@ -38,7 +32,7 @@ void RunPreempt(CycleContext& c) {
   std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         if (!HasVictimCandidates(c, p.band)) return PendingQueue::Visit::kStop;  // nor below
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Rank rank = c.RankOfPending(p);
@@ -50,8 +44,9 @@ void RunPreempt(CycleContext& c) {
           return rank.Before(running) &&
                  running.entry.key >= rank.entry.key * c.s.policy.preempt_key_ratio;
         };
-        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
-        StopAll(c, victims, job, "preempted for", &c.s.counters.preemptions);
+        const auto sets = VictimSets(c, job, c.GroupsFor(job.spec), eligible, kVictimSetsTried);
+        EvictFor(c, job, -1, sets, c.CapsExcept(job.spec.id, true), "preempted for",
+                 StopKind::kPreemption);
         return ++tries[p.scope] >= kMaxEvictionTries ? PendingQueue::Visit::kSkipScope
                                                      : PendingQueue::Visit::kNext;
       },
@@ -68,34 +63,31 @@ void RunSlice(CycleContext& c) {
   std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Rank rank = c.RankOfPending(p);
         auto eligible = [&](const Job& v) {
           return due.count(v.spec.id) && rank.Before(c.RankOfRunning(v));
         };
-        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec), eligible);
-        StopAll(c, victims, job, "slice ended; yields to", &c.s.counters.slice_yields);
+        const auto sets = VictimSets(c, job, c.GroupsFor(job.spec), eligible, kVictimSetsTried);
+        const auto victims = EvictFor(c, job, -1, sets, c.CapsExcept(job.spec.id, true),
+                                      "slice ended; yields to", StopKind::kSliceYield);
         for (JobId v : victims) due.erase(v);
         if (due.empty()) return PendingQueue::Visit::kStop;
         return ++tries[p.scope] >= kMaxEvictionTries ? PendingQueue::Visit::kSkipScope
                                                      : PendingQueue::Visit::kNext;
       },
       nullptr);
-  for (JobId id : due) {
-    Job& job = c.job(id);
-    UnindexRunning(c.s, job);
-    while (job.slice_end <= c.now) job.slice_end += c.s.policy.slice;
-    ++job.slices;
-    IndexRunning(c.s, job);
-  }
+  Statement st(c);
+  for (JobId id : due) st.ExtendSlice(id);
+  st.Commit();
 }
 
 void RunReclaim(CycleContext& c) {
   if (c.s.counters.borrowed_starts == 0) return;
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         const int pool = job.home_pool;
         if (pool < 0 || c.s.awaiting_stops.count(job.spec.id) || !c.WithinQuota(job.spec, pool)) {
           return PendingQueue::Visit::kNext;
@@ -104,8 +96,10 @@ void RunReclaim(CycleContext& c) {
         auto eligible = [&](const Job& v) {
           return v.borrowed && (v.home_pool != pool || v.spec.team != job.spec.team);
         };
-        auto victims = ChooseVictims(c, job, c.GroupsFor(job.spec, pool), eligible);
-        StopAll(c, victims, job, "borrowed capacity reclaimed for", &c.s.counters.preemptions);
+        const auto sets =
+            VictimSets(c, job, c.GroupsFor(job.spec, pool), eligible, kVictimSetsTried);
+        EvictFor(c, job, pool, sets, c.CapsExcept(job.spec.id, true),
+                 "borrowed capacity reclaimed for", StopKind::kPreemption);
         return PendingQueue::Visit::kSkipScope;
       },
       nullptr);

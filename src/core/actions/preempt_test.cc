@@ -196,6 +196,50 @@ TEST(PreemptTest, VictimIsNotStoppedForAJobThatStillCannotStart) {
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 0) << "GPUs idle after a preemption";
 }
 
+// Victims are evicted tentatively and the waiting job placed (a Statement): they are stopped
+// only when it then fits, CPU and memory included.
+TEST(PreemptTest, NoEvictionWhenTheFreedGpusLeaveTheJobShortOfCpu) {
+  Scenario s(Cluster({{"a", 1, 4, "gpu", 8000}}), Preempting());
+  s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic().Cpu(1000));
+  s.Add(NewJob(2, 2, 0).Cpu(6000));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 2 on a0:0,1", "start 1 on a0:2,3"));
+  s.Add(NewJob(3, 2, 10).Urgency(Urgency::kHigh).Cpu(4000));  // 2,000 CPUs would be free
+  EXPECT_THAT(s.Settle(10), IsEmpty());
+  EXPECT_EQ(s.job(1).state, JobState::kRunning);
+  s.Add(NewJob(4, 2, 20).Urgency(Urgency::kHigh).Cpu(2000));
+  EXPECT_THAT(s.Settle(20), ElementsAre("stop 1: preempted for 4", "start 4 on a0:2,3"));
+}
+
+TEST(PreemptTest, TheNextCheapestVictimsAreTriedWhenTheCheapestLeaveTheJobShort) {
+  Scenario s(Cluster({{"a", 2, 4, "gpu", 8000}}), Preempting());
+  s.Add(NewJob(2, 2, 0).Cpu(6000));
+  s.Add(NewJob(6, 2, 0).Cpu(4000));
+  s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic().Cpu(1000));
+  s.Add(NewJob(5, 2, 0).Urgency(Urgency::kLow).Preemptible());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 2 on a0:0,1", "start 6 on a1:0,1",
+                                      "start 1 on a0:2,3", "start 5 on a1:2,3"));
+  // Job 1 (checkpoints) loses least, but a0 keeps too few CPUs; job 5 (loses its run) on a1
+  // is the one whose stop lets job 3 start.
+  s.Add(NewJob(3, 2, 100).Urgency(Urgency::kHigh).Cpu(4000));
+  EXPECT_LT(s.job(1).LostGpuSecondsIfStopped(100), s.job(5).LostGpuSecondsIfStopped(100));
+  EXPECT_THAT(s.Settle(100), ElementsAre("stop 5: preempted for 3", "start 3 on a1:2,3"));
+}
+
+// Job 3 is blocked and reserved for (on a0, until job 1 ends); job 4, behind it, may not
+// evict job 2 to take GPUs the reservation keeps.
+TEST(PreemptTest, NoEvictionForAJobThatAReservationAheadKeepsOut) {
+  Scenario s(Cluster({{"a", 1, 4}}), Preempting({{"actions", "allocate|backfill|preempt"}}));
+  s.Add(NewJob(1, 2, 0).Estimate(100));
+  s.Add(NewJob(2, 2, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 2 on a0:2,3"));
+  s.Add(NewJob(3, 4, 10));
+  s.Add(NewJob(4, 2, 11));
+  EXPECT_THAT(s.Settle(20), IsEmpty());
+  // Once job 1 ends, job 3 (more urgent than job 2) takes the node.
+  s.Finish(1, 100);
+  EXPECT_THAT(s.Settle(100), ElementsAre("stop 2: preempted for 3", "start 3 on a0:0,1,2,3"));
+}
+
 TEST(PreemptTest, CancelledVictimLetsThePreemptorStart) {
   Scenario s(Cluster({{"a", 1, 4}}), Preempting());
   s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic().CheckpointCost(60));

@@ -152,7 +152,7 @@ void RunRegion(CycleContext& c) {
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
         if (c.s.cluster.FreeMilli() == 0) return PendingQueue::Visit::kStop;
-        Job& job = c.job(p.entry.id);
+        const Job& job = c.job(p.entry.id);
         if (job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
           return PendingQueue::Visit::kNext;
         }
@@ -171,14 +171,19 @@ void RunRegion(CycleContext& c) {
           if (wait != kNever && wait <= o.transfer + c.s.policy.region_min_gain) break;
           auto placement = c.Place(job, c.GroupsFor(job.spec, o.pool), &c.caps);
           if (!placement) continue;
-          c.ChargeCaps(*placement);
-          ++c.s.counters.region_moves;
-          c.s.counters.data_moved_gb += o.gb;
-          c.s.counters.data_transfer_cost += o.cost;
-          if (o.region < 64) job.data_regions |= uint64_t{1} << o.region;
+          StartOptions how;
+          how.kind = StartKind::kRegion;
+          how.charge_caps = true;
+          how.borrowed = job.spec.preemptible;
+          how.transfer = o.transfer;
+          how.reason = MoveReason(c, job, o, wait);
+          how.data_region = o.region;
+          how.data_gb = o.gb;
+          how.data_cost = o.cost;
           before -= need;  // it no longer waits at home
-          c.Start(job, std::move(*placement), /*borrowed=*/job.spec.preemptible, o.transfer,
-                  MoveReason(c, job, o, wait));
+          Statement st(c);
+          st.Start(job.spec.id, std::move(*placement), how);
+          st.Commit();
           break;
         }
         return PendingQueue::Visit::kNext;

@@ -46,9 +46,9 @@ void RunReturnHome(CycleContext& c) {
     for (JobId id : c.s.node_jobs[node]) away.insert(id);
   }
   for (JobId id : away) {
-    Job& job = c.job(id);
+    const Job& job = c.job(id);
     if (job.state != JobState::kRunning || job.placement.shares.empty()) continue;
-    if (job.must_leave_by != kNever || c.s.withdrawn.count(id) || c.s.moves.count(id)) continue;
+    if (job.must_leave_by != kNever || c.withdrawn.count(id) || c.s.moves.count(id)) continue;
     if (!job.spec.checkpointable) continue;
     const int pool = c.s.cluster.node(job.placement.shares[0].node).pool;
     const PoolKind kind = c.s.cluster.spec().pools[pool].kind;
@@ -62,12 +62,15 @@ void RunReturnHome(CycleContext& c) {
     const bool window_over = job.leave_window_at <= c.now;
     auto placed = PlaceAtHome(c, job, &c.caps);
     if (!placed) {
+      Statement st(c);
       if (bridge_over) {
-        c.Stop(job, "bridge on spot over: " + FormatDuration(c.s.policy.spot_long_job) +
-                        " on spot for a job longer than that", 0);
+        st.Evict(id, "bridge on spot over: " + FormatDuration(c.s.policy.spot_long_job) +
+                         " on spot for a job longer than that", StopKind::kOther);
       } else if (window_over) {
-        c.Stop(job, "idle window ends: it leaves before the GPU's owner is predicted back", 0);
+        st.Evict(id, "idle window ends: it leaves before the GPU's owner is predicted back",
+                 StopKind::kOther);
       }
+      st.Commit();
       continue;
     }
     const Time work = RemainingWork(c, job);
@@ -79,11 +82,10 @@ void RunReturnHome(CycleContext& c) {
       if (home >= stay) continue;
     }
     c.ChargeCaps(placed->placement);
-    EngineState::Move move{std::move(placed->placement), placed->borrowed};
-    c.Stop(job, "return home: room in its home pool", 0);
-    c.s.cluster.Allocate(move.to);
-    c.s.moves[id] = std::move(move);
-    ++c.s.counters.returned_home;
+    Statement st(c);
+    st.Evict(id, "return home: room in its home pool", StopKind::kOther);
+    st.MoveTo(id, std::move(placed->placement), placed->borrowed, MoveKind::kReturnHome);
+    st.Commit();
   }
 }
 

@@ -189,7 +189,7 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
         bool room = false;
         for (int pool : pools) room = room || c.ScopeHasFreeGpus(pool);
         if (!room) return PendingQueue::Visit::kStop;
-        Job& job = c.job(qp.entry.id);
+        const Job& job = c.job(qp.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         if (job.home_pool >= 0 && Opportunistic(c.s, job.home_pool)) return PendingQueue::Visit::kNext;
         const int need = std::max(1, job.spec.gpus);
@@ -221,24 +221,21 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
           const bool sooner = wait == kNever || work == kNever ||
                               o.expected < static_cast<double>(wait + work);
           if (!naive && !prefers && !sooner) continue;
-          c.ChargeCaps(*placement);
-          job.run_checkpoint_interval = o.interval;
-          job.bridging = o.bridge;
-          before -= need;  // it no longer waits at home
-          if (kind == PoolKind::kSpot) ++c.s.counters.spot_starts;
-          else ++c.s.counters.colocated_starts;
-          if (o.bridge) ++c.s.counters.spot_long_bridges;
-          if (o.comply) ++c.s.counters.spot_long_every;
-          c.Start(job, std::move(*placement), /*borrowed=*/false, 0,
-                  StartReason(c.s.cluster.spec().pools[pool], o, wait, work));
+          StartOptions how;
+          how.kind = kind == PoolKind::kSpot ? StartKind::kSpot : StartKind::kColocated;
+          how.charge_caps = true;
+          how.checkpoint_interval = o.interval;
+          how.bridging = o.bridge;
+          how.long_job_every = o.comply;
+          how.reason = StartReason(c.s.cluster.spec().pools[pool], o, wait, work);
           if (o.window != kNever && (work == kNever || work > o.window)) {
             // It leaves with a checkpoint before the owner is predicted back.
-            UnindexRunning(c.s, job);
-            job.leave_window_at = c.now + std::max<Time>(0, o.window - job.spec.checkpoint_cost);
-            job.slice_end = std::min(job.slice_end, job.leave_window_at);
-            IndexRunning(c.s, job);
-            c.decisions.back().slice_end = job.slice_end;
+            how.leave_window_at = c.now + std::max<Time>(0, o.window - job.spec.checkpoint_cost);
           }
+          before -= need;  // it no longer waits at home
+          Statement st(c);
+          st.Start(job.spec.id, std::move(*placement), how);
+          st.Commit();
           break;
         }
         return PendingQueue::Visit::kNext;
@@ -252,26 +249,14 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
 void RunSpot(CycleContext& c) { RunTakeable(c, PoolKind::kSpot); }
 void RunColocate(CycleContext& c) { RunTakeable(c, PoolKind::kColocated); }
 
-void LiftBans(CycleContext& c) {
-  for (auto it = c.s.banned_until.begin(); it != c.s.banned_until.end();) {
-    if (it->second > c.now) {
-      ++it;
-      continue;
-    }
-    const int node = it->first;
-    it = c.s.banned_until.erase(it);
-    RefreshAvailability(c.s, node);
-  }
-}
-
 void StopWithdrawn(CycleContext& c) {
-  std::map<JobId, std::string> withdrawn;
-  withdrawn.swap(c.s.withdrawn);
-  for (auto& [id, why] : withdrawn) {
+  Statement st(c);
+  for (const auto& [id, why] : c.withdrawn) {
     auto it = c.s.jobs.find(id);
     if (it == c.s.jobs.end() || it->second.state != JobState::kRunning) continue;
-    c.Stop(it->second, why, 0);
+    st.Evict(id, why, StopKind::kOther);
   }
+  st.Commit();
 }
 
 }  // namespace squeeze

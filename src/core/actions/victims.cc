@@ -63,12 +63,6 @@ std::optional<NodePlan> PlanOnNode(const CycleContext& c, int node, int gpu, int
   return plan;
 }
 
-bool Better(const NodePlan& a, const std::optional<NodePlan>& best) {
-  if (!best) return true;
-  if (a.cost != best->cost) return a.cost < best->cost;
-  return a.victims.size() < best->victims.size();
-}
-
 std::vector<JobId> VictimsForWholeNodes(const CycleContext& c, const Job& job,
                                         const std::vector<int>& groups,
                                         const std::function<bool(const Job&)>& eligible) {
@@ -99,12 +93,13 @@ std::vector<JobId> VictimsForWholeNodes(const CycleContext& c, const Job& job,
 
 }  // namespace
 
-std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
-                                 const std::vector<int>& groups,
-                                 const std::function<bool(const Job&)>& eligible) {
+std::vector<std::vector<JobId>> VictimSets(const CycleContext& c, const Job& job,
+                                           const std::vector<int>& groups,
+                                           const std::function<bool(const Job&)>& eligible,
+                                           size_t max) {
   const JobSpec& spec = job.spec;
-  if (spec.gpus <= 0) return {};
-  std::optional<NodePlan> best;
+  if (spec.gpus <= 0 || max == 0) return {};
+  std::vector<NodePlan> plans;
   bool single_node_possible = false;
   for (int g : groups) {
     const NodeGroup& group = c.s.cluster.group(g);
@@ -115,7 +110,7 @@ std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
           if (n.free_milli[k] >= spec.gpu_milli) return {};
           single_node_possible = true;
           auto plan = PlanOnNode(c, ni, k, spec.gpu_milli - n.free_milli[k], eligible);
-          if (plan && Better(*plan, best)) best = std::move(plan);
+          if (plan) plans.push_back(std::move(*plan));
         }
         continue;
       }
@@ -123,12 +118,44 @@ std::vector<JobId> ChooseVictims(const CycleContext& c, const Job& job,
       single_node_possible = true;
       if (n.whole_free >= spec.gpus) return {};
       auto plan = PlanOnNode(c, ni, -1, spec.gpus - n.whole_free, eligible);
-      if (plan && Better(*plan, best)) best = std::move(plan);
+      if (plan) plans.push_back(std::move(*plan));
     }
   }
-  if (best) return best->victims;
-  if (single_node_possible) return {};
-  return VictimsForWholeNodes(c, job, groups, eligible);
+  if (!single_node_possible) {
+    std::vector<JobId> victims = VictimsForWholeNodes(c, job, groups, eligible);
+    if (victims.empty()) return {};
+    return {std::move(victims)};
+  }
+  // Cheapest first; among equals, the node found first.
+  std::stable_sort(plans.begin(), plans.end(), [](const NodePlan& a, const NodePlan& b) {
+    if (a.cost != b.cost) return a.cost < b.cost;
+    return a.victims.size() < b.victims.size();
+  });
+  std::vector<std::vector<JobId>> out;
+  for (NodePlan& plan : plans) {
+    if (out.size() >= max) break;
+    out.push_back(std::move(plan.victims));
+  }
+  return out;
+}
+
+std::vector<JobId> EvictFor(CycleContext& c, const Job& job, int pool,
+                            const std::vector<std::vector<JobId>>& sets,
+                            const std::unordered_map<int, int>& caps, const std::string& why,
+                            StopKind kind) {
+  const std::string reason = why + " " + std::to_string(job.spec.id);
+  for (const std::vector<JobId>& victims : sets) {
+    Statement st(c);
+    for (JobId v : victims) st.Evict(v, reason, kind, job.spec.id);
+    const bool fits = pool < 0 ? PlaceAtHome(c, job, &caps).has_value()
+                               : PlaceInPool(c, job, pool, &caps).has_value();
+    if (fits) {
+      st.Commit();
+      return victims;
+    }
+    st.Discard();
+  }
+  return {};
 }
 
 }  // namespace squeeze

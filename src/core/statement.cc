@@ -1,0 +1,317 @@
+#include "core/statement.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace squeeze {
+namespace {
+
+// What of a stopping job's capacity is free once it has stopped: nothing on an unavailable
+// node (held for it), and not the GPUs inference needs (held as closed).
+Placement FreedOnStop(const EngineState& s, const Placement& placement) {
+  Placement out;
+  for (const NodeShare& share : placement.shares) {
+    if (s.unavailable.count(share.node)) continue;
+    NodeShare freed = share;
+    auto closed = s.closed_gpus.find(share.node);
+    if (closed != s.closed_gpus.end()) {
+      freed.gpus.clear();
+      for (int g : share.gpus) {
+        if (!(closed->second >> std::min(g, 63) & 1)) freed.gpus.push_back(g);
+      }
+    }
+    out.shares.push_back(std::move(freed));
+  }
+  return out;
+}
+
+// The exact inverse of HoldCapacity for a job whose hold was the last change on its nodes.
+void UndoHold(EngineState& s, const Job& job) {
+  s.cluster.Release(job.placement);
+  UncountHold(s, job);
+}
+
+}  // namespace
+
+Statement::Statement(CycleContext& c) : c_(c), s_(c.state_) {
+  assert(c_.open_statements_ == 0 && "one statement open at a time");
+  ++c_.open_statements_;
+}
+
+Statement::~Statement() {
+  if (open_) Discard();
+}
+
+Job& Statement::JobAt(JobId id) { return s_.jobs.at(id); }
+
+Statement::Op Statement::NewOp(OpKind kind, JobId id) {
+  assert(open_);
+  Op op;
+  op.kind = kind;
+  op.job = id;
+  if (id != 0) op.before = JobAt(id);
+  return op;
+}
+
+void Statement::SaveCap(Op& op, int node) {
+  auto it = c_.caps.find(node);
+  op.caps_before.try_emplace(node, it == c_.caps.end() ? std::nullopt
+                                                       : std::optional<int>(it->second));
+}
+
+void Statement::RestoreCaps(const Op& op) {
+  for (const auto& [node, cap] : op.caps_before) {
+    if (cap) c_.caps[node] = *cap;
+    else c_.caps.erase(node);
+  }
+}
+
+void Statement::Start(JobId id, Placement placement, const StartOptions& how) {
+  Job& job = JobAt(id);
+  assert(job.state == JobState::kPending);
+  Op op = NewOp(OpKind::kStart, id);
+  op.start = how;
+  if (how.charge_caps) {
+    for (const NodeShare& share : placement.shares) SaveCap(op, share.node);
+    c_.ChargeCaps(placement);
+  }
+  if (auto a = s_.awaiting_stops.find(id); a != s_.awaiting_stops.end()) {
+    op.awaiting_before = a->second;
+    s_.awaiting_stops.erase(a);
+  }
+  const Time now = c_.now;
+  const bool restart = job.starts > 0;
+  if (how.kind == StartKind::kSpot || how.kind == StartKind::kColocated) {
+    job.run_checkpoint_interval = how.checkpoint_interval;
+    job.bridging = how.bridging;
+    job.leave_window_at = how.leave_window_at;
+  }
+  if (how.data_region >= 0 && how.data_region < 64) job.data_regions |= uint64_t{1} << how.data_region;
+  job.placement = std::move(placement);
+  job.state = JobState::kRunning;
+  job.run_start = now;
+  job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + how.transfer;
+  job.must_leave_by = kNever;
+  job.run_speed_milli = RunSpeedMilli(s_, job);
+  job.first_start = std::min(job.first_start, now);
+  job.total_wait += now - job.queued_since;
+  ++job.starts;
+  job.borrowed = how.borrowed;
+  job.min_runtime_until = now + job.run_overhead + s_.policy.min_runtime;
+  const bool sliced = s_.policy.Has("slice") && job.spec.checkpointable && job.spec.preemptible;
+  job.slice_end = sliced ? now + job.run_overhead + s_.policy.slice : kNever;
+  // A run that will not finish in its GPUs' idle window checkpoints and leaves before it ends.
+  job.slice_end = std::min(job.slice_end, job.leave_window_at);
+  HoldCapacity(s_, job);
+  IndexRunning(s_, job);
+  s_.boost_watch.erase({job.boost_at, id});
+  job.boost_at = kNever;
+
+  Decision& d = op.decision;
+  d.kind = Decision::Kind::kStart;
+  d.job = id;
+  d.placement = job.placement;
+  d.resume = job.work_done > 0;
+  d.overhead = job.run_overhead;
+  d.slice_end = job.slice_end;
+  d.borrowed = how.borrowed;
+  d.checkpoint_interval = job.CheckpointInterval();
+  d.speed = job.run_speed_milli / 1000.0;
+  d.reason = how.reason;
+  ops_.push_back(std::move(op));
+}
+
+void Statement::Evict(JobId id, const std::string& reason, StopKind kind, JobId for_job) {
+  Job& job = JobAt(id);
+  assert(job.state == JobState::kRunning);
+  Op op = NewOp(OpKind::kEvict, id);
+  op.stop = kind;
+  op.for_job = for_job;
+  UnindexRunning(s_, job);
+  job.state = JobState::kCheckpointing;
+  job.saved_at_stop = job.SavedWorkIfStopped(c_.now);
+  if (for_job != 0) {
+    ++s_.awaiting_stops[for_job];
+    s_.stop_for[id] = for_job;
+  }
+  op.freed = FreedOnStop(s_, job.placement);
+  s_.cluster.Release(op.freed);
+  Decision& d = op.decision;
+  d.kind = Decision::Kind::kStop;
+  d.job = id;
+  d.placement = job.placement;
+  d.reason = reason;
+  ops_.push_back(std::move(op));
+}
+
+void Statement::MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind) {
+  Job& job = JobAt(id);
+  assert(job.state == JobState::kCheckpointing && !s_.moves.count(id));
+  Op op = NewOp(OpKind::kMoveTo, id);
+  op.move = kind;
+  op.borrowed = borrowed;
+  op.held = to;
+  s_.cluster.Allocate(to);
+  s_.moves[id] = EngineState::Move{std::move(to), borrowed};
+  if (kind == MoveKind::kDefrag) {
+    constexpr Time kHour = 3600;
+    job.move_times.erase(job.move_times.begin(),
+                         std::upper_bound(job.move_times.begin(), job.move_times.end(),
+                                          c_.now - kHour));
+    job.move_times.push_back(c_.now);
+    ++job.moves;
+  }
+  ops_.push_back(std::move(op));
+}
+
+void Statement::ResumeMove(JobId id) {
+  auto it = s_.moves.find(id);
+  assert(it != s_.moves.end() && JobAt(id).state == JobState::kPending);
+  Op op = NewOp(OpKind::kUnholdMove, id);
+  op.held = it->second.to;
+  op.borrowed = it->second.borrowed;
+  s_.moves.erase(it);
+  s_.cluster.Release(op.held);
+  Placement to = op.held;
+  const bool borrowed = op.borrowed;
+  ops_.push_back(std::move(op));
+  StartOptions how;
+  how.borrowed = borrowed;
+  Start(id, std::move(to), how);
+}
+
+void Statement::HoldNodes(JobId for_job, const std::vector<int>& nodes) {
+  Op op = NewOp(OpKind::kHoldNodes, 0);
+  op.for_job = for_job;
+  op.nodes = nodes;
+  auto [held, inserted] = s_.defrag_holds.try_emplace(for_job);
+  op.holds_existed = !inserted;
+  for (int node : nodes) {
+    held->second.push_back(node);
+    SaveCap(op, node);
+    c_.caps[node] = 0;
+  }
+  ops_.push_back(std::move(op));
+}
+
+void Statement::ExtendSlice(JobId id) {
+  Job& job = JobAt(id);
+  Op op = NewOp(OpKind::kExtendSlice, id);
+  UnindexRunning(s_, job);
+  while (job.slice_end <= c_.now) job.slice_end += s_.policy.slice;
+  ++job.slices;
+  IndexRunning(s_, job);
+  ops_.push_back(std::move(op));
+}
+
+void Statement::Undo(Op& op) {
+  switch (op.kind) {
+    case OpKind::kStart: {
+      Job& job = JobAt(op.job);
+      UnindexRunning(s_, job);
+      UndoHold(s_, job);
+      if (op.before.boost_at != kNever) s_.boost_watch.insert({op.before.boost_at, op.job});
+      if (op.awaiting_before) s_.awaiting_stops[op.job] = *op.awaiting_before;
+      RestoreCaps(op);
+      job = std::move(op.before);
+      break;
+    }
+    case OpKind::kEvict: {
+      s_.cluster.Allocate(op.freed);
+      if (op.for_job != 0) {
+        auto a = s_.awaiting_stops.find(op.for_job);
+        if (--a->second == 0) s_.awaiting_stops.erase(a);
+        s_.stop_for.erase(op.job);
+      }
+      Job& job = JobAt(op.job);
+      job = std::move(op.before);
+      IndexRunning(s_, job);
+      break;
+    }
+    case OpKind::kMoveTo:
+      s_.moves.erase(op.job);
+      s_.cluster.Release(op.held);
+      JobAt(op.job) = std::move(op.before);
+      break;
+    case OpKind::kUnholdMove:
+      s_.cluster.Allocate(op.held);
+      s_.moves[op.job] = EngineState::Move{op.held, op.borrowed};
+      JobAt(op.job) = std::move(op.before);
+      break;
+    case OpKind::kHoldNodes: {
+      auto held = s_.defrag_holds.find(op.for_job);
+      if (!op.holds_existed) s_.defrag_holds.erase(held);
+      else held->second.resize(held->second.size() - op.nodes.size());
+      RestoreCaps(op);
+      break;
+    }
+    case OpKind::kExtendSlice: {
+      Job& job = JobAt(op.job);
+      UnindexRunning(s_, job);
+      job = std::move(op.before);
+      IndexRunning(s_, job);
+      break;
+    }
+  }
+}
+
+void Statement::Commit() {
+  assert(open_);
+  SchedulerCounters& n = s_.counters;
+  for (Op& op : ops_) {
+    switch (op.kind) {
+      case OpKind::kStart: {
+        const StartOptions& how = op.start;
+        ++n.starts;
+        if (how.borrowed) ++n.borrowed_starts;
+        if (how.kind == StartKind::kSpot) ++n.spot_starts;
+        if (how.kind == StartKind::kColocated) ++n.colocated_starts;
+        if (how.bridging) ++n.spot_long_bridges;
+        if (how.long_job_every) ++n.spot_long_every;
+        if (how.kind == StartKind::kRegion) {
+          ++n.region_moves;
+          n.data_moved_gb += how.data_gb;
+          n.data_transfer_cost += how.data_cost;
+        }
+        c_.decisions_.push_back(std::move(op.decision));
+        c_.started_.push_back(op.job);
+        break;
+      }
+      case OpKind::kEvict:
+        // It holds its GPUs until it has stopped.
+        for (const NodeShare& share : op.freed.shares) {
+          (void)share;
+          assert(s_.cluster.Fits(share) && "an eviction's capacity was taken in its statement");
+        }
+        s_.cluster.Allocate(op.freed);
+        if (op.stop == StopKind::kPreemption) ++n.preemptions;
+        if (op.stop == StopKind::kSliceYield) ++n.slice_yields;
+        c_.decisions_.push_back(std::move(op.decision));
+        break;
+      case OpKind::kMoveTo:
+        if (op.move == MoveKind::kDefrag) ++n.defrag_moves;
+        else ++n.returned_home;
+        break;
+      case OpKind::kUnholdMove:
+      case OpKind::kHoldNodes:
+      case OpKind::kExtendSlice:
+        break;
+    }
+  }
+  Close();
+}
+
+void Statement::Discard() {
+  assert(open_);
+  for (auto op = ops_.rbegin(); op != ops_.rend(); ++op) Undo(*op);
+  Close();
+}
+
+void Statement::Close() {
+  ops_.clear();
+  open_ = false;
+  --c_.open_statements_;
+}
+
+}  // namespace squeeze
