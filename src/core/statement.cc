@@ -50,7 +50,7 @@ Statement::Op Statement::NewOp(OpKind kind, JobId id) {
   Op op;
   op.kind = kind;
   op.job = id;
-  if (id != 0) op.before = JobAt(id);
+  if (kind != OpKind::kHoldNodes) op.before = JobAt(id);
   return op;
 }
 
@@ -122,7 +122,8 @@ void Statement::Start(JobId id, Placement placement, const StartOptions& how) {
   ops_.push_back(std::move(op));
 }
 
-void Statement::Evict(JobId id, const std::string& reason, StopKind kind, JobId for_job) {
+void Statement::Evict(JobId id, const std::string& reason, StopKind kind,
+                      std::optional<JobId> for_job) {
   Job& job = JobAt(id);
   assert(job.state == JobState::kRunning);
   Op op = NewOp(OpKind::kEvict, id);
@@ -131,9 +132,9 @@ void Statement::Evict(JobId id, const std::string& reason, StopKind kind, JobId 
   UnindexRunning(s_, job);
   job.state = JobState::kCheckpointing;
   job.saved_at_stop = job.SavedWorkIfStopped(c_.now);
-  if (for_job != 0) {
-    ++s_.awaiting_stops[for_job];
-    s_.stop_for[id] = for_job;
+  if (for_job) {
+    ++s_.awaiting_stops[*for_job];
+    s_.stop_for[id] = *for_job;
   }
   op.freed = FreedOnStop(s_, job.placement);
   s_.cluster.Release(op.freed);
@@ -219,8 +220,8 @@ void Statement::Undo(Op& op) {
     }
     case OpKind::kEvict: {
       s_.cluster.Allocate(op.freed);
-      if (op.for_job != 0) {
-        auto a = s_.awaiting_stops.find(op.for_job);
+      if (op.for_job) {
+        auto a = s_.awaiting_stops.find(*op.for_job);
         if (--a->second == 0) s_.awaiting_stops.erase(a);
         s_.stop_for.erase(op.job);
       }
@@ -240,7 +241,7 @@ void Statement::Undo(Op& op) {
       JobAt(op.job) = std::move(op.before);
       break;
     case OpKind::kHoldNodes: {
-      auto held = s_.defrag_holds.find(op.for_job);
+      auto held = s_.defrag_holds.find(*op.for_job);
       if (!op.holds_existed) s_.defrag_holds.erase(held);
       else held->second.resize(held->second.size() - op.nodes.size());
       RestoreCaps(op);

@@ -58,11 +58,12 @@ class Statement {
 
   // Starts waiting job `id` on `placement` (free now): it holds the capacity and runs.
   void Start(JobId id, Placement placement, const StartOptions& how);
-  // Asks running job `id` to stop (checkpoint if it can), for `for_job` (0: none). While the
+  // Asks running job `id` to stop (checkpoint if it can), for `for_job` (if any). While the
   // statement is open its GPUs, CPU and memory count as free where they would be free once it
   // stops (not on an unavailable node, nor GPUs inference needs); once committed, the job
   // holds them until the driver reports it stopped, and `for_job` claims the room then.
-  void Evict(JobId id, const std::string& reason, StopKind kind, JobId for_job = 0);
+  void Evict(JobId id, const std::string& reason, StopKind kind,
+             std::optional<JobId> for_job = std::nullopt);
   // Holds `to` (free now, and not what an eviction of this statement freed) for job `id`,
   // evicted in this statement, to restart on once it has stopped (ResumeMove).
   void MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind);
@@ -90,7 +91,7 @@ class Statement {
     StartOptions start;    // kStart
     StopKind stop = StopKind::kOther;
     MoveKind move = MoveKind::kDefrag;
-    JobId for_job = 0;     // kEvict, kHoldNodes
+    std::optional<JobId> for_job;  // kEvict (if it makes room for one), kHoldNodes
     Placement freed;       // kEvict: capacity released while the statement is open
     Placement held;        // kMoveTo, kUnholdMove: the move's destination
     bool borrowed = false;  // kMoveTo, kUnholdMove
@@ -101,7 +102,7 @@ class Statement {
   };
 
   Job& JobAt(JobId id);
-  // An operation on job `id` (0: none), with the job as it is now.
+  // An operation on job `id` (none for kHoldNodes), with the job as it is now.
   Op NewOp(OpKind kind, JobId id);
   // Keeps what `node`'s cap was (or that it had none) for RestoreCaps, once per operation.
   void SaveCap(Op& op, int node);

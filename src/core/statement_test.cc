@@ -161,5 +161,28 @@ TEST_F(StatementTest, ExtendSliceIsUndoneByDiscard) {
   EXPECT_EQ(StateText(state()), before);
 }
 
+// Job ids start at 0 in some traces (openb's pods): job 0 is undone, and claims room, like any.
+TEST(StatementJobZeroTest, JobZeroIsAJobLikeAnyOther) {
+  Scenario s(Cluster({{"a", 1, 4}}),
+             MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|preempt"}}));
+  s.Add(NewJob(5, 4, 0).Urgency(Urgency::kLow).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 5 on a0:0,1,2,3"));
+  s.Add(NewJob(0, 4, 10).Urgency(Urgency::kHigh));
+  EngineState& state = SchedulerPeer::State(s.sched());
+  const std::string before = StateText(state);
+  {
+    CycleContext c(state, 10);
+    Statement st(c);
+    st.Evict(5, "preempted for 0", StopKind::kPreemption, 0);
+    st.Start(0, Placement{{NodeShare{0, {0, 1, 2, 3}, kMilliPerGpu, 0, 0}}}, StartOptions{});
+    st.Discard();
+  }
+  EXPECT_EQ(StateText(state), before);
+  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 5: preempted for 0"));
+  EXPECT_EQ(s.sched().StopsAwaited(0), 1);
+  s.Stop(5, 20);
+  EXPECT_THAT(s.Cycle(20), ElementsAre("start 0 on a0:0,1,2,3"));
+}
+
 }  // namespace
 }  // namespace squeeze
