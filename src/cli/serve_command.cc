@@ -45,6 +45,7 @@ void AddPlaceOptions(CLI::App& app, DaemonOptions* o) {
 
 CommandRun RegisterServe(CLI::App& app) {
   auto o = std::make_shared<DaemonOptions>();
+  o->queue.forecast_in_background = true;  // a why never waits for a forecast it can do without
   auto durations = std::make_shared<std::map<std::string, std::string>>();
   AddPlaceOptions(app, o.get());
   app.add_flag("--allow-root-jobs", o->allow_root_jobs,

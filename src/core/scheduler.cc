@@ -491,6 +491,18 @@ void Scheduler::ForEachWaiting(const std::function<bool(const Job&)>& visit) con
       nullptr);
 }
 
+size_t Scheduler::WaitingAhead(JobId id, size_t show, std::vector<JobId>* first) const {
+  size_t ahead = 0;
+  state_->pending.Walk(
+      [&](const QueuePosition& p) {
+        if (p.entry.id == id) return PendingQueue::Visit::kStop;
+        if (ahead++ < show) first->push_back(p.entry.id);
+        return PendingQueue::Visit::kNext;
+      },
+      nullptr);
+  return ahead;
+}
+
 bool Scheduler::GpuClosed(int node, int gpu) const {
   auto it = state_->closed_gpus.find(node);
   return it != state_->closed_gpus.end() && gpu >= 0 && gpu < 64 && (it->second >> gpu & 1);

@@ -137,6 +137,9 @@ class Scheduler {
   void ForEachJob(const std::function<void(const Job&)>& visit) const;
   // The waiting jobs in the order the cycle tries them, until `visit` returns false.
   void ForEachWaiting(const std::function<bool(const Job&)>& visit) const;
+  // How many jobs wait ahead of waiting job `id` in the queue's order (all waiting jobs when
+  // it is not waiting), with the first `show` of them in `first`.
+  size_t WaitingAhead(JobId id, size_t show, std::vector<JobId>* first) const;
   // The active jobs on a node, in the order they came.
   const std::vector<JobId>& JobsOnNode(int node) const { return state_->node_jobs.at(node); }
   // Whether inference needs GPU `gpu` of colocated node `node` now (it takes no training).

@@ -27,7 +27,8 @@ bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 
 LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store,
                      Executor& executor, LiveQueueOptions options)
     : cluster_(std::move(cluster)), store_(store), executor_(executor),
-      options_(std::move(options)), held_idle_(options_.held_idle) {
+      options_(std::move(options)), held_idle_(options_.held_idle),
+      forecasts_(WhyForecasts::Options{options_.forecast_in_background, 60, {30 * 86400, 1000}}) {
   counters_.wait_counts.assign(kWaitBounds.size() + 1, 0);
   (void)policy;
 }

@@ -37,6 +37,7 @@
 #include "serve/local_cluster.h"
 #include "serve/outbox.h"
 #include "serve/run_as.h"
+#include "serve/why_forecasts.h"
 #include "sim/forecast_start.h"
 #include "store/job_store.h"
 
@@ -51,6 +52,9 @@ struct LiveQueueOptions {
   Time retry_backoff_max = 600;
   Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
   int dispatch_workers = 8;    // per backend: how many starts and stops are carried out at once
+  // `why`'s forecasts are made in a thread of their own, a why answered at once from the
+  // latest (why_forecasts.h); off (tests), each new state is forecast when a why asks.
+  bool forecast_in_background = false;
   HeldIdleOptions held_idle;   // when a running job counts as held but idle
   RunAsPolicy run_as;          // who the jobs run as
 };
@@ -130,9 +134,9 @@ class LiveQueue {
   // pool) before any is applied.
   ApiResult ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
-  // Views for the API: nodes, pools, held-but-idle jobs and the gauges are answered from the
-  // view published at the end of the last step (or API change), never waiting for a step in
-  // progress; `why` still takes the scheduling lock.
+  // Views for the API: nodes, pools, held-but-idle jobs, the gauges and `why` are answered from
+  // the view published at the end of the last step (or API change), never waiting for a step
+  // in progress.
   nlohmann::json NodesJson() const;
   nlohmann::json PoolsJson() const;
   // What the history views need of the cluster: each pool's price, each node's pool, and the
@@ -140,8 +144,9 @@ class LiveQueue {
   std::vector<PoolPrice> PoolPrices() const;
   std::map<std::string, std::string> PoolOfNode() const;
   int GpuCount() const;
-  // Why `id` waits and when it is expected to start; nullopt when the queue does not hold it
-  // as waiting (the caller explains from the store).
+  // Why `id` waits and when it is expected to start (the whole-queue forecast of the published
+  // state, why_forecasts.h); nullopt when the published state holds it neither as waiting,
+  // running nor in a retry's back-off (the caller explains from the store).
   std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;
   // Running jobs held but idle: {"jobs": [{"id", "name", "user", "team", "gpus": [{"node",
   // "gpu"}], "mean_utilization", "idle_since"}], "threshold", "window_s"}.
@@ -251,15 +256,35 @@ class LiveQueue {
   // The (node, gpu) pairs a running job's placement holds.
   std::vector<std::pair<int, int>> GpusOf(const Job& job) const;
   void Log(const std::string& line) const;
-  // WhyJson of a job that does not wait in the scheduler's queue (in a back-off, just
-  // submitted, running); nullopt for a waiting one. Under mu_.
-  std::optional<nlohmann::json> WhyNotWaiting(JobId id, Time now) const;
+  // What `why` reads: a copy of the scheduler and what the queue knows of its active jobs and
+  // those in a back-off. Made at a publication while whys are asked (why_interest_).
+  struct WhyView {
+    SchedulerState state;
+    struct JobInfo {
+      std::string owner;
+      std::optional<Time> retry_at;
+      std::string placed_because;
+      Executor* exec = nullptr;
+    };
+    std::map<JobId, JobInfo> jobs;
+    std::map<int, std::string> node_down;
+  };
+  // Under mu_.
+  WhyView BuildWhyView(uint64_t generation) const;
+  // The WhyView of the latest publication; made under mu_ when it has none (no why for a
+  // while), the one case in which `why` takes the scheduling lock.
+  std::shared_ptr<const WhyView> CurrentWhyView() const;
+  // WhyJson of a job that does not wait in the scheduler's queue (in a back-off, running);
+  // nullopt for a waiting or unknown one.
+  std::optional<nlohmann::json> WhyNotWaiting(const WhyView& w, JobId id, Time now) const;
 
   // What the reads answer from: built under mu_ at the end of each step and API change, then
   // swapped in under view_mu_ (Publish); View() gives the latest.
   struct ReadView {
+    uint64_t generation = 0;
     nlohmann::json nodes, pools, held_idle;
     Gauges gauges;
+    std::shared_ptr<const WhyView> why;  // of this generation, or of an earlier one
   };
   nlohmann::json BuildNodesJson() const;
   nlohmann::json BuildPoolsJson() const;
@@ -312,17 +337,12 @@ class LiveQueue {
   std::mutex outboxes_mu_;  // guards outboxes_ (the map; each outbox is thread-safe)
   std::map<Executor*, std::unique_ptr<Outbox>> outboxes_;
 
-  // The last forecast of `why`, and the state it was made of (generation_ counts the changes:
-  // Publish): it answers the job it was made for and every job that was ahead of it.
-  struct ForecastMemo {
-    uint64_t generation = 0;
-    Time now = 0;
-    std::set<JobId> covers;
-    Result<StartForecast> forecast;
-  };
+  // Publications so far (the state a forecast was made of is numbered by it); publications to
+  // come that make a WhyView (a why asked lately).
   mutable std::atomic<uint64_t> generation_{0};
-  mutable std::mutex memo_mu_;
-  mutable std::shared_ptr<const ForecastMemo> memo_;
+  static constexpr int kWhyInterestPublications = 120;
+  mutable std::atomic<int> why_interest_{0};
+  mutable WhyForecasts forecasts_;
 
   mutable std::mutex view_mu_;
   mutable std::shared_ptr<const ReadView> view_;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "core/testing/temp_dir.h"
 #include "exec/local_executor.h"
@@ -186,6 +187,61 @@ TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
   EXPECT_TRUE(std::filesystem::exists(PathsOf(dir.path(), first, 1).run))
       << "the run the cancel waited for never started";
   EXPECT_FALSE(local.IsRunning(first)) << "the cancelled run was not stopped";
+}
+
+// A step that waits on the store (its database locked by another process: a backup, a slow
+// disk) holds the scheduling lock; the reads, `why` among them, answer meanwhile from the view
+// the last step published.
+TEST(LiveQueueReadsTest, ReadsAndWhyDoNotWaitForAStepHeldInTheStore) {
+  HeldQueue setup;
+  auto& [dir, store, local, held, q] = setup;
+  Time now = 1'800'000'000;
+  JobRequest r;
+  r.command = {"sleep", "1"};
+  r.spec.gpus = 2;
+  r.spec.estimate = 600;
+  const JobId first = store->Submit(r, "alice", now).value();
+  r.spec.gpus = 1;
+  const JobId second = store->Submit(r, "bob", now).value();
+  q->Add(store->Get(first).value());
+  q->Add(store->Get(second).value());
+  for (int i = 0; i < 100 && store->Get(first).value().state != JobState::kRunning; ++i) {
+    q->Step(now++);
+  }
+  ASSERT_EQ(store->Get(first).value().state, JobState::kRunning);
+  ASSERT_TRUE(q->WhyJson(second, now).has_value());  // whys asked: publications carry a copy
+  q->Step(now);
+  ASSERT_EQ(store->Get(first).value().state, JobState::kRunning) << "it ended too soon";
+  q->WaitForDispatch();  // its run has started
+  const std::string exit_file = PathsOf(dir.path(), first, 1).exit;
+  for (int i = 0; i < 300 && !std::filesystem::exists(exit_file); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(std::filesystem::exists(exit_file)) << "the first job never ended";
+
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() + "/squeeze.db").c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto step = std::async(std::launch::async, [&] { return q->Step(now + 1); });  // records the end
+  const bool step_waits = step.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout;
+  auto reads = std::async(std::launch::async, [&] {
+    return std::make_tuple(q->WhyJson(second, now + 1), q->Snapshot(), q->NodesJson());
+  });
+  const bool answered = reads.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  const bool step_still_waits = step.wait_for(std::chrono::seconds(0)) == std::future_status::timeout;
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  step.get();
+  ASSERT_TRUE(step_waits) << "the step did not wait for the store: nothing was shown";
+  ASSERT_TRUE(answered) << "why or the reads waited for the step";
+  EXPECT_TRUE(step_still_waits) << "the step ended before the reads answered";
+  const auto [why, gauges, nodes] = reads.get();
+  ASSERT_TRUE(why.has_value());
+  const std::string text = why->dump();
+  EXPECT_NE(text.find("job " + std::to_string(first) + " (alice, 2 GPUs"), std::string::npos) << text;
+  EXPECT_TRUE((*why)["expected_start_in_s"].is_number()) << text;
+  EXPECT_EQ(gauges.running_by_urgency.at("normal"), 1);
+  EXPECT_EQ(store->Get(first).value().state, JobState::kDone);
 }
 
 }  // namespace

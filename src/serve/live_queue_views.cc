@@ -9,26 +9,8 @@
 #include "config/job_values.h"
 #include "core/duration.h"
 #include "serve/live_queue.h"
-#include "sim/forecast_start.h"
 
 namespace squeeze {
-namespace {
-
-std::string Needs(const JobSpec& spec) {
-  std::string out = "needs " + std::to_string(spec.gpus) + (spec.gpus == 1 ? " GPU" : " GPUs");
-  if (spec.gpu_milli < kMilliPerGpu) {
-    out = "needs " + std::to_string(spec.gpu_milli) + "/1000 of one GPU";
-  }
-  if (!spec.gpu_models.empty()) {
-    std::string models;
-    for (const auto& m : spec.gpu_models) models += (models.empty() ? "" : " or ") + m;
-    out += " of model " + models;
-  }
-  if (!spec.pool.empty()) out += " in pool " + spec.pool;
-  return out + " (urgency " + std::string(UrgencyName(spec.urgency)) + ")";
-}
-
-}  // namespace
 
 nlohmann::json LiveQueue::BuildNodesJson() const {
   const ClusterState& cs = scheduler_->cluster();
@@ -192,13 +174,19 @@ LiveQueue::Gauges LiveQueue::BuildGauges() const {
 }
 
 void LiveQueue::Publish() const {
-  ++generation_;  // under mu_: the state a forecast was made of has changed
   auto view = std::make_shared<ReadView>();
+  view->generation = ++generation_;  // under mu_: the state a forecast was made of has changed
   view->nodes = BuildNodesJson();
   view->pools = BuildPoolsJson();
   view->held_idle = BuildHeldIdleJson();
   view->gauges = BuildGauges();
+  // While whys are asked, every publication carries a copy of the scheduler for them.
+  if (why_interest_.load() > 0) {
+    --why_interest_;
+    view->why = std::make_shared<const WhyView>(BuildWhyView(view->generation));
+  }
   std::lock_guard lock(view_mu_);
+  if (!view->why && view_) view->why = view_->why;
   view_ = std::move(view);
 }
 
@@ -223,222 +211,6 @@ LiveQueue::Gauges LiveQueue::Snapshot() const {
   std::lock_guard inbox(inbox_mu_);
   for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
   return g;
-}
-
-namespace {
-
-using Lines = std::vector<std::string>;
-
-// How many of the GPUs a job may use are free for it, and the nodes among them that take no
-// new jobs.
-void WhyCapacity(const Scheduler& sched, const JobSpec& spec, const std::vector<char>& may_use,
-                 const std::map<int, std::string>& node_down, Lines& lines) {
-  const ClusterState& cs = sched.cluster();
-  int free = 0, usable = 0;
-  for (const NodeState& n : cs.nodes()) {
-    if (!may_use[n.index]) continue;
-    usable += n.gpus;
-    if (spec.WholeGpus()) {
-      free += n.whole_free;
-    } else {
-      for (int m : n.free_milli) free += m >= spec.gpu_milli ? 1 : 0;
-    }
-  }
-  lines.push_back("free now: " + std::to_string(free) + " of the " + std::to_string(usable) +
-                  " GPUs it may use" + (spec.WholeGpus() ? "" : " have room for it"));
-  for (const auto& [node, why] : node_down) {
-    if (!may_use[node]) continue;
-    const NodeSpec& ns = cs.spec().nodes[node];
-    lines.push_back("node " + ns.name + " (pool " + ns.pool + ") takes no new jobs: " + why);
-  }
-}
-
-// The waiting jobs ahead of `id` in the queue, in order.
-std::vector<JobId> WhyAhead(const Scheduler& sched, JobId id, Lines& lines) {
-  std::vector<JobId> ahead;
-  sched.ForEachWaiting([&](const Job& j) {
-    if (j.spec.id == id) return false;
-    ahead.push_back(j.spec.id);
-    return true;
-  });
-  if (ahead.empty()) return ahead;
-  std::string ids;
-  for (size_t i = 0; i < ahead.size() && i < 5; ++i) ids += (i ? ", " : "") + std::to_string(ahead[i]);
-  if (ahead.size() > 5) ids += ", ...";
-  lines.push_back(std::to_string(ahead.size()) + " waiting job" +
-                  (ahead.size() == 1 ? " is" : "s are") + " ahead of it in the queue (" + ids +
-                  ")");
-  return ahead;
-}
-
-// The running jobs on GPUs it may use, soonest end first (a job past its estimate says so);
-// whether one of them is preemptible and of a lower urgency.
-bool WhyHolders(const Scheduler& sched, const JobSpec& spec, const std::vector<char>& may_use,
-                const std::function<std::string(JobId)>& owner_of, Time now, Lines& lines) {
-  std::vector<std::pair<Time, std::string>> holders;
-  bool preemptible_in_the_way = false;
-  sched.ForEachJob([&](const Job& j) {
-    const JobId jid = j.spec.id;
-    if (!j.IsActive()) return;
-    bool on_usable = false;
-    for (const NodeShare& s : j.placement.shares) on_usable |= may_use[s.node] != 0;
-    if (!on_usable) return;
-    preemptible_in_the_way |= j.spec.preemptible && j.spec.urgency < spec.urgency;
-    const Time end = j.EstimatedEnd();
-    const int gpus = j.placement.GpuCount();
-    std::string what =
-        j.state == JobState::kCheckpointing ? "is checkpointing to make room"
-        : end == kNever ? "runs with no estimate"
-        : end < now     ? "has run " + FormatDuration(now - end) + " past its estimate"
-                        : "ends in about " + FormatDuration(end - now) + " by its estimate";
-    holders.push_back({end, "job " + std::to_string(jid) + " (" + owner_of(jid) + ", " +
-                                std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
-                                std::string(UrgencyName(j.spec.urgency)) + ") " + what});
-  });
-  std::sort(holders.begin(), holders.end());
-  for (size_t i = 0; i < holders.size() && i < 5; ++i) lines.push_back("in the way: " + holders[i].second);
-  if (holders.size() > 5) {
-    lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
-  }
-  return preemptible_in_the_way;
-}
-
-// The first reservation of a blocked job ahead that covers GPUs it could use: backfilling
-// keeps them from a job that would still run at the reserved start.
-void WhyReservation(const Scheduler& sched, JobId id, const std::vector<char>& may_use, Time now,
-                    Lines& lines) {
-  for (const Reservation& r : sched.ReservationsAhead(id, now, 16)) {
-    std::string nodes;
-    for (const auto& [node, cap] : r.caps) {
-      if (may_use[node]) nodes += (nodes.empty() ? "" : ", ") + sched.cluster().spec().nodes[node].name;
-    }
-    if (nodes.empty()) continue;
-    lines.push_back("job " + std::to_string(r.job) + " holds a reservation on " + nodes +
-                    (r.shadow < kNever
-                         ? " from about " + FormatDuration(std::max<Time>(0, r.shadow - now)) +
-                               " from now"
-                         : "") +
-                    ": a job that would still run then may not start there");
-    return;
-  }
-}
-
-// When `id` is expected to start, from a forecast (sim/forecast_start.h) made for it or for a
-// job behind it in the queue.
-void WhyForecast(const Result<StartForecast>& forecast, JobId id, Time now,
-                 nlohmann::json& out) {
-  out["expected_start_in_s"] = nullptr;
-  if (!forecast.ok()) {
-    out["forecast_error"] = forecast.status().message();
-    return;
-  }
-  for (JobId j : forecast->overrun) {
-    out["explanation"].push_back("the forecast takes job " + std::to_string(j) +
-                                 ", past its estimate, to end now");
-  }
-  if (auto start = forecast->starts_in_s.find(id); start != forecast->starts_in_s.end()) {
-    out["expected_start_in_s"] = start->second;
-    out["expected_start_at"] = FormatDateTime(now + start->second);
-    if (const int stops = forecast->stops_before.at(id); stops > 0) {
-      out["explanation"].push_back(
-          "expected to start after the policy stops " + std::to_string(stops) +
-          " running job(s) on the way (preemption, slice ends, reclaims)");
-    }
-  } else if (forecast->not_before_s) {
-    out["expected_start_not_before_s"] = *forecast->not_before_s;
-    out["explanation"].push_back(
-        "no forecast within " + std::to_string(forecast->cycles) + " cycles (" +
-        std::to_string(forecast->starts_in_s.size()) + " jobs started in it first): not before " +
-        FormatDuration(*forecast->not_before_s) + " from now");
-  } else if (forecast->missing_estimate) {
-    out["explanation"].push_back("no forecast: job " + std::to_string(*forecast->missing_estimate) +
-                                 ", running or ahead of it, has no estimate");
-  } else {
-    out["explanation"].push_back("no forecast: it does not start within the forecast's horizon");
-  }
-}
-
-}  // namespace
-
-std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(JobId id, Time now) const {
-  const LiveJob& live = jobs_.at(id);
-  nlohmann::json out = {{"id", id}};
-  if (live.retry_at && *live.retry_at > now) {
-    out["explanation"] = {"its last run failed; it waits out the retry back-off until " +
-                          FormatDateTime(*live.retry_at)};
-    out["expected_start_in_s"] = std::max<Time>(0, *live.retry_at - now);
-    return out;
-  }
-  const Job* job = scheduler_->Find(id);
-  if (job == nullptr) {
-    out["explanation"] = {"just submitted: the next cycle (within a second) considers it"};
-    return out;
-  }
-  if (!job->IsActive()) return std::nullopt;
-  Lines lines = {std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
-                 " since " + FormatDateTime(job->run_start) + "; it does not wait"};
-  // A cluster manager may still hold it in its own queue.
-  if (!live.placed_because.empty()) lines.push_back(live.placed_because);
-  if (auto backend = (live.exec ? *live.exec : executor_).BackendStatus(id)) {
-    lines.push_back(*backend);
-  }
-  out["explanation"] = lines;
-  out["state"] = std::string(JobStateName(job->state));
-  out["expected_start_in_s"] = nullptr;  // it has started
-  return out;
-}
-
-std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
-  std::unique_ptr<Scheduler> copy;
-  std::shared_ptr<const ForecastMemo> memo;
-  std::set<JobId> covers;
-  nlohmann::json out = {{"id", id}};
-  Lines lines;
-  {
-    std::lock_guard lock(mu_);
-    if (!jobs_.count(id)) return std::nullopt;
-    if (auto answered = WhyNotWaiting(id, now)) return answered;
-    const JobSpec& spec = jobs_.at(id).request.spec;
-    const Scheduler& sched = *scheduler_;
-    lines.push_back(Needs(spec));
-    const std::vector<char> may_use = sched.UsableNodes(spec);  // the cycle's rule
-    WhyCapacity(sched, spec, may_use, node_down_, lines);
-    const std::vector<JobId> ahead = WhyAhead(sched, id, lines);
-    const bool preemptible_in_the_way = WhyHolders(
-        sched, spec, may_use, [&](JobId j) { return jobs_.at(j).owner; }, now, lines);
-    WhyReservation(sched, id, may_use, now, lines);
-    if (const int stops = sched.StopsAwaited(id); stops > 0) {
-      lines.push_back(std::to_string(stops) + " job(s) are checkpointing to make room for it");
-    }
-    for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
-    if (preemptible_in_the_way && sched.policy().Has("preempt")) {
-      lines.push_back("it may preempt preemptible jobs of a lower urgency");
-    }
-    // The last forecast answers if the state has not changed since and it was made for this
-    // job or one behind it; else a new one runs on a copy, without the lock.
-    {
-      std::lock_guard memo_lock(memo_mu_);
-      if (memo_ && memo_->generation == generation_ && memo_->now == now &&
-          memo_->covers.count(id)) {
-        memo = memo_;
-      }
-    }
-    if (!memo) {
-      copy = sched.Clone();
-      covers.insert(ahead.begin(), ahead.end());
-      covers.insert(id);
-    }
-  }
-  out["explanation"] = lines;
-  if (!memo) {
-    auto fresh = std::make_shared<ForecastMemo>(ForecastMemo{
-        generation_, now, std::move(covers), ForecastStartOnCopy(std::move(copy), id, now)});
-    std::lock_guard memo_lock(memo_mu_);
-    memo_ = fresh;
-    memo = std::move(fresh);
-  }
-  WhyForecast(memo->forecast, id, now, out);
-  return out;
 }
 
 }  // namespace squeeze

@@ -29,20 +29,10 @@ struct Event {
   }
 };
 
-// The jobs behind `target` in the queue.
-std::set<JobId> JobsBehind(const Scheduler& sched, JobId target) {
-  std::set<JobId> behind;
-  bool past = false;
-  sched.ForEachWaiting([&](const Job& j) {
-    if (past) behind.insert(j.spec.id);
-    past |= j.spec.id == target;
-    return true;
-  });
-  return behind;
-}
+}  // namespace
 
 // Plays the daemon's part for the copy: what each run will do and when.
-struct Driver {
+struct QueueForecast::Driver {
   Scheduler& sim;
   std::set<Event> events;
   std::set<JobId> endless;  // running in the forecast with no estimate
@@ -84,60 +74,94 @@ struct Driver {
   }
 };
 
-}  // namespace
+QueueForecast::QueueForecast(std::unique_ptr<Scheduler> copy, Time now,
+                             const ForecastOptions& options)
+    : sim_(std::move(copy)), options_(options), now_(now), t_(now) {
+  driver_ = std::make_unique<Driver>(Driver{*sim_, {}, {}});
+  sim_->ForEachWaiting([&](const Job& j) {
+    waiting_.insert(j.spec.id);
+    return true;
+  });
+  sim_->ForEachJob([&](const Job& job) {
+    if (!job.IsActive()) return;
+    if (job.state == JobState::kRunning && job.spec.estimate && RemainingRun(job, now) == 0) {
+      overrun_.push_back(job.spec.id);
+    }
+    driver_->Follow(job, now);
+  });
+  std::sort(overrun_.begin(), overrun_.end());
+}
+
+QueueForecast::~QueueForecast() = default;
+
+void QueueForecast::Until(JobId id) {
+  while (!over_ && (id == 0 || !starts_.count(id))) Step();
+}
+
+// One cycle at t_, then the clock moves to the next event (or the forecast is over).
+void QueueForecast::Step() {
+  if (cycles_ >= options_.max_cycles) {
+    over_ = true;
+    return;
+  }
+  ++cycles_;
+  for (const Decision& d : sim_->Cycle(t_)) {
+    const Job* job = sim_->Find(d.job);
+    if (job == nullptr) continue;
+    if (d.kind == Decision::Kind::kStop) {
+      ++stops_;
+      driver_->endless.erase(d.job);
+    } else {
+      if (starts_.emplace(d.job, t_ - now_).second) {
+        start_order_.emplace(d.job, static_cast<int>(start_order_.size()));
+      }
+      stops_before_.emplace(d.job, stops_);
+    }
+    driver_->Follow(*job, t_);
+  }
+  const Time next = std::min(sim_->NextWakeup(),
+                             driver_->events.empty() ? kNever : driver_->events.begin()->at);
+  if (next == kNever || next - now_ > options_.horizon || sim_->PendingCount() == 0) {
+    over_ = true;
+    return;
+  }
+  t_ = std::max(next, t_ + 1);
+  driver_->Advance(t_);
+}
+
+StartForecast QueueForecast::Of(JobId id, bool starts) const {
+  StartForecast out;
+  out.overrun = overrun_;
+  out.cycles = cycles_;
+  auto start = starts_.find(id);
+  out.started_first = static_cast<int>(starts_.size());
+  if (start != starts_.end()) out.started_first = start_order_.at(id);
+  for (const auto& [job, in] : starts_) {
+    if (!starts) break;
+    if (start != starts_.end() && in > start->second) continue;
+    out.starts_in_s.emplace(job, in);
+    out.stops_before.emplace(job, stops_before_.at(job));
+  }
+  if (start != starts_.end()) {
+    out.in_s = start->second;
+    out.stops = stops_before_.at(id);
+    return out;
+  }
+  out.stops = stops_;
+  if (cycles_ >= options_.max_cycles) out.not_before_s = t_ - now_;
+  if (!driver_->endless.empty()) out.missing_estimate = *driver_->endless.begin();
+  return out;
+}
 
 Result<StartForecast> ForecastStart(const Scheduler& live, JobId target, Time now,
                                     const ForecastOptions& options) {
-  return ForecastStartOnCopy(live.Clone(), target, now, options);
-}
-
-Result<StartForecast> ForecastStartOnCopy(std::unique_ptr<Scheduler> sim, JobId target,
-                                          Time now, const ForecastOptions& options) {
-  const Job* asked = sim->Find(target);
+  const Job* asked = live.Find(target);
   if (asked == nullptr || asked->IsActive()) {
     return Status::Error("job " + std::to_string(target) + " is not waiting");
   }
-  // The jobs behind the target are left out: they take only what it cannot use when they
-  // start (backfilling), so they do not move its start.
-  for (JobId id : JobsBehind(*sim, target)) (void)sim->Cancel(id, now);
-  StartForecast out;
-  Driver driver{*sim, {}, {}};
-  sim->ForEachJob([&](const Job& job) {
-    if (!job.IsActive()) return;
-    if (job.state == JobState::kRunning && job.spec.estimate && RemainingRun(job, now) == 0) {
-      out.overrun.push_back(job.spec.id);
-    }
-    driver.Follow(job, now);
-  });
-  std::sort(out.overrun.begin(), out.overrun.end());
-  Time t = now;
-  while (out.cycles < options.max_cycles) {
-    ++out.cycles;
-    for (const Decision& d : sim->Cycle(t)) {
-      const Job* job = sim->Find(d.job);
-      if (job == nullptr) continue;
-      if (d.kind == Decision::Kind::kStop) {
-        ++out.stops;
-        driver.endless.erase(d.job);
-      } else {
-        out.starts_in_s.emplace(d.job, t - now);
-        out.stops_before.emplace(d.job, out.stops);
-        if (d.job == target) {
-          out.in_s = t - now;
-          return out;
-        }
-      }
-      driver.Follow(*job, t);
-    }
-    const Time next = std::min(sim->NextWakeup(),
-                               driver.events.empty() ? kNever : driver.events.begin()->at);
-    if (next == kNever || next - now > options.horizon) break;
-    t = std::max(next, t + 1);
-    driver.Advance(t);
-  }
-  if (out.cycles >= options.max_cycles) out.not_before_s = t - now;
-  if (!driver.endless.empty()) out.missing_estimate = *driver.endless.begin();
-  return out;
+  QueueForecast forecast(live.Clone(), now, options);
+  forecast.Until(target);
+  return forecast.Of(target, /*starts=*/true);
 }
 
 }  // namespace squeeze
