@@ -10,7 +10,9 @@
 //
 //   build/bench/slurm_bench [--jobs 1000] [--gpus 64] [--command 'sleep 1'] [--clients 8]
 //       [--root /tmp/squeeze-slurm-bench] [--port-base 6837] [--dir /tmp] [--json FILE]
-//       [--squeeze PATH] [--script PATH] [--keep]
+//       [--squeeze PATH] [--script PATH] [--keep] [--user NAME]
+// --user: the jobs run as that Unix account (a token of theirs submits them), and raw Slurm
+// submits with the same --uid and --export=NONE; without it they run as root.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +68,10 @@ struct Flags {
   std::string dir = "/tmp";
   std::string json_out;
   bool keep = false;
+  // The Unix account the jobs run as (a token of theirs submits them; raw Slurm submits with
+  // the same --uid and --export=NONE, so both load that user's login environment per job).
+  // Empty: root's, as the admin token's jobs are.
+  std::string user;
 };
 
 double Now() { return std::chrono::duration<double>(Wall::now().time_since_epoch()).count(); }
@@ -123,7 +129,13 @@ int Submit(const SlurmBenchDaemon& d, const Flags& f) {
       auto client = d.Client();
       for (int i = c; i < f.jobs; i += f.clients) {
         auto res = client->Post("/v1/jobs", text, "application/json");
-        if (!res || res->status != 201) ++refused;
+        if (!res || res->status != 201) {
+          if (refused++ == 0) {
+            std::fprintf(stderr, "slurm_bench: a submission was refused: %s\n",
+                         res ? (std::to_string(res->status) + " " + res->body).c_str()
+                             : httplib::to_string(res.error()).c_str());
+          }
+        }
       }
     });
   }
@@ -296,9 +308,13 @@ RawSlurm RunRawSlurm(const Flags& f, const std::string& conf) {
   for (int c = 0; c < f.clients; ++c) {
     threads.emplace_back([&, c] {
       for (int i = c; i < f.jobs; i += f.clients) {
-        auto out = RunCommand({"sbatch", "--parsable", "--job-name=raw-slurm-bench",
-                               "--gres=gpu:1", "--output=/dev/null", "--wrap=" + f.command},
-                              env, 30000);
+        std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=raw-slurm-bench",
+                                         "--gres=gpu:1", "--output=/dev/null",
+                                         "--wrap=" + f.command};
+        if (!f.user.empty()) {
+          argv.insert(argv.begin() + 1, {"--uid=" + f.user, "--export=NONE"});
+        }
+        auto out = RunCommand(argv, env, 30000);
         if (!out.ok() || out->exit_code != 0) ++refused;
       }
     });
@@ -323,8 +339,9 @@ RawSlurm RunRawSlurm(const Flags& f, const std::string& conf) {
 void Report(const Flags& f, const Observed& o, const Figures& g, const RawSlurm& raw) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   const double wall = o.drained > 0 ? o.drained - o.t0 : -1;
-  std::printf("slurm_bench: %d jobs (%s, 1 GPU each) on 1 Slurm node with %d GPUs; cores=%d\n",
-              f.jobs, f.command.c_str(), f.gpus, cores);
+  std::printf("slurm_bench: %d jobs (%s, 1 GPU each) on 1 Slurm node with %d GPUs, as %s; "
+              "cores=%d\n",
+              f.jobs, f.command.c_str(), f.gpus, f.user.empty() ? "root" : f.user.c_str(), cores);
   std::printf("submit            %d jobs in %.2f s (%d refused)\n", f.jobs, o.submitted - o.t0, o.refused);
   std::printf("dispatch          %.2f sbatch/s overall (%zu in %.1f s), %.2f/s in the middle 80%%; cores=%d\n",
               g.rate, g.dispatched, g.span, g.mid_rate, cores);
@@ -367,7 +384,7 @@ void Report(const Flags& f, const Observed& o, const Figures& g, const RawSlurm&
   }
   std::printf("  squeue --json, at least 10 s apart, then after the run: %s\n", probes.c_str());
   if (f.json_out.empty()) return;
-  json out = {{"cores", cores}, {"jobs", f.jobs}, {"gpus", f.gpus}, {"command", f.command},
+  json out = {{"cores", cores}, {"jobs", f.jobs}, {"user", f.user.empty() ? "root" : f.user}, {"gpus", f.gpus}, {"command", f.command},
               {"refused", o.refused}, {"submit_s", o.submitted - o.t0}, {"dispatched", g.dispatched},
               {"dispatch_per_s", g.rate}, {"dispatch_per_s_middle80", g.mid_rate},
               {"between_sbatch_s", StatsJson(g.between)}, {"before_sbatch_s", StatsJson(g.before)},
@@ -396,6 +413,7 @@ int Run(const Flags& f) {
     return 1;
   }
   SlurmBenchDaemon daemon(f.squeeze, dir);
+  if (!f.user.empty() && !daemon.UseTokenOf(f.user)) return 1;
   if (!daemon.Start(cluster.Conf())) return 1;
   Observed o = Observe(f, cluster, daemon);
   daemon.Stop();
@@ -438,10 +456,11 @@ int main(int argc, char** argv) {
     else if (a == "--squeeze") f.squeeze = next();
     else if (a == "--script") f.script = next();
     else if (a == "--keep") f.keep = true;
+    else if (a == "--user") f.user = next();
     else {
       std::fprintf(stderr, "usage: slurm_bench [--jobs N] [--gpus N] [--command CMD] [--clients N] "
                            "[--root DIR] [--port-base P] [--dir DIR] [--json FILE] [--squeeze PATH] "
-                           "[--script PATH] [--keep]\n");
+                           "[--script PATH] [--keep] [--user NAME]\n");
       return 2;
     }
   }

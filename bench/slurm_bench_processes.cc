@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "exec/command_runner.h"
+
 namespace squeeze::bench {
 
 std::string ReadFile(const std::string& path) {
@@ -113,10 +115,25 @@ bool SlurmBenchDaemon::Start(const std::string& conf) {
   const std::string url = ReadFile(url_file);
   port_ = url.empty() ? 0 : std::atoi(url.substr(url.rfind(':') + 1).c_str());
   std::istringstream(ReadFile(data() + "/admin.token")) >> token_;
+  if (!user_token_.empty()) token_ = user_token_;
   if (port_ > 0 && !token_.empty()) return true;
   std::fprintf(stderr, "slurm_bench: the daemon did not start:\n%s\n",
                ReadFile(dir_ + "/serve.log").c_str());
   return false;
+}
+
+bool SlurmBenchDaemon::UseTokenOf(const std::string& user) {
+  std::filesystem::create_directories(data());
+  auto out = RunCommand({binary_, "token", "add", user, "bench", "--data", data()});
+  std::string token;
+  if (out.ok() && out->exit_code == 0) std::istringstream(out->out) >> token;
+  if (token.empty()) {
+    std::fprintf(stderr, "slurm_bench: no token for user %s: %s\n", user.c_str(),
+                 out.ok() ? out->err.c_str() : out.status().message().c_str());
+    return false;
+  }
+  user_token_ = token;
+  return true;
 }
 
 std::unique_ptr<httplib::Client> SlurmBenchDaemon::Client() const {

@@ -54,7 +54,10 @@ class SlurmBenchDaemon {
   // Writes the one-pool cluster file for `conf` and starts the daemon; false (and its log on
   // stderr) if it does not listen within 60 s.
   bool Start(const std::string& conf);
-  // A keep-alive client with TCP_NODELAY and the admin token.
+  // Before Start: the clients will use a new token of Unix account `user` (squeeze token
+  // add); false (and why on stderr) when it cannot be had.
+  bool UseTokenOf(const std::string& user);
+  // A keep-alive client with TCP_NODELAY and the admin token (or UseTokenOf's).
   std::unique_ptr<httplib::Client> Client() const;
   void Stop();  // SIGTERM, SIGKILL after 10 s
   pid_t pid() const { return pid_; }
@@ -66,6 +69,7 @@ class SlurmBenchDaemon {
   pid_t pid_ = -1;
   int port_ = 0;
   std::string token_;
+  std::string user_token_;
 };
 
 }  // namespace squeeze::bench

@@ -126,6 +126,18 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
   std::printf("open + LoadUnfinished: %zu jobs in %.3f s wall, %.3f s CPU (open %.3f s)\n",
               jobs_loaded->size(), Seconds(Clock::now() - start),
               CpuSeconds() - cpu_start, Seconds(opened - start));
+  // GET /v1/jobs's read: a page of 100 jobs (the first, and one in the middle), 200 times.
+  std::vector<double> page_ms;
+  for (int i = 0; i < 200; ++i) {
+    ListFilter filter;
+    filter.limit = 100;
+    filter.after_id = i % 2 == 0 ? 0 : static_cast<JobId>(jobs_loaded->size() / 2);
+    const auto began = Clock::now();
+    if (!store->List(filter).ok()) std::abort();
+    page_ms.push_back(Seconds(Clock::now() - began) * 1000);
+  }
+  std::sort(page_ms.begin(), page_ms.end());
+  std::printf("List, a page of 100 jobs: p50 %.2f ms  p99 %.2f ms\n", page_ms[100], page_ms[198]);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak RSS: %ld MiB\n", usage.ru_maxrss / 1024);

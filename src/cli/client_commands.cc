@@ -155,6 +155,39 @@ void RegisterClusterCommands(CLI::App& app,
   }
 }
 
+// `squeeze queue`: every page of the jobs, as squeue lists them.
+void RegisterQueue(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand("queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
+  auto f = std::make_shared<ClientFlags>();
+  auto state = std::make_shared<std::string>();
+  auto all = std::make_shared<bool>(false);
+  sub->add_option("--state", *state, "Only jobs in this state (pending, running, checkpointing, done, failed, cancelled)");
+  sub->add_flag("--all", *all, "Also finished jobs (by default only pending, running and checkpointing)");
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, state, all] {
+    std::string path = "/v1/jobs?limit=1000";
+    if (!state->empty()) {
+      path += "&state=" + *state;
+    } else if (!*all) {
+      path += "&state=pending,running,checkpointing";
+    }
+    // Every page: the API returns at most 1000 jobs at a time.
+    auto all_pages = [&](ApiClient& c) -> Result<nlohmann::json> {
+      nlohmann::json jobs = nlohmann::json::array();
+      std::string after;
+      while (true) {
+        auto page = c.Get(path + after);
+        if (!page.ok()) return page;
+        for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
+        if (!page->contains("next_after")) break;
+        after = "&after=" + (*page)["next_after"].dump();
+      }
+      return nlohmann::json{{"jobs", jobs}};
+    };
+    return Run("queue", *f, all_pages, FormatQueue);
+  });
+}
+
 }  // namespace
 
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
@@ -168,37 +201,7 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
     AddConnectionFlags(*sub, *f);
     out.emplace_back(sub, [f, args] { return Submit(*f, *args); });
   }
-  {
-    auto* sub = app.add_subcommand("queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
-    auto f = std::make_shared<ClientFlags>();
-    auto state = std::make_shared<std::string>();
-    auto all = std::make_shared<bool>(false);
-    sub->add_option("--state", *state, "Only jobs in this state (pending, running, checkpointing, done, failed, cancelled)");
-    sub->add_flag("--all", *all, "Also finished jobs (by default only pending, running and checkpointing)");
-    AddConnectionFlags(*sub, *f);
-    out.emplace_back(sub, [f, state, all] {
-      std::string path = "/v1/jobs?limit=1000";
-      if (!state->empty()) {
-        path += "&state=" + *state;
-      } else if (!*all) {
-        path += "&state=pending,running,checkpointing";
-      }
-      // Every page: the API returns at most 1000 jobs at a time.
-      auto all_pages = [&](ApiClient& c) -> Result<nlohmann::json> {
-        nlohmann::json jobs = nlohmann::json::array();
-        std::string after;
-        while (true) {
-          auto page = c.Get(path + after);
-          if (!page.ok()) return page;
-          for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
-          if (!page->contains("next_after")) break;
-          after = "&after=" + (*page)["next_after"].dump();
-        }
-        return nlohmann::json{{"jobs", jobs}};
-      };
-      return Run("queue", *f, all_pages, FormatQueue);
-    });
-  }
+  RegisterQueue(app, out);
   auto by_id = [&](const char* name, const char* help, std::string suffix, bool post,
                    std::string (*format)(const nlohmann::json&)) {
     auto* sub = app.add_subcommand(name, help);

@@ -219,6 +219,19 @@ void AddAssumeOptions(CLI::App& app, SimulateFlags& flags,
           ->capture_default_str());
 }
 
+// The options of --protocol fill (the FGD experiment) alone.
+void AddFillOptions(CLI::App& app, SimulateFlags& f) {
+  app.add_option("--nodes", f.nodes, "fill: the openb node list (openb_node_list_gpu_node.csv)");
+  app.add_option("--placement", f.placements,
+                 "fill: node orders to compare, comma-separated (random, dotprod, packing, "
+                 "clustering, bestfit, fgd, squeeze, best-fit, first-fit, consolidation)")
+      ->capture_default_str();
+  app.add_option("--seeds", f.seeds, "fill: seeds, FIRST-LAST or one; the columns are means")
+      ->capture_default_str();
+  app.add_option("--fill", f.fill, "fill: total GPU demand as a multiple of capacity")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 CommandRun RegisterSimulate(CLI::App& app) {
@@ -245,15 +258,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
                  "experiment (pods arrive in a seeded order up to --fill x capacity, never "
                  "leave, each --placement places them; see docs/fragmentation.md)")
       ->capture_default_str());
-  app.add_option("--nodes", f->nodes, "fill: the openb node list (openb_node_list_gpu_node.csv)");
-  app.add_option("--placement", f->placements,
-                 "fill: node orders to compare, comma-separated (random, dotprod, packing, "
-                 "clustering, bestfit, fgd, squeeze, best-fit, first-fit, consolidation)")
-      ->capture_default_str();
-  app.add_option("--seeds", f->seeds, "fill: seeds, FIRST-LAST or one; the columns are means")
-      ->capture_default_str();
-  app.add_option("--fill", f->fill, "fill: total GPU demand as a multiple of capacity")
-      ->capture_default_str();
+  AddFillOptions(app, *f);
   in_scenario.push_back(app.add_option("--policy", f->policies,
                  "Policies to compare, comma-separated (fifo, sjf, srtf, las, backfill, sliced, "
                  "squeeze; NAME+borrow lets pools lend idle GPUs, NAME+defrag moves jobs to "

@@ -94,8 +94,10 @@ bool AnyOf(const Policy& p, std::initializer_list<const char*> actions) {
   return false;
 }
 
-const std::vector<Option>& Options() {
-  static const auto* options = new std::vector<Option>{
+// The settings, in groups (each a table), in the order PolicyOptionNames lists them.
+// Orders, bands and the allocate, backfill and preempt actions'.
+std::vector<Option> CycleOptions() {
+  return {
       {"slice", Span<&Policy::slice>, [](const Policy& p, PolicyDriver) { return p.Has("slice"); },
        "the slice action"},
       {"min_runtime", Span<&Policy::min_runtime>,
@@ -137,6 +139,12 @@ const std::vector<Option>& Options() {
          p.actions = SplitBar(v);
          return Status::Ok();
        }, Always, ""},
+  };
+}
+
+// The defrag, region, spot and colocate actions' (and the live queue's held-but-idle rule).
+std::vector<Option> ActionOptions() {
+  return {
       {"defrag", Toggle, Always, ""},
       {"defrag_max_moves_per_hour", Count<&Policy::defrag_max_moves_per_hour>,
        [](const Policy& p, PolicyDriver) { return p.Has("defrag"); }, "the defrag action"},
@@ -166,6 +174,12 @@ const std::vector<Option>& Options() {
       {"held_idle_yields", Flag<&Policy::held_idle_yields>,
        [](const Policy&, PolicyDriver d) { return d == PolicyDriver::kLive; },
        "squeeze serve, which hears GPU utilization (the simulator has none to hear)"},
+  };
+}
+
+// Flaky spot nodes, and the learned orders' own settings.
+std::vector<Option> LearningOptions() {
+  return {
       {"spot_flaky_reclaims", Count<&Policy::spot_flaky_reclaims>,
        [](const Policy& p, PolicyDriver) { return p.spot_aware; }, "spot_aware=true"},
       {"spot_flaky_window", Span<&Policy::spot_flaky_window>,
@@ -195,6 +209,16 @@ const std::vector<Option>& Options() {
        [](const Policy& p, PolicyDriver) { return p.job_order == "gittins"; },
        "job_order=gittins"},
   };
+}
+
+const std::vector<Option>& Options() {
+  static const auto* options = [] {
+    auto* all = new std::vector<Option>(CycleOptions());
+    for (const std::vector<Option>& part : {ActionOptions(), LearningOptions()}) {
+      all->insert(all->end(), part.begin(), part.end());
+    }
+    return all;
+  }();
   return *options;
 }
 

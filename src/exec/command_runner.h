@@ -22,9 +22,16 @@ struct CommandOutput {
 
 // An error only when the command could not be started at all (not found, fork failed); a
 // command that ran and failed is an ok result with its exit code. `timeout_ms` <= 0: no limit.
+// `nicer`: how much lower than this process's the command's CPU priority is (nice(2)), for
+// background work that must not slow down what answers users.
 Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                  const std::map<std::string, std::string>& env = {},
-                                 int timeout_ms = 30000);
+                                 int timeout_ms = 30000, int nicer = 0);
+// How much lower background work runs: a backend's commands (sbatch, squeue), forecasts.
+constexpr int kBackgroundNicer = 10;
+// Lowers the calling thread's CPU priority by `nicer` (a background thread's); ignored where
+// it cannot be done.
+void LowerThisThreadsPriority(int nicer);
 
 // This process's environment with `extra` laid over it, as KEY=VALUE strings for execve.
 std::vector<std::string> EnvironmentWith(const std::map<std::string, std::string>& extra);

@@ -25,6 +25,9 @@ void SendError(httplib::Response& res, int status, const std::string& message) {
 void Send(httplib::Response& res, const ApiResult& r, int ok_status = 200) {
   if (r.error) {
     SendError(res, r.error->http_status, r.error->message);
+  } else if (!r.text.empty()) {
+    res.status = ok_status;
+    res.set_content(r.text, "application/json");
   } else {
     SendJson(res, ok_status, r.value);
   }

@@ -235,6 +235,28 @@ struct Waker {
 
 // Steps the queue until told to stop, folding GPU samples now and then on this thread (the
 // API's calls never wait for it).
+// Until `next` (or a wake): while runs are active, the backends are asked every 200 ms, and
+// what they report (a run ended) is stepped on at once.
+void WaitForNextStep(LiveQueue& queue, Waker& waker, Time next) {
+  constexpr auto kPollEvery = std::chrono::milliseconds(200);
+  std::unique_lock l(waker.mu);
+  for (;;) {
+    const auto now = std::chrono::system_clock::now();
+    auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
+    until = std::max(until, now + std::chrono::milliseconds(20));
+    const bool polling = queue.RunsActive() && until > now + kPollEvery;
+    if (waker.cv.wait_until(l, polling ? now + kPollEvery : until,
+                            [&] { return waker.woken || waker.stopping.load(); }) ||
+        !polling) {
+      break;
+    }
+    l.unlock();
+    if (auto stepped = queue.StepIfEvents(Now())) next = *stepped;
+    l.lock();
+  }
+  waker.woken = false;
+}
+
 void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
   Time next_fold = 0;
   while (!waker.stopping) {
@@ -250,12 +272,7 @@ void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
             " hours past retention");
       }
     }
-    std::unique_lock l(waker.mu);
-    const auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
-    waker.cv.wait_until(l, std::max(until, std::chrono::system_clock::now() +
-                                               std::chrono::milliseconds(20)),
-                        [&] { return waker.woken || waker.stopping.load(); });
-    waker.woken = false;
+    WaitForNextStep(queue, waker, next);
   }
 }
 

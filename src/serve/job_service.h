@@ -24,10 +24,18 @@ struct ApiError {
 struct ApiResult {
   nlohmann::json value;
   std::optional<ApiError> error;
-  static ApiResult Ok(nlohmann::json v) { return {std::move(v), std::nullopt}; }
-  static ApiResult Fail(int status, std::string message) {
-    return {nullptr, ApiError{status, std::move(message)}};
+  // A body already written as JSON text (a large listing put together from pieces kept
+  // written), sent instead of `value` when not empty.
+  std::string text;
+  static ApiResult Ok(nlohmann::json v) { return {std::move(v), std::nullopt, {}}; }
+  static ApiResult OkText(std::string json_text) {
+    return {nullptr, std::nullopt, std::move(json_text)};
   }
+  static ApiResult Fail(int status, std::string message) {
+    return {nullptr, ApiError{status, std::move(message)}, {}};
+  }
+  // The body as JSON, whichever way it was given.
+  nlohmann::json Body() const { return text.empty() ? value : nlohmann::json::parse(text); }
 };
 
 class JobService {

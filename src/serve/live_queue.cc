@@ -207,7 +207,7 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
   jobs_.erase(id);
 }
 
-Time LiveQueue::Step(Time now) {
+std::vector<ExecEvent> LiveQueue::PollExecutors(Time now) {
   // The backends are asked before the lock is taken (a slow squeue or scontrol holds up no
   // API call); pool_executors_ does not change after Recover. A start carried out since is
   // seen at the next step.
@@ -215,6 +215,18 @@ Time LiveQueue::Step(Time now) {
   for (Executor* executor : AllExecutors()) {
     for (ExecEvent& e : executor->Poll(now)) events.push_back(std::move(e));
   }
+  return events;
+}
+
+std::optional<Time> LiveQueue::StepIfEvents(Time now) {
+  std::vector<ExecEvent> events = PollExecutors(now);
+  if (events.empty()) return std::nullopt;
+  return StepWith(now, events);
+}
+
+Time LiveQueue::Step(Time now) { return StepWith(now, PollExecutors(now)); }
+
+Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
   DrainInbox(now);
@@ -248,6 +260,7 @@ Time LiveQueue::Step(Time now) {
     std::lock_guard outboxes(outboxes_mu_);
     for (const auto& [executor, outbox] : outboxes_) running += outbox->Unfinished();
   }
+  runs_active_ = running > 0;
   Time next = now + (running > 0 ? 1 : options_.idle_poll);
   if (!pool_executors_.empty()) next = std::min(next, now + 2);  // their nodes' states change
   next = std::min(next, scheduler_->NextWakeup());

@@ -117,6 +117,12 @@ class LiveQueue {
   void Add(const StoredJob& job);
   // Executor events, due retries, one cycle and its decisions. Returns when to step next.
   Time Step(Time now);
+  // A step, but only when the backends report something (a run ended, a checkpoint came):
+  // what the daemon's loop asks between steps while runs are active, so that the GPUs of a
+  // run that ended are given out at once. nullopt: nothing was reported, no step was made.
+  std::optional<Time> StepIfEvents(Time now);
+  // Whether runs were active (or starts on their way) at the last step.
+  bool RunsActive() const { return runs_active_; }
   // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
   ApiResult Cancel(const Principal& who, JobId id, Time now);
 
@@ -201,6 +207,8 @@ class LiveQueue {
   Executor& ExecutorFor(const Placement& placement);
   std::vector<Executor*> AllExecutors();
 
+  std::vector<ExecEvent> PollExecutors(Time now);
+  Time StepWith(Time now, const std::vector<ExecEvent>& events);
   void DrainInbox(Time now);
   // The outbox of `executor`'s work, made on first use.
   Outbox& OutboxOf(Executor& executor);
@@ -334,6 +342,7 @@ class LiveQueue {
   HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
 
   std::function<void()> wake_;
+  std::atomic<bool> runs_active_{false};
   std::mutex outboxes_mu_;  // guards outboxes_ (the map; each outbox is thread-safe)
   std::map<Executor*, std::unique_ptr<Outbox>> outboxes_;
 

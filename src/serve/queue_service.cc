@@ -97,12 +97,33 @@ ApiResult QueueService::List(const Principal& who,
   if (!query.count("limit")) filter.limit = 100;
   auto jobs = store_.List(filter);
   if (!jobs.ok()) return ApiResult::Fail(500, jobs.status().message());
+  // Written as text, a finished job's from the piece kept since it was first listed (what a
+  // finished job shows does not change): a page costs little however often it is asked for.
   const Time now = clock_();
-  nlohmann::json out = nlohmann::json::array();
-  for (const StoredJob& j : *jobs) out.push_back(StoredJobJson(j, now, MaySee(who, j)));
-  nlohmann::json page = {{"jobs", out}};
-  if (static_cast<int>(jobs->size()) == filter.limit) page["next_after"] = jobs->back().id;
-  return ApiResult::Ok(page);
+  std::string page = "{\"jobs\":[";
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    if (i > 0) page += ',';
+    page += ListedJobText((*jobs)[i], now, MaySee(who, (*jobs)[i]));
+  }
+  page += ']';
+  if (static_cast<int>(jobs->size()) == filter.limit) {
+    page += ",\"next_after\":" + std::to_string(jobs->back().id);
+  }
+  return ApiResult::OkText(page + "}");
+}
+
+std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool private_fields) {
+  if (!IsFinished(job.state)) return StoredJobJson(job, now, private_fields).dump();
+  const int64_t key = job.id * 2 + (private_fields ? 1 : 0);
+  {
+    std::lock_guard lock(finished_text_mu_);
+    if (auto it = finished_text_.find(key); it != finished_text_.end()) return it->second;
+  }
+  std::string text = StoredJobJson(job, now, private_fields).dump();
+  std::lock_guard lock(finished_text_mu_);
+  if (finished_text_.size() >= kFinishedTextKept) finished_text_.clear();
+  finished_text_.emplace(key, text);
+  return text;
 }
 
 ApiResult QueueService::Get(const Principal& who, int64_t id) {

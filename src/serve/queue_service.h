@@ -6,6 +6,9 @@
 #define SQUEEZE_SERVE_QUEUE_SERVICE_H_
 
 #include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "serve/history_views.h"
 #include "serve/job_service.h"
@@ -49,6 +52,12 @@ class QueueService : public JobService {
   ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
  private:
+  // One job of a listing as JSON text; a finished job's is kept (by id and whether its private
+  // fields are shown), the most recent kFinishedTextKept of them.
+  std::string ListedJobText(const StoredJob& job, Time now, bool private_fields);
+  static constexpr size_t kFinishedTextKept = 50000;
+  std::mutex finished_text_mu_;
+  std::unordered_map<int64_t, std::string> finished_text_;
   // The stored GPU samples in `range`; none when samples are not kept.
   Result<std::vector<GpuSample>> SamplesIn(const HistoryRange& range);
 

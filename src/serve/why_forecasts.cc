@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "exec/command_runner.h"
+
 namespace squeeze {
 
 WhyForecasts::~WhyForecasts() {
@@ -40,6 +42,7 @@ void WhyForecasts::Want(const SchedulerState& state, Time now) {
 }
 
 void WhyForecasts::Loop() {
+  LowerThisThreadsPriority(kBackgroundNicer);  // the whys it serves answer from what it made
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || wanted_.scheduler != nullptr; });

@@ -34,7 +34,7 @@ bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt) {
 }
 
 std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
-                             const std::string& checkpoint_dir) {
+                             const std::string& checkpoint_dir, const std::string& exit_record) {
   std::string s = "#!/bin/bash\n";
   s += "# squeeze job " + std::to_string(id) + ", attempt " + std::to_string(attempt) +
        " (" + ShellQuote(request.spec.name) + "): written by squeeze serve\n";
@@ -56,9 +56,28 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
          " || { echo \"squeeze: cannot enter workdir " + ShellQuote(request.workdir) +
          "\" >&2; exit 127; }\n";
   }
-  s += "exec";
-  for (const std::string& word : request.command) s += " " + ShellQuote(word);
-  return s + "\n";
+  if (exit_record.empty()) {
+    s += "exec";
+    for (const std::string& word : request.command) s += " " + ShellQuote(word);
+    return s + "\n";
+  }
+  // The command runs as a child, so that its end is written down at once; the signals Slurm
+  // sends the batch shell (the checkpoint request, a stop) are passed on to it. `wait` returns
+  // early (above 128) when a signal comes, while the child may still run.
+  for (const std::string& word : request.command) s += ShellQuote(word) + " ";
+  s += "&\n";
+  s += "squeeze_child=$!\n";
+  s += "trap 'kill -USR1 $squeeze_child 2>/dev/null' USR1\n";
+  s += "trap 'kill -TERM $squeeze_child 2>/dev/null' TERM\n";
+  s += "while :; do\n";
+  s += "  wait $squeeze_child; squeeze_rc=$?\n";
+  s += "  [[ $squeeze_rc -gt 128 ]] && kill -0 $squeeze_child 2>/dev/null && continue\n";
+  s += "  break\n";
+  s += "done\n";
+  s += "if [[ $squeeze_rc -gt 128 ]]; then wait $squeeze_child 2>/dev/null; "
+       "r=$?; [[ $r -ne 127 ]] && squeeze_rc=$r; fi\n";
+  s += "echo \"exit $squeeze_rc\" >" + ShellQuote(exit_record) + "\n";
+  return s + "exit $squeeze_rc\n";
 }
 
 }  // namespace squeeze

@@ -7,6 +7,7 @@
 
 #include "core/testing/temp_dir.h"
 #include "exec/command_runner.h"
+#include "exec/run_files.h"
 
 namespace squeeze {
 namespace {
@@ -60,6 +61,42 @@ TEST(BatchScriptTest, RunsTheArgvAsWrittenWithTheProtocolEnvironment) {
   ASSERT_TRUE(missing.ok());
   EXPECT_EQ(missing->exit_code, 127);
   EXPECT_THAT(missing->err, HasSubstr("cannot enter workdir"));
+}
+
+// With an exit record, the command runs as the script's child: its exit status is written down
+// as it ends (a failure's code, a signal's 128+N), and the checkpoint request (SIGUSR1) and a
+// stop (SIGTERM) that Slurm sends the batch shell reach it.
+TEST(BatchScriptTest, WritesTheExitRecordAndPassesSignalsOnToTheCommand) {
+  ::squeeze::testing::TempDir dir{"squeeze-batch"};
+  const std::string record = dir.path() + "/7.2.exit", ckpt = dir.path() + "/ckpt";
+  auto run = [&](std::vector<std::string> command, const std::string& signals) {
+    JobRequest r;
+    r.command = std::move(command);
+    std::ofstream(dir.path() + "/job.sh") << SlurmBatchScript(7, 2, r, ckpt, record);
+    std::ofstream(record, std::ios::trunc).close();  // as the executor leaves it
+    // The batch shell in the background, signalled as Slurm would (scancel --signal --batch).
+    const std::string shell = "bash " + ShellQuote(dir.path() + "/job.sh") + " & pid=$!; " +
+                              signals + " wait $pid; echo shell=$?";
+    auto out = RunCommand({"bash", "-c", shell}, {}, 20000);
+    EXPECT_TRUE(out.ok());
+    return std::make_pair(out.ok() ? out->out : "", ReadFileIfPresent(record).value_or(""));
+  };
+  auto [out, rec] = run({"bash", "-c", "echo ran; exit 3"}, "");
+  EXPECT_THAT(out, HasSubstr("ran\nshell=3"));
+  EXPECT_EQ(rec, "exit 3\n");
+  EXPECT_EQ(ParseExitStatus(rec)->code, 3);
+
+  // A checkpoint request, then the job goes on to finish by itself.
+  const std::string traps = "trap 'echo saved; touch " + ShellQuote(ckpt + "/COMPLETE") +
+                            "' USR1; for i in $(seq 20); do sleep 0.1; done; echo done";
+  std::tie(out, rec) = run({"bash", "-c", traps}, "sleep 0.5; kill -USR1 $pid;");
+  EXPECT_THAT(out, HasSubstr("saved"));
+  EXPECT_THAT(out, HasSubstr("done\nshell=0"));
+  EXPECT_EQ(rec, "exit 0\n");
+
+  // A stop: SIGTERM to the batch shell ends the command, which did not trap it.
+  std::tie(out, rec) = run({"sleep", "30"}, "sleep 0.5; kill -TERM $pid;");
+  EXPECT_EQ(rec, "exit 143\n") << out;
 }
 
 }  // namespace

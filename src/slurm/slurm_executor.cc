@@ -65,11 +65,18 @@ Status SlurmExecutor::Scancel(const std::vector<std::string>& args) const {
 }
 
 Result<CommandOutput> SlurmExecutor::Slurm(const std::vector<std::string>& argv) const {
-  return RunCommand(argv, {{"SLURM_CONF", options_.pool.conf}}, options_.command_timeout_ms);
+  // Below the daemon's own priority: a busy node's sbatch and scancel do not slow its API.
+  return RunCommand(argv, {{"SLURM_CONF", options_.pool.conf}}, options_.command_timeout_ms,
+                    kBackgroundNicer);
 }
 
 std::string SlurmExecutor::Comment(JobId id) const {
   return "squeeze job " + std::to_string(id) + " of " + options_.data_dir + " (" + instance_ + ")";
+}
+
+std::string SlurmExecutor::ExitRecordPath(JobId id, int attempt) const {
+  return options_.data_dir + "/logs/" + std::to_string(id) + "." + std::to_string(attempt) +
+         ".exit";
 }
 
 std::string SlurmExecutor::SubmittedPath(JobId id, int attempt) const {
@@ -174,39 +181,9 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
     }
   }
   if (run.slurm_id == 0) {
-    if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, job,
-                                                                  paths.checkpoint_dir));
-        !s.ok()) {
-      return s.WithContext(what);
-    }
-    chmod(script.c_str(), 0700);
-    if (owner && chown(script.c_str(), owner->uid, owner->gid) != 0) {
-      return Status::Error(what + ": cannot give " + script + " to user '" + owner->name + "'");
-    }
-    std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
-                                     "--comment=" + Comment(id),
-                                     "--output=" + paths.log, "--open-mode=append", "--requeue"};
-    if (!options_.pool.partition.empty()) argv.push_back("--partition=" + options_.pool.partition);
-    if (owner) {
-      argv.push_back("--uid=" + std::to_string(owner->uid));
-      argv.push_back("--gid=" + std::to_string(owner->gid));
-      argv.push_back("--export=NONE");
-    } else if (!options_.pool.user.empty()) {
-      argv.push_back("--uid=" + options_.pool.user);
-    }
-    const int gpus = request.spec.gpus;
-    if (gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(gpus));
-    argv.push_back(script);
-    auto out = Slurm(argv);
-    if (!out.ok()) return out.status().WithContext(what);
-    const std::string text = out->out.substr(0, out->out.find_first_of(";\n"));
-    int64_t slurm_id = 0;
-    auto [ptr, e] = std::from_chars(text.data(), text.data() + text.size(), slurm_id);
-    if (out->exit_code != 0 || e != std::errc() || slurm_id <= 0) {
-      return Status::Error(what + ": sbatch failed (exit " + std::to_string(out->exit_code) +
-                           "): " + out->err.substr(0, 300));
-    }
-    run.slurm_id = slurm_id;
+    Result<int64_t> slurm_id = SubmitBatch(id, attempt, job, owner, script, what);
+    if (!slurm_id.ok()) return slurm_id.status();
+    run.slurm_id = *slurm_id;
     run.submitted_ms = SlurmWatch::SteadyMs();
   }
   run.info.backend_id = std::to_string(run.slurm_id);
@@ -214,6 +191,59 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
     return s.WithContext(what + " (submitted as Slurm job " + run.info.backend_id + ")");
   }
   return run;
+}
+
+Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobRequest& job,
+                                           const std::optional<UnixAccount>& owner,
+                                           const std::string& script, const std::string& what) {
+  const RunPaths paths = PathsOf(options_.data_dir, id, attempt);
+  const std::string name = SlurmJobName(id, attempt);
+  std::error_code ec;
+  // The run's exit record, written by the batch script as its command ends
+  // (batch_script.h): made here, empty, and given to whom the script runs as.
+  const std::string record = ExitRecordPath(id, attempt);
+  std::optional<UnixAccount> runs_as = owner;
+  if (!runs_as && !options_.pool.user.empty()) {
+    if (Result<UnixAccount> account = AccountNamed(options_.pool.user); account.ok()) {
+      runs_as = std::move(*account);
+    }
+  }
+  std::filesystem::remove(record, ec);
+  Status made = runs_as ? GiveToOwner(record, *runs_as, false) : WriteFileAtomically(record, "");
+  if (!made.ok()) return made.WithContext(what);
+  if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, job,
+                                                                paths.checkpoint_dir, record));
+      !s.ok()) {
+    return s.WithContext(what);
+  }
+  chmod(script.c_str(), 0700);
+  if (owner && chown(script.c_str(), owner->uid, owner->gid) != 0) {
+    return Status::Error(what + ": cannot give " + script + " to user '" + owner->name + "'");
+  }
+  std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
+                                   "--comment=" + Comment(id),
+                                   "--output=" + paths.log, "--open-mode=append", "--requeue"};
+  if (!options_.pool.partition.empty()) argv.push_back("--partition=" + options_.pool.partition);
+  if (owner) {
+    argv.push_back("--uid=" + std::to_string(owner->uid));
+    argv.push_back("--gid=" + std::to_string(owner->gid));
+    argv.push_back("--export=NONE");
+  } else if (!options_.pool.user.empty()) {
+    argv.push_back("--uid=" + options_.pool.user);
+  }
+  const int gpus = job.spec.gpus;
+  if (gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(gpus));
+  argv.push_back(script);
+  auto out = Slurm(argv);
+  if (!out.ok()) return out.status().WithContext(what);
+  const std::string text = out->out.substr(0, out->out.find_first_of(";\n"));
+  int64_t slurm_id = 0;
+  auto [ptr, e] = std::from_chars(text.data(), text.data() + text.size(), slurm_id);
+  if (out->exit_code != 0 || e != std::errc() || slurm_id <= 0) {
+    return Status::Error(what + ": sbatch failed (exit " + std::to_string(out->exit_code) +
+                         "): " + out->err.substr(0, 300));
+  }
+  return slurm_id;
 }
 
 Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {

@@ -1,8 +1,10 @@
 // SlurmExecutor runs the attempts of jobs that squeeze placed on a Slurm pool: each attempt is
 // one batch job (sbatch) named squeeze-ID.ATTEMPT, with its GPUs as GRES (Slurm binds
 // CUDA_VISIBLE_DEVICES), its output in DIR/logs/ID.ATTEMPT.log and the checkpoint protocol of
-// the local executor (batch_script.h). It follows them with `squeue --json`, and finished ones
-// that squeue has forgotten with `scontrol show job`; it asks for a checkpoint with
+// the local executor (batch_script.h). It learns a run ended from the exit record its batch
+// script writes (DIR/logs/ID.ATTEMPT.exit) at the next Poll; else, and for what only Slurm
+// knows (a node failure, a requeue, a time limit), it follows them with `squeue --json`, and
+// finished ones that squeue has forgotten with `scontrol show job`; it asks for a checkpoint with
 // `scancel --signal=USR1 --batch` and stops with `scancel` (SIGTERM, then SIGKILL after the
 // cluster's KillWait). Nothing is submitted twice: DIR/slurm/ID.ATTEMPT.sbatch records every
 // submission before Start returns, and before submitting, Start looks for a Slurm job of that
@@ -28,6 +30,7 @@
 #include "core/cluster_spec.h"
 #include "exec/command_runner.h"
 #include "exec/executor.h"
+#include "exec/unix_account.h"
 #include "slurm/slurm_output.h"
 #include "slurm/slurm_watch.h"
 
@@ -88,6 +91,10 @@ class SlurmExecutor : public Executor {
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
   Result<Run> Submit(JobId id, int attempt, const JobRequest& request, const std::string& what);
+  // Writes the attempt's exit record and batch script and submits it: the Slurm job's id.
+  Result<int64_t> SubmitBatch(JobId id, int attempt, const JobRequest& job,
+                              const std::optional<UnixAccount>& owner, const std::string& script,
+                              const std::string& what);
   // The Slurm job id of `id`'s run; an error when it does not run here.
   Result<int64_t> SlurmIdOf(JobId id) const;
   Result<CommandOutput> Slurm(const std::vector<std::string>& argv) const;
@@ -103,6 +110,11 @@ class SlurmExecutor : public Executor {
   // The controller did not answer the latest look: its message.
   std::optional<std::string> Away() const;
   std::string SubmittedPath(JobId id, int attempt) const;
+  // DIR/logs/ID.ATTEMPT.exit: what the batch script writes as its command ends.
+  std::string ExitRecordPath(JobId id, int attempt) const;
+  void FollowEndedByRecord(const SlurmLook& look);
+  // The exit a run's record holds, once its script has written it.
+  std::optional<ExitStatus> ExitRecorded(JobId id, const Run& run) const;
   // --comment of its Slurm jobs: "squeeze job ID of DIR (INSTANCE)", INSTANCE a random word
   // kept in DIR/slurm/instance. Only a job of squeeze's name with this comment is taken for
   // one of this data directory's: another one (or an earlier one at the same path) may use
@@ -115,6 +127,9 @@ class SlurmExecutor : public Executor {
   mutable std::mutex mu_;   // guards what follows (Poll holds it throughout)
   int64_t judged_seq_ = 0;  // the look the runs were last judged against
   std::map<JobId, Run> runs_;
+  // Slurm jobs whose run ended by its exit record, and when the record was read (steady ms):
+  // Slurm should end them within moments; one still running long after is cancelled.
+  std::map<int64_t, int64_t> ended_by_record_;
   std::set<JobId> starting_;  // a Start in progress
   std::optional<std::string> unreachable_;
 };

@@ -126,6 +126,28 @@ TEST_F(SlurmExecutorLiveTest, RunsAJobWithItsGpusAsSlurmBindsThemAndReportsItsEx
   EXPECT_FALSE(bad_events.back().exit.signaled);
 }
 
+// A run's end is known from the exit record its batch script writes, at the next poll: the
+// watch here looks at the cluster once and then not for ten minutes, so squeue cannot be what
+// told. Slurm's own end of the job follows, and the job is no stranger meanwhile.
+TEST_F(SlurmExecutorLiveTest, SeesARunEndFromItsExitRecordWithoutWaitingForSqueue) {
+  SlurmExecutorOptions o = Options();
+  o.watch_interval_ms = 600000;
+  SlurmExecutor ex(o);
+  const JobId id = NextId();
+  ASSERT_TRUE(ex.Start(id, 1, Command({"bash", "-c", "sleep 1; exit 4"}), {}, false).ok());
+  auto events = PollUntil(ex, id, Exited);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().exit, (ExitStatus{false, 4, ""}));
+  EXPECT_EQ(ReadFileIfPresent(dir_.path() + "/logs/" + std::to_string(id) + ".1.exit"),
+            "exit 4\n");
+  EXPECT_FALSE(ex.IsRunning(id));
+  auto report = ex.Report();
+  ASSERT_TRUE(report.has_value());
+  for (const std::string& stranger : report->unknown_jobs) {
+    EXPECT_THAT(stranger, ::testing::Not(HasSubstr(SlurmJobName(id, 1)))) << stranger;
+  }
+}
+
 TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   SlurmExecutor ex(Options());
   const JobId id = NextId();

@@ -105,11 +105,50 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look) 
   return std::nullopt;
 }
 
+std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, const Run& run) const {
+  auto text = ReadFileIfPresent(ExitRecordPath(id, run.info.attempt));
+  if (!text || text->empty()) return std::nullopt;
+  return ParseExitStatus(*text);
+}
+
+// A run whose record says it ended: Slurm should end it within moments (its epilog). One that
+// Slurm still runs long after (a record written by hand, a command that left children) is
+// cancelled, so that its GPUs are free in Slurm as they are in squeeze.
+void SlurmExecutor::FollowEndedByRecord(const SlurmLook& look) {
+  constexpr int64_t kGraceMs = 30000;
+  const int64_t now_ms = SlurmWatch::SteadyMs();
+  for (auto it = ended_by_record_.begin(); it != ended_by_record_.end();) {
+    const SlurmJob* job = nullptr;
+    const SlurmFate fate = FateOf(it->first, look.jobs, &job);
+    if (fate == SlurmFate::kEnded || (fate == SlurmFate::kMissing && look.began_ms > it->second)) {
+      it = ended_by_record_.erase(it);
+    } else if (now_ms - it->second > kGraceMs) {
+      (void)Scancel({std::to_string(it->first)});
+      it = ended_by_record_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   std::lock_guard lock(mu_);
   std::vector<ExecEvent> events;
-  if (runs_.empty()) return events;
   CheckpointEvents(events);
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    std::optional<ExitStatus> exit = ExitRecorded(it->first, it->second);
+    if (!exit) {
+      ++it;
+      continue;
+    }
+    ended_by_record_[it->second.slurm_id] = SlurmWatch::SteadyMs();
+    ExecEvent& e = events.emplace_back();
+    e.id = it->first;
+    e.attempt = it->second.info.attempt;
+    e.exit = *exit;
+    it = runs_.erase(it);
+  }
+  if (runs_.empty() && ended_by_record_.empty()) return events;
   auto look = watch_->Look();
   if (!look->reachable) {
     unreachable_ = look->error;  // nothing is known to have changed; runs keep on slurmd
@@ -121,6 +160,7 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   }
   if (look->seq == judged_seq_) return events;
   judged_seq_ = look->seq;
+  FollowEndedByRecord(*look);
   for (auto it = runs_.begin(); it != runs_.end();) {
     std::optional<ExitStatus> exit = Judge(it->second, *look);
     if (!exit) {
@@ -154,6 +194,7 @@ std::optional<BackendReport> SlurmExecutor::Report() const {
   {
     std::lock_guard lock(mu_);
     for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+    for (const auto& [slurm_id, read_ms] : ended_by_record_) followed.insert(slurm_id);
   }
   for (const SlurmJob& j : UnknownSqueezeJobs(look->jobs, followed)) {
     r.unknown_jobs.push_back(DescribeSlurmJob(j));

@@ -11,7 +11,7 @@ namespace {
 Result<std::string> Ask(const std::vector<std::string>& argv, const SlurmWatchOptions& o) {
   std::map<std::string, std::string> env;
   if (!o.conf.empty()) env["SLURM_CONF"] = o.conf;
-  auto out = RunCommand(argv, env, o.timeout_ms);
+  auto out = RunCommand(argv, env, o.timeout_ms, kBackgroundNicer);
   if (!out.ok()) return out.status();
   if (out->timed_out) {
     return Status::Error(CommandLine(argv) + ": no answer within " +

@@ -54,14 +54,58 @@ Time WarningOf(const PoolSpec& pool) {
   return pool.kind == PoolKind::kSpot ? pool.spot.warning : pool.colocation.evict_within;
 }
 
+// How soon a run of known work is expected to finish there (o.expected, and o.comply, bridge
+// and interval where the rule for long jobs makes it checkpoint every spot_long_job_checkpoint
+// or bridge its wait at home); a run that does not fit the predicted idle window is refused.
+void ExpectFinish(const CycleContext& c, const Job& job, const PoolSpec& spec, Time work,
+                  Time wait, bool can_comply, Time useful, Outlook& o) {
+  const Policy& p = c.s.policy;
+  const double cost = static_cast<double>(job.spec.checkpoint_cost);
+  const double restart = static_cast<double>(RestartOverhead(job.spec));
+  const double every = static_cast<double>(p.spot_long_job_checkpoint);
+  const double speed =
+      spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
+  const double wall = static_cast<double>(work) / speed;
+  o.expected = ExpectedRunTimeOf(job.spec, wall, static_cast<double>(o.interval), o.mtbt, o.on_notice);
+  if (o.window != kNever) {
+    const bool fits = wall + restart <= static_cast<double>(o.window);
+    if (!fits && !(o.on_notice && o.window >= useful)) {
+      o.allowed = false;
+      o.refusal = "does not fit the predicted idle window (" + FormatDuration(o.window) + " left)";
+      return;
+    }
+  }
+  // On spot for `there` seconds at the pace that takes `full` for the whole work, then the
+  // stop's checkpoint, the restart at home and the rest of the work there.
+  const auto then_home = [&](Time there, double full) {
+    const double w = static_cast<double>(work);
+    const double done = std::min(w, static_cast<double>(there) * w / full);
+    return static_cast<double>(wait) + cost + restart + w - done;
+  };
+  if (o.bridge && wait != kNever) {
+    // For the wait, at most what is left of spot_long_job.
+    o.expected = then_home(std::min(wait, p.spot_long_job - job.bridged_s), o.expected);
+  }
+  if (can_comply) {
+    // Checkpoints every spot_long_job_checkpoint, to the end or until its home has room
+    // (return_home), whichever is expected sooner.
+    const double full = ExpectedRunTimeOf(job.spec, wall, every, o.mtbt, false);
+    const double comply = std::min(full, then_home(wait, full));
+    if (!o.bridge || comply < o.expected) {
+      o.bridge = false;
+      o.comply = true;
+      o.interval = p.spot_long_job_checkpoint;
+      o.expected = comply;
+    }
+  }
+}
+
 Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement& placement,
                Time work, Time wait) {
   const Policy& p = c.s.policy;
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
   Outlook o;
   o.mtbt = PlacementTimeBetweenTakes(c.s, pool, placement, c.now);
-  const double cost = static_cast<double>(job.spec.checkpoint_cost);
-  const double restart = static_cast<double>(RestartOverhead(job.spec));
   o.on_notice = job.spec.checkpointable && job.spec.checkpoint_cost <= WarningOf(spec);
   const bool naive = spec.kind == PoolKind::kSpot && !p.spot_aware;
   const bool long_job = work == kNever || work > p.spot_long_job;
@@ -111,41 +155,7 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
     }
     return o;
   }
-  const double speed =
-      spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
-  const double wall = static_cast<double>(work) / speed;
-  o.expected = ExpectedRunTimeOf(job.spec, wall, static_cast<double>(o.interval), o.mtbt, o.on_notice);
-  if (o.window != kNever) {
-    const bool fits = wall + restart <= static_cast<double>(o.window);
-    if (!fits && !(o.on_notice && o.window >= useful)) {
-      o.allowed = false;
-      o.refusal = "does not fit the predicted idle window (" + FormatDuration(o.window) + " left)";
-      return o;
-    }
-  }
-  // On spot for `there` seconds at the pace that takes `full` for the whole work, then the
-  // stop's checkpoint, the restart at home and the rest of the work there.
-  const auto then_home = [&](Time there, double full) {
-    const double w = static_cast<double>(work);
-    const double done = std::min(w, static_cast<double>(there) * w / full);
-    return static_cast<double>(wait) + cost + restart + w - done;
-  };
-  if (o.bridge && wait != kNever) {
-    // For the wait, at most what is left of spot_long_job.
-    o.expected = then_home(std::min(wait, p.spot_long_job - job.bridged_s), o.expected);
-  }
-  if (can_comply) {
-    // Checkpoints every spot_long_job_checkpoint, to the end or until its home has room
-    // (return_home), whichever is expected sooner.
-    const double full = ExpectedRunTimeOf(job.spec, wall, every, o.mtbt, false);
-    const double comply = std::min(full, then_home(wait, full));
-    if (!o.bridge || comply < o.expected) {
-      o.bridge = false;
-      o.comply = true;
-      o.interval = p.spot_long_job_checkpoint;
-      o.expected = comply;
-    }
-  }
+  ExpectFinish(c, job, spec, work, wait, can_comply, useful, o);
   return o;
 }
 
