@@ -229,6 +229,9 @@ Time LiveQueue::Step(Time now) { return StepWith(now, PollExecutors(now)); }
 Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
+  // What the step records (run ends, checkpoints, retries, stops, events) goes into one
+  // commit, made before its starts are recorded (in a commit of their own) and carried out.
+  JobStore::WriteBatch writes = store_.BeginWrites();
   DrainInbox(now);
   ApplyDispatched(now);
   for (const ExecEvent& e : events) {
@@ -250,6 +253,9 @@ Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
     } else {
       StopJob(d, now);
     }
+  }
+  if (Status s = writes.Commit(); !s.ok()) {
+    Log("the step's records (run ends, checkpoints, events) could not be stored: " + s.message());
   }
   StartJobs(starts, now);
   // Exits and checkpoints are found by polling: poll often while anything runs (counted after

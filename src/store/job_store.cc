@@ -233,9 +233,41 @@ Status JobStore::InsertEvent(JobId id, Time at, const std::string& kind,
   return stmt->Run();
 }
 
+JobStore::WriteBatch JobStore::BeginWrites() {
+  write_mu_.lock();
+  if (!writer_->Exec("BEGIN IMMEDIATE").ok()) {
+    write_mu_.unlock();
+    return WriteBatch(nullptr);
+  }
+  batch_thread_ = std::this_thread::get_id();
+  return WriteBatch(this);
+}
+
+bool JobStore::InBatch() const { return batch_thread_.load() == std::this_thread::get_id(); }
+
+Status JobStore::EndBatch() {
+  Status s = writer_->Exec("COMMIT");
+  if (!s.ok()) (void)writer_->Exec("ROLLBACK");
+  batch_thread_ = std::thread::id();
+  write_mu_.unlock();
+  return s;
+}
+
+JobStore::WriteBatch::WriteBatch(WriteBatch&& o) noexcept : store_(o.store_) { o.store_ = nullptr; }
+
+JobStore::WriteBatch::~WriteBatch() { (void)Commit(); }
+
+Status JobStore::WriteBatch::Commit() {
+  if (store_ == nullptr) return Status::Ok();
+  JobStore* store = store_;
+  store_ = nullptr;
+  return store->EndBatch();
+}
+
 Status JobStore::Update(JobId id, const std::string& sql,
                         const std::function<void(SqliteStmt&)>& bind, Time now,
                         const std::string& kind, const std::string& text) {
+  if (InBatch()) return UpdateRow(id, sql, bind, now, kind, text);
   std::lock_guard lock(write_mu_);
   return InTransaction(*writer_, [&] { return UpdateRow(id, sql, bind, now, kind, text); });
 }
@@ -274,13 +306,15 @@ Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus
 }
 
 Status JobStore::RecordStarts(const std::vector<Start>& starts, Time now) {
-  std::lock_guard lock(write_mu_);
-  return InTransaction(*writer_, [&]() -> Status {
+  auto all = [&]() -> Status {
     for (const Start& start : starts) {
       if (Status s = UpdateStart(start, now); !s.ok()) return s;
     }
     return Status::Ok();
-  });
+  };
+  if (InBatch()) return all();
+  std::lock_guard lock(write_mu_);
+  return InTransaction(*writer_, all);
 }
 
 Status JobStore::UpdateStart(const Start& start, Time now) {
@@ -349,7 +383,8 @@ Status JobStore::AppendEvent(JobId id, Time at, const std::string& kind,
 
 Status JobStore::AppendNodeEvent(Time at, const std::string& node, const std::string& kind,
                                  const std::string& text) {
-  std::lock_guard lock(write_mu_);
+  std::unique_lock<std::mutex> lock(write_mu_, std::defer_lock);
+  if (!InBatch()) lock.lock();
   auto stmt =
       writer_->Prepare("INSERT INTO node_events(at, node, kind, text) VALUES (?1,?2,?3,?4)");
   if (!stmt.ok()) return stmt.status();

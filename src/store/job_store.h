@@ -5,6 +5,7 @@
 #ifndef SQUEEZE_STORE_JOB_STORE_H_
 #define SQUEEZE_STORE_JOB_STORE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/job_request.h"
@@ -59,6 +61,26 @@ class JobStore {
 
   // Stores a new pending job owned by `owner`; the id is assigned in commit order.
   Result<JobId> Submit(const JobRequest& request, const std::string& owner, Time now);
+
+  // While a WriteBatch is open, the writes its thread makes (the updates and events below)
+  // go into one transaction, made durable by Commit: a scheduling step's run ends, checkpoints
+  // and events with one commit (one fsync) instead of one each. Other threads' writes wait
+  // for it. One is open at a time; none is nested. RecordStarts in a batch is in the batch too.
+  class WriteBatch {
+   public:
+    WriteBatch(WriteBatch&& o) noexcept;
+    WriteBatch& operator=(WriteBatch&&) = delete;
+    ~WriteBatch();  // commits what is not committed yet (its error is lost: call Commit)
+    // Makes the batch's writes durable and closes it (later writes go the usual way). An
+    // error: none of them is stored.
+    Status Commit();
+
+   private:
+    friend class JobStore;
+    explicit WriteBatch(JobStore* store) : store_(store) {}
+    JobStore* store_;  // null: closed (or it could not begin: the writes go the usual way)
+  };
+  WriteBatch BeginWrites();
 
   // Each update also appends an event. An unknown id is an error.
   Status SetState(JobId id, JobState state, const std::string& reason, Time now);
@@ -124,8 +146,13 @@ class JobStore {
   Status QueryEach(const std::string& where, const std::function<void(SqliteStmt&)>& bind,
                    const std::function<Status(StoredJob&&)>& each);
 
+  // Whether the calling thread has a WriteBatch open (it holds write_mu_ then).
+  bool InBatch() const;
+  Status EndBatch();
+
   const std::string path_;
   std::mutex write_mu_;  // guards writer_
+  std::atomic<std::thread::id> batch_thread_{};  // the thread of the open WriteBatch
   std::unique_ptr<SqliteDb> writer_;
   std::mutex read_mu_;  // guards reader_
   std::unique_ptr<SqliteDb> reader_;

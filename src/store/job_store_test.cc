@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -211,6 +213,38 @@ TEST(JobStoreTest, ACyclesStartsAreRecordedTogetherOrNotAtAll) {
   EXPECT_NE(s.message().find("job 9999 not found"), std::string::npos) << s.message();
   EXPECT_EQ(store->Get(c)->state, JobState::kPending) << "a start of a failed batch was kept";
   EXPECT_EQ(store->Events(c)->size(), 1u);
+}
+
+// A scheduling step's writes go into one WriteBatch: unseen by readers until its commit, all
+// stored by it, in order; another thread's write waits for the commit.
+TEST(JobStoreTest, AWriteBatchCommitsTheStepsWritesTogether) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId a = *store->Submit(Simple(), "alice", 10);
+  const JobId b = *store->Submit(Simple(), "bob", 10);
+  auto batch = store->BeginWrites();
+  ASSERT_TRUE(store->RecordCheckpoint(a, 20, "step 5").ok());
+  ASSERT_TRUE(store->RecordRunEnd(a, RunEnd{0, JobState::kDone, "", false, 0, std::nullopt}, 21).ok());
+  ASSERT_TRUE(store->AppendNodeEvent(22, "n0", "down", "controller away").ok());
+  EXPECT_EQ(store->Get(a)->state, JobState::kPending) << "a reader saw an uncommitted write";
+  std::atomic<bool> other_done{false};
+  std::thread other([&] {
+    (void)store->AppendEvent(b, 23, "note", "from another thread");
+    other_done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(other_done) << "another thread wrote into the open batch";
+  ASSERT_TRUE(batch.Commit().ok());
+  other.join();
+  EXPECT_EQ(store->Get(a)->state, JobState::kDone);
+  EXPECT_EQ(*store->Get(a)->last_checkpoint, 20);
+  EXPECT_EQ(store->Events(b)->back().text, "from another thread");
+  EXPECT_EQ(store->NodeEvents(10)->back().node, "n0");
+  // After the commit writes go the usual way, each durable when it returns.
+  ASSERT_TRUE(store->AppendEvent(b, 30, "note", "after").ok());
+  auto reopened = MustOpen(dir.path());
+  EXPECT_EQ(reopened->Events(b)->back().text, "after");
+  EXPECT_EQ(reopened->Get(a)->state, JobState::kDone);
 }
 
 TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
