@@ -32,7 +32,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
   Time first = kNever;
   for (const StoredJob& s : *jobs) first = std::min(first, s.submitted_at);
   for (const StoredJob& s : *jobs) {
-    if (!s.started_at || !s.ended_at || *s.ended_at <= *s.started_at) continue;
+    if (!s.started_at || !s.ended_at || *s.ended_at < *s.started_at) continue;
     const JobSpec& spec = s.request.spec;
     HistoryJob j;
     j.id = s.id;
@@ -41,7 +41,9 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
     j.gpus = std::max(1, spec.gpus);
     j.submit = s.submitted_at;
     j.start = *s.started_at;
-    j.end = *s.ended_at;
+    // The store keeps whole seconds: a run that ended in the second it started ran for less
+    // than one, taken as one.
+    j.end = std::max(*s.ended_at, *s.started_at + 1);
     j.checkpointable = spec.checkpointable;
     j.checkpoint_interval = spec.checkpoint_interval;
     j.checkpoint_cost = spec.checkpoint_cost;

@@ -51,6 +51,25 @@ TEST(StoreHistoryTest, FinishedJobsWithTheirRecordedTimes) {
   EXPECT_EQ(h->trace.jobs[0].duration, 3600);
 }
 
+// Times are whole seconds: a run that ended in the second it started is a run of one second,
+// not one that never ran (a `true` the daemon starts and sees end within 200 ms).
+TEST(StoreHistoryTest, ARunShorterThanASecondLastsOne) {
+  testing::TempDir dir;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto a = (*store)->Submit(Request(1, ""), "alice", 1000);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0}, 1000).ok());
+    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", 1000).ok());
+  }
+  auto h = ReadStoreHistory(dir.path() + "/squeeze.db");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->trace.jobs.size(), 1u);
+  EXPECT_EQ(h->trace.jobs[0].duration, 1);
+  EXPECT_EQ(h->history.jobs[0].end, 1001);
+}
+
 TEST(StoreHistoryTest, NoStoreThereIsAnErrorAndCreatesNothing) {
   testing::TempDir dir;
   auto h = ReadStoreHistory(dir.path() + "/nothing");
