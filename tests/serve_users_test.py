@@ -174,6 +174,15 @@ def case_privacy(squeeze, source, h):
     check("the-log-line" in log_of(d, job), "the admin reads her log")
     status, reply = d.call("POST", f"/v1/jobs/{job}/cancel")
     check(status == 200, f"the admin cancels it: {status} {reply}")
+    # Ended, its listing is kept written, one text per view: listed by the admin and her
+    # first, it still shows bob nothing of hers, each time.
+    d.wait_state(job, "cancelled", timeout=30)
+    for token, sees in (("admin", True), (alice, True), (bob, False), (bob, False), (alice, True)):
+        status, listing = d.call("GET", "/v1/jobs", token=token)
+        row = [j for j in listing["jobs"] if j["id"] == job]
+        check(status == 200 and len(row) == 1 and row[0]["state"] == "cancelled", f"{listing}")
+        check(("s3cr3t" in json.dumps(row)) == sees and row[0]["private"] is not sees,
+              f"{'her or the admin' if sees else 'bob'} listed her ended job as: {row}")
 
 
 def squeeze_as(h, user, squeeze, args, sock, env=None):

@@ -95,6 +95,12 @@ ApiResult QueueService::List(const Principal& who,
     }
   }
   if (!query.count("limit")) filter.limit = 100;
+  // A finished job whose text is kept needs no decoding (ListedJobText).
+  filter.wants_request = [&](const StoredJob& row) {
+    if (!IsFinished(row.state)) return true;
+    std::lock_guard lock(finished_text_mu_);
+    return !finished_text_.count(FinishedTextKey(row.id, MaySee(who, row)));
+  };
   auto jobs = store_.List(filter);
   if (!jobs.ok()) return ApiResult::Fail(500, jobs.status().message());
   // Written as text, a finished job's from the piece kept since it was first listed (what a
@@ -114,7 +120,7 @@ ApiResult QueueService::List(const Principal& who,
 
 std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool private_fields) {
   if (!IsFinished(job.state)) return StoredJobJson(job, now, private_fields).dump();
-  const int64_t key = job.id * 2 + (private_fields ? 1 : 0);
+  const int64_t key = FinishedTextKey(job.id, private_fields);
   {
     std::lock_guard lock(finished_text_mu_);
     if (auto it = finished_text_.find(key); it != finished_text_.end()) return it->second;

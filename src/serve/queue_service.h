@@ -55,6 +55,9 @@ class QueueService : public JobService {
   // One job of a listing as JSON text; a finished job's is kept (by id and whether its private
   // fields are shown), the most recent kFinishedTextKept of them.
   std::string ListedJobText(const StoredJob& job, Time now, bool private_fields);
+  static int64_t FinishedTextKey(JobId id, bool private_fields) {
+    return id * 2 + (private_fields ? 1 : 0);
+  }
   static constexpr size_t kFinishedTextKept = 50000;
   std::mutex finished_text_mu_;
   std::unordered_map<int64_t, std::string> finished_text_;

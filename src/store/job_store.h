@@ -31,6 +31,10 @@ struct ListFilter {
   std::optional<std::string> team;
   JobId after_id = 0;  // paging: only ids above this, in id order
   int limit = 100;     // <= 0 = no limit
+  // When set, a row for which it answers false (asked with the row's other fields filled in)
+  // comes without its request (spec, command): the caller keeps what it shows of that job,
+  // and decoding the request is most of a row's cost.
+  std::function<bool(const StoredJob&)> wants_request;
 };
 
 // How a run ended and what becomes of the job, recorded in one transaction.
@@ -140,11 +144,14 @@ class JobStore {
                    const std::string& kind, const std::string& text);
   Status UpdateStart(const Start& start, Time now);
   Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text);
-  // Rows of jobs matching `where` (parameters bound by `bind`), in id order.
-  Result<std::vector<StoredJob>> Query(const std::string& where,
-                                       const std::function<void(SqliteStmt&)>& bind);
+  // Rows of jobs matching `where` (parameters bound by `bind`), in id order; with
+  // `wants_request`, rows it declines come without their request.
+  Result<std::vector<StoredJob>> Query(
+      const std::string& where, const std::function<void(SqliteStmt&)>& bind,
+      const std::function<bool(const StoredJob&)>& wants_request = nullptr);
   Status QueryEach(const std::string& where, const std::function<void(SqliteStmt&)>& bind,
-                   const std::function<Status(StoredJob&&)>& each);
+                   const std::function<Status(StoredJob&&)>& each,
+                   const std::function<bool(const StoredJob&)>& wants_request = nullptr);
 
   // Whether the calling thread has a WriteBatch open (it holds write_mu_ then).
   bool InBatch() const;

@@ -17,7 +17,8 @@ std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   return static_cast<int>(*v);
 }
 
-Result<StoredJob> RowToRecord(const SqliteStmt& row) {
+Result<StoredJob> RowToRecord(const SqliteStmt& row,
+                              const std::function<bool(const StoredJob&)>& wants_request) {
   StoredJob r;
   r.id = row.Int(0);
   r.owner = row.Text(1);
@@ -38,9 +39,11 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row) {
   auto gpus = GpusFromJson(row.Text(11));
   if (!gpus.ok()) return gpus.status().WithContext("job " + std::to_string(r.id));
   r.gpus = std::move(gpus).value();
-  auto request = RequestFromJson(row.Text(12));
-  if (!request.ok()) return request.status().WithContext("job " + std::to_string(r.id));
-  r.request = std::move(request).value();
+  if (!wants_request || wants_request(r)) {
+    auto request = RequestFromJson(row.Text(12));
+    if (!request.ok()) return request.status().WithContext("job " + std::to_string(r.id));
+    r.request = std::move(request).value();
+  }
   r.request.spec.id = r.id;
   r.request.spec.submit_time = r.submitted_at;
   r.failures = static_cast<int>(row.Int(13));
@@ -52,7 +55,8 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row) {
 
 Status JobStore::QueryEach(const std::string& where,
                           const std::function<void(SqliteStmt&)>& bind,
-                          const std::function<Status(StoredJob&&)>& each) {
+                          const std::function<Status(StoredJob&&)>& each,
+                          const std::function<bool(const StoredJob&)>& wants_request) {
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(kColumns + where);
   if (!stmt.ok()) return stmt.status();
@@ -61,19 +65,23 @@ Status JobStore::QueryEach(const std::string& where,
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) return Status::Ok();
-    auto record = RowToRecord(*stmt);
+    auto record = RowToRecord(*stmt, wants_request);
     if (!record.ok()) return record.status();
     if (Status s = each(std::move(record).value()); !s.ok()) return s;
   }
 }
 
-Result<std::vector<StoredJob>> JobStore::Query(const std::string& where,
-                                               const std::function<void(SqliteStmt&)>& bind) {
+Result<std::vector<StoredJob>> JobStore::Query(
+    const std::string& where, const std::function<void(SqliteStmt&)>& bind,
+    const std::function<bool(const StoredJob&)>& wants_request) {
   std::vector<StoredJob> records;
-  Status s = QueryEach(where, bind, [&records](StoredJob&& r) {
-    records.push_back(std::move(r));
-    return Status::Ok();
-  });
+  Status s = QueryEach(
+      where, bind,
+      [&records](StoredJob&& r) {
+        records.push_back(std::move(r));
+        return Status::Ok();
+      },
+      wants_request);
   if (!s.ok()) return s;
   return records;
 }
@@ -105,11 +113,14 @@ Result<std::vector<StoredJob>> JobStore::List(const ListFilter& filter) {
   where += " ORDER BY id";
   const int limit_index = static_cast<int>(texts.size()) + 2;
   if (filter.limit > 0) where += " LIMIT ?" + std::to_string(limit_index);
-  return Query(where, [&](SqliteStmt& s) {
-    s.Bind(1, filter.after_id);
-    for (size_t i = 0; i < texts.size(); ++i) s.Bind(static_cast<int>(i) + 2, texts[i]);
-    if (filter.limit > 0) s.Bind(limit_index, static_cast<int64_t>(filter.limit));
-  });
+  return Query(
+      where,
+      [&](SqliteStmt& s) {
+        s.Bind(1, filter.after_id);
+        for (size_t i = 0; i < texts.size(); ++i) s.Bind(static_cast<int>(i) + 2, texts[i]);
+        if (filter.limit > 0) s.Bind(limit_index, static_cast<int64_t>(filter.limit));
+      },
+      filter.wants_request);
 }
 
 namespace {

@@ -247,6 +247,29 @@ TEST(JobStoreTest, AWriteBatchCommitsTheStepsWritesTogether) {
   EXPECT_EQ(reopened->Get(a)->state, JobState::kDone);
 }
 
+// A caller that keeps what it shows of some jobs lists them without decoding their requests.
+TEST(JobStoreTest, ListLeavesOutTheRequestsItIsToldToNotWant) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const JobId a = *store->Submit(FullRequest(), "alice", 10);
+  const JobId b = *store->Submit(FullRequest(), "bob", 10);
+  ASSERT_TRUE(store->SetState(a, JobState::kDone, "", 20).ok());
+  ListFilter filter;
+  std::vector<std::pair<JobId, std::string>> asked;
+  filter.wants_request = [&](const StoredJob& row) {
+    asked.emplace_back(row.id, row.owner);
+    return !IsFinished(row.state);
+  };
+  auto jobs = store->List(filter);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ(asked, (std::vector<std::pair<JobId, std::string>>{{a, "alice"}, {b, "bob"}}));
+  EXPECT_TRUE((*jobs)[0].request.command.empty()) << "a declined request was decoded";
+  EXPECT_EQ((*jobs)[0].state, JobState::kDone);
+  EXPECT_EQ((*jobs)[0].request.spec.id, a);
+  EXPECT_EQ((*jobs)[1].request.spec.name, "train-llm");
+}
+
 TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
   TempDir dir;
   auto store = MustOpen(dir.path());
