@@ -21,6 +21,15 @@ bool HasVictimCandidates(const CycleContext& c, int band) {
   return false;
 }
 
+// What the waiting job's placement must leave alone, as when it claims the room once its
+// victims have stopped (allocate's claims come before the cycle's reservations): the nodes
+// held for other jobs that defrag makes room for. Reservations do not count: evicting for a
+// job that then takes GPUs a reservation expects is not evicting for nothing (and on the four
+// months of Philly, keeping preemptors off them lengthened squeeze's mean wait by 8%).
+std::unordered_map<int, int> ClaimCaps(const CycleContext& c, const Job& job) {
+  return c.CapsExcept(job.spec.id, /*reservations=*/false);
+}
+
 // How many sets of victims are tried for one waiting job (each is evicted tentatively and the
 // job placed; the first after which it fits is committed).
 constexpr size_t kVictimSetsTried = 4;
@@ -45,7 +54,7 @@ void RunPreempt(CycleContext& c) {
                  running.entry.key >= rank.entry.key * c.s.policy.preempt_key_ratio;
         };
         const auto sets = VictimSets(c, job, c.GroupsFor(job.spec), eligible, kVictimSetsTried);
-        EvictFor(c, job, -1, sets, c.CapsExcept(job.spec.id, true), "preempted for",
+        EvictFor(c, job, -1, sets, ClaimCaps(c, job), "preempted for",
                  StopKind::kPreemption);
         return ++tries[p.scope] >= kMaxEvictionTries ? PendingQueue::Visit::kSkipScope
                                                      : PendingQueue::Visit::kNext;
@@ -70,7 +79,7 @@ void RunSlice(CycleContext& c) {
           return due.count(v.spec.id) && rank.Before(c.RankOfRunning(v));
         };
         const auto sets = VictimSets(c, job, c.GroupsFor(job.spec), eligible, kVictimSetsTried);
-        const auto victims = EvictFor(c, job, -1, sets, c.CapsExcept(job.spec.id, true),
+        const auto victims = EvictFor(c, job, -1, sets, ClaimCaps(c, job),
                                       "slice ended; yields to", StopKind::kSliceYield);
         for (JobId v : victims) due.erase(v);
         if (due.empty()) return PendingQueue::Visit::kStop;
@@ -98,7 +107,7 @@ void RunReclaim(CycleContext& c) {
         };
         const auto sets =
             VictimSets(c, job, c.GroupsFor(job.spec, pool), eligible, kVictimSetsTried);
-        EvictFor(c, job, pool, sets, c.CapsExcept(job.spec.id, true),
+        EvictFor(c, job, pool, sets, ClaimCaps(c, job),
                  "borrowed capacity reclaimed for", StopKind::kPreemption);
         return PendingQueue::Visit::kSkipScope;
       },

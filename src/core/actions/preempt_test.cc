@@ -225,19 +225,26 @@ TEST(PreemptTest, TheNextCheapestVictimsAreTriedWhenTheCheapestLeaveTheJobShort)
   EXPECT_THAT(s.Settle(100), ElementsAre("stop 5: preempted for 3", "start 3 on a1:2,3"));
 }
 
-// Job 3 is blocked and reserved for (on a0, until job 1 ends); job 4, behind it, may not
-// evict job 2 to take GPUs the reservation keeps.
-TEST(PreemptTest, NoEvictionForAJobThatAReservationAheadKeepsOut) {
+TEST(PreemptTest, NoEvictionWhenTheJobWouldStillBeShortOfMemory) {
+  Scenario s(Cluster({{"a", 1, 4, "gpu", 0, 65536}}), Preempting());
+  s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic().Memory(8192));
+  s.Add(NewJob(2, 2, 0).Memory(49152));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 2 on a0:0,1", "start 1 on a0:2,3"));
+  s.Add(NewJob(3, 2, 10).Urgency(Urgency::kHigh).Memory(32768));  // 16,384 MiB would be free
+  EXPECT_THAT(s.Settle(10), IsEmpty());
+}
+
+// A reservation is not a reason to evict nothing: the room preempt makes is claimed before the
+// cycle's reservations are made, so job 4 (behind the blocked job 3, which holds a0 by its
+// reservation) does evict job 2, and starts there.
+TEST(PreemptTest, AReservationAheadDoesNotKeepAPreemptorOff) {
   Scenario s(Cluster({{"a", 1, 4}}), Preempting({{"actions", "allocate|backfill|preempt"}}));
   s.Add(NewJob(1, 2, 0).Estimate(100));
   s.Add(NewJob(2, 2, 0).Urgency(Urgency::kLow).Elastic());
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 2 on a0:2,3"));
   s.Add(NewJob(3, 4, 10));
   s.Add(NewJob(4, 2, 11));
-  EXPECT_THAT(s.Settle(20), IsEmpty());
-  // Once job 1 ends, job 3 (more urgent than job 2) takes the node.
-  s.Finish(1, 100);
-  EXPECT_THAT(s.Settle(100), ElementsAre("stop 2: preempted for 3", "start 3 on a0:0,1,2,3"));
+  EXPECT_THAT(s.Settle(20), ElementsAre("stop 2: preempted for 4", "start 4 on a0:2,3"));
 }
 
 TEST(PreemptTest, CancelledVictimLetsThePreemptorStart) {
