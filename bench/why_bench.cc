@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 // Runs nothing: notes each start, so the live queue holds them as running.
 class NotingExecutor : public Executor {
  public:
-  Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const std::vector<int>&,
+  Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const RunPlace&,
                         bool) override {
     std::lock_guard l(mu_);
     running_.insert(id);

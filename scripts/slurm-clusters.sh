@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two real Slurm 22.05 clusters on this machine, for squeeze's Slurm tests (label `slurm`):
-# "east" and "west", each with its own slurmctld and slurmd (own ports, state, spool, logs),
-# one node each with fake GPUs as GRES (File= symlinks to /dev/null, which 22.05 accepts), and
-# two partitions (low, high) with preemption by partition priority. One munged serves both.
+# "east" with 4 nodes and "west" with 2, each cluster with its own slurmctld and one slurmd per
+# node (`slurmd -N NAME`: own port, spool, pid file and log), nodes named CLUSTER-n0, -n1, ...,
+# each with fake GPUs as GRES (File= symlinks to /dev/null, which 22.05 accepts), and two
+# partitions (low, high) with preemption by partition priority. One munged serves both.
 # Everything lives under $SQUEEZE_SLURM_ROOT (default /tmp/squeeze-slurm); daemons run as root.
 #
 #   bash scripts/slurm-clusters.sh install      # apt-get install munge slurmctld slurmd slurm-client
@@ -12,15 +13,17 @@
 #   bash scripts/slurm-clusters.sh stop         # cancels every job, stops every daemon
 #   bash scripts/slurm-clusters.sh status       # sinfo of each cluster
 #   bash scripts/slurm-clusters.sh stop-ctld west / start-ctld west   # a controller outage
-#   bash scripts/slurm-clusters.sh stop-node east / start-node east   # the node dies: slurmd
-#       and every job step on it SIGKILLed (Slurm marks it DOWN after SlurmdTimeout=10 s);
-#       start-node brings slurmd back and waits for the node to be idle (ReturnToService=2)
+#   bash scripts/slurm-clusters.sh stop-node east [east-n2] / start-node east [east-n2]
+#       a node dies (default: the cluster's first): its slurmd and every job step on it
+#       SIGKILLed (Slurm marks it DOWN after SlurmdTimeout=10 s); start-node brings slurmd
+#       back and waits for the node to be idle (ReturnToService=2)
 #
 # Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16,
 # declared through config_overrides, so more than the machine has is fine),
-# SQUEEZE_SLURM_CLUSTERS (default "east west") and SQUEEZE_SLURM_PORT_BASE (6817): the i-th
-# cluster (from 0) listens on BASE+10i (slurmctld) and BASE+10i+1 (slurmd). A second set beside
-# the tests' needs its own ROOT and BASE (bench/slurm_bench uses /tmp/squeeze-slurm-bench, 6837).
+# SQUEEZE_SLURM_CLUSTERS (default "east:4 west:2": NAME:NODES, NAME alone = one node) and
+# SQUEEZE_SLURM_PORT_BASE (6817): the i-th cluster (from 0) listens on BASE+10i (slurmctld)
+# and BASE+10i+1+j (the slurmd of node j; at most 9 nodes). A second set beside the tests'
+# needs its own ROOT and BASE (bench/slurm_bench uses /tmp/squeeze-slurm-bench, 6837).
 # Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
 # seconds; no slurmdbd, so accounting is off and jobcomp/filetxt keeps finished jobs).
 set -euo pipefail
@@ -29,7 +32,17 @@ ROOT=${SQUEEZE_SLURM_ROOT:-/tmp/squeeze-slurm}
 GPUS=${SQUEEZE_SLURM_GPUS:-4}
 CPUS=${SQUEEZE_SLURM_CPUS:-16}
 MEM_MB=16000
-read -r -a CLUSTERS <<<"${SQUEEZE_SLURM_CLUSTERS:-east west}"
+read -r -a CLUSTER_SPECS <<<"${SQUEEZE_SLURM_CLUSTERS:-east:4 west:2}"
+CLUSTERS=()
+declare -A NODES_OF=()
+for spec in "${CLUSTER_SPECS[@]}"; do
+  CLUSTERS+=("${spec%%:*}")
+  if [[ $spec == *:* ]]; then NODES_OF[${spec%%:*}]=${spec#*:}; else NODES_OF[$spec]=1; fi
+  if ! [[ ${NODES_OF[${spec%%:*}]} =~ ^[1-9]$ ]]; then
+    echo "[slurm-clusters] SQUEEZE_SLURM_CLUSTERS: '$spec': the nodes must be 1 to 9" >&2
+    exit 2
+  fi
+done
 PORT_BASE=${SQUEEZE_SLURM_PORT_BASE:-6817}
 MSOCK=$ROOT/munge/munge.socket.2
 
@@ -71,15 +84,27 @@ stop_pidfile() {  # file name
 }
 
 conf() { echo "$ROOT/$1/etc/slurm.conf"; }
-node() { echo "$1-n0"; }
+nodes() {  # cluster: its node names
+  local j
+  for ((j = 0; j < NODES_OF[$1]; j++)); do echo "$1-n$j"; done
+}
+node_list() {  # cluster: Slurm's host list of all its nodes
+  if ((NODES_OF[$1] == 1)); then echo "$1-n0"; else echo "$1-n[0-$((NODES_OF[$1] - 1))]"; fi
+}
+pidfile() { echo "$ROOT/$1/run/slurmd-$2.pid"; }  # cluster node
 
 write_configs() {  # cluster
   local c=$1 dir=$ROOT/$1 ctld_port slurmd_port i
   read -r ctld_port slurmd_port < <(ports "$c")
+  local n j
   mkdir -p "$dir"/{etc,state,spool,log,run,fakedev,jobs}
-  for ((i = 0; i < GPUS; i++)); do ln -sfn /dev/null "$dir/fakedev/nvidia$i"; done
+  for n in $(nodes "$c"); do
+    mkdir -p "$dir/fakedev/$n" "$dir/spool/$n"
+    for ((i = 0; i < GPUS; i++)); do ln -sfn /dev/null "$dir/fakedev/$n/nvidia$i"; done
+  done
   cat >"$dir/etc/slurm.conf" <<EOF
-# squeeze test cluster '$c' (scripts/slurm-clusters.sh): one node, $GPUS fake GPUs as GRES.
+# squeeze test cluster '$c' (scripts/slurm-clusters.sh): ${NODES_OF[$c]} node(s), $GPUS fake GPUs
+# as GRES on each, one slurmd per node on this machine (slurmd -N NAME).
 ClusterName=$c
 SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmUser=root
@@ -90,11 +115,11 @@ AuthType=auth/munge
 AuthInfo=socket=$MSOCK,cred_expire=5
 CredType=cred/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/run/slurmctld.pid
-SlurmdPidFile=$dir/run/slurmd.pid
+SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 PlugStackConfig=$dir/etc/plugstack.conf
@@ -120,14 +145,21 @@ KillWait=5
 InactiveLimit=0
 Waittime=0
 SlurmdParameters=config_overrides
-NodeName=$(node "$c") NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$slurmd_port CPUs=$CPUS RealMemory=$MEM_MB Gres=gpu:$GPUS State=UNKNOWN
-PartitionName=low  Nodes=$(node "$c") Default=YES MaxTime=INFINITE State=UP PriorityTier=1  PreemptMode=REQUEUE
-PartitionName=high Nodes=$(node "$c") Default=NO  MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF
 EOF
-  cat >"$dir/etc/gres.conf" <<EOF
-AutoDetect=off
-NodeName=$(node "$c") Name=gpu File=$dir/fakedev/nvidia[0-$((GPUS - 1))]
+  j=0
+  for n in $(nodes "$c"); do
+    echo "NodeName=$n NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$((slurmd_port + j))" \
+      "CPUs=$CPUS RealMemory=$MEM_MB Gres=gpu:$GPUS State=UNKNOWN" >>"$dir/etc/slurm.conf"
+    j=$((j + 1))
+  done
+  cat >>"$dir/etc/slurm.conf" <<EOF
+PartitionName=low  Nodes=$(node_list "$c") Default=YES MaxTime=INFINITE State=UP PriorityTier=1  PreemptMode=REQUEUE
+PartitionName=high Nodes=$(node_list "$c") Default=NO  MaxTime=INFINITE State=UP PriorityTier=10 PreemptMode=OFF
 EOF
+  echo "AutoDetect=off" >"$dir/etc/gres.conf"
+  for n in $(nodes "$c"); do
+    echo "NodeName=$n Name=gpu File=$dir/fakedev/$n/nvidia[0-$((GPUS - 1))]" >>"$dir/etc/gres.conf"
+  done
   : >"$dir/etc/plugstack.conf"
 }
 
@@ -143,8 +175,12 @@ start_munge() {
   wait_for "munged" 10 test -s "$ROOT/munge/munged.pid"
 }
 
-node_state() { SLURM_CONF=$(conf "$1") sinfo -h -n "$(node "$1")" -o %T 2>/dev/null | head -1; }
-node_idle() { [[ $(node_state "$1") == idle ]]; }
+node_state() { SLURM_CONF=$(conf "$1") sinfo -h -n "$2" -o %T 2>/dev/null | head -1; }  # cluster node
+node_idle() { [[ $(node_state "$1" "$2") == idle ]]; }
+all_idle() {  # cluster
+  local n
+  for n in $(nodes "$1"); do node_idle "$1" "$n" || return 1; done
+}
 
 start_ctld() {  # cluster
   local c=$1
@@ -157,15 +193,18 @@ start_cluster() {  # cluster: a fresh one (no jobs, state or logs of an earlier 
   local c=$1
   rm -rf "${ROOT:?}/$c/state" "$ROOT/$c/spool" "$ROOT/$c/log" "$ROOT/$c/jobs"
   write_configs "$c"
+  local n
   start_ctld "$c"
-  SLURM_CONF=$(conf "$c") slurmd -N "$(node "$c")"
-  wait_for "slurmd of $c" 20 test -s "$ROOT/$c/run/slurmd.pid"
-  if ! wait_for "node $(node "$c") idle" 30 node_idle "$c"; then
-    SLURM_CONF=$(conf "$c") scontrol show node "$(node "$c")" >&2 || true
+  for n in $(nodes "$c"); do
+    SLURM_CONF=$(conf "$c") slurmd -N "$n"
+    wait_for "slurmd of $n" 20 test -s "$(pidfile "$c" "$n")"
+  done
+  if ! wait_for "the nodes of $c idle" 30 all_idle "$c"; then
+    SLURM_CONF=$(conf "$c") scontrol show nodes >&2 || true
     tail -20 "$ROOT/$c/log/slurmctld.log" >&2
     return 1
   fi
-  log "cluster $c up: export SLURM_CONF=$(conf "$c")"
+  log "cluster $c up ($(node_list "$c"), $GPUS GPUs each): export SLURM_CONF=$(conf "$c")"
 }
 
 stop_cluster() {  # cluster
@@ -176,18 +215,24 @@ stop_cluster() {  # cluster
     squeue -h -o %i 2>/dev/null | xargs -r scancel 2>/dev/null || true
     wait_for "the jobs of $c to end" 10 bash -c "[[ -z \$(squeue -h -t R,CG,S 2>/dev/null) ]]" || true
   fi
-  stop_pidfile "$dir/run/slurmd.pid" "slurmd of $c"
+  local f
+  for f in "$dir"/run/slurmd*.pid; do [[ -e $f ]] && stop_pidfile "$f" "slurmd ($f)"; done
   stop_pidfile "$dir/run/slurmctld.pid" "slurmctld of $c"
 }
 
-# The job steps of a cluster's node (slurmstepd with this cluster's SLURM_CONF in its
-# environment; other clusters' are left alone) and every process below them.
-node_procs() {  # cluster
-  local want p kids
+# The job steps of one node of a cluster (slurmstepd with this cluster's SLURM_CONF in its
+# environment, holding a socket in that node's spool folder; other nodes' and clusters' are left
+# alone) and every process below them.
+node_procs() {  # cluster node
+  local want p kids ino inodes
   want="SLURM_CONF=$(conf "$1")"
+  inodes=$(awk -v d="$ROOT/$1/spool/$2/" 'index($8, d) == 1 { print $7 }' /proc/net/unix)
   local -a todo=()
   for p in $(pgrep slurmstepd); do
-    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "$want"; then todo+=("$p"); fi
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "$want" || continue
+    for ino in $(find "/proc/$p/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n'); do
+      if grep -qxF "$ino" <<<"$inodes"; then todo+=("$p"); break; fi
+    done
   done
   while ((${#todo[@]})); do
     p=${todo[0]}
@@ -199,24 +244,31 @@ node_procs() {  # cluster
   return 0
 }
 
-stop_node() {  # cluster: as if the node lost power
-  local c=$1 dir=$ROOT/$1 i pids
-  if [[ -s $dir/run/slurmd.pid ]]; then kill -9 "$(<"$dir/run/slurmd.pid")" 2>/dev/null || true; fi
-  rm -f "$dir/run/slurmd.pid"
+node_named() {  # cluster [node]: the node (default the first), which must be one of the cluster's
+  local n=${2:-$1-n0}
+  if ! nodes "$1" | grep -qxF "$n"; then log "cluster $1 has no node '$n' ($(node_list "$1"))"; return 1; fi
+  echo "$n"
+}
+
+stop_node() {  # cluster node: as if the node lost power
+  local c=$1 n=$2 f i pids
+  f=$(pidfile "$c" "$n")
+  if [[ -s $f ]]; then kill -9 "$(<"$f")" 2>/dev/null || true; fi
+  rm -f "$f"
   for ((i = 0; i < 5; i++)); do
-    pids=$(node_procs "$c")
+    pids=$(node_procs "$c" "$n")
     [[ -z $pids ]] && break
     kill -9 $pids 2>/dev/null || true
     sleep 0.2
   done
-  log "node $(node "$c") stopped (slurmd and its job steps killed)"
+  log "node $n stopped (slurmd and its job steps killed)"
 }
 
-start_node() {  # cluster
-  local c=$1
-  SLURM_CONF=$(conf "$c") slurmd -N "$(node "$c")"
-  wait_for "slurmd of $c" 20 test -s "$ROOT/$c/run/slurmd.pid"
-  wait_for "node $(node "$c") idle" 60 node_idle "$c"
+start_node() {  # cluster node
+  local c=$1 n=$2
+  SLURM_CONF=$(conf "$c") slurmd -N "$n"
+  wait_for "slurmd of $n" 20 test -s "$(pidfile "$c" "$n")"
+  wait_for "node $n idle" 60 node_idle "$c" "$n"
 }
 
 do_install() {
@@ -249,8 +301,8 @@ case "${1:-}" in
     ;;
   stop-ctld) ports "${2:?cluster}" >/dev/null && stop_pidfile "$ROOT/$2/run/slurmctld.pid" "slurmctld of $2" ;;
   start-ctld) ports "${2:?cluster}" >/dev/null && start_ctld "$2" ;;
-  stop-node) ports "${2:?cluster}" >/dev/null && stop_node "$2" ;;
-  start-node) ports "${2:?cluster}" >/dev/null && start_node "$2" ;;
+  stop-node) ports "${2:?cluster}" >/dev/null && n=$(node_named "$2" "${3:-}") && stop_node "$2" "$n" ;;
+  start-node) ports "${2:?cluster}" >/dev/null && n=$(node_named "$2" "${3:-}") && start_node "$2" "$n" ;;
   env) ports "${2:?cluster}" >/dev/null && echo "export SLURM_CONF=$(conf "$2")" ;;
   status)
     for c in "${CLUSTERS[@]}"; do echo "== $c"; SLURM_CONF=$(conf "$c") sinfo || true; done
@@ -260,7 +312,7 @@ case "${1:-}" in
     rm -rf "$ROOT"
     ;;
   *)
-    echo "usage: $0 install|start|stop|status|env CLUSTER|stop-ctld CLUSTER|start-ctld CLUSTER|stop-node CLUSTER|start-node CLUSTER|clean" >&2
+    echo "usage: $0 install|start|stop|status|env CLUSTER|stop-ctld CLUSTER|start-ctld CLUSTER|stop-node CLUSTER [NODE]|start-node CLUSTER [NODE]|clean" >&2
     exit 2
     ;;
 esac

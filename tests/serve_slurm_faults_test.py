@@ -1,6 +1,6 @@
 """`squeeze serve` against real Slurm faults (issue 5: faults and reconciliation), on the two
-clusters of scripts/slurm-clusters.sh (east, west; one node with 4 fake GPUs each) that the CTest
-fixture slurm_clusters starts.
+clusters of scripts/slurm-clusters.sh (east, west; 4 fake GPUs a node) that the CTest fixture
+slurm_clusters starts; each pool is its cluster's first node.
 
 - node_down: the node running a checkpointable job dies (slurmd and its job steps killed);
   the job runs again on the other cluster from its last checkpoint; no second copy ran.
@@ -84,10 +84,13 @@ def start(squeeze, h, name="data", daemon_name=None, clean=True, kind="owned"):
         for c in CLUSTERS:
             BASELINE[c] = max([int(r[0]) for r in slurm_records(c, since_baseline=False)] + [0])
     config = h.path("slurm-pools.yaml")
+    # One node of each cluster (its first, which `slurm-clusters.sh stop-node` stops): the
+    # cases are about that node, or its controller, failing under a job.
     with open(config, "w") as f:
         f.write("pools:\n" + "".join(
             f"  - name: {c}\n    kind: {kind}\n    region: r-{c}\n    backend: slurm\n"
-            f"    slurm: {{cluster: {c}, conf: {ROOT}/{c}/etc/slurm.conf}}\n" for c in CLUSTERS))
+            f"    slurm: {{cluster: {c}, conf: {ROOT}/{c}/etc/slurm.conf}}\n"
+            f"    nodes: [{{name: {c}-n0, gpus: 4}}]\n" for c in CLUSTERS))
     args = ["--config", config, "--set", "min_runtime=0s", "--slurm-watch", "1s"]
     d = h.start_daemon(squeeze, name, args, name=daemon_name)
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")

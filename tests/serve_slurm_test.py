@@ -1,6 +1,7 @@
 """`squeeze serve` with two real Slurm clusters as its pools (issue 5): the clusters of
-scripts/slurm-clusters.sh (east, west; 4 fake GPUs as GRES each), started by the CTest fixture
-slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from `sinfo --json`.
+scripts/slurm-clusters.sh (east with 4 nodes, west with 2; 4 fake GPUs as GRES each), started by
+the CTest fixture slurm_clusters. The daemon's machine needs no GPU: the pools' nodes come from
+`sinfo --json` (case pools), or the cases written for one node a cluster name east-n0 and west-n0.
 
 - a job runs as a Slurm batch job with the GPUs Slurm binds (CUDA_VISIBLE_DEVICES=0,1);
 - a critical job preempts a low-urgency Slurm job: squeeze asks it to checkpoint (SIGUSR1
@@ -44,9 +45,10 @@ def slurm_jobs_named(cluster, name, data_dir):
             if f" of {data_dir} (" in line]
 
 
-def pools_config(h, west_region, extra=""):
+def pools_config(h, west_region, extra="", first_nodes=True):
     """A cluster file of the two test clusters as pools east (us-east) and west; skips the test
-    when they are not up."""
+    when they are not up. `first_nodes`: each pool is its cluster's first node only (east-n0,
+    west-n0: the cases written for one node a cluster); else all the nodes sinfo lists."""
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
         raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
     config = h.path("slurm-pools.yaml")
@@ -56,22 +58,25 @@ def pools_config(h, west_region, extra=""):
     region: us-east
     backend: slurm
     slurm: {{cluster: east, conf: {ROOT}/east/etc/slurm.conf}}
+{"    nodes: [{name: east-n0, gpus: 4}]" if first_nodes else ""}
   - name: west
     region: {west_region}
     backend: slurm
     slurm: {{cluster: west, conf: {ROOT}/west/etc/slurm.conf}}
+{"    nodes: [{name: west-n0, gpus: 4}]" if first_nodes else ""}
 {extra}""")
     return config
 
 
 def case_pools(squeeze, source, h):
-    config = pools_config(h, "eu-west")
+    config = pools_config(h, "eu-west", first_nodes=False)
     args = ["--config", config, "--set", "min_runtime=0s", "--checkpoint-grace", "20s"]
     d = h.start_daemon(squeeze, "data", args)
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
     status, nodes = d.call("GET", "/v1/nodes")
     names = sorted(n["name"] for n in nodes["nodes"])
-    check(names == ["east-n0", "west-n0"], f"nodes from sinfo: {nodes}")
+    check(names == ["east-n0", "east-n1", "east-n2", "east-n3", "west-n0", "west-n1"],
+          f"nodes from sinfo: {nodes}")
     check(all(n["gpus"] == 4 for n in nodes["nodes"]), f"4 GPUs each: {nodes}")
     train = os.path.join(source, "examples", "jobs", "train-like.sh")
 
@@ -84,18 +89,19 @@ def case_pools(squeeze, source, h):
         text = f.read()
     check(re.search(r"CVD=0,1 cluster=(east|west)", text), f"bound's log: {text}")
 
-    # 2. Preemption through Slurm: two low runs fill both clusters, a critical job preempts one.
+    # 2. Preemption through Slurm: six low runs fill both clusters' six nodes, a critical job
+    # preempts one.
     lows = [d.submit({"name": f"low-{i}", "gpus": 4, "urgency": "low", "preemptible": True,
                       "checkpointable": True, "estimate": "2m", "command": ["bash", train],
                       "env": {"STEPS": "600", "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": "1000"}})
-            for i in range(2)]
+            for i in range(6)]
     for low in lows:
         d.wait_state(low, "running", timeout=60)
     time.sleep(3)  # some steps of work
     # why on a job Slurm runs says what Slurm says of it.
     status, why = d.call("GET", f"/v1/jobs/{lows[0]}/why")
     text = " ".join(why["explanation"])
-    check(re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n0", text),
+    check(re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n\d", text),
           f"why {lows[0]}: {why}")
     urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
                        "command": ["bash", "-c", "sleep 2; echo urgent done"]})

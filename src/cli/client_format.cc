@@ -121,6 +121,10 @@ std::string FormatNodes(const nlohmann::json& nodes) {
     if (n.contains("unavailable") && n["unavailable"].is_string()) {
       out += Str(n, "name") + " takes no new jobs: " + n["unavailable"].get<std::string>() + "\n";
     }
+    if (n.contains("gpus_held_by_others")) {
+      out += Str(n, "name") + ": " + Str(n, "gpus_held_by_others") +
+             " GPUs held by jobs squeeze did not submit (not free)\n";
+    }
     std::string loads;
     for (const auto& g : ListOf(n, "gpu_detail")) {
       if (!g.contains("inference_load")) continue;

@@ -62,6 +62,10 @@ struct PoolSpec {
   // as preemptible capacity and taken back when the team needs it.
   std::map<std::string, int> team_quota_gpus;
   SlurmPoolSpec slurm;  // backend "slurm" only
+  // A job here runs on one node only (a job bigger than the largest node is refused): the live
+  // daemon's local pools, whose executor starts a job's processes on one machine. The
+  // simulator's pools spread a job over several nodes.
+  bool one_node_jobs = false;
   SpotSpec spot;              // kind spot only
   ColocationSpec colocation;  // kind colocated only
 };

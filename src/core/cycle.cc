@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/plugins/placement_search.h"
+
 namespace squeeze {
 
 int CycleContext::ScopeOf(const JobSpec& spec) const {
@@ -85,7 +87,15 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   req.job = &job.spec;
   req.groups = groups;
   req.node_gpu_cap = caps != nullptr && !caps->empty() ? caps : nullptr;
-  return s.node_order->Place(req, s.cluster);
+  std::optional<Placement> p = s.node_order->Place(req, s.cluster);
+  // A Slurm pool runs a job of several nodes with the same GPUs on each (--nodes=K
+  // --gres=gpu:G): another shape is placed again in that one.
+  const PoolSpec& pool = s.cluster.spec().pools[s.cluster.group(groups.front()).pool];
+  if (p && pool.backend == "slurm" && !EvenShares(*p)) {
+    return PlaceEvenly(req, s.cluster);
+  }
+  if (p && pool.one_node_jobs && p->shares.size() > 1) return std::nullopt;
+  return p;
 }
 
 // Progress per second of a run on its placement, in thousandths: a colocated pool's training

@@ -98,14 +98,21 @@ void ReleasePlacement(EngineState& s, const Placement& placement) {
   s.cluster.Release(placement);
   for (const auto& share : placement.shares) {
     if (s.unavailable.count(share.node)) HoldUnavailable(s, share.node);
-    else if (s.closed_gpus.count(share.node)) HoldClosed(s, share.node);
+    else if (HeldGpuMask(s, share.node) != 0) HoldClosed(s, share.node);
   }
 }
 
+uint64_t HeldGpuMask(const EngineState& s, int node) {
+  const auto closed = s.closed_gpus.find(node);
+  const auto foreign = s.foreign_gpus.find(node);
+  return (closed == s.closed_gpus.end() ? 0 : closed->second) |
+         (foreign == s.foreign_gpus.end() ? 0 : foreign->second);
+}
+
 void HoldClosed(EngineState& s, int node) {
-  const auto it = s.closed_gpus.find(node);
-  if (it == s.closed_gpus.end()) return;
-  Placement take = FreeOnNode(s, node, it->second, /*with_cpu_memory=*/false);
+  const uint64_t mask = HeldGpuMask(s, node);
+  if (mask == 0) return;
+  Placement take = FreeOnNode(s, node, mask, /*with_cpu_memory=*/false);
   if (take.empty()) return;
   s.cluster.Allocate(take);
   auto& held = s.closed_hold[node].shares;

@@ -85,6 +85,9 @@ struct EngineState {
   // GPUs of colocated pools that inference needs now (node -> bit per GPU) and the free
   // capacity held on them, as for unavailable nodes but GPU by GPU.
   std::map<int, uint64_t> closed_gpus;
+  // GPUs that work squeeze does not run holds (a Slurm job someone else submitted), node -> bit
+  // per GPU: held like closed GPUs (in closed_hold), without stopping squeeze's jobs.
+  std::map<int, uint64_t> foreign_gpus;
   std::map<int, Placement> closed_hold;
   // Running jobs whose GPUs are being taken away, to be stopped by the next cycle: why.
   std::map<JobId, std::string> withdrawn;
@@ -133,8 +136,11 @@ void UncountHold(EngineState& s, const Job& job);
 void ReleasePlacement(EngineState& s, const Placement& placement);
 // Holds every free GPU (and CPU and memory) of an unavailable node.
 void HoldUnavailable(EngineState& s, int node);
-// Holds the free capacity of a node's GPUs that inference needs (closed_gpus).
+// Holds the free capacity of a node's GPUs that inference needs (closed_gpus) or others use
+// (foreign_gpus).
 void HoldClosed(EngineState& s, int node);
+// The GPUs of a node held that way: closed_gpus | foreign_gpus.
+uint64_t HeldGpuMask(const EngineState& s, int node);
 // Whether a pool's capacity may be taken away (kind spot or colocated): only the spot and
 // colocate actions place jobs there, unless a job names the pool as its home.
 bool Opportunistic(const EngineState& s, int pool);

@@ -108,10 +108,17 @@ Status Scheduler::CheckFeasible(const JobSpec& spec) const {
   probe.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
   CycleContext c(*state_, 0);
   int largest = 0;
+  std::string one_node;  // the pools that run a job on one node, which limited `largest`
   for (int g : c.GroupsFor(spec, probe.home_pool)) {
     const NodeGroup& group = state_->cluster.group(g);
-    largest = std::max(largest, spec.gpus <= group.max_gpus_per_node ? group.max_gpus_per_node
-                                                                      : group.total_gpus);
+    const PoolSpec& pool = state_->cluster.spec().pools[group.pool];
+    const bool spread = spec.gpus > group.max_gpus_per_node && !pool.one_node_jobs;
+    largest = std::max(largest, spread ? group.total_gpus : group.max_gpus_per_node);
+    const bool by_one_node = pool.one_node_jobs && spec.gpus > group.max_gpus_per_node &&
+                             spec.gpus <= group.total_gpus;
+    if (by_one_node && one_node.find("'" + pool.name + "'") == std::string::npos) {
+      one_node += (one_node.empty() ? "" : ", ") + ("'" + pool.name + "'");
+    }
   }
   if (Status st = CheckCpuMemory(c, spec, probe.home_pool); !st.ok()) return st;
   if (spec.gpus > 0 && largest < spec.gpus) {
@@ -120,7 +127,12 @@ Status Scheduler::CheckFeasible(const JobSpec& spec) const {
                                             : "of pool '" + spec.pool + "'") +
                          " with the allowed GPU models, memory and regions can hold " +
                          std::to_string(spec.gpus) + " GPUs (largest: " +
-                         std::to_string(largest) + ")" + OpportunisticNote(spec));
+                         std::to_string(largest) + ")" +
+                         (one_node.empty() ? ""
+                                           : "; pool " + one_node +
+                                                 " runs a job on one node (a job bigger than a "
+                                                 "node needs a Slurm pool)") +
+                         OpportunisticNote(spec));
   }
   return Status::Ok();
 }

@@ -144,6 +144,18 @@ class Scheduler {
   const std::vector<JobId>& JobsOnNode(int node) const { return state_->node_jobs.at(node); }
   // Whether inference needs GPU `gpu` of colocated node `node` now (it takes no training).
   bool GpuClosed(int node, int gpu) const;
+
+  // What a backend that runs nodes of its own says (core/backend_sync.cc).
+  // The GPUs of `node` that work squeeze does not run holds (bit per GPU; 0 = none): they take
+  // no job of squeeze's until that work leaves them. A GPU a job of squeeze's holds too is held
+  // once that job leaves it; squeeze's jobs are never stopped for it.
+  Status SetForeignGpus(int node, uint64_t gpus);
+  uint64_t ForeignGpus(int node) const;
+  // Running jobs that the backend runs elsewhere than the scheduler placed them (other nodes, or
+  // other GPUs of them): each takes its new placement (the same number of GPUs), all at once,
+  // so that jobs may swap GPUs. An error, changing nothing, when a job is not running, the GPU
+  // count differs, or a new placement does not fit once the moved jobs have left theirs.
+  Status Relocate(const std::vector<std::pair<JobId, Placement>>& moves);
   // How many running jobs are checkpointing to make room for waiting job `id`.
   int StopsAwaited(JobId id) const;
 

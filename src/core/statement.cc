@@ -14,11 +14,10 @@ Placement FreedOnStop(const EngineState& s, const Placement& placement) {
   for (const NodeShare& share : placement.shares) {
     if (s.unavailable.count(share.node)) continue;
     NodeShare freed = share;
-    auto closed = s.closed_gpus.find(share.node);
-    if (closed != s.closed_gpus.end()) {
+    if (const uint64_t closed = HeldGpuMask(s, share.node); closed != 0) {
       freed.gpus.clear();
       for (int g : share.gpus) {
-        if (!(closed->second >> std::min(g, 63) & 1)) freed.gpus.push_back(g);
+        if (!(closed >> std::min(g, 63) & 1)) freed.gpus.push_back(g);
       }
     }
     out.shares.push_back(std::move(freed));

@@ -32,6 +32,19 @@ struct RunInfo {
   std::string backend_id;           // where the backend knows it (a Slurm job id); may be empty
 };
 
+// Where the scheduler placed a run: this machine's GPUs by CUDA index (what
+// CUDA_VISIBLE_DEVICES names, for an executor that binds GPUs itself) and, for a backend that
+// runs nodes of its own (a Slurm cluster), each node by name with its GPUs there (the
+// scheduler's indices on that node), in the placement's order.
+struct RunPlace {
+  struct Node {
+    std::string name;
+    std::vector<int> gpus;
+  };
+  std::vector<int> cuda_gpus;
+  std::vector<Node> nodes;
+};
+
 struct ExecEvent {
   enum class Kind { kExited, kCheckpoint };
   Kind kind = Kind::kExited;
@@ -50,16 +63,23 @@ struct BackendReport {
   std::optional<Time> unreachable_since;  // since when it does not answer
   std::map<std::string, std::string> nodes;  // every node it lists -> "" (usable) or its trouble
   std::vector<std::string> unknown_jobs;  // "Slurm job 12 'squeeze-999999.1' RUNNING on n0"
+  // Where it runs each run it follows that it has started: job -> each node by name with the
+  // GPU indices there (a run still waiting in the backend is absent).
+  std::map<JobId, std::vector<RunPlace::Node>> placed;
+  // GPUs that jobs it does not follow hold (other users' jobs), by node, and those jobs in words:
+  // "Slurm job 4 'train' RUNNING on east-n0".
+  std::map<std::string, std::vector<int>> foreign_gpus;
+  std::vector<std::string> foreign_jobs;
   Time at = 0;                            // when it looked
 };
 
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Starts attempt `attempt` of job `id` on `gpu_indices` (what CUDA_VISIBLE_DEVICES names, for
-  // an executor that binds GPUs itself). Refuses an attempt that was ever started.
+  // Starts attempt `attempt` of job `id` where `place` says. Refuses an attempt that was ever
+  // started.
   virtual Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
-                                const std::vector<int>& gpu_indices, bool resume) = 0;
+                                const RunPlace& place, bool resume) = 0;
   // SIGUSR1 to the job's main process: please checkpoint.
   virtual Status RequestCheckpoint(JobId id) = 0;
   // SIGTERM now; SIGKILL once `grace` has passed (at a Poll at or after now + grace).

@@ -104,7 +104,7 @@ LocalExecutor::LocalExecutor(ExecutorOptions options) : options_(std::move(optio
 }
 
 Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& request,
-                                     const std::vector<int>& gpu_indices, bool resume) {
+                                     const RunPlace& place, bool resume) {
   std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt);
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
   {
@@ -114,7 +114,7 @@ Result<RunInfo> LocalExecutor::Start(JobId id, int attempt, const JobRequest& re
     }
     starting_.insert(id);
   }
-  Result<Run> started = StartRun(id, attempt, request, gpu_indices, resume, what);
+  Result<Run> started = StartRun(id, attempt, request, place.cuda_gpus, resume, what);
   std::lock_guard lock(mu_);
   starting_.erase(id);
   if (!started.ok()) return started.status();

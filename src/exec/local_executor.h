@@ -40,7 +40,7 @@ class LocalExecutor : public Executor {
   // Starts attempt `attempt` of job `id`. Refuses when the job already runs here or when that
   // attempt was ever started (its run file exists), so nothing starts twice.
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
-                        const std::vector<int>& gpu_indices, bool resume) override;
+                        const RunPlace& place, bool resume) override;
   // Whether the job could start here: its workdir entered and its command found and runnable,
   // checked as the account it runs as (request.run_as) by squeeze-supervisor --check. The
   // error names the path and the user.

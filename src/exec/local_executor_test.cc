@@ -49,7 +49,7 @@ class LocalExecutorTest : public ::testing::Test {
   RunInfo MustStart(LocalExecutor& ex, JobId id, int attempt, const JobRequest& request,
                     std::vector<int> gpus = {}, bool resume = false) {
     started_.push_back(id);
-    Result<RunInfo> run = ex.Start(id, attempt, request, gpus, resume);
+    Result<RunInfo> run = ex.Start(id, attempt, request, RunPlace{gpus, {}}, resume);
     EXPECT_TRUE(run.ok()) << run.status().message();
     return run.ok() ? *run : RunInfo{};
   }
@@ -105,7 +105,7 @@ TEST_F(LocalExecutorTest, ReportsExitCodeAndLogAndNeverStartsAnAttemptTwice) {
   EXPECT_EQ(events.back().exit, (ExitStatus{false, 7, ""}));
   EXPECT_THAT(Log(1, 1), HasSubstr("hello from the job\noops\n"));
   EXPECT_FALSE(ex.IsRunning(1));
-  Result<RunInfo> again = ex.Start(1, 1, request, {}, false);
+  Result<RunInfo> again = ex.Start(1, 1, request, RunPlace{}, false);
   ASSERT_FALSE(again.ok());
   EXPECT_THAT(again.status().message(), HasSubstr("already started"));
 }
@@ -250,7 +250,7 @@ TEST_F(LocalExecutorTest, MissingSupervisorIsAnError) {
   ExecutorOptions options = Options();
   options.supervisor_path = "/nonexistent/squeeze-supervisor";
   LocalExecutor ex(options);
-  Result<RunInfo> run = ex.Start(9, 1, Request({"true"}), {}, false);
+  Result<RunInfo> run = ex.Start(9, 1, Request({"true"}), RunPlace{}, false);
   ASSERT_FALSE(run.ok());
   EXPECT_THAT(run.status().message(), HasSubstr("cannot start the supervisor"));
   EXPECT_FALSE(ex.IsRunning(9));

@@ -11,7 +11,8 @@ nlohmann::json TimeOrNull(const std::optional<Time>& t) {
 
 }  // namespace
 
-nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields) {
+nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields,
+                             const std::vector<std::string>& run_nodes) {
   const JobSpec& spec = job.request.spec;
   nlohmann::json j;
   j["id"] = job.id;
@@ -62,6 +63,7 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["preemptions"] = job.preemptions;
   j["last_checkpoint"] = TimeOrNull(job.last_checkpoint);
   j["run_gpus"] = job.gpus;
+  j["run_nodes"] = run_nodes;
   return j;
 }
 

@@ -469,11 +469,15 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   job.start_pending = true;
   Executor* executor = job.exec;
   const JobId id = d.job;
+  RunPlace place{job.cuda_gpus, {}};
+  for (const NodeShare& share : d.placement.shares) {
+    place.nodes.push_back({spec.nodes[share.node].name, share.gpus});
+  }
   OutboxOf(*executor).Push(
       id, attempt, Outbox::Kind::kStart,
-      [executor, id, attempt, request = std::move(request), gpus = job.cuda_gpus,
+      [executor, id, attempt, request = std::move(request), place = std::move(place),
        resume = job.has_checkpoint] {
-        Result<RunInfo> run = executor->Start(id, attempt, request, gpus, resume);
+        Result<RunInfo> run = executor->Start(id, attempt, request, place, resume);
         return run.ok() ? Status::Ok() : run.status();
       });
 }

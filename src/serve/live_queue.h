@@ -231,8 +231,14 @@ class LiveQueue {
   void OnExit(JobId id, const ExitStatus& exit, Time now);
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
   void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now);
-  // The backends' reports: nodes made unavailable or available again, strangers logged.
+  // The backends' reports: nodes made unavailable or available again, strangers logged, runs
+  // taken where the backend runs them, GPUs others hold kept from squeeze's jobs.
   void ApplyBackendReports(Time now);
+  // Runs of `pool` the backend runs elsewhere than the scheduler placed them: moved there in
+  // the scheduler and the store (and in the job's history when the nodes differ).
+  void TakeBackendPlacements(int pool, const BackendReport& report, Time now);
+  // The GPUs of `pool`'s nodes that others' jobs hold, as the report says, in the scheduler.
+  void HoldForeignGpus(int pool, const BackendReport& report);
   // Why node `n` takes no new jobs; empty when it does.
   std::string NodeUnavailableWhy(int n) const;
   // The node's index by name; -1 when there is none.

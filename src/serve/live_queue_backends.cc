@@ -1,6 +1,7 @@
 // LiveQueue and the backends that run nodes of their own (Slurm clusters): their nodes' states
 // as node availability in the scheduler, the runs they lose queued again, and the jobs they run
 // that squeeze does not know reported (never touched).
+#include <algorithm>
 #include <set>
 
 #include "config/job_values.h"
@@ -25,6 +26,14 @@ void LiveQueue::ApplyBackendReports(Time now) {
       if (!known.count(stranger)) {
         Log("cluster " + report->cluster + " runs a job squeeze does not know (left alone): " +
             stranger);
+      }
+    }
+    std::set<std::string> holding;
+    if (before) holding.insert(before->foreign_jobs.begin(), before->foreign_jobs.end());
+    for (const std::string& other : report->foreign_jobs) {
+      if (!holding.count(other)) {
+        Log("cluster " + report->cluster + ": " + other +
+            " holds GPUs squeeze does not schedule; they take no job of squeeze's until it ends");
       }
     }
     for (size_t n = 0; n < cs.nodes().size(); ++n) {
@@ -67,7 +76,97 @@ void LiveQueue::ApplyBackendReports(Time now) {
                     : "node " + spec.name + " takes no new jobs: " + why +
                           (spot && report->reachable ? " (counted as a spot reclaim)" : ""));
     }
+    if (report->reachable) {
+      TakeBackendPlacements(pool, *report, now);
+      HoldForeignGpus(pool, *report);
+    }
     reports_[pool] = std::move(*report);
+  }
+}
+
+namespace {
+
+std::string PlacedText(const std::vector<RunPlace::Node>& nodes) {
+  std::string out;
+  for (const RunPlace::Node& n : nodes) {
+    out += (out.empty() ? "" : " ") + n.name + ":";
+    for (size_t i = 0; i < n.gpus.size(); ++i) out += (i ? "," : "") + std::to_string(n.gpus[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Time now) {
+  const ClusterSpec& spec = scheduler_->cluster().spec();
+  std::vector<std::pair<JobId, Placement>> moves;
+  std::vector<std::string> texts;
+  for (const auto& [id, nodes] : report.placed) {
+    const Job* known = scheduler_->Find(id);
+    if (known == nullptr || !known->IsActive() || !jobs_.count(id)) continue;
+    Placement there;
+    bool ours = true;
+    for (const RunPlace::Node& n : nodes) {
+      const int node = NodeIndex(n.name);
+      ours = ours && node >= 0 && scheduler_->cluster().node(node).pool == pool;
+      if (!ours) break;
+      NodeShare& share = there.shares.emplace_back();
+      share.node = node;
+      share.gpus = n.gpus;
+    }
+    if (!ours) continue;  // a node squeeze does not schedule: left as placed
+    std::vector<RunPlace::Node> placed;
+    for (const NodeShare& share : known->placement.shares) {
+      placed.push_back({spec.nodes[share.node].name, share.gpus});
+    }
+    std::vector<RunPlace::Node> sorted = nodes;
+    for (auto* list : {&placed, &sorted}) {
+      for (RunPlace::Node& n : *list) std::sort(n.gpus.begin(), n.gpus.end());
+      std::sort(list->begin(), list->end(),
+                [](const RunPlace::Node& a, const RunPlace::Node& b) { return a.name < b.name; });
+    }
+    bool same = placed.size() == sorted.size();
+    bool same_nodes = same;
+    for (size_t i = 0; same && i < placed.size(); ++i) {
+      same_nodes = same_nodes && placed[i].name == sorted[i].name;
+      same = same_nodes && placed[i].gpus == sorted[i].gpus;
+    }
+    if (same) continue;
+    moves.push_back({id, std::move(there)});
+    texts.push_back(std::string(same_nodes ? "Slurm gave it other GPUs: " : "Slurm runs it on ") +
+                    PlacedText(sorted) + ", not where squeeze placed it (" + PlacedText(placed) +
+                    "); squeeze follows Slurm");
+    if (same_nodes) texts.back().insert(0, "=");  // logged in its history only
+  }
+  if (moves.empty()) return;
+  if (Status s = scheduler_->Relocate(moves); !s.ok()) {
+    Log("cluster " + report.cluster + ": the runs' placement Slurm reports is not taken: " +
+        s.message());
+    return;
+  }
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const JobId id = moves[i].first;
+    LiveJob& job = jobs_[id];
+    job.cuda_gpus = cluster_.CudaIndices(scheduler_->Find(id)->placement);
+    const bool quiet = texts[i].front() == '=';
+    const std::string text = quiet ? texts[i].substr(1) : texts[i];
+    if (Status s = store_.RecordRunGpus(id, job.cuda_gpus, now, text); !s.ok()) Log(s.message());
+    if (!quiet) Log("job " + std::to_string(id) + ": " + text);
+  }
+}
+
+void LiveQueue::HoldForeignGpus(int pool, const BackendReport& report) {
+  const ClusterState& cs = scheduler_->cluster();
+  for (size_t n = 0; n < cs.nodes().size(); ++n) {
+    const int node = static_cast<int>(n);
+    if (cs.node(node).pool != pool) continue;
+    uint64_t mask = 0;
+    if (auto it = report.foreign_gpus.find(cs.spec().nodes[n].name); it != report.foreign_gpus.end()) {
+      for (int g : it->second) {
+        if (g >= 0 && g < 64) mask |= uint64_t{1} << g;
+      }
+    }
+    if (Status s = scheduler_->SetForeignGpus(node, mask); !s.ok()) Log(s.message());
   }
 }
 

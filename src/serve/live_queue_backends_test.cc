@@ -15,11 +15,12 @@ namespace {
 // the fields after Step, once the outbox is idle.
 class FakeBackend : public Executor {
  public:
-  Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const std::vector<int>&,
+  Result<RunInfo> Start(JobId id, int attempt, const JobRequest&, const RunPlace& place,
                         bool resume) override {
     std::lock_guard lock(mu);
     running[id] = attempt;
     starts.push_back({id, resume});
+    places[id] = place;
     return RunInfo{id, attempt, 0, 0, std::nullopt, "", "", "1"};
   }
   Status RequestCheckpoint(JobId) override { return Status::Ok(); }
@@ -56,6 +57,7 @@ class FakeBackend : public Executor {
   mutable std::mutex mu;
   std::map<JobId, int> running;
   std::vector<std::pair<JobId, bool>> starts;
+  std::map<JobId, RunPlace> places;
   std::vector<JobId> stops;
   std::vector<ExecEvent> events;
   std::optional<BackendReport> report;

@@ -53,13 +53,13 @@ class HeldPollExecutor : public Executor {
     return inner_.Poll(now);
   }
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
-                        const std::vector<int>& gpus, bool resume) override {
+                        const RunPlace& place, bool resume) override {
     std::unique_lock l(m_);
     in_start_ = start_held_;
     cv_.wait(l, [&] { return !start_held_; });
     in_start_ = false;
     l.unlock();
-    return inner_.Start(id, attempt, request, gpus, resume);
+    return inner_.Start(id, attempt, request, place, resume);
   }
   Status RequestCheckpoint(JobId id) override { return inner_.RequestCheckpoint(id); }
   Status Stop(JobId id, Time now, Time grace) override { return inner_.Stop(id, now, grace); }

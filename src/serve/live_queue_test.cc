@@ -393,6 +393,26 @@ TEST_F(LiveQueueTest, TheSubmitCheckIsTheCoresRule) {
       << named.error->message;
 }
 
+// This machine's executor runs a job on one node: a local pool of two 2-GPU nodes refuses a
+// 4-GPU job at submit, naming the limit (a Slurm pool would run it over both nodes).
+TEST_F(LiveQueueTest, ALocalPoolRefusesAJobBiggerThanItsLargestNode) {
+  auto q = MakeQueueOn(R"(
+pools:
+  - name: lab
+    nodes:
+      - {count: 2, gpus: 2, gpu_model: L40S}
+)",
+                       4);
+  ApiResult refused = q->CheckSubmission("alice", Command({"true"}, 4));
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->http_status, 400);
+  EXPECT_EQ(refused.error->message,
+            "no node group of any pool with the allowed GPU models, memory and regions can hold "
+            "4 GPUs (largest: 2); pool 'lab' runs a job on one node (a job bigger than a node "
+            "needs a Slurm pool)");
+  EXPECT_FALSE(q->CheckSubmission("alice", Command({"true"}, 2)).error);
+}
+
 TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
   auto q = MakeQueueOn(kSharedAndSpot, 3);
   ASSERT_FALSE(q->Reclaim("spot-0", 0, now_).error);  // only the shared GPUs are left

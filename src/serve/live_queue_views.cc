@@ -35,6 +35,8 @@ nlohmann::json LiveQueue::BuildNodesJson() const {
         gpu["utilization"] = r->utilization;
         gpu["utilization_at"] = FormatDateTime(r->time);
       }
+      const uint64_t others = scheduler_->ForeignGpus(static_cast<int>(n));
+      if (g < 64 && (others >> g & 1)) gpu["held_by_others"] = true;  // a job squeeze did not send
       if (pool.kind == PoolKind::kColocated) {
         const double load = scheduler_->InferenceLoad(static_cast<int>(n), g);
         gpu["inference_load"] = load < 0 ? nlohmann::json() : nlohmann::json(load);
@@ -56,6 +58,9 @@ nlohmann::json LiveQueue::BuildNodesJson() const {
                      {"gpu_detail", gpus}});
     if (const std::string why = NodeUnavailableWhy(static_cast<int>(n)); !why.empty()) {
       nodes.back()["unavailable"] = why;
+    }
+    if (const uint64_t others = scheduler_->ForeignGpus(static_cast<int>(n)); others != 0) {
+      nodes.back()["gpus_held_by_others"] = __builtin_popcountll(others);
     }
     if (auto r = reclaimed_.find(static_cast<int>(n)); r != reclaimed_.end()) {
       nodes.back()["reclaimed"] = {{"at", FormatDateTime(r->second.at)},

@@ -1,5 +1,6 @@
 #include "serve/local_cluster.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <map>
@@ -34,6 +35,19 @@ std::optional<Placement> LocalCluster::PlacementOf(const std::vector<int>& cuda_
   }
   if (p.empty()) return std::nullopt;
   return p;
+}
+
+std::vector<std::string> LocalCluster::NodeNamesOf(const std::vector<int>& cuda_indices) const {
+  std::vector<std::string> out;
+  for (int index : cuda_indices) {
+    for (const LocalGpu& g : gpus) {
+      if (g.device.index != index) continue;
+      const std::string& name = spec.nodes[g.node].name;
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+      break;
+    }
+  }
+  return out;
 }
 
 const LocalGpu* LocalCluster::Find(int node, int gpu_on_node) const {
@@ -114,6 +128,9 @@ Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
     }
     if (declared == 0 && remote == 0) return Status::Error("the config has no node with GPUs");
   }
+  // This machine's executor runs a job on one node: a local pool takes no job bigger than its
+  // largest node (a Slurm pool runs those over several nodes).
+  for (PoolSpec& pool : out.spec.pools) pool.one_node_jobs = pool.backend == "local";
   if (Status s = out.spec.Validate(); !s.ok()) return s;
   return out;
 }

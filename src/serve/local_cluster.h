@@ -39,6 +39,9 @@ struct LocalCluster {
   // The placement that holds these CUDA indices, each `milli` of a GPU; nullopt when an index
   // is not one of this cluster's GPUs (the machine changed since the job started).
   std::optional<Placement> PlacementOf(const std::vector<int>& cuda_indices, int milli) const;
+  // The names of the nodes that hold these CUDA indices (or remote slots), each once, in the
+  // order they first appear; an index of no GPU is skipped.
+  std::vector<std::string> NodeNamesOf(const std::vector<int>& cuda_indices) const;
   // The GPU at (node, gpu_on_node), or nullptr.
   const LocalGpu* Find(int node, int gpu_on_node) const;
 };

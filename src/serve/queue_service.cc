@@ -119,13 +119,14 @@ ApiResult QueueService::List(const Principal& who,
 }
 
 std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool private_fields) {
-  if (!IsFinished(job.state)) return StoredJobJson(job, now, private_fields).dump();
+  const std::vector<std::string> nodes = queue_.cluster().NodeNamesOf(job.gpus);
+  if (!IsFinished(job.state)) return StoredJobJson(job, now, private_fields, nodes).dump();
   const int64_t key = FinishedTextKey(job.id, private_fields);
   {
     std::lock_guard lock(finished_text_mu_);
     if (auto it = finished_text_.find(key); it != finished_text_.end()) return it->second;
   }
-  std::string text = StoredJobJson(job, now, private_fields).dump();
+  std::string text = StoredJobJson(job, now, private_fields, nodes).dump();
   std::lock_guard lock(finished_text_mu_);
   if (finished_text_.size() >= kFinishedTextKept) finished_text_.clear();
   finished_text_.emplace(key, text);
@@ -136,7 +137,7 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
   const bool own = MaySee(who, *job);
-  nlohmann::json out = StoredJobJson(*job, clock_(), own);
+  nlohmann::json out = StoredJobJson(*job, clock_(), own, queue_.cluster().NodeNamesOf(job->gpus));
   out["checkpoint_dir"] =
       own ? nlohmann::json(PathsOf(data_dir_, id, 0).checkpoint_dir) : nlohmann::json();
   // One job is shown with its history: submit, starts, stops and why, moves, checkpoints, ends.

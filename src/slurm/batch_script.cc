@@ -1,5 +1,6 @@
 #include "slurm/batch_script.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace squeeze {
@@ -33,8 +34,58 @@ bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt) {
          p1 == a.data() + a.size() && p2 == b.data() + b.size() && id > 0 && attempt > 0;
 }
 
+int MasterPort(JobId id) { return 20000 + static_cast<int>(id % 40000); }
+
+namespace {
+
+// The run's shape as SQUEEZE_* variables; SQUEEZE_NODE_RANK is 0 here, each srun task sets its
+// own. One node: its name and the loopback address (no call to the controller per start).
+std::string ShapeEnv(JobId id, const BatchShape& shape) {
+  std::string s;
+  s += "export SQUEEZE_NNODES=" + std::to_string(shape.nodes) + "\n";
+  s += "export SQUEEZE_NODE_RANK=0\n";
+  s += "export SQUEEZE_GPUS_PER_NODE=" + std::to_string(shape.gpus_per_node) + "\n";
+  s += "export SQUEEZE_WORLD_SIZE=" +
+       std::to_string(shape.nodes * std::max(1, shape.gpus_per_node)) + "\n";
+  s += "export SQUEEZE_MASTER_PORT=" + std::to_string(MasterPort(id)) + "\n";
+  if (shape.nodes <= 1) {
+    s += "export SQUEEZE_NODELIST=${SLURMD_NODENAME:-$(hostname -s)}\n";
+    s += "export SQUEEZE_MASTER_ADDR=127.0.0.1\n";
+    return s;
+  }
+  if (!shape.slurm_conf.empty()) {
+    s += "[[ -z ${SLURM_CONF:-} && -r " + ShellQuote(shape.slurm_conf) +
+         " ]] && export SLURM_CONF=" + ShellQuote(shape.slurm_conf) + "\n";
+  }
+  s += "squeeze_nodes=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null)\n";
+  s += "[[ -n $squeeze_nodes ]] || squeeze_nodes=${SLURMD_NODENAME:-$(hostname -s)}\n";
+  s += "squeeze_first=$(head -n1 <<<\"$squeeze_nodes\")\n";
+  s += "export SQUEEZE_NODELIST=$(paste -sd, <<<\"$squeeze_nodes\")\n";
+  // The first node's address as Slurm knows it (NodeAddr), else its name.
+  s += "SQUEEZE_MASTER_ADDR=$(scontrol show node \"$squeeze_first\" 2>/dev/null | "
+       "grep -o 'NodeAddr=[^ ]*' | head -n1 | cut -d= -f2)\n";
+  s += "export SQUEEZE_MASTER_ADDR=${SQUEEZE_MASTER_ADDR:-$squeeze_first}\n";
+  return s;
+}
+
+// The command as the script runs it: itself on one node, one srun task per node on several.
+std::string CommandWords(const JobRequest& request, const BatchShape& shape) {
+  std::string s;
+  if (shape.nodes > 1) {
+    s += "srun --nodes=" + std::to_string(shape.nodes) + " --ntasks=" +
+         std::to_string(shape.nodes) +
+         " --ntasks-per-node=1 --kill-on-bad-exit=1 --export=ALL bash -c "
+         "'export SQUEEZE_NODE_RANK=$SLURM_NODEID; exec \"$@\"' squeeze-task";
+  }
+  for (const std::string& word : request.command) s += (s.empty() ? "" : " ") + ShellQuote(word);
+  return s;
+}
+
+}  // namespace
+
 std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
-                             const std::string& checkpoint_dir, const std::string& exit_record) {
+                             const std::string& checkpoint_dir, const std::string& exit_record,
+                             const BatchShape& shape) {
   std::string s = "#!/bin/bash\n";
   s += "# squeeze job " + std::to_string(id) + ", attempt " + std::to_string(attempt) +
        " (" + ShellQuote(request.spec.name) + "): written by squeeze serve\n";
@@ -45,6 +96,7 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
   s += "unset SQUEEZE_RESUME\n";
   s += "mkdir -p \"$SQUEEZE_CHECKPOINT_DIR\"\n";
   s += "[[ -s \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE\" ]] && export SQUEEZE_RESUME=1\n";
+  s += ShapeEnv(id, shape);
   if (!request.run_as.empty()) {
     // Its owner's run, submitted with --export=NONE: what it makes is its owner's alone, and
     // the steps it starts (srun) take this environment.
@@ -56,16 +108,12 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
          " || { echo \"squeeze: cannot enter workdir " + ShellQuote(request.workdir) +
          "\" >&2; exit 127; }\n";
   }
-  if (exit_record.empty()) {
-    s += "exec";
-    for (const std::string& word : request.command) s += " " + ShellQuote(word);
-    return s + "\n";
-  }
+  if (exit_record.empty()) return s + "exec " + CommandWords(request, shape) + "\n";
   // The command runs as a child, so that its end is written down at once; the signals Slurm
-  // sends the batch shell (the checkpoint request, a stop) are passed on to it. `wait` returns
-  // early (above 128) when a signal comes, while the child may still run.
-  for (const std::string& word : request.command) s += ShellQuote(word) + " ";
-  s += "&\n";
+  // sends the batch shell (the checkpoint request, a stop) are passed on to it (srun passes
+  // them on to every task). `wait` returns early (above 128) when a signal comes, while the
+  // child may still run.
+  s += CommandWords(request, shape) + " &\n";
   s += "squeeze_child=$!\n";
   s += "trap 'kill -USR1 $squeeze_child 2>/dev/null' USR1\n";
   s += "trap 'kill -TERM $squeeze_child 2>/dev/null' TERM\n";

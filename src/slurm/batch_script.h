@@ -26,12 +26,31 @@ std::string SlurmJobName(JobId id, int attempt);
 // The inverse; false when `name` is not one of squeeze's.
 bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt);
 
+// How a run is spread over the cluster: `nodes` nodes with `gpus_per_node` GPUs each. With more
+// than one node, the command runs once on each (srun, one task per node, every task killed when
+// one fails) and the signals the script is sent reach every task. Every run learns its shape
+// (docs/serve.md, "Distributed jobs"): SQUEEZE_NNODES, SQUEEZE_NODE_RANK (per task),
+// SQUEEZE_NODELIST, SQUEEZE_GPUS_PER_NODE, SQUEEZE_WORLD_SIZE (nodes x GPUs per node, the
+// processes `torchrun --nproc-per-node=$SQUEEZE_GPUS_PER_NODE` starts), SQUEEZE_MASTER_ADDR
+// (the first node's address) and SQUEEZE_MASTER_PORT.
+struct BatchShape {
+  int nodes = 1;
+  int gpus_per_node = 0;
+  // The daemon's SLURM_CONF, given to a job whose environment has none (scontrol needs it to
+  // find the first node's address), where that file exists on the node.
+  std::string slurm_conf;
+};
+
+// The port rank 0 listens on for the job's processes: 20000 + id % 40000, so that jobs that
+// share a node seldom collide.
+int MasterPort(JobId id);
+
 // `checkpoint_dir`: the job's SQUEEZE_CHECKPOINT_DIR, on a file system the nodes share with
 // the daemon. An empty workdir means the checkpoint dir's job folder is not used: the script
 // then stays where sbatch starts it.
 std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
                              const std::string& checkpoint_dir,
-                             const std::string& exit_record = "");
+                             const std::string& exit_record = "", const BatchShape& shape = {});
 
 }  // namespace squeeze
 

@@ -63,6 +63,28 @@ TEST(BatchScriptTest, RunsTheArgvAsWrittenWithTheProtocolEnvironment) {
   EXPECT_THAT(missing->err, HasSubstr("cannot enter workdir"));
 }
 
+// A run on one node learns its shape without asking the controller: one node, rank 0, its GPUs,
+// the loopback address and the job's port.
+TEST(BatchScriptTest, AOneNodeRunLearnsItsShape) {
+  ::squeeze::testing::TempDir dir{"squeeze-batch"};
+  JobRequest r;
+  r.command = {"bash", "-c",
+               "echo $SQUEEZE_NNODES $SQUEEZE_NODE_RANK $SQUEEZE_GPUS_PER_NODE $SQUEEZE_WORLD_SIZE "
+               "$SQUEEZE_MASTER_ADDR $SQUEEZE_MASTER_PORT $SQUEEZE_NODELIST"};
+  std::ofstream(dir.path() + "/job.sh")
+      << SlurmBatchScript(40007, 1, r, dir.path() + "/ckpt", "", BatchShape{1, 2, ""});
+  auto run = RunCommand({"bash", dir.path() + "/job.sh"}, {{"SLURMD_NODENAME", "east-n2"}});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->out, "1 0 2 2 127.0.0.1 20007 east-n2\n");
+  EXPECT_EQ(MasterPort(7), 20007);
+  EXPECT_EQ(MasterPort(40007), 20007);
+  // Several nodes: one srun task per node, every task killed when one fails.
+  const std::string spread =
+      SlurmBatchScript(7, 1, r, dir.path() + "/ckpt", "", BatchShape{4, 4, "/etc/slurm.conf"});
+  EXPECT_THAT(spread, HasSubstr("srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --kill-on-bad-exit=1"));
+  EXPECT_THAT(spread, HasSubstr("export SQUEEZE_WORLD_SIZE=16\n"));
+}
+
 // With an exit record, the command runs as the script's child: its exit status is written down
 // as it ends (a failure's code, a signal's 128+N), and the checkpoint request (SIGUSR1) and a
 // stop (SIGTERM) that Slurm sends the batch shell reach it.

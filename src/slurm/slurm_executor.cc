@@ -111,7 +111,7 @@ Status GiveToOwner(const std::string& path, const UnixAccount& owner, bool folde
 }  // namespace
 
 Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& request,
-                                     const std::vector<int>& gpu_indices, bool resume) {
+                                     const RunPlace& place, bool resume) {
   const std::string what = "job " + std::to_string(id) + " attempt " + std::to_string(attempt) +
                            " on Slurm cluster " + options_.pool.cluster;
   {
@@ -121,9 +121,8 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
     }
     starting_.insert(id);
   }
-  (void)gpu_indices;  // Slurm picks the GPUs (--gres); SlurmView says which
-  (void)resume;       // the script sets SQUEEZE_RESUME itself from the checkpoint marker
-  Result<Run> run = Submit(id, attempt, request, what);
+  (void)resume;  // the script sets SQUEEZE_RESUME itself from the checkpoint marker
+  Result<Run> run = Submit(id, attempt, request, place, what);
   std::lock_guard lock(mu_);
   starting_.erase(id);
   if (!run.ok()) return run.status();
@@ -132,7 +131,7 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
 }
 
 Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const JobRequest& request,
-                                                 const std::string& what) {
+                                                 const RunPlace& place, const std::string& what) {
   const std::string name = SlurmJobName(id, attempt);
   if (auto away = Away()) return Status::Error(what + ": the controller does not answer (" + *away + ")");
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
@@ -181,22 +180,61 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
     }
   }
   if (run.slurm_id == 0) {
-    Result<int64_t> slurm_id = SubmitBatch(id, attempt, job, owner, script, what);
+    Result<int64_t> slurm_id = SubmitBatch(id, attempt, job, place, owner, script, what);
     if (!slurm_id.ok()) return slurm_id.status();
     run.slurm_id = *slurm_id;
     run.submitted_ms = SlurmWatch::SteadyMs();
   }
   run.info.backend_id = std::to_string(run.slurm_id);
+  for (const RunPlace::Node& n : place.nodes) run.asked_nodes.push_back(n.name);
   if (Status s = WriteFileAtomically(submitted, run.info.backend_id + "\n"); !s.ok()) {
     return s.WithContext(what + " (submitted as Slurm job " + run.info.backend_id + ")");
   }
   return run;
 }
 
+namespace {
+
+// sbatch's options for where the scheduler placed the run: its nodes by name, one task on each,
+// and the same GPUs on each (the scheduler places a job of a Slurm pool in that shape); with no
+// nodes named, Slurm picks one node with the job's GPUs.
+Result<std::vector<std::string>> PlaceOptions(const JobRequest& job, const RunPlace& place,
+                                              BatchShape& shape) {
+  shape.gpus_per_node = job.spec.gpus;
+  if (place.nodes.empty()) {
+    if (job.spec.gpus > 0) return std::vector<std::string>{"--gres=gpu:" + std::to_string(job.spec.gpus)};
+    return std::vector<std::string>{};
+  }
+  std::string names;
+  for (const RunPlace::Node& n : place.nodes) {
+    if (n.gpus.size() != place.nodes.front().gpus.size()) {
+      std::string shares;
+      for (const RunPlace::Node& m : place.nodes) {
+        shares += (shares.empty() ? "" : " + ") + std::to_string(m.gpus.size()) + " on " + m.name;
+      }
+      return Status::Error("Slurm gives every node of a job the same GPUs; placed as " + shares);
+    }
+    names += (names.empty() ? "" : ",") + n.name;
+  }
+  shape.nodes = static_cast<int>(place.nodes.size());
+  shape.gpus_per_node = static_cast<int>(place.nodes.front().gpus.size());
+  std::vector<std::string> argv = {"--nodes=" + std::to_string(shape.nodes),
+                                   "--nodelist=" + names, "--ntasks-per-node=1"};
+  if (shape.gpus_per_node > 0) argv.push_back("--gres=gpu:" + std::to_string(shape.gpus_per_node));
+  return argv;
+}
+
+}  // namespace
+
 Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobRequest& job,
+                                           const RunPlace& place,
                                            const std::optional<UnixAccount>& owner,
                                            const std::string& script, const std::string& what) {
   const RunPaths paths = PathsOf(options_.data_dir, id, attempt);
+  BatchShape shape;
+  shape.slurm_conf = options_.pool.conf;
+  Result<std::vector<std::string>> where = PlaceOptions(job, place, shape);
+  if (!where.ok()) return where.status().WithContext(what);
   const std::string name = SlurmJobName(id, attempt);
   std::error_code ec;
   // The run's exit record, written by the batch script as its command ends
@@ -212,7 +250,7 @@ Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobReque
   Status made = runs_as ? GiveToOwner(record, *runs_as, false) : WriteFileAtomically(record, "");
   if (!made.ok()) return made.WithContext(what);
   if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, job,
-                                                                paths.checkpoint_dir, record));
+                                                                paths.checkpoint_dir, record, shape));
       !s.ok()) {
     return s.WithContext(what);
   }
@@ -231,8 +269,7 @@ Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobReque
   } else if (!options_.pool.user.empty()) {
     argv.push_back("--uid=" + options_.pool.user);
   }
-  const int gpus = job.spec.gpus;
-  if (gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(gpus));
+  argv.insert(argv.end(), where->begin(), where->end());
   argv.push_back(script);
   auto out = Slurm(argv);
   if (!out.ok()) return out.status().WithContext(what);

@@ -49,7 +49,7 @@ class SlurmExecutor : public Executor {
   explicit SlurmExecutor(SlurmExecutorOptions options);
 
   Result<RunInfo> Start(JobId id, int attempt, const JobRequest& request,
-                        const std::vector<int>& gpu_indices, bool resume) override;
+                        const RunPlace& place, bool resume) override;
   Status RequestCheckpoint(JobId id) override;
   // `grace` is the cluster's own KillWait: scancel sends SIGTERM, then SIGKILL.
   Status Stop(JobId id, Time now, Time grace) override;
@@ -85,14 +85,17 @@ class SlurmExecutor : public Executor {
     int64_t submitted_ms = 0;  // steady clock after sbatch: an older look may not list it
     std::optional<SlurmJob> last_seen;
     std::string ran_on;        // the nodes Slurm last ran it on
+    std::vector<std::string> asked_nodes;  // the nodes it was submitted to (--nodelist)
+    int64_t failed_record_ms = 0;  // several nodes: when a failed exit record was first read
     std::string lost;          // why Slurm lost it, once squeeze cancelled Slurm's own copy
     bool cancel_due = false;   // a stop asked while the controller did not answer
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
-  Result<Run> Submit(JobId id, int attempt, const JobRequest& request, const std::string& what);
+  Result<Run> Submit(JobId id, int attempt, const JobRequest& request, const RunPlace& place,
+                     const std::string& what);
   // Writes the attempt's exit record and batch script and submits it: the Slurm job's id.
-  Result<int64_t> SubmitBatch(JobId id, int attempt, const JobRequest& job,
+  Result<int64_t> SubmitBatch(JobId id, int attempt, const JobRequest& job, const RunPlace& place,
                               const std::optional<UnixAccount>& owner, const std::string& script,
                               const std::string& what);
   // The Slurm job id of `id`'s run; an error when it does not run here.
@@ -101,8 +104,13 @@ class SlurmExecutor : public Executor {
   Result<std::vector<SlurmJob>> Squeue();
   // A job squeue no longer lists: scontrol's record of it (its end when kEnded).
   Known Ended(int64_t slurm_id, SlurmJob* ended) const;
-  // How `run` stands in `look`: nullopt while it runs, else how it ended.
-  std::optional<ExitStatus> Judge(Run& run, const SlurmLook& look);
+  // How `run` stands in `look`: nullopt while it runs, else how it ended. `strangers`: node ->
+  // a job squeeze does not run that holds GPUs there (ForeignHolders).
+  std::optional<ExitStatus> Judge(Run& run, const SlurmLook& look,
+                                  const std::map<std::string, std::string>& strangers);
+  // The nodes of `look` where jobs this executor does not follow hold GPUs, with one of them
+  // in words.
+  std::map<std::string, std::string> ForeignHolders(const SlurmLook& look) const;
   // A checkpoint event for each run (or `run`) whose marker changed since the last one.
   void CheckpointEvents(std::vector<ExecEvent>& events);
   void CheckpointEvent(JobId id, Run& run, std::vector<ExecEvent>& events);
@@ -115,6 +123,12 @@ class SlurmExecutor : public Executor {
   void FollowEndedByRecord(const SlurmLook& look);
   // The exit a run's record holds, once its script has written it.
   std::optional<ExitStatus> ExitRecorded(JobId id, const Run& run) const;
+  // A run of several nodes whose record says it failed: a node that died took its rank with it
+  // and srun ended the others, so the record comes before Slurm has noticed the node. The
+  // verdict waits for Slurm's looks, up to kNodeVerdictMs: a node of the run reported in
+  // trouble makes it a lost run (queued again from its checkpoint, not a failure); else the
+  // record stands. nullopt while it waits.
+  std::optional<ExitStatus> SeveralNodesVerdict(Run& run, const ExitStatus& recorded) const;
   // --comment of its Slurm jobs: "squeeze job ID of DIR (INSTANCE)", INSTANCE a random word
   // kept in DIR/slurm/instance. Only a job of squeeze's name with this comment is taken for
   // one of this data directory's: another one (or an earlier one at the same path) may use

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -112,10 +113,10 @@ class SlurmExecutorLiveTest : public ::testing::Test {
 TEST_F(SlurmExecutorLiveTest, RunsAJobWithItsGpusAsSlurmBindsThemAndReportsItsExit) {
   SlurmExecutor ex(Options());
   const JobId ok = NextId(), bad = NextId();
-  auto run = ex.Start(ok, 1, Command({"bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES id=$SQUEEZE_JOB_ID"}, 2), {}, false);
+  auto run = ex.Start(ok, 1, Command({"bash", "-c", "echo CVD=$CUDA_VISIBLE_DEVICES id=$SQUEEZE_JOB_ID"}, 2), RunPlace{}, false);
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_FALSE(run->backend_id.empty());
-  ASSERT_TRUE(ex.Start(bad, 1, Command({"bash", "-c", "exit 3"}), {}, false).ok());
+  ASSERT_TRUE(ex.Start(bad, 1, Command({"bash", "-c", "exit 3"}), RunPlace{}, false).ok());
   auto ok_events = PollUntil(ex, ok, Exited);
   ASSERT_FALSE(ok_events.empty());
   EXPECT_EQ(ok_events.back().exit, (ExitStatus{false, 0, ""}));
@@ -134,7 +135,7 @@ TEST_F(SlurmExecutorLiveTest, SeesARunEndFromItsExitRecordWithoutWaitingForSqueu
   o.watch_interval_ms = 600000;
   SlurmExecutor ex(o);
   const JobId id = NextId();
-  ASSERT_TRUE(ex.Start(id, 1, Command({"bash", "-c", "sleep 1; exit 4"}), {}, false).ok());
+  ASSERT_TRUE(ex.Start(id, 1, Command({"bash", "-c", "sleep 1; exit 4"}), RunPlace{}, false).ok());
   auto events = PollUntil(ex, id, Exited);
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().exit, (ExitStatus{false, 4, ""}));
@@ -153,7 +154,7 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   const JobId id = NextId();
   JobRequest r = Command({"bash", std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.sh"});
   r.env = {{"STEPS", "600"}, {"STEP_SECONDS", "0.05"}, {"CHECKPOINT_EVERY", "1000"}};
-  ASSERT_TRUE(ex.Start(id, 1, r, {}, false).ok());
+  ASSERT_TRUE(ex.Start(id, 1, r, RunPlace{}, false).ok());
   for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
     ex.Poll(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -169,7 +170,7 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   EXPECT_EQ(events.back().exit.code, 0);  // train-like leaves cleanly after the checkpoint
   EXPECT_THAT(Log(id, 1), HasSubstr("stopping after the requested checkpoint"));
   // The next attempt resumes from it (the script sets SQUEEZE_RESUME from the marker).
-  ASSERT_TRUE(ex.Start(id, 2, r, {}, true).ok());
+  ASSERT_TRUE(ex.Start(id, 2, r, RunPlace{}, true).ok());
   for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
     ex.Poll(0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -184,14 +185,14 @@ TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARe
   const JobId id = NextId();
   {
     SlurmExecutor ex(Options());
-    ASSERT_TRUE(ex.Start(id, 1, Command({"sleep", "60"}), {}, false).ok());
-    auto again = ex.Start(id, 1, Command({"sleep", "60"}), {}, false);
+    ASSERT_TRUE(ex.Start(id, 1, Command({"sleep", "60"}), RunPlace{}, false).ok());
+    auto again = ex.Start(id, 1, Command({"sleep", "60"}), RunPlace{}, false);
     ASSERT_FALSE(again.ok());
   }
   // A new executor (the daemon restarted): the attempt was submitted, so it is refused, and
   // Reattach takes the running job back.
   SlurmExecutor restarted(Options());
-  auto refused = restarted.Start(id, 1, Command({"sleep", "60"}), {}, false);
+  auto refused = restarted.Start(id, 1, Command({"sleep", "60"}), RunPlace{}, false);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(), HasSubstr("already submitted"));
   auto runs = restarted.Reattach();
@@ -205,11 +206,11 @@ TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARe
   const JobId lost_record = NextId();
   {
     SlurmExecutor ex(Options());
-    ASSERT_TRUE(ex.Start(lost_record, 1, Command({"sleep", "60"}), {}, false).ok());
+    ASSERT_TRUE(ex.Start(lost_record, 1, Command({"sleep", "60"}), RunPlace{}, false).ok());
   }
   std::filesystem::remove(dir_.path() + "/slurm/" + std::to_string(lost_record) + ".1.sbatch");
   SlurmExecutor again(Options());
-  ASSERT_TRUE(again.Start(lost_record, 1, Command({"sleep", "60"}), {}, false).ok());
+  ASSERT_TRUE(again.Start(lost_record, 1, Command({"sleep", "60"}), RunPlace{}, false).ok());
   EXPECT_EQ(CountNamed(SlurmJobName(lost_record, 1)), 1);
   // Stop ends both (SIGTERM from scancel).
   for (JobId j : {id}) ASSERT_TRUE(restarted.Stop(j, 0, 5).ok());
@@ -218,6 +219,82 @@ TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARe
   ASSERT_FALSE(stopped.empty());
   // Cancelled (perhaps before it even started): never a success.
   EXPECT_FALSE(stopped.back().exit.Succeeded()) << FormatExitStatus(stopped.back().exit);
+}
+
+// A job of 16 GPUs placed on the four 4-GPU nodes of east runs as one Slurm job over them: one
+// task per node, each seeing its rank, the world size and its node's 4 GPUs. The checkpoint
+// request reaches every task; rank 0's marker completes the checkpoint; the next attempt
+// resumes on every node.
+TEST_F(SlurmExecutorLiveTest, AJobOfFourNodesRunsOneTaskPerNodeAndCheckpointsOnEach) {
+  RunPlace place;
+  for (const char* n : {"east-n0", "east-n1", "east-n2", "east-n3"}) place.nodes.push_back({n, {0, 1, 2, 3}});
+  const JobId id = NextId();
+  const std::string ckpt = PathsOf(dir_.path(), id, 1).checkpoint_dir;
+  // Every task says who it is, then waits for the checkpoint signal: each saves its part, and
+  // rank 0 writes the marker once all four parts are there.
+  const std::string task =
+      "echo rank=$SQUEEZE_NODE_RANK of=$SQUEEZE_NNODES world=$SQUEEZE_WORLD_SIZE "
+      "gpn=$SQUEEZE_GPUS_PER_NODE node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES "
+      "master=$SQUEEZE_MASTER_ADDR:$SQUEEZE_MASTER_PORT list=$SQUEEZE_NODELIST "
+      "resume=${SQUEEZE_RESUME:-0}; "
+      "save() { echo part > \"$SQUEEZE_CHECKPOINT_DIR/part-$SQUEEZE_NODE_RANK\"; "
+      "  if [ \"$SQUEEZE_NODE_RANK\" = 0 ]; then "
+      "    while [ $(ls \"$SQUEEZE_CHECKPOINT_DIR\" | grep -c part-) -lt 4 ]; do sleep 0.1; done; "
+      "    echo step-7 > \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE\"; fi; exit 0; }; "
+      "trap save USR1; for i in $(seq 600); do sleep 0.1; done; exit 9";
+  SlurmExecutor ex(Options());
+  auto run = ex.Start(id, 1, Command({"bash", "-c", task}, 16), place, false);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  // All four tasks have started (their lines are in the log), then the checkpoint is asked.
+  std::string log;
+  for (int i = 0; i < 300; ++i) {
+    log = Log(id, 1);
+    if (std::count(log.begin(), log.end(), '\n') >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string node = "east-n" + std::to_string(rank);
+    EXPECT_THAT(log, HasSubstr("rank=" + std::to_string(rank) + " of=4 world=16 gpn=4 node=" + node +
+                               " cvd=0,1,2,3 master=127.0.0.1:" + std::to_string(MasterPort(id)) +
+                               " list=east-n0,east-n1,east-n2,east-n3 resume=0"))
+        << log;
+  }
+  for (const ExecEvent& e : ex.Poll(0)) backlog_.push_back(e);  // a look at the cluster
+  auto view = ex.SlurmView(id);
+  ASSERT_TRUE(view.has_value());
+  EXPECT_EQ(view->nodes, "east-n[0-3]");
+  ASSERT_TRUE(ex.RequestCheckpoint(id).ok());
+  auto events = PollUntil(ex, id, Exited);
+  ASSERT_FALSE(events.empty());
+  EXPECT_TRUE(events.back().exit.Succeeded()) << FormatExitStatus(events.back().exit) << "\n" << Log(id, 1);
+  bool checkpointed = false;
+  for (const ExecEvent& e : events) checkpointed |= e.kind == ExecEvent::Kind::kCheckpoint && e.checkpoint == "step-7";
+  EXPECT_TRUE(checkpointed) << "rank 0's marker";
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_TRUE(std::filesystem::exists(ckpt + "/part-" + std::to_string(rank))) << rank;
+  }
+  // The next attempt, on two of the nodes with 2 GPUs each, resumes on both.
+  RunPlace two;
+  two.nodes = {{"east-n1", {0, 1}}, {"east-n3", {2, 3}}};
+  ASSERT_TRUE(ex.Start(id, 2, Command({"bash", "-c",
+                                       "echo rank=$SQUEEZE_NODE_RANK world=$SQUEEZE_WORLD_SIZE "
+                                       "node=$SLURMD_NODENAME gpus=$CUDA_VISIBLE_DEVICES "
+                                       "resume=${SQUEEZE_RESUME:-0}"},
+                                      4),
+                       two, false)
+                  .ok());
+  auto second = PollUntil(ex, id, Exited);
+  ASSERT_FALSE(second.empty());
+  EXPECT_TRUE(second.back().exit.Succeeded()) << FormatExitStatus(second.back().exit);
+  const std::string log2 = Log(id, 2);
+  EXPECT_THAT(log2, HasSubstr("rank=0 world=4 node=east-n1 gpus=0,1 resume=1")) << log2;
+  EXPECT_THAT(log2, HasSubstr("rank=1 world=4 node=east-n3 gpus=0,1 resume=1")) << log2;
+  // Shares that differ between nodes cannot be given to Slurm: refused, nothing submitted.
+  RunPlace uneven;
+  uneven.nodes = {{"east-n1", {0, 1, 2}}, {"east-n2", {0}}};
+  auto refused = ex.Start(NextId(), 1, Command({"true"}, 4), uneven, false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("the same GPUs; placed as 3 on east-n1 + 1 on east-n2"));
 }
 
 }  // namespace

@@ -62,12 +62,49 @@ void SlurmExecutor::CheckpointEvents(std::vector<ExecEvent>& events) {
   for (auto& [id, run] : runs_) CheckpointEvent(id, run, events);
 }
 
-std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look) {
+std::map<std::string, std::string> SlurmExecutor::ForeignHolders(const SlurmLook& look) const {
+  std::set<int64_t> followed;
+  for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+  for (const auto& [slurm_id, read_ms] : ended_by_record_) followed.insert(slurm_id);
+  std::map<std::string, std::string> out;
+  for (const SlurmJob& j : look.jobs) {
+    if (SlurmStateEnded(j.state) || followed.count(j.id)) continue;
+    for (const auto& [node, gpus] : j.node_gpus) {
+      if (!gpus.empty()) out.emplace(node, DescribeSlurmJob(j));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// How long a run squeeze placed may wait in Slurm's own queue before it is taken for one that
+// waits behind others' jobs (a start on an ending job's GPUs waits a moment; this does not).
+constexpr int64_t kBehindStrangersMs = 10000;
+
+}  // namespace
+
+std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look,
+                                               const std::map<std::string, std::string>& strangers) {
   const SlurmJob* job = nullptr;
   switch (FateOf(run.slurm_id, look.jobs, &job)) {
     case SlurmFate::kLive:
       run.last_seen = *job;
       if (job->state == "RUNNING" && !job->nodes.empty()) run.ran_on = job->nodes;
+      // Sent to nodes whose GPUs another user's job took meanwhile: Slurm would keep it waiting
+      // behind that job. Cancelled, and queued again in squeeze, which now counts those GPUs.
+      if (job->state == "PENDING" && run.lost.empty() &&
+          SlurmWatch::SteadyMs() - run.submitted_ms > kBehindStrangersMs) {
+        for (const std::string& node : run.asked_nodes) {
+          auto holder = strangers.find(node);
+          if (holder == strangers.end()) continue;
+          run.lost = "Slurm kept it waiting (" + job->reason + ") behind a job squeeze does not run, " +
+                     holder->second + "; squeeze cancelled Slurm job " +
+                     std::to_string(run.slurm_id) + " and counts those GPUs as taken";
+          (void)Scancel({std::to_string(run.slurm_id)});
+          break;
+        }
+      }
       return std::nullopt;
     case SlurmFate::kRequeued:
       // Slurm would run it again by itself; squeeze keeps its own queue: its copy goes first,
@@ -131,12 +168,45 @@ void SlurmExecutor::FollowEndedByRecord(const SlurmLook& look) {
   }
 }
 
+namespace {
+
+// How long a failed record of a run of several nodes waits for Slurm to say whether one of its
+// nodes failed: beyond the test clusters' SlurmdTimeout (10 s) and a look or two.
+constexpr int64_t kNodeVerdictMs = 30000;
+
+}  // namespace
+
+std::optional<ExitStatus> SlurmExecutor::SeveralNodesVerdict(Run& run,
+                                                             const ExitStatus& recorded) const {
+  const int64_t now_ms = SlurmWatch::SteadyMs();
+  if (run.failed_record_ms == 0) run.failed_record_ms = now_ms;
+  if (auto look = watch_->Latest(); look && look->reachable) {
+    for (const std::string& name : run.asked_nodes) {
+      for (const SlurmNode& n : look->nodes) {
+        if (n.name != name) continue;
+        if (std::string trouble = NodeTrouble(n); !trouble.empty()) {
+          return SlurmLost("node " + name + " failed (" + trouble + ") under its run of " +
+                           std::to_string(run.asked_nodes.size()) +
+                           " nodes, and the other nodes' ranks were ended (" +
+                           (recorded.signaled ? "signal " : "exit ") +
+                           std::to_string(recorded.code) + ")");
+        }
+      }
+    }
+  }
+  if (now_ms - run.failed_record_ms < kNodeVerdictMs) return std::nullopt;
+  return recorded;
+}
+
 std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   std::lock_guard lock(mu_);
   std::vector<ExecEvent> events;
   CheckpointEvents(events);
   for (auto it = runs_.begin(); it != runs_.end();) {
     std::optional<ExitStatus> exit = ExitRecorded(it->first, it->second);
+    if (exit && !exit->Succeeded() && it->second.asked_nodes.size() > 1) {
+      exit = SeveralNodesVerdict(it->second, *exit);
+    }
     if (!exit) {
       ++it;
       continue;
@@ -161,8 +231,13 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   if (look->seq == judged_seq_) return events;
   judged_seq_ = look->seq;
   FollowEndedByRecord(*look);
+  const std::map<std::string, std::string> strangers = ForeignHolders(*look);
   for (auto it = runs_.begin(); it != runs_.end();) {
-    std::optional<ExitStatus> exit = Judge(it->second, *look);
+    if (it->second.failed_record_ms != 0) {  // its verdict waits on the nodes (above)
+      ++it;
+      continue;
+    }
+    std::optional<ExitStatus> exit = Judge(it->second, *look, strangers);
     if (!exit) {
       ++it;
       continue;
@@ -191,13 +266,32 @@ std::optional<BackendReport> SlurmExecutor::Report() const {
   if (!look->reachable) return r;
   for (const SlurmNode& n : look->nodes) r.nodes[n.name] = NodeTrouble(n);
   std::set<int64_t> followed;
+  std::map<int64_t, JobId> run_of;  // Slurm job -> the squeeze job whose run it is
   {
     std::lock_guard lock(mu_);
-    for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
+    for (const auto& [id, run] : runs_) {
+      followed.insert(run.slurm_id);
+      run_of[run.slurm_id] = id;
+    }
     for (const auto& [slurm_id, read_ms] : ended_by_record_) followed.insert(slurm_id);
   }
   for (const SlurmJob& j : UnknownSqueezeJobs(look->jobs, followed)) {
     r.unknown_jobs.push_back(DescribeSlurmJob(j));
+  }
+  for (const SlurmJob& j : look->jobs) {
+    if (SlurmStateEnded(j.state) || j.state == "PENDING" || j.node_gpus.empty()) continue;
+    if (auto run = run_of.find(j.id); run != run_of.end()) {
+      auto& nodes = r.placed[run->second];
+      for (const auto& [node, gpus] : j.node_gpus) nodes.push_back({node, gpus});
+    } else if (!followed.count(j.id)) {
+      bool holds = false;
+      for (const auto& [node, gpus] : j.node_gpus) {
+        auto& held = r.foreign_gpus[node];
+        held.insert(held.end(), gpus.begin(), gpus.end());
+        holds = holds || !gpus.empty();
+      }
+      if (holds) r.foreign_jobs.push_back(DescribeSlurmJob(j));
+    }
   }
   return r;
 }

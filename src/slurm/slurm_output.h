@@ -39,6 +39,8 @@ struct SlurmJob {
   std::string partition;
   std::string nodes;      // Slurm's node list ("east-n0", "n[0-3]"); empty when none
   std::vector<int> gpu_indices;  // the GPUs it holds (GRES IDX), node after node
+  // squeue: each node it was given (the node list expanded) with its GPU indices there.
+  std::vector<std::pair<std::string, std::vector<int>>> node_gpus;
   int restart_count = 0;
   // Only once the job has ended (SlurmStateEnded): 0..255 for an exit, 128+N for signal N.
   std::optional<int> exit_code;

@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "slurm/host_list.h"
 #include "slurm/json_fields.h"
 #include "slurm/slurm_output.h"
 
@@ -57,12 +58,17 @@ Result<SlurmJob> ReadJob(const Json& item, const std::string& path) {
   if (job.id <= 0) {
     return Status::Error(path + ".job_id: '" + std::to_string(job.id) + "' is not a job id");
   }
+  Result<std::vector<std::string>> nodes = ExpandHostList(job.nodes);
+  if (!nodes.ok()) return nodes.status().WithContext(path + ".nodes");
+  for (const std::string& n : *nodes) job.node_gpus.push_back({n, {}});
   for (size_t i = 0; i < gres_detail.size(); ++i) {
     Result<std::vector<int>> indices = ParseGresIndices(gres_detail[i]);
     if (!indices.ok()) {
       return indices.status().WithContext(path + ".gres_detail[" + std::to_string(i) + "]");
     }
     job.gpu_indices.insert(job.gpu_indices.end(), indices->begin(), indices->end());
+    // One entry per node, in the node list's order.
+    if (i < job.node_gpus.size()) job.node_gpus[i].second = *indices;
   }
   const bool ended = SlurmStateEnded(job.state);
   if (ended) job.exit_code = ShellExitCode(exit_code);

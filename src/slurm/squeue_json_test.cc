@@ -99,6 +99,27 @@ TEST(SqueueJsonTest, SeveralNodesGpusFollowEachOther) {
   EXPECT_EQ(jobs.at(0).gpu_indices, (std::vector<int>{0, 3, 1}));
 }
 
+TEST(SqueueJsonTest, AMultiNodeJobsGpusArePerNodeInItsNodeListsOrder) {
+  using NodeGpus = std::vector<std::pair<std::string, std::vector<int>>>;
+  const std::vector<SlurmJob> jobs = Jobs(Recording("squeue-east-multinode.json"));
+  const SlurmJob* spread = nullptr;
+  const SlurmJob* other = nullptr;
+  const SlurmJob* big = nullptr;
+  for (const SlurmJob& j : jobs) {
+    if (j.name == "squeeze-7.1") spread = &j;
+    if (j.name == "other") other = &j;
+    if (j.name == "big") big = &j;
+  }
+  ASSERT_TRUE(spread && other && big);
+  EXPECT_EQ(spread->state, "RUNNING");
+  EXPECT_EQ(spread->nodes, "east-n[1,3]");
+  EXPECT_EQ(spread->node_gpus, (NodeGpus{{"east-n1", {0, 1}}, {"east-n3", {0, 1}}}));
+  EXPECT_EQ(other->node_gpus, (NodeGpus{{"east-n0", {0, 1, 2}}}));
+  EXPECT_EQ(big->state, "PENDING");
+  EXPECT_EQ(big->reason, "Resources");
+  EXPECT_TRUE(big->node_gpus.empty());
+}
+
 TEST(SqueueJsonTest, BrokenDocumentsAreErrors) {
   const std::string text = Recording("squeue-east.json");
   ExpectErrorWith(ParseSqueueJson(text.substr(0, 4000)).status(), {"squeue --json: not JSON"});
@@ -138,6 +159,8 @@ TEST(SqueueJsonTest, BrokenFieldsNameThePathAndTheValue) {
   ExpectErrorWith(
       ParseSqueueJson(EastWith(0, "gres_detail", json::array({"gpu:2(IDX:3-1)"}))).status(),
       {"jobs[0].gres_detail[0]: 'gpu:2(IDX:3-1)': GPU index range '3-1' is reversed"});
+  ExpectErrorWith(ParseSqueueJson(EastWith(0, "nodes", "east-n[0-")).status(),
+                  {"squeue --json: jobs[0].nodes: host list 'east-n[0-': '[' is not closed"});
   ExpectErrorWith(ParseSqueueJson(EastWith(0, "gres_detail", "gpu:2(IDX:0-1)")).status(),
                   {"jobs[0].gres_detail: 'gpu:2(IDX:0-1)' is not an array"});
   ExpectErrorWith(ParseSqueueJson(EastWith(0, "requeue", 1)).status(),

@@ -333,6 +333,14 @@ Status JobStore::UpdateStart(const Start& start, Time now) {
           (start.pool.empty() ? "" : " in pool " + start.pool));
 }
 
+Status JobStore::RecordRunGpus(JobId id, const std::vector<int>& gpus, Time now,
+                               const std::string& text) {
+  const std::string gpu_json = GpusToJson(gpus);
+  return Update(
+      id, "UPDATE jobs SET run_gpus=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, gpu_json); },
+      now, "moved", text);
+}
+
 Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
   return Update(
       id, "UPDATE jobs SET exit_code=?2, ended_at=?3 WHERE id=?1",

@@ -100,6 +100,9 @@ class JobStore {
     std::string pool;
   };
   Status RecordStarts(const std::vector<Start>& starts, Time now);
+  // The current run holds other GPUs than recorded (its backend ran it elsewhere): `gpus`, and
+  // an event "moved" saying so (`text`).
+  Status RecordRunGpus(JobId id, const std::vector<int>& gpus, Time now, const std::string& text);
   // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
   Status RecordExit(JobId id, int exit_code, Time now);
   // A complete checkpoint; `label` is the marker's content (the step, say).

@@ -171,4 +171,55 @@ std::vector<NodeFree> NodesByFreeDescending(const PlaceRequest& req, const Clust
 
 bool GroupTooSmall(const NodeGroup& group, int gpus) { return group.whole_free < gpus; }
 
+bool EvenShares(const Placement& p) {
+  for (const NodeShare& s : p.shares) {
+    if (s.gpus.size() != p.shares.front().gpus.size()) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// `nodes` nodes of the group with `per` whole GPUs each, best fit first; nullopt if too few.
+std::optional<Placement> EvenOnGroup(const PlaceRequest& req, const ClusterState& cluster,
+                                     int group, int nodes, int per) {
+  std::vector<std::pair<int, int>> fits;  // (usable, node)
+  for (int ni : cluster.group(group).nodes) {
+    const int usable = req.Usable(cluster.node(ni));
+    if (usable >= per) fits.push_back({usable, ni});
+  }
+  if (static_cast<int>(fits.size()) < nodes) return std::nullopt;
+  std::sort(fits.begin(), fits.end());
+  Placement p;
+  for (const auto& [usable, ni] : fits) {
+    auto share = WholeShare(req, cluster, ni, per);
+    if (!share) continue;
+    p.shares.push_back(std::move(*share));
+    if (static_cast<int>(p.shares.size()) == nodes) {
+      std::sort(p.shares.begin(), p.shares.end(),
+                [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Placement> PlaceEvenly(const PlaceRequest& req, const ClusterState& cluster) {
+  const JobSpec& job = *req.job;
+  if (job.gpus <= 0 || !job.WholeGpus()) return std::nullopt;
+  if (auto p = PlaceOnOneNode(req, cluster, FitRule::kBest)) return p;
+  for (int gi : req.groups) {
+    const NodeGroup& g = cluster.group(gi);
+    if (g.max_gpus_per_node <= 0 || GroupTooSmall(g, job.gpus)) continue;
+    const int most = std::min<int>(job.gpus, static_cast<int>(g.nodes.size()));
+    for (int k = (job.gpus + g.max_gpus_per_node - 1) / g.max_gpus_per_node; k <= most; ++k) {
+      if (job.gpus % k != 0) continue;
+      if (auto p = EvenOnGroup(req, cluster, gi, k, job.gpus / k)) return p;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace squeeze

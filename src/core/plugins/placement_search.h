@@ -36,6 +36,14 @@ struct NodeFree {
 // Nodes of the group with usable whole GPUs, most usable first, ties to the lowest index.
 std::vector<NodeFree> NodesByFreeDescending(const PlaceRequest& req, const ClusterState& cluster,
                                             int group);
+// A placement of the job's whole GPUs as the same number on each of its nodes, within one group
+// (what Slurm can express: --nodes=K --gres=gpu:G): the fewest nodes that allow it, each the
+// best fit (fewest usable GPUs that suffice, ties to the lowest index); nullopt when no such
+// shape fits. A job that fits one node is placed on one node.
+std::optional<Placement> PlaceEvenly(const PlaceRequest& req, const ClusterState& cluster);
+// Whether every node of `p` holds the same number of GPUs.
+bool EvenShares(const Placement& p);
+
 // True if the group cannot possibly hold `gpus` whole GPUs (a cheap test before a search).
 bool GroupTooSmall(const NodeGroup& group, int gpus);
 

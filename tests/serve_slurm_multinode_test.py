@@ -1,0 +1,293 @@
+"""`squeeze serve` on the multi-node Slurm test cluster east (4 nodes x 4 fake GPUs) of
+scripts/slurm-clusters.sh, started by the CTest fixture slurm_clusters (issue 21).
+
+- distributed: a 16-GPU job runs as one Slurm job over the four nodes, one task per node, each
+  told its rank, the world size and its 4 GPUs; a critical job preempts it: every rank saves
+  its part and rank 0 completes the checkpoint; it resumes on every rank; then one of its
+  nodes dies: the run is lost, and once the node is back it resumes from its checkpoint again.
+- reservation: a blocked 4-GPU job gets a whole node through squeeze's reservation (policy
+  backfill) while 1-GPU jobs keep arriving; the same sequence under Slurm alone is run too and
+  what it did printed.
+- strangers: jobs sbatched behind squeeze's back hold their GPUs in squeeze's view (nodes,
+  placements); nothing squeeze sends waits in Slurm because of them; their GPUs come back
+  when they end. `squeeze show --json`'s run_nodes and /v1/nodes agree with squeue.
+
+Usage: python3 serve_slurm_multinode_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_lib  # noqa: E402
+from serve_lib import check, log  # noqa: E402
+
+ROOT = os.environ.get("SQUEEZE_SLURM_ROOT", "/tmp/squeeze-slurm")
+CONF = f"{ROOT}/east/etc/slurm.conf"
+SOURCE = None
+
+
+def slurm(argv, timeout=30):
+    return subprocess.run(argv, env=dict(os.environ, SLURM_CONF=CONF), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def squeue():
+    """{Slurm id: (name, state, node list)} of the live jobs of east."""
+    out = slurm(["squeue", "-h", "-o", "%i|%j|%T|%N"])
+    rows = {}
+    for line in out.stdout.splitlines():
+        i, name, state, nodes = line.split("|")
+        rows[i] = (name, state, nodes)
+    return rows
+
+
+def hostnames(nodelist):
+    if not nodelist:
+        return []
+    return slurm(["scontrol", "show", "hostnames", nodelist]).stdout.split()
+
+
+def cancel_all():
+    ids = list(squeue())
+    if ids:
+        slurm(["scancel", *ids])
+    serve_lib.wait_until(lambda: not any(s in ("RUNNING", "COMPLETING", "PENDING")
+                                         for _, s, _ in squeue().values()), 30, "east to be empty")
+
+
+def start(squeeze, h, name="data", extra=()):
+    if os.geteuid() != 0 or not os.path.exists(CONF):
+        raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
+    cancel_all()
+    config = h.path("east.yaml")
+    with open(config, "w") as f:
+        f.write(f"pools:\n  - name: east\n    backend: slurm\n"
+                f"    slurm: {{cluster: east, conf: {CONF}}}\n")
+    args = ["--config", config, "--slurm-watch", "1s", "--checkpoint-grace", "30s",
+            *(extra or ("--set", "min_runtime=0s"))]
+    d = h.start_daemon(squeeze, name, args)
+    serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
+    return d
+
+
+def log_of(d, job_id, attempt):
+    path = os.path.join(d.data_dir, "logs", f"{job_id}.{attempt}.log")
+    if not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+def clusters_script(h, *args, timeout=120):
+    out = h.run(["bash", os.path.join(SOURCE, "scripts", "slurm-clusters.sh"), *args], timeout=timeout)
+    check(out.returncode == 0, f"slurm-clusters.sh {' '.join(args)}: {out.stderr}")
+
+
+def case_distributed(squeeze, source, h):
+    d = start(squeeze, h)
+    script = os.path.join(source, "examples", "jobs", "distributed-like.sh")
+    big = d.submit({"name": "big", "gpus": 16, "urgency": "low", "preemptible": True,
+                    "checkpointable": True, "command": ["bash", script],
+                    "env": {"STEPS": "900", "STEP_SECONDS": "0.1"}})
+    d.wait_state(big, "running", timeout=60)
+    serve_lib.wait_until(lambda: log_of(d, big, 1).count(" of 4 on ") == 4, 30, "four ranks")
+    first = log_of(d, big, 1)
+    for rank in range(4):
+        check(re.search(rf"rank {rank} of 4 on east-n\d: world 16, GPUs 0,1,2,3 \(4 per node\), "
+                        rf"master 127\.0\.0\.1:\d+, nodes east-n0,east-n1,east-n2,east-n3", first),
+              f"rank {rank} learns its shape: {first}")
+    check(sorted(d.job(big)["run_nodes"]) == ["east-n0", "east-n1", "east-n2", "east-n3"],
+          f"run_nodes: {d.job(big)}")
+    time.sleep(2)  # some steps
+    # A critical job takes a node: the big one checkpoints on every node and waits.
+    urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
+                       "command": ["bash", "-c", "sleep 3"]})
+    j = d.wait_state(urgent, ["done", "failed"], timeout=90)
+    check(j["state"] == "done", f"urgent: {j}")
+    b = d.wait_job(big, lambda j: j["attempts"] >= 2 and j["state"] == "running", 90, "to resume")
+    check(b["preemptions"] >= 1 and b["last_checkpoint"] is not None, f"big: {b}")
+    check(log_of(d, big, 1).count("saved step") == 4, f"every rank saved: {log_of(d, big, 1)}")
+    check("rank 0 completed checkpoint 1 (4 parts)" in log_of(d, big, 1), log_of(d, big, 1))
+    serve_lib.wait_until(lambda: log_of(d, big, 2).count("resumes from step") == 4, 30,
+                         "every rank to resume")
+    steps = [int(s) for s in re.findall(r"resumes from step (\d+)", log_of(d, big, 2))]
+    check(all(s > 0 for s in steps), f"resumed from saved steps: {steps}")
+    time.sleep(1)
+    # Checkpoint again (so that the lost run has something to resume from), then a node dies.
+    listed = [i for i, (name, state, _) in squeue().items() if name == f"squeeze-{big}.2"]
+    check(len(listed) == 1, f"one Slurm job for attempt 2: {squeue()}")
+    slurm(["scancel", "--signal=USR1", "--batch", listed[0]])
+    d.wait_job(big, lambda j: j["last_checkpoint"] != b["last_checkpoint"], 30, "a second checkpoint")
+    try:
+        clusters_script(h, "stop-node", "east", "east-n2")
+        lost = d.wait_job(big, lambda j: j["attempts"] >= 2 and j["state"] == "pending", 90,
+                          "the lost run to be queued again")
+        check(lost["failures"] == 0, f"a lost run is not a failure: {lost}")
+        check("Slurm lost it: node east-n2 failed" in d.log_text() or
+              "Slurm lost it" in d.log_text(), "the daemon's log says why")
+    finally:
+        clusters_script(h, "start-node", "east", "east-n2")
+    b3 = d.wait_job(big, lambda j: j["attempts"] >= 3 and j["state"] == "running", 120,
+                    "to run a third time")
+    serve_lib.wait_until(lambda: log_of(d, big, 3).count("resumes from step") == 4, 30,
+                         "every rank to resume again")
+    again = [int(s) for s in re.findall(r"resumes from step (\d+)", log_of(d, big, 3))]
+    check(min(again) > max(steps), f"from the second checkpoint: {again} after {steps}")
+    d.call("POST", f"/v1/jobs/{big}/cancel")
+    d.wait_state(big, ["cancelled", "done", "failed"], timeout=60)
+    log(f"big: attempts {b3['attempts']}, resumed from {steps} then {again}")
+
+
+def fill_then_big(submit, now):
+    """The sequence of case reservation, through `submit(name, gpus, seconds)` (squeeze or Slurm
+    alone): 16 one-GPU jobs of 5..20 s fill east's 16 GPUs, then a 4-GPU job, then a one-GPU job
+    of 10 s every second for 25 s. Without a reservation, every GPU that frees goes to one of
+    them, and the 4-GPU job waits until they stop coming. Returns (name -> submit time)."""
+    submitted = {}
+    for k in range(16):
+        submitted[f"fill-{k}"] = now()
+        submit(f"fill-{k}", 1, 5 + k)
+    time.sleep(1)
+    submitted["big"] = now()
+    submit("big", 4, 5)
+    for k in range(25):
+        time.sleep(1)
+        submitted[f"late-{k}"] = now()
+        submit(f"late-{k}", 1, 10)
+    return submitted
+
+
+def case_reservation(squeeze, source, h):
+    # FIFO with EASY backfill: the first blocked job is reserved the nodes it will fit on at
+    # once (squeeze's own policy reserves for a job blocked longer than reserve_after, 12 h).
+    d = start(squeeze, h, extra=("--policy", "backfill"))
+    ids = {}
+
+    def via_squeeze(name, gpus, seconds):
+        ids[name] = d.submit({"name": name, "gpus": gpus, "estimate": f"{seconds}s",
+                              "command": ["sleep", str(seconds)]})
+    fill_then_big(via_squeeze, time.time)
+    big = d.wait_state(ids["big"], ["done", "failed"], timeout=120)
+    check(big["state"] == "done", f"big: {big}")
+    starts = {name: d.job(i)["started_at"] for name, i in ids.items()}
+    late_first = sorted((n for n, t in starts.items()
+                         if n.startswith("late-") and t is not None and t < starts["big"]),
+                        key=lambda n: int(n.split("-")[1]))
+    waited = big["wait_s"]
+    log(f"squeeze: the 4-GPU job waited {waited} s; later 1-GPU jobs started before it "
+        f"(backfilled where they do not delay it): {late_first}")
+    # Its reservation holds a node as it drains (the fill jobs all end within 20 s): later jobs
+    # only backfill where they do not delay it, and it starts by then, not after the stream of
+    # 1-GPU jobs (which lasts 25 s, each job 10 s).
+    check(waited is not None and waited <= 25, f"the 4-GPU job waits for one node only: {big}")
+
+    d.stop()
+    cancel_all()
+
+    # The same sequence under Slurm alone (no time limits, as most users submit).
+    slurm_ids = {}
+
+    def via_slurm(name, gpus, seconds):
+        out = slurm(["sbatch", "--parsable", "-J", f"alone-{name}", f"--gres=gpu:{gpus}",
+                     "-o", "/dev/null", "--wrap", f"sleep {seconds}"])
+        check(out.returncode == 0, f"sbatch: {out.stderr}")
+        slurm_ids[name] = out.stdout.strip().split(";")[0]
+    submitted = fill_then_big(via_slurm, time.time)
+    started = {}
+
+    def look():
+        for name, i in slurm_ids.items():
+            if name in started:
+                continue
+            state = slurm(["squeue", "-h", "-j", i, "-o", "%T"]).stdout.strip()
+            if state in ("RUNNING", "COMPLETING", "COMPLETED", ""):
+                started[name] = time.time()
+        return "big" in started
+    try:
+        serve_lib.wait_until(look, 120, "Slurm alone to start the 4-GPU job", interval=0.5)
+        alone_first = sorted(n for n in started if n.startswith("late-") and started[n] < started["big"])
+        log(f"Slurm alone: the 4-GPU job waited {started['big'] - submitted['big']:.0f} s; later "
+            f"1-GPU jobs started before it: {alone_first}")
+    except serve_lib.TestFailure:
+        log("Slurm alone: the 4-GPU job had not started after 120 s; later 1-GPU jobs started: "
+            f"{sorted(n for n in started if n.startswith('late-'))}")
+    finally:
+        cancel_all()
+
+
+def case_strangers(squeeze, source, h):
+    d = start(squeeze, h)
+    # Someone sbatches a 4-GPU job and a 2-GPU job behind squeeze's back.
+    held = []
+    for gpus in (4, 2):
+        out = slurm(["sbatch", "--parsable", "-J", "someone-else", f"--gres=gpu:{gpus}",
+                     "-o", "/dev/null", "--wrap", "sleep 300"])
+        check(out.returncode == 0, f"sbatch: {out.stderr}")
+        held.append(out.stdout.strip().split(";")[0])
+    try:
+        serve_lib.wait_until(lambda: all(squeue()[i][1] == "RUNNING" for i in held), 30,
+                             "the strangers to run")
+        where = {i: hostnames(squeue()[i][2])[0] for i in held}
+
+        def others_held():
+            status, nodes = d.call("GET", "/v1/nodes")
+            return {n["name"]: n.get("gpus_held_by_others", 0) for n in nodes["nodes"]}
+        want = {}
+        for i, gpus in zip(held, (4, 2)):
+            want[where[i]] = want.get(where[i], 0) + gpus
+        serve_lib.wait_until(lambda: {k: v for k, v in others_held().items() if v} == want, 30,
+                             f"squeeze to count the strangers' GPUs ({want})")
+        out = h.run([squeeze, "nodes"],
+                    env=dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token))
+        check("GPUs held by jobs squeeze did not submit" in out.stdout, out.stdout + out.stderr)
+        check("holds GPUs squeeze does not schedule" in d.log_text(), "the log names them")
+        # Three 4-GPU jobs: east has 16 GPUs, 6 held by others: two fit now, the third waits in
+        # squeeze (not in Slurm). None of squeeze's is sent to the stranger's node.
+        jobs = [d.submit({"name": f"four-{k}", "gpus": 4, "command": ["sleep", "20"],
+                          "estimate": "20s"}) for k in range(3)]
+        serve_lib.wait_until(lambda: sum(d.job(j)["state"] == "running" for j in jobs) == 2, 30,
+                             "two of them to run")
+        time.sleep(3)  # a few looks
+        rows = squeue()
+        for j in jobs:
+            info = d.job(j)
+            mine = [r for r in rows.values() if r[0] == f"squeeze-{j}.1"]
+            if info["state"] == "running":
+                check(len(mine) == 1 and mine[0][1] == "RUNNING",
+                      f"job {j} runs in Slurm too: {mine} ({info})")
+                check(hostnames(mine[0][2]) == info["run_nodes"],
+                      f"run_nodes agree with squeue: {info['run_nodes']} vs {mine}")
+                check(where[held[0]] not in info["run_nodes"], f"not on the full node: {info}")
+            else:
+                check(info["state"] == "pending" and not mine,
+                      f"job {j} waits in squeeze, not in Slurm: {info} {mine}")
+        status, nodes = d.call("GET", "/v1/nodes")
+        for n in nodes["nodes"]:
+            on_slurm = [r[0] for r in rows.values()
+                        if r[0].startswith("squeeze-") and n["name"] in hostnames(r[2])]
+            on_squeeze = [f"squeeze-{j}.{d.job(j)['attempts']}" for j in n["jobs"]]
+            check(sorted(on_slurm) == sorted(on_squeeze),
+                  f"{n['name']}: squeeze says {on_squeeze}, squeue {on_slurm}")
+        # The strangers end: their GPUs come back and the third job starts.
+        slurm(["scancel", *held])
+        third = [j for j in jobs if d.job(j)["state"] == "pending"]
+        check(len(third) == 1, f"one waits: {[d.job(j) for j in jobs]}")
+        d.wait_state(third[0], "running", timeout=30)
+        serve_lib.wait_until(lambda: not any(others_held().values()), 30, "the GPUs given back")
+        for j in jobs:
+            check(d.wait_state(j, ["done", "failed"], timeout=60)["state"] == "done", f"job {j}")
+    finally:
+        slurm(["scancel", *held])
+
+
+CASES = {"distributed": case_distributed, "reservation": case_reservation,
+         "strangers": case_strangers}
+
+if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        SOURCE = os.path.abspath(sys.argv[3])
+    sys.exit(serve_lib.main(CASES, sys.argv))
