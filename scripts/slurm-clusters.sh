@@ -21,7 +21,8 @@
 # Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16,
 # declared through config_overrides, so more than the machine has is fine),
 # SQUEEZE_SLURM_CLUSTERS (default "east:4 west:2": NAME:NODES, NAME alone = one node) and
-# SQUEEZE_SLURM_PORT_BASE (6817): the i-th cluster (from 0) listens on BASE+10i (slurmctld)
+# SQUEEZE_SLURM_PRIORITY (basic, or multifactor: priority by age and size, as a site
+# configures Slurm: bench/slurm_side_by_side.py), SQUEEZE_SLURM_PORT_BASE (6817): the i-th cluster (from 0) listens on BASE+10i (slurmctld)
 # and BASE+10i+1+j (the slurmd of node j; at most 9 nodes). A second set beside the tests'
 # needs its own ROOT and BASE (bench/slurm_bench uses /tmp/squeeze-slurm-bench, 6837).
 # Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
@@ -44,6 +45,7 @@ for spec in "${CLUSTER_SPECS[@]}"; do
   fi
 done
 PORT_BASE=${SQUEEZE_SLURM_PORT_BASE:-6817}
+PRIORITY=${SQUEEZE_SLURM_PRIORITY:-basic}
 MSOCK=$ROOT/munge/munge.socket.2
 
 log() { echo "[slurm-clusters] $*" >&2; }
@@ -93,6 +95,22 @@ node_list() {  # cluster: Slurm's host list of all its nodes
 }
 pidfile() { echo "$ROOT/$1/run/slurmd-$2.pid"; }  # cluster node
 
+# The priority plugin: basic (first come, first served) or a site's multifactor by age and job
+# size (without slurmdbd: no fair share); with multifactor, backfill plans to the second
+# (bf_resolution=1), as fits jobs of seconds to minutes (a time-compressed trace).
+priority_lines() {
+  case $PRIORITY in
+    basic) echo "PriorityType=priority/basic" ;;
+    multifactor)
+      echo "PriorityType=priority/multifactor"
+      echo "PriorityWeightAge=1000"
+      echo "PriorityWeightJobSize=1000"
+      echo "PriorityMaxAge=1:00:00"
+      ;;
+    *) log "SQUEEZE_SLURM_PRIORITY: '$PRIORITY' is not basic or multifactor"; return 1 ;;
+  esac
+}
+
 write_configs() {  # cluster
   local c=$1 dir=$ROOT/$1 ctld_port slurmd_port i
   read -r ctld_port slurmd_port < <(ports "$c")
@@ -128,7 +146,8 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 MpiDefault=none
 SchedulerType=sched/backfill
-SchedulerParameters=sched_interval=2,bf_interval=1
+SchedulerParameters=sched_interval=2,bf_interval=1$([[ $PRIORITY == multifactor ]] && echo ",bf_resolution=1")
+$(priority_lines)
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes=gpu

@@ -235,5 +235,61 @@ TEST_F(LiveQueueSpotBackendTest, ANodeSlurmTakesAwayCountsAsAReclaim) {
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
 }
 
+// The backend is told the nodes and GPUs the core chose; where it runs the job on other GPUs
+// (Slurm picks the indices on a node), the core, the store and the job's history follow it,
+// and the GPUs it left take the next job.
+TEST_F(LiveQueueBackendsTest, RunsTakeThePlacementTheBackendReports) {
+  east_.report->nodes["east-n0"] = "";
+  west_.report->nodes["west-n0"] = "down";  // all on east
+  Step(now_);
+  const JobId a = Submit(2);
+  Step(++now_);
+  ASSERT_TRUE(east_.IsRunning(a));
+  ASSERT_EQ(east_.places[a].nodes.size(), 1u);
+  EXPECT_EQ(east_.places[a].nodes[0].name, "east-n0");
+  EXPECT_EQ(east_.places[a].nodes[0].gpus, (std::vector<int>{0, 1}));
+  east_.report->placed[a] = {{"east-n0", {2, 3}}};
+  Step(++now_);
+  const StoredJob stored = store_->Get(a).value();
+  EXPECT_EQ(queue_->cluster().NodeNamesOf(stored.gpus), std::vector<std::string>{"east-n0"});
+  const nlohmann::json gpus = queue_->NodesJson()["nodes"][0]["gpu_detail"];
+  EXPECT_EQ(gpus[0]["free_milli"], 1000);
+  EXPECT_EQ(gpus[2]["free_milli"], 0);
+  bool moved = false;
+  const std::vector<JobEvent> events = store_->Events(a).value();
+  for (const JobEvent& e : events) {
+    moved |= e.kind == "moved" &&
+             e.text == "Slurm gave it other GPUs: east-n0:2,3, not where squeeze placed it "
+                       "(east-n0:0,1); squeeze follows Slurm";
+  }
+  EXPECT_TRUE(moved);
+  const JobId b = Submit(2);
+  Step(++now_);
+  ASSERT_TRUE(east_.IsRunning(b));
+  EXPECT_EQ(east_.places[b].nodes[0].gpus, (std::vector<int>{0, 1}));
+}
+
+// GPUs that jobs squeeze did not submit hold are not free in its view until those jobs end;
+// its own job there keeps running.
+TEST_F(LiveQueueBackendsTest, GpusOthersHoldAreNotFreeUntilGivenBack) {
+  west_.report->nodes["west-n0"] = "down";
+  east_.report->foreign_gpus["east-n0"] = {0, 1, 2};
+  east_.report->foreign_jobs = {"Slurm job 4 'train' RUNNING on east-n0"};
+  Step(now_);
+  const nlohmann::json node = queue_->NodesJson()["nodes"][0];
+  EXPECT_EQ(node["gpus_held_by_others"], 3);
+  EXPECT_EQ(node["free_gpus"], 1);
+  EXPECT_TRUE(node["gpu_detail"][0]["held_by_others"]);
+  const JobId two = Submit(2);
+  Step(++now_);
+  EXPECT_FALSE(east_.IsRunning(two));
+  east_.report->foreign_gpus.clear();
+  east_.report->foreign_jobs.clear();
+  Step(++now_);
+  Step(++now_);
+  EXPECT_TRUE(east_.IsRunning(two));
+  EXPECT_FALSE(queue_->NodesJson()["nodes"][0].contains("gpus_held_by_others"));
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+"""Slurm alone and squeeze on the same multi-node Slurm cluster, the same jobs at the same times
+(issue 21). One run replays a window of a busy Philly day three times, one after the other, on
+one fresh cluster of scripts/slurm-clusters.sh (its own root, ports and munged):
+
+  slurm        Slurm alone, configured as a site would (sched/backfill, multifactor priority by
+               age and size, a high partition that preempts the low one with requeue), each job
+               submitted with sbatch at its arrival time, with no time limit (as most users);
+  slurm-time   the same with each job's true duration as --time (Slurm's best case);
+  squeeze      squeeze serve with the cluster as its pool (its default policy, no estimates),
+               the same jobs submitted to it at the same times.
+
+Jobs: the trace's GPU counts and durations, time compressed by one factor so that the arrivals
+span --arrivals seconds; a compressed duration is at least 1 s and at most --cap s (the jobs
+capped are counted). Every job is training-like and checkpointable (examples/jobs/train-like.sh:
+steps of 0.5 s, a checkpoint every fifth of its steps and when asked); --high of them (chosen
+by a seeded draw) are urgent: Slurm's high partition, squeeze's urgency high; the others are
+Slurm's low partition, squeeze's preemptible normal jobs.
+
+For each run: mean and p95 wait (first start - submit), mean JCT (end - submit), GPU
+utilization (allocated GPUs as squeue shows them every 2 s, over the make-span), preemptions
+(Slurm's requeues; squeeze's preemptions) and make-span (first submit to last end). Printed as a
+table, and as JSON with --json.
+
+Usage (as root, Slurm installed: bash scripts/slurm-clusters.sh install):
+  /usr/bin/python3 bench/slurm_side_by_side.py --squeeze build/squeeze [--jobs 320]
+      [--arrivals 480] [--cap 150] [--nodes 4] [--gpus 8] [--runs slurm,slurm-time,squeeze]
+      [--json out.json]
+CI runs a short version: --jobs 40 --arrivals 40 --cap 20 (tests/CMakeLists.txt).
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(HERE)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--squeeze", required=True, help="the squeeze binary")
+    shared = os.environ.get("SQUEEZE_SHARED", os.path.join(SOURCE, "..", "shared"))
+    p.add_argument("--trace", default=os.path.join(shared, "traces", "philly", "philly.csv"))
+    p.add_argument("--vc", default="6214e9", help="the Philly virtual cluster")
+    p.add_argument("--start", default="2017-10-04 10:00:00", help="the window's first second")
+    p.add_argument("--jobs", type=int, default=320)
+    p.add_argument("--arrivals", type=float, default=480, help="seconds the arrivals span")
+    p.add_argument("--cap", type=float, default=150, help="longest compressed duration, s")
+    p.add_argument("--nodes", type=int, default=4)
+    p.add_argument("--gpus", type=int, default=8, help="GPUs per node")
+    p.add_argument("--high", type=float, default=0.1, help="share of urgent jobs")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--runs", default="slurm,slurm-time,squeeze")
+    p.add_argument("--root", default="/tmp/squeeze-slurm-sbs")
+    p.add_argument("--port-base", type=int, default=6847)
+    p.add_argument("--timeout", type=float, default=1800, help="per run, seconds")
+    p.add_argument("--json", help="write the results here")
+    return p.parse_args(argv)
+
+
+def load_jobs(a):
+    """The window: the first --jobs jobs of the VC from --start that fit the cluster."""
+    start = datetime.datetime.strptime(a.start, "%Y-%m-%d %H:%M:%S")
+    rows = []
+    with open(a.trace) as f:
+        for r in csv.DictReader(f):
+            if r["cluster"] != a.vc:
+                continue
+            t = datetime.datetime.strptime(r["timestamp"], "%Y-%m-%d %H:%M:%S")
+            if t < start:
+                continue
+            rows.append((t, float(r["duration"]), int(float(r["num_gpus"]))))
+    rows.sort()
+    too_big = [r for r in rows[:a.jobs * 2] if r[2] > a.nodes * a.gpus or
+               (r[2] > a.gpus and r[2] % a.gpus)]
+    rows = [r for r in rows if r[2] <= a.nodes * a.gpus and (r[2] <= a.gpus or r[2] % a.gpus == 0)]
+    rows = rows[:a.jobs]
+    if len(rows) < a.jobs:
+        sys.exit(f"only {len(rows)} jobs of VC {a.vc} from {a.start} fit the cluster")
+    t0 = rows[0][0]
+    span = max(1.0, (rows[-1][0] - t0).total_seconds())
+    factor = span / a.arrivals
+    rng = random.Random(a.seed)
+    jobs, capped = [], 0
+    for k, (t, d, g) in enumerate(rows):
+        duration = d / factor
+        if duration > a.cap:
+            capped += 1
+        duration = min(a.cap, max(1.0, duration))
+        jobs.append({"name": f"sbs-{k}", "at": (t - t0).total_seconds() / factor, "gpus": g,
+                     "seconds": round(duration, 1), "high": rng.random() < a.high})
+    info = {"vc": a.vc, "from": str(t0), "to": str(rows[-1][0]), "jobs": len(jobs),
+            "factor": round(factor, 2), "capped": capped, "skipped_too_big": len(too_big),
+            "gpu_seconds": round(sum(j["gpus"] * j["seconds"] for j in jobs)),
+            "high": sum(j["high"] for j in jobs)}
+    return jobs, info
+
+
+def train_env(job, ckpt_root):
+    steps = max(1, round(job["seconds"] / 0.5))
+    return {"STEPS": str(steps), "STEP_SECONDS": "0.5",
+            "CHECKPOINT_EVERY": str(max(1, steps // 5)), "STOP_AFTER_CHECKPOINT": "1"}
+
+
+class Cluster:
+    def __init__(self, a):
+        self.a = a
+        self.env = dict(os.environ, SQUEEZE_SLURM_ROOT=a.root,
+                        SQUEEZE_SLURM_PORT_BASE=str(a.port_base),
+                        SQUEEZE_SLURM_CLUSTERS=f"sbs:{a.nodes}", SQUEEZE_SLURM_GPUS=str(a.gpus),
+                        SQUEEZE_SLURM_CPUS=str(max(16, a.gpus * 4)),
+                        SQUEEZE_SLURM_PRIORITY="multifactor")
+        self.conf = f"{a.root}/sbs/etc/slurm.conf"
+        self.script = os.path.join(SOURCE, "scripts", "slurm-clusters.sh")
+
+    def run(self, *args):
+        out = subprocess.run(["bash", self.script, *args], env=self.env, capture_output=True,
+                             text=True, timeout=180)
+        if out.returncode != 0:
+            sys.exit(f"slurm-clusters.sh {' '.join(args)}: {out.stderr}")
+
+    def slurm(self, argv, timeout=60):
+        return subprocess.run(argv, env=dict(os.environ, SLURM_CONF=self.conf),
+                              capture_output=True, text=True, timeout=timeout)
+
+
+class Sampler:
+    """squeue --json every 2 s: each Slurm job's first start, end, restarts; allocated GPUs."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.jobs = {}        # Slurm id -> dict(name, submit, first_start, end, restarts, state)
+        self.gpus_busy = []   # (time, allocated GPUs)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def loop(self):
+        while not self.stop.is_set():
+            self.look()
+            self.stop.wait(2)
+
+    def look(self):
+        out = self.cluster.slurm(["squeue", "--json", "-t", "all"])
+        if out.returncode != 0:
+            return
+        try:
+            listed = json.loads(out.stdout)["jobs"]
+        except (ValueError, KeyError):
+            return
+        now, busy = time.time(), 0
+        for j in listed:
+            rec = self.jobs.setdefault(j["job_id"], {"name": j["name"], "submit": j["submit_time"],
+                                                     "first_start": None, "end": None,
+                                                     "restarts": 0, "state": None})
+            rec["state"] = j["job_state"]
+            rec["restarts"] = max(rec["restarts"], j.get("restart_cnt") or 0)
+            if j["job_state"] in ("RUNNING", "COMPLETING") or j["job_state"] in ENDED:
+                start = j.get("start_time") or 0
+                if start > 0 and (rec["first_start"] is None or start < rec["first_start"]):
+                    rec["first_start"] = start
+            if j["job_state"] in ENDED and j.get("end_time"):
+                rec["end"] = j["end_time"]
+            if j["job_state"] == "RUNNING":
+                for g in j.get("gres_detail") or []:
+                    busy += GresCount(g)
+        self.gpus_busy.append((now, busy))
+
+
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+         "DEADLINE", "OUT_OF_MEMORY"}
+
+
+def GresCount(g):  # "gpu:2(IDX:0-1)" -> 2
+    try:
+        return int(g.split("(")[0].split(":")[-1])
+    except ValueError:
+        return 0
+
+
+def replay(jobs, submit, timeout):
+    """Submits each job at its arrival time (seconds after the start); returns the start."""
+    t0 = time.time()
+    for job in sorted(jobs, key=lambda j: j["at"]):
+        delay = t0 + job["at"] - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        submit(job)
+    return t0
+
+
+def summarize(waits, jcts, busy, first_submit, last_end, gpus_total, preemptions, done, n):
+    waits, jcts = sorted(waits), sorted(jcts)
+    makespan = max(1e-9, last_end - first_submit)
+    samples = [b for t, b in busy if first_submit <= t <= last_end]
+    util = (sum(samples) / len(samples) / gpus_total) if samples else 0
+    return {"jobs_done": done, "jobs": n,
+            "mean_wait_s": round(sum(waits) / len(waits), 1) if waits else None,
+            "p95_wait_s": round(waits[min(len(waits) - 1, int(len(waits) * 0.95))], 1) if waits else None,
+            "mean_jct_s": round(sum(jcts) / len(jcts), 1) if jcts else None,
+            "gpu_utilization": round(util, 3), "preemptions": preemptions,
+            "makespan_s": round(makespan, 1)}
+
+
+def run_slurm(a, cluster, jobs, with_time):
+    workdir = os.path.join(a.root, "work-" + ("time" if with_time else "plain"))
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    wrapper = os.path.join(workdir, "job.sh")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/bash\n# a training-like job as a Slurm user runs it: its own checkpoint "
+                "folder, resumed after a requeue\nexport SQUEEZE_CHECKPOINT_DIR=" + workdir +
+                "/ckpt/$SLURM_JOB_NAME\nmkdir -p $SQUEEZE_CHECKPOINT_DIR\n"
+                "[[ -s $SQUEEZE_CHECKPOINT_DIR/COMPLETE ]] && export SQUEEZE_RESUME=1\n"
+                f"exec bash {SOURCE}/examples/jobs/train-like.sh\n")
+    sampler = Sampler(cluster)
+    sampler.thread.start()
+    submitted = {}
+    prefix = "time-" if with_time else "plain-"  # Slurm lists the last run's jobs too
+
+    def submit(job):
+        env = train_env(job, workdir)
+        argv = ["sbatch", "--parsable", "-J", prefix + job["name"], "-p", "high" if job["high"] else "low",
+                "--requeue", "-o", "/dev/null",
+                "--export=ALL," + ",".join(f"{k}={v}" for k, v in env.items())]
+        if job["gpus"] > a.gpus:  # whole nodes, as the window's jobs of several nodes come
+            argv += [f"--nodes={job['gpus'] // a.gpus}", f"--gres=gpu:{a.gpus}"]
+        else:
+            argv.append(f"--gres=gpu:{job['gpus']}")
+        if with_time:
+            limit = int(job["seconds"]) + 2
+            argv.append(f"--time={limit // 60}:{limit % 60:02d}")
+        argv.append(wrapper)
+        submitted[job["name"]] = time.time()
+        out = cluster.slurm(argv)
+        if out.returncode != 0:
+            print(f"sbatch {job['name']}: {out.stderr.strip()}", file=sys.stderr)
+    replay(jobs, submit, a.timeout)
+    deadline = time.time() + a.timeout
+    names = {prefix + j["name"] for j in jobs}
+    while time.time() < deadline:
+        ended = [r for r in sampler.jobs.values() if r["name"] in names and r["state"] in ENDED]
+        if len(ended) >= len(names):
+            break
+        time.sleep(2)
+    sampler.stop.set()
+    sampler.thread.join()
+    sampler.look()
+    recs = [r for r in sampler.jobs.values() if r["name"] in names]
+    waits = [r["first_start"] - r["submit"] for r in recs if r["first_start"]]
+    jcts = [r["end"] - r["submit"] for r in recs if r["end"]]
+    done = sum(1 for r in recs if r["state"] == "COMPLETED")
+    first = min(r["submit"] for r in recs)
+    last = max((r["end"] for r in recs if r["end"]), default=time.time())
+    return summarize(waits, jcts, sampler.gpus_busy, first, last, a.nodes * a.gpus,
+                     sum(r["restarts"] for r in recs), done, len(names))
+
+
+def run_squeeze(a, cluster, jobs):
+    data = os.path.join(a.root, "squeeze-data")
+    shutil.rmtree(data, ignore_errors=True)
+    config = os.path.join(a.root, "squeeze-pool.yaml")
+    with open(config, "w") as f:
+        f.write(f"pools:\n  - name: sbs\n    backend: slurm\n"
+                f"    slurm: {{cluster: sbs, conf: {cluster.conf}}}\n")
+    log = open(os.path.join(a.root, "squeeze.log"), "w")
+    daemon = subprocess.Popen([a.squeeze, "serve", "--data", data, "--listen", "127.0.0.1:0",
+                               "--config", config, "--allow-root-jobs"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            if os.path.exists(f"{data}/serve.url") and os.path.exists(f"{data}/admin.token"):
+                break
+            time.sleep(0.1)
+        url = open(f"{data}/serve.url").read().strip()
+        token = open(f"{data}/admin.token").read().strip()
+
+        def call(method, path, body=None):
+            req = urllib.request.Request(url + path, method=method,
+                                         data=json.dumps(body).encode() if body else None,
+                                         headers={"Authorization": f"Bearer {token}",
+                                                  "Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return json.loads(r.read())
+        for _ in range(300):
+            try:
+                call("GET", "/v1/nodes")
+                break
+            except OSError:
+                time.sleep(0.1)
+        sampler = Sampler(cluster)
+        sampler.thread.start()
+        ids = {}
+
+        def submit(job):
+            body = {"name": job["name"], "gpus": job["gpus"], "checkpointable": True,
+                    "preemptible": not job["high"], "urgency": "high" if job["high"] else "normal",
+                    "command": ["bash", f"{SOURCE}/examples/jobs/train-like.sh"],
+                    "env": train_env(job, None)}
+            ids[job["name"]] = call("POST", "/v1/jobs", body)["id"]
+        replay(jobs, submit, a.timeout)
+        deadline = time.time() + a.timeout
+        while time.time() < deadline:
+            states = [call("GET", f"/v1/jobs/{i}")["state"] for i in ids.values()]
+            if all(s in ("done", "failed", "cancelled") for s in states):
+                break
+            time.sleep(3)
+        sampler.stop.set()
+        sampler.thread.join()
+        sampler.look()
+        # Starts and ends as Slurm ran them (every attempt is a Slurm job squeeze-ID.ATTEMPT),
+        # against the time the job was submitted to squeeze: measured as Slurm's own runs are.
+        attempts = {}
+        for r in sampler.jobs.values():
+            if r["name"].startswith("squeeze-"):
+                attempts.setdefault(int(r["name"][8:].split(".")[0]), []).append(r)
+        waits, jcts, pre, done, first, last = [], [], 0, 0, None, 0
+        for name, i in ids.items():
+            j = call("GET", f"/v1/jobs/{i}")
+            sub = ts(j["submitted_at"])
+            runs = attempts.get(i, [])
+            starts = [r["first_start"] for r in runs if r["first_start"]]
+            ends = [r["end"] for r in runs if r["end"]]
+            first = sub if first is None else min(first, sub)
+            if starts:
+                waits.append(min(starts) - sub)
+            if j["state"] in ("done", "failed") and ends:
+                jcts.append(max(ends) - sub)
+                last = max(last, max(ends))
+            pre += j["preemptions"]
+            done += j["state"] == "done"
+        return summarize(waits, jcts, sampler.gpus_busy, first, last or time.time(),
+                         a.nodes * a.gpus, pre, done, len(ids))
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+        out = cluster.slurm(["squeue", "-h", "-o", "%i"])
+        ids_left = out.stdout.split()
+        if ids_left:
+            cluster.slurm(["scancel", *ids_left])
+
+
+def ts(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def main(argv):
+    a = parse_args(argv)
+    if os.geteuid() != 0:
+        sys.exit("run as root: the cluster's daemons run as root")
+    jobs, info = load_jobs(a)
+    print(f"workload: {json.dumps(info)}", flush=True)
+    cluster = Cluster(a)
+    cluster.run("start")
+    results = {"workload": info, "cluster": {"nodes": a.nodes, "gpus_per_node": a.gpus},
+               "nproc": os.cpu_count(), "runs": {}}
+    try:
+        for run in a.runs.split(","):
+            began = time.time()
+            if run == "squeeze":
+                r = run_squeeze(a, cluster, jobs)
+            elif run in ("slurm", "slurm-time"):
+                r = run_slurm(a, cluster, jobs, with_time=run == "slurm-time")
+            else:
+                sys.exit(f"--runs: unknown run '{run}' (slurm, slurm-time, squeeze)")
+            r["wall_s"] = round(time.time() - began, 1)
+            results["runs"][run] = r
+            print(f"{run}: {json.dumps(r)}", flush=True)
+            ids = cluster.slurm(["squeue", "-h", "-o", "%i"]).stdout.split()
+            if ids:
+                cluster.slurm(["scancel", *ids])
+            time.sleep(3)
+    finally:
+        cluster.run("stop")
+    print(f"\n{'run':<12} {'mean wait':>10} {'p95 wait':>9} {'mean JCT':>9} {'GPU util':>9} "
+          f"{'preempt':>8} {'makespan':>9} {'done':>6}")
+    for run, r in results["runs"].items():
+        print(f"{run:<12} {r['mean_wait_s']:>10} {r['p95_wait_s']:>9} {r['mean_jct_s']:>9} "
+              f"{r['gpu_utilization']:>9} {r['preemptions']:>8} {r['makespan_s']:>9} "
+              f"{r['jobs_done']:>3}/{r['jobs']}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
