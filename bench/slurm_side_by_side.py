@@ -65,6 +65,9 @@ def parse_args(argv):
     p.add_argument("--port-base", type=int, default=6847)
     p.add_argument("--timeout", type=float, default=1800, help="per run, seconds")
     p.add_argument("--json", help="write the results here")
+    p.add_argument("--squeeze-unscaled", action="store_true",
+                   help="keep squeeze's policy times as they are (min_runtime 5 min, slices 30 min)"
+                   " instead of compressing them by the trace's factor")
     return p.parse_args(argv)
 
 
@@ -265,7 +268,7 @@ def run_slurm(a, cluster, jobs, with_time):
                      sum(r["restarts"] for r in recs), done, len(names))
 
 
-def run_squeeze(a, cluster, jobs):
+def run_squeeze(a, cluster, jobs, factor):
     data = os.path.join(a.root, "squeeze-data")
     shutil.rmtree(data, ignore_errors=True)
     config = os.path.join(a.root, "squeeze-pool.yaml")
@@ -273,8 +276,13 @@ def run_squeeze(a, cluster, jobs):
         f.write(f"pools:\n  - name: sbs\n    backend: slurm\n"
                 f"    slurm: {{cluster: sbs, conf: {cluster.conf}}}\n")
     log = open(os.path.join(a.root, "squeeze.log"), "w")
+    # Time is compressed for the whole system: the policy's own durations too (a job protected
+    # for 5 minutes of a real day is protected for 5 min / factor here).
+    scaled = [] if a.squeeze_unscaled else [
+        "--set", f"min_runtime={max(1, round(300 / factor))}s",
+        "--set", f"slice={max(1, round(1800 / factor))}s"]
     daemon = subprocess.Popen([a.squeeze, "serve", "--data", data, "--listen", "127.0.0.1:0",
-                               "--config", config, "--allow-root-jobs"],
+                               "--config", config, "--allow-root-jobs", *scaled],
                               stdout=log, stderr=subprocess.STDOUT)
     try:
         for _ in range(300):
@@ -368,7 +376,7 @@ def main(argv):
         for run in a.runs.split(","):
             began = time.time()
             if run == "squeeze":
-                r = run_squeeze(a, cluster, jobs)
+                r = run_squeeze(a, cluster, jobs, info["factor"])
             elif run in ("slurm", "slurm-time"):
                 r = run_slurm(a, cluster, jobs, with_time=run == "slurm-time")
             else:

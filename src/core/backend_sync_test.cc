@@ -77,20 +77,35 @@ TEST(BackendSyncTest, RelocateTakesTheBackendsPlacementAndRefusesWhatDoesNotFit)
   ASSERT_TRUE(s.sched().Relocate({{1, On({{0, {2, 3}}})}, {2, On({{1, {2, 3}}})}}).ok());
   EXPECT_EQ(DescribePlacement(s.job(1).placement, s.cluster()), "a0:2,3");
   EXPECT_EQ(DescribePlacement(s.job(2).placement, s.cluster()), "a1:2,3");
-  // Onto another job's GPUs, a different count, or a job that does not run: refused, and
+  // Onto GPUs another job holds in the scheduler's view (a start the backend has not begun; it
+  // picks its GPUs itself): that job takes other GPUs of its node, and is named.
+  auto renumbered = s.sched().Relocate({{1, On({{1, {2, 3}}})}});
+  ASSERT_TRUE(renumbered.ok()) << renumbered.status().message();
+  EXPECT_THAT(*renumbered, ElementsAre(2));
+  EXPECT_EQ(DescribePlacement(s.job(1).placement, s.cluster()), "a1:2,3");
+  EXPECT_EQ(DescribePlacement(s.job(2).placement, s.cluster()), "a1:0,1");
+  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 4);
+  EXPECT_EQ(s.sched().cluster().node(1).whole_free, 0);
+  // GPUs that do not add up, a different count, or a job that does not run: refused, and
   // nothing changes.
-  Status taken = s.sched().Relocate({{1, On({{1, {2, 3}}})}});
-  EXPECT_THAT(taken.message(), HasSubstr("job 1: its new GPUs are not free"));
-  EXPECT_THAT(s.sched().Relocate({{1, On({{1, {0}}})}}).message(), HasSubstr("holds 2 GPUs, not 1"));
-  EXPECT_THAT(s.sched().Relocate({{9, On({{1, {0}}})}}).message(), HasSubstr("job 9 is not running"));
-  EXPECT_EQ(DescribePlacement(s.job(1).placement, s.cluster()), "a0:2,3");
-  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 2);
-  EXPECT_EQ(s.sched().cluster().node(1).whole_free, 2);
-  // The freed GPUs take the next job.
   s.Add(NewJob(3, 4, 1));
-  EXPECT_THAT(s.Cycle(1), IsEmpty());
-  s.Finish(2, 2);
-  EXPECT_THAT(s.Cycle(2), ElementsAre("start 3 on a1:0,1,2,3"));
+  EXPECT_THAT(s.Cycle(1), ElementsAre("start 3 on a0:0,1,2,3"));
+  EXPECT_THAT(s.sched().Relocate({{1, On({{0, {0, 1}}})}}).status().message(),
+              HasSubstr("job 3: its new GPUs are not free"));
+  EXPECT_THAT(s.sched().Relocate({{1, On({{1, {0}}})}}).status().message(),
+              HasSubstr("holds 2 GPUs, not 1"));
+  EXPECT_THAT(s.sched().Relocate({{9, On({{1, {0}}})}}).status().message(),
+              HasSubstr("job 9 is not running"));
+  EXPECT_EQ(DescribePlacement(s.job(1).placement, s.cluster()), "a1:2,3");
+  EXPECT_EQ(DescribePlacement(s.job(2).placement, s.cluster()), "a1:0,1");
+  EXPECT_EQ(DescribePlacement(s.job(3).placement, s.cluster()), "a0:0,1,2,3");
+  EXPECT_EQ(s.sched().cluster().node(0).whole_free, 0);
+  EXPECT_EQ(s.sched().cluster().node(1).whole_free, 0);
+  // The GPUs a job leaves take the next job.
+  s.Add(NewJob(4, 2, 2));
+  EXPECT_THAT(s.Cycle(2), IsEmpty());
+  s.Finish(2, 3);
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 4 on a1:0,1"));
 }
 
 TEST(BackendSyncTest, GpusOthersHoldTakeNoJobUntilGivenBack) {

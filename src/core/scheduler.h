@@ -153,9 +153,11 @@ class Scheduler {
   uint64_t ForeignGpus(int node) const;
   // Running jobs that the backend runs elsewhere than the scheduler placed them (other nodes, or
   // other GPUs of them): each takes its new placement (the same number of GPUs), all at once,
-  // so that jobs may swap GPUs. An error, changing nothing, when a job is not running, the GPU
-  // count differs, or a new placement does not fit once the moved jobs have left theirs.
-  Status Relocate(const std::vector<std::pair<JobId, Placement>>& moves);
+  // so that jobs may swap GPUs. Other jobs that held those GPUs in the scheduler's view (a start
+  // the backend has not begun, whose GPUs it will pick itself) take as many others on the same
+  // node: their ids are returned. An error, changing nothing, when a job is not running, the
+  // GPU count differs, or the GPUs do not add up once all have left theirs.
+  Result<std::vector<JobId>> Relocate(const std::vector<std::pair<JobId, Placement>>& moves);
   // How many running jobs are checkpointing to make room for waiting job `id`.
   int StopsAwaited(JobId id) const;
 

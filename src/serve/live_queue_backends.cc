@@ -77,8 +77,10 @@ void LiveQueue::ApplyBackendReports(Time now) {
                           (spot && report->reachable ? " (counted as a spot reclaim)" : ""));
     }
     if (report->reachable) {
-      TakeBackendPlacements(pool, *report, now);
+      // Others' GPUs first: a GPU one of squeeze's runs leaves as it is moved to where Slurm
+      // runs it is then held at once if another user's job has it.
       HoldForeignGpus(pool, *report);
+      TakeBackendPlacements(pool, *report, now);
     }
     reports_[pool] = std::move(*report);
   }
@@ -139,10 +141,24 @@ void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Tim
     if (same_nodes) texts.back().insert(0, "=");  // logged in its history only
   }
   if (moves.empty()) return;
-  if (Status s = scheduler_->Relocate(moves); !s.ok()) {
+  Result<std::vector<JobId>> renumbered = scheduler_->Relocate(moves);
+  if (!renumbered.ok()) {
     Log("cluster " + report.cluster + ": the runs' placement Slurm reports is not taken: " +
-        s.message());
+        renumbered.status().message());
     return;
+  }
+  // Starts Slurm has not begun that held those GPUs in squeeze's view: other GPUs of the same
+  // node (Slurm picks theirs itself; their own report corrects them again).
+  for (JobId id : *renumbered) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    it->second.cuda_gpus = cluster_.CudaIndices(scheduler_->Find(id)->placement);
+    if (Status s = store_.RecordRunGpus(id, it->second.cuda_gpus, now,
+                                        "its GPUs renumbered on the same nodes: Slurm runs "
+                                        "another job on those squeeze had in mind");
+        !s.ok()) {
+      Log(s.message());
+    }
   }
   for (size_t i = 0; i < moves.size(); ++i) {
     const JobId id = moves[i].first;

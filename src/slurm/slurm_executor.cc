@@ -310,6 +310,9 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
     run.last_seen = *job;
     run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir),
                        std::to_string(job->id)};
+    // The nodes it runs on (the nodes it was sent to, for a run that runs): what its verdicts
+    // need (a run of several nodes, one kept waiting behind others' jobs).
+    for (const auto& [node, gpus] : job->node_gpus) run.asked_nodes.push_back(node);
     if (SlurmStateEnded(job->state)) {
       run.info.exit = SlurmExit(*job, {});
     } else {

@@ -1,7 +1,8 @@
 // SlurmExecutor runs the attempts of jobs that squeeze placed on a Slurm pool: each attempt is
-// one batch job (sbatch) named squeeze-ID.ATTEMPT, with its GPUs as GRES (Slurm binds
+// one batch job (sbatch) named squeeze-ID.ATTEMPT, on the nodes the scheduler chose (--nodes,
+// --nodelist, one task per node, the same GPUs as GRES on each; Slurm binds
 // CUDA_VISIBLE_DEVICES), its output in DIR/logs/ID.ATTEMPT.log and the checkpoint protocol of
-// the local executor (batch_script.h). It learns a run ended from the exit record its batch
+// the local executor (batch_script.h; a run of several nodes runs one srun task per node). It learns a run ended from the exit record its batch
 // script writes (DIR/logs/ID.ATTEMPT.exit) at the next Poll; else, and for what only Slurm
 // knows (a node failure, a requeue, a time limit), it follows them with `squeue --json`, and
 // finished ones that squeue has forgotten with `scontrol show job`; it asks for a checkpoint with
@@ -13,7 +14,9 @@
 // daemon): a run that Slurm ended by a node failure, requeued on its own (its copy is cancelled
 // first) or forgot while its controller answers ends as lost (ExitStatus::lost); while the
 // controller does not answer, nothing is judged and no Slurm command is run (a stop waits
-// for its return). Report() gives the nodes' states and the squeeze-* jobs it does not follow.
+// for its return). A run Slurm keeps waiting behind jobs squeeze does not run is cancelled and
+// ends lost. Report() gives the nodes' states, where Slurm runs each run, the GPUs others' jobs
+// hold, and the squeeze-* jobs it does not follow.
 // Thread-safe: starts of different jobs may run at once (the daemon's outbox runs several
 // sbatch in parallel); no lock is held while sbatch or scancel runs for a start or a stop.
 #ifndef SQUEEZE_SLURM_SLURM_EXECUTOR_H_
