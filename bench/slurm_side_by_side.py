@@ -26,7 +26,7 @@ Usage (as root, Slurm installed: bash scripts/slurm-clusters.sh install):
   /usr/bin/python3 bench/slurm_side_by_side.py --squeeze build/squeeze [--jobs 320]
       [--arrivals 480] [--cap 150] [--nodes 4] [--gpus 8] [--runs slurm,slurm-time,squeeze]
       [--json out.json]
-CI runs a short version: --jobs 40 --arrivals 40 --cap 20 (tests/CMakeLists.txt).
+CI runs a short version: --jobs 30 --arrivals 25 --cap 10 (tests/slurm_side_by_side_test.sh).
 """
 
 import argparse
