@@ -1,15 +1,16 @@
 // libFuzzer target: what Slurm's tools print, as squeeze's Slurm executor and `squeeze
 // inventory` read it (slurm/slurm_output.h): squeue --json, sinfo --json, scontrol show job
-// and node, the jobcomp file, GRES strings. The first byte picks the parser.
+// and node, the jobcomp file, GRES strings, host lists. The first byte picks the parser.
 #include <cstdint>
 #include <string_view>
 
+#include "slurm/host_list.h"
 #include "slurm/slurm_output.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0:
       (void)squeeze::ParseSqueueJson(text);
       break;
@@ -27,6 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 5:
       (void)squeeze::ParseGresIndices(text);
+      break;
+    case 6:
+      (void)squeeze::ExpandHostList(text);
       break;
     default:
       (void)squeeze::ParseGresCount(text);
