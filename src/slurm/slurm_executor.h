@@ -111,6 +111,9 @@ class SlurmExecutor : public Executor {
   // a job squeeze does not run that holds GPUs there (ForeignHolders).
   std::optional<ExitStatus> Judge(Run& run, const SlurmLook& look,
                                   const std::map<std::string, std::string>& strangers);
+  // The Slurm jobs this executor follows: its runs', and those ended by their exit record that
+  // Slurm may still list. Called with mu_ held.
+  std::set<int64_t> FollowedIds() const;
   // The nodes of `look` where jobs this executor does not follow hold GPUs, with one of them
   // in words.
   std::map<std::string, std::string> ForeignHolders(const SlurmLook& look) const;

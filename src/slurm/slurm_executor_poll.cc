@@ -62,10 +62,15 @@ void SlurmExecutor::CheckpointEvents(std::vector<ExecEvent>& events) {
   for (auto& [id, run] : runs_) CheckpointEvent(id, run, events);
 }
 
-std::map<std::string, std::string> SlurmExecutor::ForeignHolders(const SlurmLook& look) const {
+std::set<int64_t> SlurmExecutor::FollowedIds() const {
   std::set<int64_t> followed;
   for (const auto& [id, run] : runs_) followed.insert(run.slurm_id);
   for (const auto& [slurm_id, read_ms] : ended_by_record_) followed.insert(slurm_id);
+  return followed;
+}
+
+std::map<std::string, std::string> SlurmExecutor::ForeignHolders(const SlurmLook& look) const {
+  const std::set<int64_t> followed = FollowedIds();
   std::map<std::string, std::string> out;
   for (const SlurmJob& j : look.jobs) {
     if (SlurmStateEnded(j.state) || followed.count(j.id)) continue;
@@ -269,11 +274,8 @@ std::optional<BackendReport> SlurmExecutor::Report() const {
   std::map<int64_t, JobId> run_of;  // Slurm job -> the squeeze job whose run it is
   {
     std::lock_guard lock(mu_);
-    for (const auto& [id, run] : runs_) {
-      followed.insert(run.slurm_id);
-      run_of[run.slurm_id] = id;
-    }
-    for (const auto& [slurm_id, read_ms] : ended_by_record_) followed.insert(slurm_id);
+    followed = FollowedIds();
+    for (const auto& [id, run] : runs_) run_of[run.slurm_id] = id;
   }
   for (const SlurmJob& j : UnknownSqueezeJobs(look->jobs, followed)) {
     r.unknown_jobs.push_back(DescribeSlurmJob(j));
