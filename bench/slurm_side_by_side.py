@@ -65,6 +65,12 @@ def parse_args(argv):
     p.add_argument("--port-base", type=int, default=6847)
     p.add_argument("--timeout", type=float, default=1800, help="per run, seconds")
     p.add_argument("--json", help="write the results here")
+    p.add_argument("--predict", action="store_true",
+                   help="no cluster: replay the same window in squeeze's simulator (4 nodes x 8"
+                   " GPUs, the real day's times, durations capped as here) under backfill (Slurm"
+                   " alone without time limits), srtf (an oracle that knows every duration and"
+                   " preempts for free), squeeze and sliced, and print mean waits in this"
+                   " benchmark's compressed seconds")
     p.add_argument("--squeeze-unscaled", action="store_true",
                    help="keep squeeze's policy times as they are (min_runtime 5 min, slices 30 min)"
                    " instead of compressing them by the trace's factor")
@@ -83,6 +89,7 @@ def load_jobs(a):
             if t < start:
                 continue
             rows.append((t, float(r["duration"]), int(float(r["num_gpus"]))))
+            rows[-1] = rows[-1] + (r["timestamp"],)
     rows.sort()
     too_big = [r for r in rows[:a.jobs * 2] if r[2] > a.nodes * a.gpus or
                (r[2] > a.gpus and r[2] % a.gpus)]
@@ -95,12 +102,13 @@ def load_jobs(a):
     factor = span / a.arrivals
     rng = random.Random(a.seed)
     jobs, capped = [], 0
-    for k, (t, d, g) in enumerate(rows):
+    for k, (t, d, g, _) in enumerate(rows):
         duration = d / factor
         if duration > a.cap:
             capped += 1
         duration = min(a.cap, max(1.0, duration))
         jobs.append({"name": f"sbs-{k}", "at": (t - t0).total_seconds() / factor, "gpus": g,
+                     "timestamp": rows[k][3],
                      "seconds": round(duration, 1), "high": rng.random() < a.high})
     info = {"vc": a.vc, "from": str(t0), "to": str(rows[-1][0]), "jobs": len(jobs),
             "factor": round(factor, 2), "capped": capped, "skipped_too_big": len(too_big),
@@ -357,6 +365,33 @@ def run_squeeze(a, cluster, jobs, factor):
             cluster.slurm(["scancel", *ids_left])
 
 
+def predict(a, jobs, factor):
+    """The simulator's forecast for the window: the same jobs at the real day's times, the
+    compressed durations scaled back up, on a pool of --nodes x --gpus. Returns {policy: row}
+    with the waits in compressed seconds (divided by the factor)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, cluster, out = (os.path.join(tmp, n) for n in ("w.csv", "c.yaml", "r.json"))
+        with open(trace, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["timestamp", "duration", "num_gpus", "gpu_time", "cluster"])
+            for j in jobs:
+                d = j["seconds"] * factor
+                w.writerow([j["timestamp"], round(d, 1), j["gpus"], round(d * j["gpus"], 1), "p"])
+        with open(cluster, "w") as f:
+            f.write(f"pools:\n  - name: p\n    kind: owned\n    nodes:\n      - count: {a.nodes}\n"
+                    f"        name_prefix: n\n        gpus: {a.gpus}\n        gpu_model: gpu\n")
+        subprocess.run([a.squeeze, "simulate", "--trace", trace, "--cluster", cluster, "--policy",
+                        "backfill,srtf,squeeze,sliced", "--assume-urgent-share", str(a.high),
+                        "--json", out], check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            rows = json.load(f)["results"]
+    return {r["policy"]: {"mean_wait_s": round(r["avg_queue_s"] / factor, 1),
+                          "p95_wait_s": round(r["p95_queue_s"] / factor, 1),
+                          "mean_jct_s": round(r["avg_jct_s"] / factor, 1),
+                          "preemptions": r["preemptions"]} for r in rows}
+
+
 def ts(text):
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(
         tzinfo=datetime.timezone.utc).timestamp()
@@ -364,10 +399,20 @@ def ts(text):
 
 def main(argv):
     a = parse_args(argv)
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not a.predict:
         sys.exit("run as root: the cluster's daemons run as root")
     jobs, info = load_jobs(a)
     print(f"workload: {json.dumps(info)}", flush=True)
+    if a.predict:
+        forecast = predict(a, jobs, info["factor"])
+        print(f"{'policy':<10} {'mean wait':>10} {'p95 wait':>9} {'mean JCT':>9} {'preempt':>8}")
+        for name, r in forecast.items():
+            print(f"{name:<10} {r['mean_wait_s']:>10} {r['p95_wait_s']:>9} {r['mean_jct_s']:>9} "
+                  f"{r['preemptions']:>8}")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"workload": info, "predicted": forecast}, f, indent=2)
+        return 0
     cluster = Cluster(a)
     cluster.run("start")
     results = {"workload": info, "cluster": {"nodes": a.nodes, "gpus_per_node": a.gpus},
