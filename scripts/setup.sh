@@ -29,6 +29,7 @@ PACKAGES=(
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
   curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
   python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
+  python3-torch   # the helper's PyTorch path against the real library (CPU; python/tests/test_pytorch_real.py)
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
   chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
   clang libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer, ASan, UBSan

@@ -1,5 +1,8 @@
 """PyTorch state for Checkpointer: the state_dict() of each object (model, optimizer, scheduler,
-GradScaler...) in one torch.save file. PyTorch is imported only when a function is called.
+GradScaler...) in one torch.save file, with the random number generators' states (PyTorch's
+CPU and CUDA generators, Python's `random`, NumPy's global one where NumPy is installed), so
+dropout, shuffling and augmentation resume where they were. PyTorch is imported only when a
+function is called.
 
     save, load = torch_save_load(model=model, optimizer=optimizer)
     ckpt = Checkpointer(save=save, load=load)
@@ -18,12 +21,44 @@ def _torch():
     return torch
 
 
-def torch_save_load(map_location="cpu", **objects):
+RNG_KEY = "squeeze_rng"
+
+
+def rng_state(torch):
+    """The states of every random number generator a training step may draw from."""
+    import random
+    state = {"torch": torch.get_rng_state(), "python": random.getstate()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    try:
+        import numpy
+        state["numpy"] = numpy.random.get_state()
+    except ImportError:
+        pass
+    return state
+
+
+def set_rng_state(torch, state):
+    import random
+    torch.set_rng_state(state["torch"])
+    random.setstate(state["python"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+    if "numpy" in state:
+        import numpy
+        numpy.random.set_state(state["numpy"])
+
+
+def torch_save_load(map_location="cpu", rng=True, **objects):
     """(save, load) for Checkpointer: save(path) torch.save()s {name: obj.state_dict()} to
     path; load(path) loads it (to `map_location`) and calls obj.load_state_dict() on each.
-    Every object needs state_dict() and load_state_dict()."""
+    Every object needs state_dict() and load_state_dict(). With `rng` (the default) the
+    generators' states are saved too and restored by load (a checkpoint saved without them
+    restores none)."""
     if not objects:
         raise ValueError("name the objects to save: torch_save_load(model=model, optimizer=opt)")
+    if RNG_KEY in objects:
+        raise ValueError(f"{RNG_KEY}: the name is taken by the generators' states; rename it")
     for name, obj in objects.items():
         if not (hasattr(obj, "state_dict") and hasattr(obj, "load_state_dict")):
             raise TypeError(f"{name}: {type(obj).__name__} has no state_dict()/load_state_dict()")
@@ -31,7 +66,10 @@ def torch_save_load(map_location="cpu", **objects):
     def save(path):
         torch = _torch()
         with open(path, "wb") as f:
-            torch.save({name: obj.state_dict() for name, obj in objects.items()}, f)
+            state = {name: obj.state_dict() for name, obj in objects.items()}
+            if rng:
+                state[RNG_KEY] = rng_state(torch)
+            torch.save(state, f)
 
     def load(path):
         torch = _torch()
@@ -40,8 +78,10 @@ def torch_save_load(map_location="cpu", **objects):
         missing = [name for name in objects if name not in saved]
         if missing:
             raise KeyError(f"the checkpoint has no {', '.join(missing)} (it has "
-                           f"{', '.join(sorted(saved))})")
+                           f"{', '.join(sorted(k for k in saved if k != RNG_KEY))})")
         for name, obj in objects.items():
             obj.load_state_dict(saved[name])
+        if rng and RNG_KEY in saved:
+            set_rng_state(torch, saved[RNG_KEY])
 
     return save, load
