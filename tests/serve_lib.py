@@ -255,6 +255,15 @@ def kill_leftovers(data_dir):
         time.sleep(0.2)
 
 
+def log_of(d, job_id, attempt):
+    """The log of a job's attempt in a daemon's data folder, so far ("" before it exists)."""
+    path = os.path.join(d.data_dir, "logs", f"{job_id}.{attempt}.log")
+    if not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
 class Daemon:
     """One `squeeze serve` process on a data directory."""
 

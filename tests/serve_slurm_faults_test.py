@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_lib  # noqa: E402
-from serve_lib import check, log  # noqa: E402
+from serve_lib import check, log, log_of  # noqa: E402
 
 ROOT = os.environ.get("SQUEEZE_SLURM_ROOT", "/tmp/squeeze-slurm")
 CLUSTERS = ("east", "west")
@@ -115,14 +115,6 @@ def train_job(name, steps, every=10):
     return {"name": name, "gpus": 1, "checkpointable": True, "preemptible": False,
             "command": ["bash", os.path.join(SOURCE, "examples", "jobs", "train-like.sh")],
             "env": {"STEPS": str(steps), "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": str(every)}}
-
-
-def log_of(d, job_id, attempt):
-    path = os.path.join(d.data_dir, "logs", f"{job_id}.{attempt}.log")
-    if not os.path.exists(path):
-        return ""
-    with open(path, errors="replace") as f:
-        return f.read()
 
 
 def case_node_down(squeeze, source, h):

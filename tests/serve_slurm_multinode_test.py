@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serve_lib  # noqa: E402
-from serve_lib import check, log  # noqa: E402
+from serve_lib import check, log, log_of  # noqa: E402
 
 ROOT = os.environ.get("SQUEEZE_SLURM_ROOT", "/tmp/squeeze-slurm")
 CONF = f"{ROOT}/east/etc/slurm.conf"
@@ -72,14 +72,6 @@ def start(squeeze, h, name="data", extra=()):
     d = h.start_daemon(squeeze, name, args)
     serve_lib.wait_until(lambda: "took back" in d.log_text(), 60, "the recovery's line")
     return d
-
-
-def log_of(d, job_id, attempt):
-    path = os.path.join(d.data_dir, "logs", f"{job_id}.{attempt}.log")
-    if not os.path.exists(path):
-        return ""
-    with open(path, errors="replace") as f:
-        return f.read()
 
 
 def clusters_script(h, *args, timeout=120):
