@@ -24,6 +24,13 @@ constexpr TextFlag kTextFlags[] = {
     {"--urgency", &SubmitFlags::urgency, "critical, high, normal or low"},
     {"--checkpoint-interval", &SubmitFlags::checkpoint_interval,
      "The job checkpoints on its own this often (30m); needs --checkpointable"},
+    {"--checkpoint-cost", &SubmitFlags::checkpoint_cost,
+     "What one checkpoint takes (2m): squeeze waits this long for it before SIGTERM when it is "
+     "longer than the daemon's --checkpoint-grace, and the scheduler counts it where a stop or "
+     "capacity that may be taken away costs the job time; needs --checkpointable"},
+    {"--checkpoint-stall", &SubmitFlags::checkpoint_stall,
+     "Asynchronous checkpoints: the part of --checkpoint-cost that pauses training (5s); "
+     "needs --checkpoint-cost"},
     {"--estimate", &SubmitFlags::estimate, "Expected run time (2h, 1h30m)"},
     {"--deadline", &SubmitFlags::deadline, "RFC 3339 date-time, or +DURATION from now"},
     {"--team", &SubmitFlags::team, "The team charged for the job"},

@@ -57,7 +57,8 @@ TEST_F(SubmitArgsTest, FileThenCommand) {
 TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
   Parse({"--name=n", "--gpus=1", "--gpu-milli=500", "--gpu-models=A100,H100", "--pool=a100",
          "--regions=us-east,eu-west", "--data-gb=1.5", "--urgency=high",
-         "--checkpoint-interval=5m", "--estimate=1h", "--deadline=+2h", "--team=t",
+         "--checkpoint-interval=5m", "--checkpoint-cost=2m", "--checkpoint-stall=5s",
+         "--estimate=1h", "--deadline=+2h", "--team=t",
          "--workdir=w", "--max-retries=2", "--cpus=0.5", "--memory=1GiB", "--env", "A=1",
          "--env", "B=2", "--preemptible", "--checkpointable", "--", "x"});
   const SubmitFlags f = Flags();
@@ -70,6 +71,8 @@ TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
   EXPECT_EQ(f.data_gb, "1.5");
   EXPECT_EQ(f.urgency, "high");
   EXPECT_EQ(f.checkpoint_interval, "5m");
+  EXPECT_EQ(f.checkpoint_cost, "2m");
+  EXPECT_EQ(f.checkpoint_stall, "5s");
   EXPECT_EQ(f.estimate, "1h");
   EXPECT_EQ(f.deadline, "+2h");
   EXPECT_EQ(f.team, "t");
@@ -106,6 +109,14 @@ TEST_F(SubmitArgsTest, HelpNamesTheRegionFlags) {
   EXPECT_THAT(help, HasSubstr("--pool"));
   EXPECT_THAT(help, HasSubstr("Regions the job and its data may go to, comma-separated"));
   EXPECT_THAT(help, HasSubstr("--data-gb"));
+}
+
+TEST_F(SubmitArgsTest, HelpNamesTheCheckpointCostAndStallFlags) {
+  const std::string help = sub_->help();
+  EXPECT_THAT(help, HasSubstr("--checkpoint-cost"));
+  EXPECT_THAT(help, HasSubstr("What one checkpoint takes (2m)"));
+  EXPECT_THAT(help, HasSubstr("--checkpoint-stall"));
+  EXPECT_THAT(help, HasSubstr("the part of --checkpoint-cost that pauses training"));
 }
 
 TEST_F(SubmitArgsTest, ACommandWithoutDashIsAnError) {

@@ -33,6 +33,8 @@ constexpr FlagField kScalarFlags[] = {
     {"preemptible", "--preemptible", &SubmitFlags::preemptible},
     {"checkpointable", "--checkpointable", &SubmitFlags::checkpointable},
     {"checkpoint_interval", "--checkpoint-interval", &SubmitFlags::checkpoint_interval},
+    {"checkpoint_cost", "--checkpoint-cost", &SubmitFlags::checkpoint_cost},
+    {"checkpoint_stall", "--checkpoint-stall", &SubmitFlags::checkpoint_stall},
     {"fault_tolerant", "--fault-tolerant", &SubmitFlags::fault_tolerant},
     {"estimate", "--estimate", &SubmitFlags::estimate},
     {"deadline", "--deadline", &SubmitFlags::deadline},

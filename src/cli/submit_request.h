@@ -29,6 +29,8 @@ struct SubmitFlags {
   std::optional<std::string> checkpointable;  // "true" or "false"
   std::optional<std::string> fault_tolerant;  // "true" or "false"
   std::optional<std::string> checkpoint_interval;
+  std::optional<std::string> checkpoint_cost;
+  std::optional<std::string> checkpoint_stall;
   std::optional<std::string> estimate;
   std::optional<std::string> deadline;
   std::optional<std::string> team;

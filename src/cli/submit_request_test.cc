@@ -79,6 +79,8 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   f.fault_tolerant = "true";
   f.checkpointable = "true";
   f.checkpoint_interval = "30m";
+  f.checkpoint_cost = "2m";
+  f.checkpoint_stall = "5s";
   f.estimate = "1h30m";
   f.deadline = "2026-12-02T00:00:00Z";
   f.team = "ml";
@@ -101,6 +103,8 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_TRUE(r.spec.fault_tolerant);
   EXPECT_TRUE(r.spec.checkpointable);
   EXPECT_EQ(r.spec.checkpoint_interval, 1800);
+  EXPECT_EQ(r.spec.checkpoint_cost, 120);
+  EXPECT_EQ(r.spec.checkpoint_stall, 5);
   EXPECT_EQ(r.spec.estimate, 5400);
   EXPECT_EQ(r.spec.deadline, kNow + 86400);
   EXPECT_EQ(r.spec.team, "ml");
@@ -193,6 +197,10 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
             "--data-gb: value 'inf' is not a number of GB (like 250 or 1.5)");
   EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_interval, "30m"),
             "--checkpoint-interval: needs checkpointable: true");
+  EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_cost, "2m"),
+            "--checkpoint-cost: needs checkpointable: true");
+  EXPECT_EQ(flag_error(&SubmitFlags::checkpoint_stall, "5s"),
+            "--checkpoint-stall: needs checkpointable: true");
   EXPECT_EQ(flag_error(&SubmitFlags::workdir, "~/x"),
             "--workdir: '~/x': '~' is not expanded; give the full path");
   EXPECT_EQ(flag_error(&SubmitFlags::workdir, ""), "--workdir: the path is empty");
@@ -224,6 +232,32 @@ TEST_F(SubmitRequestTest, ARuleBrokenAcrossFileAndFlagNamesTheFile) {
   SubmitFlags f;
   f.gpus = "2";
   EXPECT_EQ(Error(file, f), file + ": gpu_milli: a fraction of a GPU (500) needs gpus: 1, not 2");
+}
+
+TEST_F(SubmitRequestTest, CheckpointCostAndStallComeFromTheFileOrTheFlags) {
+  const std::string file = WriteFile(
+      "command: [x]\ncheckpointable: true\ncheckpoint_cost: 2m\ncheckpoint_stall: 5s\n");
+  JobRequest r = Build(file, {});
+  EXPECT_EQ(r.spec.checkpoint_cost, 120);
+  EXPECT_EQ(r.spec.checkpoint_stall, 5);
+  SubmitFlags f;
+  f.checkpoint_stall = "10s";
+  r = Build(file, f);
+  EXPECT_EQ(r.spec.checkpoint_cost, 120);  // kept from the file
+  EXPECT_EQ(r.spec.checkpoint_stall, 10);
+  f.checkpoint_stall = "5m";
+  EXPECT_EQ(Error(file, f),
+            "--checkpoint-stall: value '5m' is longer than checkpoint_cost '2m' (the stall is the "
+            "part of the checkpoint that pauses training)");
+  SubmitFlags only_stall = Command({"x"});
+  only_stall.checkpointable = "true";
+  only_stall.checkpoint_stall = "5s";
+  EXPECT_EQ(Error(std::nullopt, only_stall),
+            "--checkpoint-stall: needs checkpoint_cost (what the whole checkpoint takes; the "
+            "stall is the part of it that pauses training)");
+  SubmitFlags off;
+  off.checkpointable = "false";
+  EXPECT_EQ(Error(file, off), file + ": checkpoint_cost: needs checkpointable: true");
 }
 
 TEST_F(SubmitRequestTest, NeitherFileNorCommandIsAnError) {

@@ -99,6 +99,8 @@ class JobReader {
   Status ReadCheckpointable(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadFaultTolerant(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCheckpointInterval(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCheckpointCost(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCheckpointStall(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -118,9 +120,11 @@ class JobReader {
   Result<std::vector<std::string>> NameList(const JobNode& n, std::string_view field,
                                             const NameListKind& kind) const;
   Result<Time> PositiveDuration(const JobNode& n, std::string_view field) const;
+  Result<Time> NonNegativeDuration(const JobNode& n, std::string_view field) const;
   Result<int64_t> Parsed(const JobNode& n, std::string_view field, std::string_view expected,
                          Result<int64_t> (*parse)(std::string_view)) const;
   Status CheckTogether(const JobNode& root, const JobRequest& out) const;
+  Status CheckCheckpoint(const JobNode& root, const JobRequest& out) const;
 
   std::string source_;
   Time now_;
@@ -141,6 +145,8 @@ constexpr FieldDef kFields[] = {
     {"preemptible", &JobReader::ReadPreemptible},
     {"checkpointable", &JobReader::ReadCheckpointable},
     {"checkpoint_interval", &JobReader::ReadCheckpointInterval},
+    {"checkpoint_cost", &JobReader::ReadCheckpointCost},
+    {"checkpoint_stall", &JobReader::ReadCheckpointStall},
     {"fault_tolerant", &JobReader::ReadFaultTolerant},
     {"estimate", &JobReader::ReadEstimate},
     {"deadline", &JobReader::ReadDeadline},
@@ -251,6 +257,19 @@ Result<Time> JobReader::PositiveDuration(const JobNode& n, std::string_view fiel
   if (!value.ok()) return Error(n, field, value.status().message());
   if (*value <= 0) return Error(n, field, "value '" + *text + "' must be more than 0s");
   return *value;
+}
+
+// 0s or more; "-5s" is named as negative rather than as not a duration.
+Result<Time> JobReader::NonNegativeDuration(const JobNode& n, std::string_view field) const {
+  const Result<std::string> text = Scalar(n, field, "a duration");
+  if (!text.ok()) return text.status();
+  const std::string_view s = Trim(*text);
+  const Result<Time> value = ParseDuration(s);
+  if (value.ok()) return *value;
+  if (s.starts_with('-') && ParseDuration(s.substr(1)).ok()) {
+    return Error(n, field, "value '" + *text + "' is negative; give 0s or more");
+  }
+  return Error(n, field, value.status().message());
 }
 
 // A value in a form of its own (cpus, memory), read by `parse`; its message names the value.
@@ -404,6 +423,16 @@ Status JobReader::ReadCheckpointInterval(const JobNode& n, std::string_view f,
   return Assign(PositiveDuration(n, f), out.spec.checkpoint_interval);
 }
 
+Status JobReader::ReadCheckpointCost(const JobNode& n, std::string_view f,
+                                     JobRequest& out) const {
+  return Assign(NonNegativeDuration(n, f), out.spec.checkpoint_cost);
+}
+
+Status JobReader::ReadCheckpointStall(const JobNode& n, std::string_view f,
+                                      JobRequest& out) const {
+  return Assign(NonNegativeDuration(n, f), out.spec.checkpoint_stall);
+}
+
 Status JobReader::ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(PositiveDuration(n, f), out.spec.estimate);
 }
@@ -454,9 +483,31 @@ Status JobReader::CheckTogether(const JobNode& root, const JobRequest& out) cons
                  "a fraction of a GPU (" + std::to_string(out.spec.gpu_milli) +
                      ") needs gpus: 1, not " + std::to_string(out.spec.gpus));
   }
-  if (out.spec.checkpoint_interval > 0 && !out.spec.checkpointable) {
-    const JobNode* at = Find(root, "checkpoint_interval");
-    return Error(at ? *at : root, "checkpoint_interval", "needs checkpointable: true");
+  return CheckCheckpoint(root, out);
+}
+
+// checkpoint_interval, checkpoint_cost and checkpoint_stall need checkpointable: true; a stall
+// is the part of a checkpoint that pauses training, so it needs the checkpoint's cost and is no
+// longer than it.
+Status JobReader::CheckCheckpoint(const JobNode& root, const JobRequest& out) const {
+  for (std::string_view field : {"checkpoint_interval", "checkpoint_cost", "checkpoint_stall"}) {
+    const JobNode* at = Find(root, field);
+    if (at != nullptr && !out.spec.checkpointable) {
+      return Error(*at, field, "needs checkpointable: true");
+    }
+  }
+  const JobNode* stall = Find(root, "checkpoint_stall");
+  if (stall == nullptr) return Status::Ok();
+  const JobNode* cost = Find(root, "checkpoint_cost");
+  if (cost == nullptr) {
+    return Error(*stall, "checkpoint_stall",
+                 "needs checkpoint_cost (what the whole checkpoint takes; the stall is the part "
+                 "of it that pauses training)");
+  }
+  if (*out.spec.checkpoint_stall > out.spec.checkpoint_cost) {
+    return Error(*stall, "checkpoint_stall",
+                 "value '" + stall->text + "' is longer than checkpoint_cost '" + cost->text +
+                     "' (the stall is the part of the checkpoint that pauses training)");
   }
   return Status::Ok();
 }

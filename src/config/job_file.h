@@ -18,6 +18,9 @@
 //   preemptible: true
 //   checkpointable: true
 //   checkpoint_interval: 30m         # needs checkpointable: true
+//   checkpoint_cost: 2m              # what a checkpoint takes, 0s or more; needs checkpointable
+//   checkpoint_stall: 5s             # the part of it that pauses training (asynchronous ones);
+//                                    # needs checkpoint_cost and is no longer than it
 //   fault_tolerant: true             # tolerates interruption well: prefers spot capacity
 //   estimate: 2h
 //   deadline: 2026-12-01T18:00:00Z   # or "+12h" from now; must be in the future

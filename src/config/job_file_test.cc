@@ -32,6 +32,8 @@ urgency: high
 preemptible: true
 checkpointable: true
 checkpoint_interval: 30m
+checkpoint_cost: 2m
+checkpoint_stall: 5s
 fault_tolerant: true
 estimate: 2h
 deadline: 2026-12-01T18:00:00Z
@@ -49,7 +51,8 @@ constexpr std::string_view kFullJson = R"({
   "gpus": 1, "gpu_milli": 500, "gpu_models": ["A100", "H100"],
   "pool": "a100", "regions": ["us-east", "eu-west"], "data_gb": 1.5,
   "urgency": "high", "preemptible": true, "checkpointable": true,
-  "checkpoint_interval": "30m", "fault_tolerant": true, "estimate": "2h",
+  "checkpoint_interval": "30m", "checkpoint_cost": "2m", "checkpoint_stall": "5s",
+  "fault_tolerant": true, "estimate": "2h",
   "deadline": "2026-12-01T18:00:00Z",
   "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3
 })";
@@ -87,6 +90,8 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_TRUE(s.preemptible);
   EXPECT_TRUE(s.checkpointable);
   EXPECT_EQ(s.checkpoint_interval, 1800);
+  EXPECT_EQ(s.checkpoint_cost, 120);
+  EXPECT_EQ(s.checkpoint_stall, 5);
   EXPECT_TRUE(s.fault_tolerant);
   EXPECT_EQ(s.estimate, 7200);
   EXPECT_EQ(s.deadline, kNow + 18 * 3600);
@@ -114,6 +119,8 @@ TEST(JobFileTest, DefaultsWhenOnlyTheCommandIsGiven) {
   EXPECT_FALSE(s.preemptible);
   EXPECT_FALSE(s.checkpointable);
   EXPECT_EQ(s.checkpoint_interval, 0);
+  EXPECT_EQ(s.checkpoint_cost, 0);
+  EXPECT_FALSE(s.checkpoint_stall.has_value());
   EXPECT_FALSE(s.estimate.has_value());
   EXPECT_FALSE(s.deadline.has_value());
   EXPECT_EQ(s.team, "");
@@ -145,6 +152,8 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(a.preemptible, b.preemptible);
   EXPECT_EQ(a.checkpointable, b.checkpointable);
   EXPECT_EQ(a.checkpoint_interval, b.checkpoint_interval);
+  EXPECT_EQ(a.checkpoint_cost, b.checkpoint_cost);
+  EXPECT_EQ(a.checkpoint_stall, b.checkpoint_stall);
   EXPECT_EQ(a.fault_tolerant, b.fault_tolerant);
   EXPECT_EQ(a.estimate, b.estimate);
   EXPECT_EQ(a.deadline, b.deadline);
@@ -331,6 +340,75 @@ TEST(JobFileTest, BadPoolRegionsAndDataGbNameTheFieldAndTheValue) {
             "JSON request: regions: a region name is empty");
   EXPECT_EQ(JsonError(R"({"command": ["a"], "pool": ""})"),
             "JSON request: pool: the pool name is empty");
+}
+
+TEST(JobFileTest, CheckpointCostAndStallTakeDurationsOfZeroOrMore) {
+  const auto read = [](const std::string& lines) {
+    return ParseJobYaml(WithCommand("checkpointable: true\n" + lines), "j", kNow);
+  };
+  Result<JobRequest> r = read("checkpoint_cost: 90\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.checkpoint_cost, 90);
+  EXPECT_FALSE(r->spec.checkpoint_stall.has_value());  // synchronous: the whole cost pauses
+  r = read("checkpoint_cost: 1h30m\ncheckpoint_stall: 0s\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.checkpoint_cost, 5400);
+  EXPECT_EQ(r->spec.checkpoint_stall, 0);  // asynchronous, without a pause
+  r = read("checkpoint_cost: 0s\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.checkpoint_cost, 0);
+  r = read("checkpoint_cost: 2m\ncheckpoint_stall: 120\n");  // the whole checkpoint pauses
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.checkpoint_stall, 120);
+  r = ParseJobJson(R"({"command": ["a"], "checkpointable": true, "checkpoint_cost": 45,
+                       "checkpoint_stall": "2s"})",
+                   kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.checkpoint_cost, 45);
+  EXPECT_EQ(r->spec.checkpoint_stall, 2);
+}
+
+TEST(JobFileTest, BadCheckpointCostAndStallNameTheFieldAndTheValue) {
+  const BadLine kCases[] = {
+      {"checkpointable: true\ncheckpoint_cost: 2 min",
+       "job.yaml:3:18: checkpoint_cost: '2 min' is not a duration (use seconds or forms like "
+       "90s, 30m, 12h, 2d)"},
+      {"checkpointable: true\ncheckpoint_cost: -5s",
+       "job.yaml:3:18: checkpoint_cost: value '-5s' is negative; give 0s or more"},
+      {"checkpointable: true\ncheckpoint_cost: [1m]",
+       "job.yaml:3:18: checkpoint_cost: expected a duration, got a list"},
+      {"checkpointable: true\ncheckpoint_cost: 1m\ncheckpoint_stall: soon",
+       "job.yaml:4:19: checkpoint_stall: 'soon' is not a duration (use seconds or forms like "
+       "90s, 30m, 12h, 2d)"},
+      {"checkpointable: true\ncheckpoint_cost: 1m\ncheckpoint_stall: -1",
+       "job.yaml:4:19: checkpoint_stall: value '-1' is negative; give 0s or more"},
+      {"checkpoint_cost: 2m", "job.yaml:2:18: checkpoint_cost: needs checkpointable: true"},
+      {"checkpointable: false\ncheckpoint_cost: 2m\ncheckpoint_stall: 5s",
+       "job.yaml:3:18: checkpoint_cost: needs checkpointable: true"},
+      {"checkpoint_stall: 5s", "job.yaml:2:19: checkpoint_stall: needs checkpointable: true"},
+      {"checkpointable: true\ncheckpoint_stall: 5s",
+       "job.yaml:3:19: checkpoint_stall: needs checkpoint_cost (what the whole checkpoint "
+       "takes; the stall is the part of it that pauses training)"},
+      {"checkpointable: true\ncheckpoint_cost: 2m\ncheckpoint_stall: 5m",
+       "job.yaml:4:19: checkpoint_stall: value '5m' is longer than checkpoint_cost '2m' (the "
+       "stall is the part of the checkpoint that pauses training)"},
+      {"checkpointable: true\ncheckpoint_cost: 0s\ncheckpoint_stall: 1s",
+       "job.yaml:4:19: checkpoint_stall: value '1s' is longer than checkpoint_cost '0s' (the "
+       "stall is the part of the checkpoint that pauses training)"},
+      {"checkpoint_costs: 2m",
+       "job.yaml:2:1: unknown field 'checkpoint_costs' (did you mean 'checkpoint_cost'?)"},
+  };
+  for (const auto& [line, message] : kCases) {
+    EXPECT_EQ(YamlError(WithCommand(line + "\n")), message) << line;
+  }
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "checkpointable": true, "checkpoint_cost": "-2m"})"),
+            "JSON request: checkpoint_cost: value '-2m' is negative; give 0s or more");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "checkpointable": true, "checkpoint_cost": 30,
+                          "checkpoint_stall": 31})"),
+            "JSON request: checkpoint_stall: value '31' is longer than checkpoint_cost '30' (the "
+            "stall is the part of the checkpoint that pauses training)");
+  EXPECT_EQ(JsonError(R"({"command": ["a"], "checkpoint_stall": "5s"})"),
+            "JSON request: checkpoint_stall: needs checkpointable: true");
 }
 
 TEST(JobFileTest, CommandMustBeAList) {

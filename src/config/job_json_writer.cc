@@ -38,6 +38,11 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   j["preemptible"] = s.preemptible;
   j["checkpointable"] = s.checkpointable;
   if (s.checkpoint_interval > 0) j["checkpoint_interval"] = FormatDuration(s.checkpoint_interval);
+  // A stall needs its cost beside it, even a cost of 0s.
+  if (s.checkpoint_cost > 0 || s.checkpoint_stall) {
+    j["checkpoint_cost"] = FormatDuration(s.checkpoint_cost);
+  }
+  if (s.checkpoint_stall) j["checkpoint_stall"] = FormatDuration(*s.checkpoint_stall);
   if (s.fault_tolerant) j["fault_tolerant"] = true;
   if (s.estimate) j["estimate"] = FormatDuration(*s.estimate);
   if (s.deadline) j["deadline"] = FormatDateTime(*s.deadline);

@@ -30,6 +30,8 @@ void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
   EXPECT_EQ(got.spec.preemptible, want.spec.preemptible);
   EXPECT_EQ(got.spec.checkpointable, want.spec.checkpointable);
   EXPECT_EQ(got.spec.checkpoint_interval, want.spec.checkpoint_interval);
+  EXPECT_EQ(got.spec.checkpoint_cost, want.spec.checkpoint_cost);
+  EXPECT_EQ(got.spec.checkpoint_stall, want.spec.checkpoint_stall);
   EXPECT_EQ(got.spec.estimate, want.spec.estimate);
   EXPECT_EQ(got.spec.deadline, want.spec.deadline);
   EXPECT_EQ(got.spec.team, want.spec.team);
@@ -62,6 +64,8 @@ TEST(JobJsonWriterTest, EveryFieldRoundTrips) {
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
   r.spec.checkpoint_interval = 1800 + 45;
+  r.spec.checkpoint_cost = 120 + 7;
+  r.spec.checkpoint_stall = 5;
   r.spec.estimate = 2 * 3600 + 60;
   r.spec.deadline = kNow + 18 * 3600 + 7;
   r.spec.team = "ml";
@@ -83,6 +87,8 @@ TEST(JobJsonWriterTest, OtherValuesRoundTrip) {
   r.spec.memory_mib = 1;
   r.spec.regions = {"eu-west"};
   r.spec.data_gb = 1e12;
+  r.spec.checkpointable = true;
+  r.spec.checkpoint_stall = 0;  // asynchronous, and free: its cost of 0s is written beside it
   r.max_retries = 100;
   r.spec.submit_time = kNow;
   ExpectSameJob(r, RoundTrip(r));
@@ -94,7 +100,8 @@ TEST(JobJsonWriterTest, MinimalRequestRoundTripsAndLeavesUnsetFieldsOut) {
   const std::string json = JobRequestToJobJson(*minimal);
   for (const char* absent :
        {"workdir", "env", "gpu_models", "pool", "regions", "data_gb", "checkpoint_interval",
-        "estimate", "deadline", "team", "cpus", "memory", "max_retries"}) {
+        "checkpoint_cost", "checkpoint_stall", "estimate", "deadline", "team", "cpus", "memory",
+        "max_retries"}) {
     EXPECT_THAT(json, ::testing::Not(HasSubstr(std::string("\"") + absent + "\""))) << json;
   }
   const JobRequest back = RoundTrip(*minimal);
@@ -108,6 +115,8 @@ TEST(JobJsonWriterTest, WritesTheFormsAJobFileUses) {
   r.command = {"a"};
   r.spec.checkpointable = true;
   r.spec.checkpoint_interval = 5400;
+  r.spec.checkpoint_cost = 150;
+  r.spec.checkpoint_stall = 5;
   r.spec.estimate = 7200;
   r.spec.deadline = kNow + 3600;
   r.spec.cpu_milli = 500;
@@ -118,6 +127,7 @@ TEST(JobJsonWriterTest, WritesTheFormsAJobFileUses) {
   r.spec.data_gb = 250;
   const std::string json = JobRequestToJobJson(r);
   EXPECT_THAT(json, HasSubstr(R"("checkpoint_interval":"1h30m")"));
+  EXPECT_THAT(json, HasSubstr(R"("checkpoint_cost":"2m30s","checkpoint_stall":"5s")"));
   EXPECT_THAT(json, HasSubstr(R"("estimate":"2h")"));
   EXPECT_THAT(json, HasSubstr(R"("deadline":"2026-12-01T01:00:00Z")"));
   EXPECT_THAT(json, HasSubstr(R"("cpus":"0.5")"));

@@ -33,6 +33,10 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["fault_tolerant"] = spec.fault_tolerant;
   j["checkpoint_interval_s"] = spec.checkpoint_interval > 0 ? nlohmann::json(spec.checkpoint_interval)
                                                             : nlohmann::json();
+  j["checkpoint_cost_s"] =
+      spec.checkpoint_cost > 0 ? nlohmann::json(spec.checkpoint_cost) : nlohmann::json();
+  j["checkpoint_stall_s"] =
+      spec.checkpoint_stall ? nlohmann::json(*spec.checkpoint_stall) : nlohmann::json();
   j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
   j["deadline"] = TimeOrNull(spec.deadline);
   j["private"] = !private_fields;

@@ -31,5 +31,31 @@ TEST(JobJsonTest, AnyPoolAndRegionAndNoDataShowAsEmpty) {
   EXPECT_EQ(j["data_gb"], 0.0);
 }
 
+TEST(JobJsonTest, ShowsTheCheckpointCostAndStallInSeconds) {
+  StoredJob job;
+  job.request.command = {"true"};
+  job.request.spec.checkpointable = true;
+  job.request.spec.checkpoint_interval = 1800;
+  job.request.spec.checkpoint_cost = 120;
+  job.request.spec.checkpoint_stall = 5;
+  nlohmann::json j = StoredJobJson(job, 100);
+  EXPECT_EQ(j["checkpoint_interval_s"], 1800);
+  EXPECT_EQ(j["checkpoint_cost_s"], 120);
+  EXPECT_EQ(j["checkpoint_stall_s"], 5);
+  // An asynchronous checkpoint may pause training not at all.
+  job.request.spec.checkpoint_stall = 0;
+  EXPECT_EQ(StoredJobJson(job, 100)["checkpoint_stall_s"], 0);
+}
+
+TEST(JobJsonTest, CheckpointFieldsNotGivenAreNull) {
+  StoredJob job;
+  job.request.command = {"true"};
+  const nlohmann::json j = StoredJobJson(job, 100);
+  for (const char* key : {"checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_stall_s"}) {
+    ASSERT_TRUE(j.contains(key)) << key;
+    EXPECT_TRUE(j[key].is_null()) << key;
+  }
+}
+
 }  // namespace
 }  // namespace squeeze

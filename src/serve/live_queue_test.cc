@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "config/cluster_file.h"
+#include "config/job_file.h"
+#include "core/spot_math.h"
 #include "core/testing/temp_dir.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
@@ -86,6 +88,13 @@ class LiveQueueTest : public ::testing::Test {
   }
 
   JobState StateOf(JobId id) { return store_->Get(id).value().state; }
+
+  // A job as the API's JSON body gives it (the parser of `squeeze submit` and POST /v1/jobs).
+  JobRequest FromJson(const std::string& body) {
+    Result<JobRequest> r = ParseJobJson(body, now_);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? *r : JobRequest{};
+  }
 
   static JobRequest Command(std::vector<std::string> argv, int gpus = 1) {
     JobRequest r;
@@ -478,6 +487,69 @@ TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {
   EXPECT_LE(now_, notice + 14);
   StoredJob j = store_->Get(id).value();
   EXPECT_THAT(j.reason, HasSubstr("spot reclaim: node spot-0 is taken back in 8s"));
+}
+
+// A checkpoint_cost longer than the checkpoint grace (20 s here) is how long a stop waits for
+// the checkpoint before SIGTERM: a job submitted with checkpoint_cost 40s that never saves is
+// sent SIGTERM 40 s after it was asked to checkpoint, not 20 s.
+TEST_F(LiveQueueTest, AStopWaitsForTheJobsCheckpointCostBeforeSigterm) {
+  auto q = MakeQueue(1);
+  const JobId victim = Submit(*q, FromJson(R"({
+      "command": ["bash", "-c", "trap '' USR1; echo ready; while true; do sleep 0.05; done"],
+      "urgency": "low", "preemptible": true, "checkpointable": true,
+      "checkpoint_cost": "40s", "estimate": "10m"})"));
+  ASSERT_EQ(store_->Get(victim)->request.spec.checkpoint_cost, 40);
+  // Its trap is set before it is asked to checkpoint.
+  ASSERT_TRUE(StepUntil(*q, [&] { return Log(victim, 1).find("ready") != std::string::npos; }));
+  Submit(*q, Command({"true"}));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(victim) == JobState::kCheckpointing; }));
+  const Time asked = now_;
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(victim) == JobState::kPending; }));
+  std::optional<Time> sigterm;
+  const auto events = store_->Events(victim).value();
+  for (const auto& e : events) {
+    if (e.kind == "stop" && e.text == "no checkpoint within the grace period; SIGTERM") {
+      sigterm = e.at;
+    }
+  }
+  ASSERT_TRUE(sigterm.has_value());
+  EXPECT_EQ(*sigterm - asked, 40);
+}
+
+// On capacity that may be taken back, the spot action asks a run for periodic checkpoints at
+// Daly's interval for the pause each one costs it (core/spot_math.h), unless it saves within
+// the warning: with no checkpoint_cost (free) it is asked for none; with checkpoint_cost 30s
+// (longer than the pool's 8 s warning) it is asked every Daly(30 s); with checkpoint_stall 2s
+// (asynchronous) every Daly(2 s), shorter. The run is told by SQUEEZE_CHECKPOINT_INTERVAL.
+TEST_F(LiveQueueTest, TheCheckpointIntervalOnSpotFollowsTheJobsCheckpointCostAndStall) {
+  auto q = MakeQueueOn(kSharedAndSpot, 3);
+  const auto interval_of = [&](const std::string& checkpoint) {
+    const JobId id = Submit(*q, FromJson(R"({"command": ["bash", "-c",
+        "echo interval=${SQUEEZE_CHECKPOINT_INTERVAL:-none}"],
+        "preemptible": true, "checkpointable": true, "fault_tolerant": true,
+        "estimate": "1m")" + checkpoint + "}"));
+    EXPECT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
+    std::string placed;
+    const auto events = store_->Events(id).value();
+    for (const auto& e : events) placed += e.kind == "placed" ? e.text : "";
+    EXPECT_THAT(placed, HasSubstr("on spot pool spot")) << checkpoint;
+    const std::string log = Log(id, 1);
+    const size_t at = log.find("interval=");
+    if (at == std::string::npos) return std::string("?");
+    return log.substr(at + 9, log.find('\n', at) - at - 9);
+  };
+  JobSpec sync, async;
+  sync.checkpoint_cost = async.checkpoint_cost = 30;
+  async.checkpoint_stall = 2;
+  const Time daly_sync = DalyIntervalOf(sync, 6 * 3600);  // the spot pool's prior: 6 h
+  const Time daly_async = DalyIntervalOf(async, 6 * 3600);
+  ASSERT_LT(daly_async, daly_sync);
+  EXPECT_EQ(interval_of(""), "none");
+  EXPECT_EQ(interval_of(R"(, "checkpoint_cost": "5s")"), "none");  // saves within the warning
+  const std::string s = interval_of(R"(, "checkpoint_cost": "30s")");
+  EXPECT_NEAR(std::atof(s.c_str()), static_cast<double>(daly_sync), 2) << s;
+  const std::string a = interval_of(R"(, "checkpoint_cost": "30s", "checkpoint_stall": "2s")");
+  EXPECT_NEAR(std::atof(a.c_str()), static_cast<double>(daly_async), 2) << a;
 }
 
 }  // namespace
