@@ -11,12 +11,19 @@ real `squeeze serve` on one virtual GPU, with real Python processes:
   exit file say what happened, and the final state is identical to that of the same script
   run straight through, outside squeeze.
 
-Usage: python3 python_checkpoint_test.py preemptions SQUEEZE SOURCE_DIR WORK_DIR
+`torch` and `torch_async` do the same with examples/python/pytorch_train.py, a real PyTorch
+training (model, AdamW, cosine schedule, dropout, a DataLoader with two workers and the
+helper's ResumableSampler) with synchronous or asynchronous checkpoints: the weights,
+optimizer, scheduler and loss curve must equal an uninterrupted run's, bit for bit; each
+prints the time its checkpoints took.
+
+Usage: python3 python_checkpoint_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
 """
 
 import json
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +39,32 @@ def last_step(text):
     """The last `step N/M` progress line of a run's log, or 0."""
     found = re.findall(r"^step (\d+)/", text, re.M)
     return int(found[-1]) if found else 0
+
+
+def preempt(d, job, log_of, step_gap):
+    """Preempts `job` PREEMPTIONS times by critical one-GPU jobs, each once its run has made
+    `step_gap` steps; checks every next run resumed after the step the one before resumed at."""
+    resumed_at = 0
+    for n in range(1, PREEMPTIONS + 1):
+        d.wait_job(job, lambda j: j["state"] == "running" and j["attempts"] == n, 90,
+                   f"to run its attempt {n}")
+        target = resumed_at + step_gap  # some progress in this attempt before it is preempted
+        serve_lib.wait_until(lambda: last_step(log_of(n)) >= target, 90,
+                             f"attempt {n} of job {job} to reach step {target}")
+        urgent = d.submit({"name": f"urgent-{n}", "urgency": "critical", "gpus": 1,
+                           "estimate": "2s", "command": ["sleep", "1"]})
+        log(f"attempt {n} at step {last_step(log_of(n))}: submitted urgent job {urgent}")
+        d.wait_state(urgent, "done", timeout=90)
+        j = d.wait_job(job, lambda j: j["attempts"] == n + 1, 90, f"to start attempt {n + 1}")
+        m = re.search(r"resumed from \S+ at step (\d+)", log_of(n + 1)) or \
+            serve_lib.wait_until(lambda: re.search(r"resumed from \S+ at step (\d+)",
+                                                   log_of(n + 1)), 60,
+                                 f"attempt {n + 1} to say it resumed")
+        step = int(m.group(1))
+        check(step > resumed_at, f"attempt {n + 1} resumed at step {step}, not after "
+                                 f"{resumed_at}:\n{log_of(n + 1)[:600]}")
+        log(f"attempt {n + 1} resumed at step {step}; job now: {j['state']}, {j['reason']}")
+        resumed_at = step
 
 
 def case_preemptions(squeeze, source, h):
@@ -57,27 +90,7 @@ def case_preemptions(squeeze, source, h):
         except OSError:
             return ""
 
-    resumed_at = 0
-    for n in range(1, PREEMPTIONS + 1):
-        d.wait_job(job, lambda j: j["state"] == "running" and j["attempts"] == n, 90,
-                   f"to run its attempt {n}")
-        target = resumed_at + 60  # some progress in this attempt before it is preempted
-        serve_lib.wait_until(lambda: last_step(log_of(n)) >= target, 90,
-                             f"attempt {n} of job {job} to reach step {target}")
-        urgent = d.submit({"name": f"urgent-{n}", "urgency": "critical", "gpus": 1,
-                           "estimate": "2s", "command": ["sleep", "1"]})
-        log(f"attempt {n} at step {last_step(log_of(n))}: submitted urgent job {urgent}")
-        d.wait_state(urgent, "done", timeout=90)
-        j = d.wait_job(job, lambda j: j["attempts"] == n + 1, 90, f"to start attempt {n + 1}")
-        m = re.search(r"resumed from \S+ at step (\d+)", log_of(n + 1)) or \
-            serve_lib.wait_until(lambda: re.search(r"resumed from \S+ at step (\d+)",
-                                                   log_of(n + 1)), 60,
-                                 f"attempt {n + 1} to say it resumed")
-        step = int(m.group(1))
-        check(step > resumed_at, f"attempt {n + 1} resumed at step {step}, not after "
-                                 f"{resumed_at}:\n{log_of(n + 1)[:600]}")
-        log(f"attempt {n + 1} resumed at step {step}; job now: {j['state']}, {j['reason']}")
-        resumed_at = step
+    preempt(d, job, log_of, step_gap=60)
 
     j = d.wait_state(job, ["done", "failed"], timeout=120)
     log("job: " + json.dumps({k: j[k] for k in ("state", "exit_code", "attempts", "failures",
@@ -150,7 +163,92 @@ def case_preemptions(squeeze, source, h):
                        f"run's {want}")
 
 
-CASES = {"preemptions": case_preemptions}
+TORCH_ARGS = ["--epochs", "3", "--samples", "8192", "--print-every", "10"]
+
+
+def torch_case(asynchronous):
+    """examples/python/pytorch_train.py, real PyTorch (model, AdamW, scheduler, dropout, a
+    DataLoader with two workers), preempted three times under squeeze serve, with synchronous
+    or asynchronous checkpoints: the weights, optimizer, scheduler and the loss of every step
+    equal those of an uninterrupted run, bit for bit."""
+
+    def case(squeeze, source, h):
+        if subprocess.run([sys.executable, "-c", "import torch"],
+                          capture_output=True).returncode != 0:
+            raise serve_lib.SkipTest("PyTorch is not installed (scripts/setup.sh installs it)")
+        d = h.start_daemon(squeeze, "data", [
+            "--virtual-gpus", "1", "--set", "min_runtime=0s",
+            "--checkpoint-grace", "60s", "--stop-grace", "5s"])
+        script = os.path.join(source, "examples", "python", "pytorch_train.py")
+        result = h.path("result.json")
+        mode = ["--asynchronous"] if asynchronous else []
+        job = d.submit({
+            "name": "torch-train", "urgency": "low", "gpus": 1, "preemptible": True,
+            "checkpointable": True, "checkpoint_interval": "2s", "estimate": "1m",
+            "env": {"PYTHONPATH": os.path.join(source, "python")},
+            "command": [sys.executable, script, *TORCH_ARGS, *mode, "--step-seconds", "0.04",
+                        "--result", result]})
+
+        def log_of(attempt):
+            return serve_lib.log_of(d, job, attempt)
+
+        preempt(d, job, log_of, step_gap=25)
+        j = d.wait_state(job, ["done", "failed"], timeout=180)
+        check(j["state"] == "done" and j["preemptions"] == PREEMPTIONS
+              and j["attempts"] == PREEMPTIONS + 1 and j["failures"] == 0,
+              f"job {job}: expected done after {PREEMPTIONS} preemptions: {j}\n"
+              f"{log_of(j['attempts'])[-1500:]}")
+        saves = []
+        for n in range(1, PREEMPTIONS + 2):
+            text = log_of(n)
+            saves += [(float(t), p) for t, p in re.findall(
+                r"^squeeze_checkpoint: saved \S+ at step \d+ in ([0-9.]+)s(.*)$", text, re.M)]
+            if n <= PREEMPTIONS:
+                m = re.search(r"SIGUSR1: saving at the step boundary \(step (\d+)\)", text)
+                check(m and "leaving after the checkpoint squeeze asked for (exit 0)" in text,
+                      f"attempt {n} did not save and leave when asked:\n{text[-1500:]}")
+                check(re.search(rf"resumed from \S+ at step {m.group(1)} ", log_of(n + 1)),
+                      f"attempt {n + 1} did not resume at step {m.group(1)}:\n"
+                      f"{log_of(n + 1)[:800]}")
+        background = [p for _, p in saves if "in the background" in p]
+        check(len(background) == (len(saves) if asynchronous else 0) and saves,
+              f"expected {'only' if asynchronous else 'no'} background saves: {saves}")
+        took = sorted(t for t, _ in saves)
+        stalls = sorted(float(x) for x in re.findall(r"training paused ([0-9.]+)s",
+                                                      " ".join(background)))
+        log(f"{len(saves)} checkpoints took {took[0]:.3f}..{took[-1]:.3f}s (median "
+            f"{took[len(took) // 2]:.3f}s)" + (f"; training paused {stalls[0]:.3f}.."
+                                               f"{stalls[-1]:.3f}s (median "
+                                               f"{stalls[len(stalls) // 2]:.3f}s)"
+                                               if stalls else ""))
+        with open(os.path.join(d.data_dir, "checkpoints", str(job), "COMPLETE")) as f:
+            marker = json.loads(f.read())
+        check("save_s" in marker and ("stall_s" in marker) == asynchronous,
+              f"the marker does not say how long the save took: {marker}")
+
+        straight = h.path("straight.json")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+        r = h.run([sys.executable, script, *TORCH_ARGS, "--result", straight], timeout=300,
+                  env=env)
+        check(r.returncode == 0, f"the straight run failed: {r.stdout}\n{r.stderr}")
+        with open(result) as f:
+            got = json.load(f)
+        with open(straight) as f:
+            want = json.load(f)
+        log(f"preempted {PREEMPTIONS} times: " + json.dumps(
+            {k: v for k, v in got.items() if k != "loss_curve"}))
+        log(f"uninterrupted:       " + json.dumps(
+            {k: v for k, v in want.items() if k != "loss_curve"}))
+        check(len(got["loss_curve"]) == got["steps"],
+              f"the loss curve has {len(got['loss_curve'])} points for {got['steps']} steps")
+        check(got == want, "the preempted run differs from the uninterrupted one in " +
+              ", ".join(k for k in want if got.get(k) != want[k]))
+
+    return case
+
+
+CASES = {"preemptions": case_preemptions, "torch": torch_case(False),
+         "torch_async": torch_case(True)}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -8,6 +8,10 @@ scripts/slurm-clusters.sh, started by the CTest fixture slurm_clusters (issue 21
 - reservation: a blocked 4-GPU job gets a whole node through squeeze's reservation (policy
   backfill) while 1-GPU jobs keep arriving; the same sequence under Slurm alone is run too and
   what it did printed.
+- torch: real PyTorch, torch.distributed with gloo over two nodes, one process per node
+  (examples/python/pytorch_train.py): a run preempted once and then one of its ranks killed
+  (SIGKILL) ends, is retried and resumes from its checkpoint on both ranks, and ends with the
+  weights, optimizer and loss curve of an uninterrupted two-node run beside it, bit for bit.
 - strangers: jobs sbatched behind squeeze's back hold their GPUs in squeeze's view (nodes,
   placements); nothing squeeze sends waits in Slurm because of them; their GPUs come back
   when they end. `squeeze show --json`'s run_nodes and /v1/nodes agree with squeue.
@@ -15,6 +19,7 @@ scripts/slurm-clusters.sh, started by the CTest fixture slurm_clusters (issue 21
 Usage: python3 serve_slurm_multinode_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
 """
 
+import json
 import os
 import re
 import subprocess
@@ -132,6 +137,101 @@ def case_distributed(squeeze, source, h):
     d.call("POST", f"/v1/jobs/{big}/cancel")
     d.wait_state(big, ["cancelled", "done", "failed"], timeout=60)
     log(f"big: attempts {b3['attempts']}, resumed from {steps} then {again}")
+
+
+TORCH_ARGS = ["--epochs", "3", "--samples", "4096", "--batch-size", "32", "--hidden", "64",
+              "--workers", "1", "--print-every", "5", "--step-seconds", "0.08"]
+
+
+def rank_process(job, rank):
+    """The pid of the main training process of `rank` of squeeze job `job` (not a DataLoader
+    worker, whose parent is that process), or None."""
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if (b"pytorch_train.py" in cmd and env.get(b"SQUEEZE_JOB_ID") == str(job).encode()
+                and env.get(b"SQUEEZE_NODE_RANK") == str(rank).encode()):
+            found[int(pid)] = ppid
+    mains = [pid for pid, ppid in found.items() if ppid not in found]
+    return mains[0] if len(mains) == 1 else None
+
+
+def saved_steps(text, what):
+    return [int(s) for s in re.findall(what, text)]
+
+
+def case_torch(squeeze, source, h):
+    if subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode:
+        raise serve_lib.SkipTest("PyTorch is not installed (scripts/setup.sh installs it)")
+    d = start(squeeze, h, extra=("--set", "min_runtime=0s", "--retry-backoff", "1s"))
+    script = os.path.join(source, "examples", "python", "pytorch_train.py")
+    env = {"PYTHONPATH": os.path.join(source, "python")}
+    straight = d.submit({"name": "straight", "gpus": 8, "urgency": "normal", "env": env,
+                         "command": [sys.executable, script, *TORCH_ARGS,
+                                     "--result", h.path("straight.json")]})
+    job = d.submit({"name": "trained", "gpus": 8, "urgency": "low", "preemptible": True,
+                    "checkpointable": True, "checkpoint_interval": "3s", "max_retries": 2,
+                    "env": env, "command": [sys.executable, script, *TORCH_ARGS,
+                                            "--result", h.path("trained.json")]})
+    d.wait_state(job, "running", timeout=60)
+    serve_lib.wait_until(lambda: re.search(r"^step (2\d|[3-9]\d)/", log_of(d, job, 1), re.M),
+                         90, "the two-node run to reach step 20")
+    first = log_of(d, job, 1)
+    check("rank 0 of 2 on cpu" in first and "rank 1 of 2 on cpu" in first,
+          f"two ranks of one torch.distributed job: {first[:1500]}")
+    check(len(set(d.job(job)["run_nodes"])) == 2, f"on two nodes: {d.job(job)}")
+    urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "3s",
+                       "command": ["sleep", "2"]})
+    check(d.wait_state(urgent, ["done", "failed"], timeout=90)["state"] == "done", "urgent")
+    d.wait_job(job, lambda j: j["attempts"] == 2 and j["state"] == "running", 90, "to resume")
+    first = log_of(d, job, 1)
+    # Rank 0 writes; rank 1 may be stopped (squeeze cancels the run once the marker is written)
+    # before its own line reaches the log.
+    asked = saved_steps(first, r"saving at the step boundary \(step (\d+)\)")
+    check(asked and len(set(asked)) == 1, f"the ranks save at one step: {first[-2500:]}")
+    asked = asked[:1] * 2
+    serve_lib.wait_until(lambda: len(saved_steps(log_of(d, job, 2), r"resumed from \S+ at step "
+                                                                   r"(\d+)")) == 2, 60,
+                         "both ranks to resume")
+    resumed = saved_steps(log_of(d, job, 2), r"resumed from \S+ at step (\d+)")
+    check(resumed == asked, f"both ranks resume at step {asked[0]}: {resumed}")
+    # A periodic checkpoint in attempt 2, then rank 1 is killed.
+    b = d.wait_job(job, lambda j: len(saved_steps(log_of(d, job, 2), r"saved \S+ at step (\d+)"))
+                   >= 1, 60, "a checkpoint in attempt 2")
+    pid = serve_lib.wait_until(lambda: rank_process(job, 1), 30, "rank 1's process")
+    os.kill(pid, 9)
+    killed_at = time.monotonic()
+    log(f"killed rank 1 (pid {pid}) of job {job}, attempt 2")
+    failed = d.wait_job(job, lambda j: j["failures"] >= 1, 90, "the run to end as a failure")
+    log(f"the run ended {time.monotonic() - killed_at:.1f}s after the kill: {failed['reason']}")
+    d.wait_job(job, lambda j: j["attempts"] == 3, 90, "the retry")
+    done = d.wait_state(job, ["done", "failed"], timeout=180)
+    check(done["state"] == "done" and done["attempts"] == 3 and done["failures"] == 1
+          and done["preemptions"] == 1, f"trained: {done}")
+    second = log_of(d, job, 2)
+    last = saved_steps(second, r"saved \S+ at step (\d+)")[-1]
+    third = saved_steps(log_of(d, job, 3), r"resumed from \S+ at step (\d+)")
+    check(third == [last, last], f"attempt 3 resumes on both ranks from the last checkpoint "
+                                 f"({last}): {third}")
+    s = d.wait_state(straight, ["done", "failed"], timeout=180)
+    check(s["state"] == "done" and s["attempts"] == 1, f"straight: {s}")
+    with open(h.path("trained.json")) as f:
+        got = json.load(f)
+    with open(h.path("straight.json")) as f:
+        want = json.load(f)
+    log(f"preempted, killed, resumed: {json.dumps({k: got[k] for k in got if k != 'loss_curve'})}")
+    log(f"uninterrupted:              {json.dumps({k: want[k] for k in want if k != 'loss_curve'})}")
+    check(got["world_size"] == 2 and got == want, "the two-node run differs from the "
+          "uninterrupted one in " + ", ".join(k for k in want if got.get(k) != want[k]))
+    log(f"resumed at step {asked[0]} after the preemption and at {last} after the kill")
 
 
 def fill_then_big(submit, now):
@@ -277,7 +377,7 @@ def case_strangers(squeeze, source, h):
 
 
 CASES = {"distributed": case_distributed, "reservation": case_reservation,
-         "strangers": case_strangers}
+         "strangers": case_strangers, "torch": case_torch}
 
 if __name__ == "__main__":
     if len(sys.argv) > 3:

@@ -10,8 +10,8 @@ squeeze_checkpoint.pytorch (torch_save_load) and squeeze_checkpoint.huggingface
 (SqueezeCallback) need PyTorch and transformers only when they are used.
 """
 
-from .checkpointer import Checkpointer, env_interval
+from .checkpointer import Checkpointer, env_interval, two_phase_save
 from .marker import CheckpointError, read_marker
 
-__all__ = ["Checkpointer", "CheckpointError", "env_interval", "read_marker"]
+__all__ = ["Checkpointer", "CheckpointError", "env_interval", "read_marker", "two_phase_save"]
 __version__ = "0.1.0"

@@ -20,8 +20,7 @@ import time
 from . import marker as _marker
 from .marker import CheckpointError
 from .signals import Requests
-
-DATA_PREFIX = "checkpoint-"
+from .writer import DATA_PREFIX, Writer  # noqa: F401 - DATA_PREFIX is part of the module's API
 EXIT_AFTER_SIGTERM = 128 + 15
 
 
@@ -52,11 +51,23 @@ class Checkpointer:
     SQUEEZE_CHECKPOINT_INTERVAL shortens it). `directory`: where checkpoints go when
     SQUEEZE_CHECKPOINT_DIR is not set (outside squeeze); with neither, nothing is saved.
     `exit_on_request`: leave (exit 0) after the save SIGUSR1 asked for; False keeps training
-    until SIGTERM. `log`: a function for one-line messages (default: to stderr)."""
+    until SIGTERM. `log`: a function for one-line messages (default: to stderr).
+
+    `asynchronous=True`: a save captures the state at the step boundary (save.capture(), a
+    copy in memory: the only pause of training) and a background thread writes it
+    (save.write(snapshot, path)), then the marker once the files are on disk. The saves of
+    torch_save_load() and of state= have both steps; make others with two_phase_save(). One
+    write runs at a time: a save due while the last is still being written waits for it. A
+    save squeeze asked for is waited for before the job leaves; wait() waits for the last one.
+
+    `collective`: the ranks of a distributed job (squeeze_checkpoint.distributed.
+    TorchDistributed() for torch.distributed): at every boundary they agree (an all-reduce) on
+    whether any rank was asked to save or stop or is due to save, so all save at the same step;
+    rank 0 writes the checkpoint and the marker, and every rank leaves after a barrier."""
 
     def __init__(self, save=None, load=None, *, state=None, interval=None, directory=None,
                  exit_on_request=True, install_signals=True, log=None, environ=None,
-                 clock=time.monotonic):
+                 clock=time.monotonic, asynchronous=False, collective=None):
         if state is not None and (save is not None or load is not None):
             raise ValueError("give either save= and load= or state=, not both")
         if state is not None:
@@ -65,7 +76,15 @@ class Checkpointer:
             save, load = _json_functions(state)
         if save is None or load is None:
             raise ValueError("give save= and load= (functions of a path), or state= (a dict)")
+        if asynchronous and not (callable(getattr(save, "capture", None))
+                                 and callable(getattr(save, "write", None))):
+            raise ValueError("asynchronous=True needs a save in two steps, capture() and "
+                             "write(snapshot, path): torch_save_load()'s, state=, or "
+                             "two_phase_save(capture, write)")
         self._save, self._load = save, load
+        self.asynchronous = asynchronous
+        self.collective = collective
+        self.rank = collective.rank if collective is not None else 0
         self._env = environ if environ is not None else os.environ
         self.directory = self._env.get("SQUEEZE_CHECKPOINT_DIR") or directory
         self.interval = shortest(interval, env_interval(self._env))
@@ -80,12 +99,15 @@ class Checkpointer:
         self.step = None           # the next step to run, as of the last boundary
         self.saved_step = None     # the step of the last checkpoint (saved or resumed)
         self._seq = 0
+        self._writer = Writer(self.directory, self._log) if self.directory else None
         if self.directory:
             os.makedirs(self.directory, exist_ok=True)
         else:
             self._log("no SQUEEZE_CHECKPOINT_DIR and no directory=: checkpoints are not saved")
         if self.interval is not None:
             self._log(f"periodic saves every {self.interval:g}s")
+        if asynchronous:
+            self._log("asynchronous saves: written in the background")
 
     @property
     def resuming(self):
@@ -133,21 +155,30 @@ class Checkpointer:
             self.requests.in_step = None
             step += 1
             self.boundary(step)
-        if self.requests.pending():  # asked while the last boundary saved: answer it too
-            self.boundary(step)
+        if self.requests.pending() or self.collective is not None:
+            self.boundary(step)  # a request during the last step is answered too
+        self.wait()
 
     def boundary(self, step):
         """Call between two steps with the next step to run (steps() does it for you): saves
         if due or asked for, then exits if squeeze asked the job to leave. Returns whether it
-        saved."""
+        saved. With a collective, every rank must call it at every boundary."""
         self.step = step
-        asked = self.requests.pending()
         due = self.interval is not None and self._clock() - self._last_save >= self.interval
+        if self.collective is not None:
+            due = self._agree(due)
+        asked = self.requests.pending()
         if not (asked or due):
             return False
         if asked:
             self._log(f"{self.requests.describe()}: saving at the step boundary (step {step})")
         self.save(step)
+        leaving = self.requests.stop or (asked and self.requests.checkpoint
+                                         and self.exit_on_request)
+        if leaving:
+            self.wait()  # the checkpoint squeeze waits for is on disk before the job leaves
+            if self.collective is not None:
+                self.collective.barrier()  # every rank leaves once rank 0's marker is written
         if self.requests.stop:
             self._log(f"leaving after SIGTERM (exit {EXIT_AFTER_SIGTERM})")
             sys.exit(EXIT_AFTER_SIGTERM)
@@ -160,49 +191,71 @@ class Checkpointer:
                 sys.exit(0)
         return True
 
+    def _agree(self, due):
+        """The ranks' requests and due saves, combined (any rank's counts for all); returns
+        whether a periodic save is due. A request another rank got becomes this rank's."""
+        checkpoint, stop, due = self.collective.agree(
+            [int(self.requests.checkpoint), int(self.requests.stop), int(due)])
+        relayed = (checkpoint and not self.requests.checkpoint) or (stop and not self.requests.stop)
+        self.requests.checkpoint = self.requests.checkpoint or bool(checkpoint)
+        self.requests.stop = self.requests.stop or bool(stop)
+        if relayed:
+            self.requests.during_step = None
+            self.requests.elsewhere = True
+        return bool(due)
+
     def save(self, step):
         """Saves a checkpoint at `step` now (the next step to run): the data to a temporary
         name, renamed into place, then the COMPLETE marker; older checkpoints are removed after.
-        Nothing is saved without a directory."""
-        if not self.directory:
+        Asynchronous: captures the state now and writes it in the background (returns before
+        it is on disk). Nothing is saved without a directory, or on a rank other than 0.
+        Returns the data's path, or None."""
+        if not self.directory or self.rank != 0:
             self._last_save = self._clock()
+            if self.directory:
+                self.saved_step = step  # rank 0 saved it
             return None
-        seq = max(self._seq, self._seq_on_disk()) + 1
-        name = f"{DATA_PREFIX}{seq}"
-        final = os.path.join(self.directory, name)
-        tmp = final + ".tmp"
-        _marker.remove(tmp)
-        self._save(tmp)
-        if not os.path.exists(tmp):
-            raise CheckpointError(f"save() did not write anything to {tmp}")
-        _marker.fsync_path(tmp)
-        _marker.remove(final)  # a leftover of a crash before its marker; never the current one
-        os.replace(tmp, final)
-        _marker.fsync_dir(self.directory)
-        _marker.write_marker(self.directory, seq, step, name)
+        self._writer.wait()
+        seq = self._writer.next_seq(self._seq)
+        started = time.monotonic()
+        if self.asynchronous:
+            snapshot = self._save.capture()
+            stall = time.monotonic() - started
+            self._seq, self.saved_step = seq, step
+            self._last_save = self._clock()
+            self._writer.start(seq, step, lambda path: self._save.write(snapshot, path),
+                               started, stall)
+            return os.path.join(self.directory, f"{DATA_PREFIX}{seq}")
+        final = self._writer.write(seq, step, self._save, started)
         self._seq, self.saved_step = seq, step
         self._last_save = self._clock()
-        self._remove_old(name)
-        self._log(f"saved {final} at step {step}")
         return final
 
-    def _seq_on_disk(self):
-        try:
-            found = _marker.read_marker(self.directory)
-        except CheckpointError:
-            return 0
-        return found["seq"] if found else 0
+    def wait(self):
+        """Waits until the last save is on disk with its marker (asynchronous saves; returns
+        at once otherwise). CheckpointError if a background save failed."""
+        if self._writer is not None:
+            self._writer.wait()
 
-    def _remove_old(self, keep):
-        for name in os.listdir(self.directory):
-            if name.startswith(DATA_PREFIX) and name != keep:
-                _marker.remove(os.path.join(self.directory, name))
+
+def two_phase_save(capture, write):
+    """A save for asynchronous checkpoints: capture() returns a copy of the state (taken at the
+    step boundary, while training waits), write(snapshot, path) writes it (in the background).
+    Called as save(path) it does both at once."""
+
+    def save(path):
+        write(capture(), path)
+
+    save.capture, save.write = capture, write
+    return save
 
 
 def _json_functions(state):
-    def save(path):
+    def write(text, path):
         with open(path, "w", encoding="utf-8") as f:
-            json.dump(state, f)
+            f.write(text)
+
+    save = two_phase_save(lambda: json.dumps(state), write)
 
     def load(path):
         with open(path, encoding="utf-8") as f:

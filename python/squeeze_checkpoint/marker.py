@@ -83,9 +83,11 @@ def data_path(directory, marker):
     return os.path.join(directory, marker["path"])
 
 
-def write_marker(directory, seq, step, path):
-    """Atomically replaces `directory`/COMPLETE by a new marker (COMPLETE.tmp, then rename)."""
-    line = json.dumps({"seq": seq, "step": step, "path": path, "time": round(time.time(), 3)})
+def write_marker(directory, seq, step, path, **extra):
+    """Atomically replaces `directory`/COMPLETE by a new marker (COMPLETE.tmp, then rename).
+    `extra`: more JSON fields (the helper adds how long the save took)."""
+    line = json.dumps({"seq": seq, "step": step, "path": path, "time": round(time.time(), 3),
+                       **extra})
     tmp = os.path.join(directory, MARKER + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(line + "\n")

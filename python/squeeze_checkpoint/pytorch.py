@@ -8,8 +8,19 @@ function is called.
     ckpt = Checkpointer(save=save, load=load)
 
 The Checkpointer gives save() a temporary path and renames it into place after it is written
-and synced, so a crash in the middle of torch.save leaves the previous checkpoint whole.
+and synced, so a crash in the middle of torch.save leaves the previous checkpoint whole. The
+save has the two steps asynchronous checkpoints need: save.capture() copies every state_dict
+to CPU memory, save.write(snapshot, path) torch.saves the copy.
+
+ResumableSampler (squeeze_checkpoint.sampler) is a data loader's position that a checkpoint
+keeps; TorchDistributed (squeeze_checkpoint.distributed) lets the ranks of a torch.distributed
+job checkpoint together.
 """
+
+import copy
+
+from .distributed import TorchDistributed  # noqa: F401 - re-exported
+from .sampler import ResumableSampler  # noqa: F401 - re-exported
 
 
 def _torch():
@@ -63,13 +74,20 @@ def torch_save_load(map_location="cpu", rng=True, **objects):
         if not (hasattr(obj, "state_dict") and hasattr(obj, "load_state_dict")):
             raise TypeError(f"{name}: {type(obj).__name__} has no state_dict()/load_state_dict()")
 
-    def save(path):
+    def capture():
+        torch = _torch()
+        state = {name: cpu_copy(torch, obj.state_dict()) for name, obj in objects.items()}
+        if rng:
+            state[RNG_KEY] = cpu_copy(torch, rng_state(torch))
+        return state
+
+    def write(state, path):
         torch = _torch()
         with open(path, "wb") as f:
-            state = {name: obj.state_dict() for name, obj in objects.items()}
-            if rng:
-                state[RNG_KEY] = rng_state(torch)
             torch.save(state, f)
+
+    def save(path):
+        write(capture(), path)
 
     def load(path):
         torch = _torch()
@@ -84,4 +102,18 @@ def torch_save_load(map_location="cpu", rng=True, **objects):
         if rng and RNG_KEY in saved:
             set_rng_state(torch, saved[RNG_KEY])
 
+    save.capture, save.write = capture, write
     return save, load
+
+
+def cpu_copy(torch, value):
+    """A copy of a state_dict (nested dicts, lists, tuples, tensors, plain values) that training
+    cannot change any more: every tensor copied to CPU memory."""
+    if torch.is_tensor(value):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return type(value)((k, cpu_copy(torch, v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        items = [cpu_copy(torch, v) for v in value]
+        return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
+    return copy.deepcopy(value)

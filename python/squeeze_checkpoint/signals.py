@@ -3,8 +3,9 @@
 The handlers only set a flag; the job acts on it at its next step boundary, so a signal that
 arrives in the middle of a step never sees (or saves) a half-updated state. Handlers can only
 be installed from the main thread (a Python rule); install() does nothing elsewhere. A process
-forked after install() (a DataLoader worker) keeps the default actions: SIGTERM to the job's
-process group still ends it.
+forked after install() (a DataLoader worker) ignores SIGUSR1, which is the main process's
+business (Slurm passes a job's signals to every process of a task), and keeps SIGTERM's
+default action: SIGTERM to the job's process group still ends it.
 """
 
 import os
@@ -22,6 +23,7 @@ class Requests:
         self.in_step = None       # the step running now, or None between steps
         self.tracking = False     # whether the loop sets in_step (Checkpointer.steps does)
         self.during_step = None   # the step running when the first request came
+        self.elsewhere = False    # the request came to another rank (Checkpointer's collective)
         self.installed = False
         self._previous = {}
 
@@ -45,8 +47,12 @@ class Requests:
         self.installed = False
 
     def _note(self, signum):
-        """False in a forked child, where the signal then gets its default action."""
+        """False in a forked child, where SIGUSR1 is ignored from then on and SIGTERM gets its
+        default action."""
         if os.getpid() != self._pid:
+            if signum == signal.SIGUSR1:
+                signal.signal(signum, signal.SIG_IGN)
+                return False
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return False
@@ -71,8 +77,9 @@ class Requests:
             where = f" during step {self.during_step}"
         else:
             where = " between steps" if self.tracking else ""
-        return what + where
+        return what + (" on another rank" if self.elsewhere else where)
 
     def clear_checkpoint(self):
         self.checkpoint = False
         self.during_step = None
+        self.elsewhere = False

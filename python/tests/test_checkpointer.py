@@ -331,6 +331,23 @@ class SignalTest(Base):
         self.assertTrue(os.WIFSIGNALED(status))
         self.assertEqual(os.WTERMSIG(status), signal.SIGTERM)
 
+    def test_a_forked_worker_ignores_sigusr1(self):
+        # Slurm passes a job's signals to every process of a task, DataLoader workers included:
+        # a checkpoint request must not kill them (it is the main process's business).
+        self.make({"a": 0})
+        pid = os.fork()
+        if pid == 0:
+            for _ in range(100):
+                time.sleep(0.01)  # Python runs the handler between two sleeps
+            os._exit(7)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGUSR1)
+        time.sleep(0.1)
+        os.kill(pid, signal.SIGUSR1)
+        _, status = os.waitpid(pid, 0)
+        self.assertTrue(os.WIFEXITED(status), f"the worker died of signal {status & 0x7f}")
+        self.assertEqual(os.WEXITSTATUS(status), 7)
+
     def test_a_request_during_a_periodic_save_is_answered_by_a_later_save(self):
         clock = FakeClock()
         state = {"a": 0}

@@ -32,8 +32,9 @@ def installed(name):
 
 
 def fake_torch():
-    """A stand-in for the two functions torch_save_load uses."""
+    """A stand-in for the three functions torch_save_load uses."""
     t = types.ModuleType("torch")
+    t.is_tensor = lambda value: False
     t.save = lambda obj, f: pickle.dump(obj, f)
     t.load = lambda f, map_location=None: pickle.load(f)
     return t
@@ -244,10 +245,11 @@ class ExamplesTest(unittest.TestCase):
                                "--help"], capture_output=True, text=True, timeout=60,
                               env=dict(os.environ, PYTHONPATH=path))
 
-    def test_pytorch_example_skips_cleanly_without_torch(self):
-        r = self.run_example("pytorch_loop.py", without=["torch"])
-        self.assertEqual(r.returncode, 77, r.stderr)
-        self.assertIn("PyTorch is not installed", r.stderr)
+    def test_pytorch_examples_skip_cleanly_without_torch(self):
+        for name in ("pytorch_loop.py", "pytorch_train.py"):
+            r = self.run_example(name, without=["torch"])
+            self.assertEqual(r.returncode, 77, f"{name}: {r.stderr}")
+            self.assertIn("PyTorch is not installed", r.stderr)
 
     def test_hf_example_skips_cleanly_without_transformers(self):
         r = self.run_example("hf_trainer.py", without=["transformers"])

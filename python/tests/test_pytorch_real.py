@@ -122,3 +122,91 @@ class RealPyTorchTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(torch is None, "PyTorch is not installed (scripts/setup.sh installs it)")
+class CaptureTest(unittest.TestCase):
+    def test_a_capture_keeps_the_state_of_its_step_while_training_goes_on(self):
+        from squeeze_checkpoint.pytorch import torch_save_load
+        model, optimizer, scheduler = build(0)
+        step(model, optimizer, scheduler)
+        save, load = torch_save_load(model=model, optimizer=optimizer)
+        snapshot = save.capture()
+        want = {k: v.clone() for k, v in model.state_dict().items()}
+        step(model, optimizer, scheduler)  # the weights and Adam's moments change in place
+        with tempfile.TemporaryDirectory() as d:
+            save.write(snapshot, os.path.join(d, "c.pt"))
+            fresh, fresh_opt, _ = build(9)
+            _, load = torch_save_load(model=fresh, optimizer=fresh_opt)
+            load(os.path.join(d, "c.pt"))
+        self.assertTrue(same_tensors(fresh.state_dict(), want))
+        self.assertFalse(same_tensors(fresh.state_dict(), model.state_dict()))
+
+
+@unittest.skipIf(torch is None, "PyTorch is not installed (scripts/setup.sh installs it)")
+class ResumableSamplerTest(unittest.TestCase):
+    def data(self, n=100):
+        return torch.utils.data.TensorDataset(torch.arange(n))
+
+    def loader(self, sampler, data, workers=2):
+        return torch.utils.data.DataLoader(data, batch_size=8, sampler=sampler,
+                                           num_workers=workers, generator=torch.Generator())
+
+    def run_epochs(self, sampler, loader, epochs, stop_after=None):
+        """The batches (as lists) until `epochs` are done or `stop_after` were taken."""
+        seen = []
+        while sampler.epoch < epochs:
+            for (batch,) in sampler.batches(loader):
+                seen.append(batch.tolist())
+                if stop_after is not None and len(seen) == stop_after:
+                    return seen
+        return seen
+
+    def test_a_loader_with_workers_resumes_at_the_next_batch_taken(self):
+        from squeeze_checkpoint.pytorch import ResumableSampler
+        data = self.data()
+        s = ResumableSampler(len(data), seed=3)
+        straight = self.run_epochs(s, self.loader(s, data), 3)
+        self.assertEqual(len(straight), 3 * 13)
+        self.assertNotEqual(straight[:13], straight[13:26])  # a new order each epoch
+        self.assertEqual(sorted(sum(straight[:13], [])), list(range(100)))
+        for stop in (5, 13, 20):  # mid-epoch, at the end of an epoch, in the second epoch
+            s = ResumableSampler(len(data), seed=3)
+            first = self.run_epochs(s, self.loader(s, data), 3, stop_after=stop)
+            state = s.state_dict()  # the workers have fetched batches beyond these
+            again = ResumableSampler(data, seed=3)
+            again.load_state_dict(state)
+            rest = self.run_epochs(again, self.loader(again, data), 3)
+            self.assertEqual(first + rest, straight, f"stopped after {stop} batches")
+
+    def test_ranks_take_disjoint_equal_shares(self):
+        from squeeze_checkpoint.pytorch import ResumableSampler
+        shares = [list(ResumableSampler(10, seed=1, rank=r, world_size=3)) for r in range(3)]
+        self.assertEqual([len(s) for s in shares], [3, 3, 3])
+        self.assertEqual(len(set(sum(shares, []))), 9)
+        self.assertEqual(list(ResumableSampler(5, shuffle=False)), [0, 1, 2, 3, 4])
+
+    def test_a_position_of_another_data_set_is_refused(self):
+        from squeeze_checkpoint.pytorch import ResumableSampler
+        s = ResumableSampler(100, seed=3)
+        for state, words in (({**s.state_dict(), "size": 90}, "size 90"),
+                             ({**s.state_dict(), "seed": 4}, "seed 4"),
+                             ({**s.state_dict(), "taken": 101}, "taken 101"),
+                             ({**s.state_dict(), "epoch": "x"}, "epoch 'x'")):
+            with self.assertRaises(ValueError) as e:
+                ResumableSampler(100, seed=3).load_state_dict(state)
+            self.assertIn(words, str(e.exception))
+        with self.assertRaises(ValueError):
+            ResumableSampler(10, rank=2, world_size=2)
+
+    def test_batches_needs_a_loader_made_with_it_and_warns_without_a_generator(self):
+        from squeeze_checkpoint.pytorch import ResumableSampler
+        data = self.data(16)
+        s = ResumableSampler(16)
+        with self.assertRaises(ValueError) as e:
+            next(s.batches(self.loader(ResumableSampler(16), data, workers=0)))
+        self.assertIn("not made with this sampler", str(e.exception))
+        plain = torch.utils.data.DataLoader(data, batch_size=4, sampler=s)
+        with self.assertWarns(UserWarning) as w:
+            next(s.batches(plain))
+        self.assertIn("generator=torch.Generator()", str(w.warning))

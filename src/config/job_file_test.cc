@@ -463,6 +463,17 @@ TEST(JobFileTest, ReadsTheExampleJobFile) {
               HasSubstr("job file: cannot open '/no/such/job.yaml'"));
 }
 
+TEST(JobFileTest, ReadsThePyTorchExampleJobFile) {
+  const std::string path = std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/pytorch-train.yaml";
+  const Result<JobRequest> r = ReadJobFile(path, kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->command.at(1), "examples/python/pytorch_train.py");
+  EXPECT_TRUE(r->spec.checkpointable);
+  EXPECT_EQ(r->spec.checkpoint_interval, 30);
+  EXPECT_EQ(r->spec.checkpoint_cost, 1);
+  EXPECT_EQ(r->spec.checkpoint_stall, 0);
+}
+
 TEST(JobValuesTest, DateTimesRoundTrip) {
   EXPECT_EQ(*ParseDateTime("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(*ParseDateTime("2026-12-01T00:00:00Z"), kNow);

@@ -92,6 +92,7 @@ class SlurmExecutor : public Executor {
     int64_t failed_record_ms = 0;  // several nodes: when a failed exit record was first read
     std::string lost;          // why Slurm lost it, once squeeze cancelled Slurm's own copy
     bool cancel_due = false;   // a stop asked while the controller did not answer
+    bool stop_asked = false;   // squeeze stopped it (Stop): its end is no node's failure
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
@@ -133,7 +134,7 @@ class SlurmExecutor : public Executor {
   // and srun ended the others, so the record comes before Slurm has noticed the node. The
   // verdict waits for Slurm's looks, up to kNodeVerdictMs: a node of the run reported in
   // trouble makes it a lost run (queued again from its checkpoint, not a failure); else the
-  // record stands. nullopt while it waits.
+  // record stands. nullopt while it waits. A run squeeze stopped is not judged (Poll).
   std::optional<ExitStatus> SeveralNodesVerdict(Run& run, const ExitStatus& recorded) const;
   // --comment of its Slurm jobs: "squeeze job ID of DIR (INSTANCE)", INSTANCE a random word
   // kept in DIR/slurm/instance. Only a job of squeeze's name with this comment is taken for

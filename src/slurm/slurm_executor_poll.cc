@@ -24,11 +24,15 @@ Status SlurmExecutor::RequestCheckpoint(JobId id) {
 Status SlurmExecutor::Stop(JobId id, Time now, Time grace) {
   Result<int64_t> slurm_id = SlurmIdOf(id);
   if (!slurm_id.ok()) return slurm_id.status();
-  if (Away()) {  // sent when the controller answers again (Poll)
+  const bool away = Away().has_value();
+  {
     std::lock_guard lock(mu_);
-    if (auto it = runs_.find(id); it != runs_.end()) it->second.cancel_due = true;
-    return Status::Ok();
+    if (auto it = runs_.find(id); it != runs_.end()) {
+      it->second.stop_asked = true;
+      if (away) it->second.cancel_due = true;  // sent when the controller answers again (Poll)
+    }
   }
+  if (away) return Status::Ok();
   return Scancel({std::to_string(*slurm_id)});
 }
 
@@ -209,7 +213,9 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   CheckpointEvents(events);
   for (auto it = runs_.begin(); it != runs_.end();) {
     std::optional<ExitStatus> exit = ExitRecorded(it->first, it->second);
-    if (exit && !exit->Succeeded() && it->second.asked_nodes.size() > 1) {
+    // A run squeeze stopped ends as it was asked: no node's verdict is awaited.
+    if (exit && !exit->Succeeded() && it->second.asked_nodes.size() > 1 &&
+        !it->second.stop_asked) {
       exit = SeveralNodesVerdict(it->second, *exit);
     }
     if (!exit) {
