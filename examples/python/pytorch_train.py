@@ -103,7 +103,7 @@ def digest(state):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--samples", type=int, default=8192, help="size of the data set")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--hidden", type=int, default=256, help="width of the two hidden layers")
