@@ -6,8 +6,10 @@
     for step in ckpt.steps(start, total):
         ...
 
-squeeze_checkpoint.pytorch (torch_save_load) and squeeze_checkpoint.huggingface
-(SqueezeCallback) need PyTorch and transformers only when they are used.
+squeeze_checkpoint.pytorch (torch_save_load, ResumableSampler, TorchDistributed) and
+squeeze_checkpoint.huggingface (SqueezeCallback) need PyTorch and transformers only when they
+are used. `python3 -m squeeze_checkpoint.relay torchrun ...` passes squeeze's checkpoint
+request on to the training processes under a launcher.
 """
 
 from .checkpointer import Checkpointer, env_interval, two_phase_save
