@@ -166,25 +166,25 @@ class Checkpointer:
         self.step = step
         due = self.interval is not None and self._clock() - self._last_save >= self.interval
         if self.collective is not None:
-            due = self._agree(due)
-        asked = self.requests.pending()
-        if not (asked or due):
+            checkpoint, stopped, due = self._agree(due)
+        else:
+            checkpoint, stopped = self.requests.checkpoint, self.requests.stop
+        # Decided on the flags as they are now: a request that comes during the save is
+        # answered at the next boundary, and a SIGTERM that comes once this save is written
+        # (squeeze's follow-up to the checkpoint it asked for) does not change the exit.
+        if not (checkpoint or stopped or due):
             return False
-        if asked:
+        if checkpoint or stopped:
             self._log(f"{self.requests.describe()}: saving at the step boundary (step {step})")
         self.save(step)
-        leaving = self.requests.stop or (asked and self.requests.checkpoint
-                                         and self.exit_on_request)
-        if leaving:
+        if stopped or (checkpoint and self.exit_on_request):
             self.wait()  # the checkpoint squeeze waits for is on disk before the job leaves
             if self.collective is not None:
                 self.collective.barrier()  # every rank leaves once rank 0's marker is written
-        if self.requests.stop:
+        if stopped:
             self._log(f"leaving after SIGTERM (exit {EXIT_AFTER_SIGTERM})")
             sys.exit(EXIT_AFTER_SIGTERM)
-        # A request that came during a periodic save is answered by the next boundary's save,
-        # so squeeze sees a marker written after it asked.
-        if asked and self.requests.checkpoint:
+        if checkpoint:
             self.requests.clear_checkpoint()
             if self.exit_on_request:
                 self._log("leaving after the checkpoint squeeze asked for (exit 0)")
@@ -192,8 +192,9 @@ class Checkpointer:
         return True
 
     def _agree(self, due):
-        """The ranks' requests and due saves, combined (any rank's counts for all); returns
-        whether a periodic save is due. A request another rank got becomes this rank's."""
+        """The ranks' requests and due saves, combined (any rank's counts for all): returns
+        (checkpoint asked, stop asked, save due), the same on every rank. A request another
+        rank got becomes this rank's."""
         checkpoint, stop, due = self.collective.agree(
             [int(self.requests.checkpoint), int(self.requests.stop), int(due)])
         relayed = (checkpoint and not self.requests.checkpoint) or (stop and not self.requests.stop)
@@ -202,7 +203,7 @@ class Checkpointer:
         if relayed:
             self.requests.during_step = None
             self.requests.elsewhere = True
-        return bool(due)
+        return bool(checkpoint), bool(stop), bool(due)
 
     def save(self, step):
         """Saves a checkpoint at `step` now (the next step to run): the data to a temporary

@@ -296,6 +296,23 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 143)
         self.assertEqual(self.marker()["step"], 3)
 
+    def test_a_sigterm_after_the_requested_save_still_leaves_with_exit_0(self):
+        # squeeze sends SIGTERM as soon as the marker it asked for is written, which may be
+        # before the job has left: the job answered the request and leaves with exit 0.
+        def save(path):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the handler runs
+            with open(path, "w") as f:
+                f.write("{}")
+
+        c = Checkpointer(save=save, load=lambda p: None, environ=self.env(), log=self.logs.append)
+        self.made.append(c)
+        c.requests.checkpoint = True
+        with self.assertRaises(SystemExit) as e:
+            c.boundary(4)
+        self.assertEqual(e.exception.code, 0)
+        self.assertTrue(c.requests.stop)  # seen, and left for a later boundary
+
     def test_without_exit_on_request_it_saves_and_goes_on(self):
         state = {"a": 0}
         c = self.make(state, exit_on_request=False)
