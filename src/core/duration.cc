@@ -3,11 +3,90 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 namespace squeeze {
 
+namespace {
+
+constexpr char kClockForms[] = "forms: MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS";
+
+bool AllDigits(std::string_view s) {
+  if (s.empty() || s.size() > 12) return false;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// Slurm's clock forms; `minutes_alone`: a lone number is minutes (Slurm's "MM").
+Result<Time> ParseClock(const std::string& s, bool minutes_alone) {
+  auto bad = [&](const std::string& why) {
+    return Status::Error("'" + s + "' is not a duration: " + why + " (" + kClockForms +
+                         (minutes_alone ? ", or minutes" : "") + ")");
+  };
+  std::string_view rest = s;
+  Time days = 0;
+  const bool with_days = rest.find('-') != std::string_view::npos;
+  if (with_days) {
+    const std::string_view d = rest.substr(0, rest.find('-'));
+    if (!AllDigits(d)) return bad("the days before '-' are not a number");
+    days = std::stoll(std::string(d));
+    rest.remove_prefix(d.size() + 1);
+  }
+  std::vector<Time> fields;
+  while (true) {
+    const size_t colon = rest.find(':');
+    const std::string_view f = rest.substr(0, colon);
+    if (!AllDigits(f)) return bad("'" + std::string(f) + "' is not a number");
+    fields.push_back(std::stoll(std::string(f)));
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (fields.size() > 3) return bad("more than three fields");
+  Time h = 0, m = 0, sec = 0;
+  if (with_days) {  // D-HH, D-HH:MM, D-HH:MM:SS
+    h = fields[0];
+    if (fields.size() > 1) m = fields[1];
+    if (fields.size() > 2) sec = fields[2];
+    if (h >= 24) return bad("hours " + std::to_string(h) + " after the days are not below 24");
+  } else if (fields.size() == 1) {
+    if (!minutes_alone) return bad("a number alone");
+    m = fields[0];
+  } else if (fields.size() == 2) {  // MM:SS
+    m = fields[0];
+    sec = fields[1];
+  } else {  // HH:MM:SS
+    h = fields[0];
+    m = fields[1];
+    sec = fields[2];
+  }
+  if (fields.size() > 1 && (with_days || fields.size() == 3) && m >= 60) {
+    return bad("minutes " + std::to_string(m) + " are not below 60");
+  }
+  if (sec >= 60) return bad("seconds " + std::to_string(sec) + " are not below 60");
+  return days * 86400 + h * 3600 + m * 60 + sec;
+}
+
+bool ClockForm(std::string_view s) {
+  return s.find(':') != std::string_view::npos ||
+         (!s.empty() && s.front() != '-' && s.find('-') != std::string_view::npos);
+}
+
+}  // namespace
+
+Result<Time> ParseSlurmTime(std::string_view text) {
+  const std::string s(text);
+  if (s == "UNLIMITED" || s == "INFINITE" || s == "unlimited" || s == "infinite") return 0;
+  if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && !ClockForm(s)) {
+    return ParseDuration(s);  // squeeze's own forms: 90s, 30m, 1h30m
+  }
+  return ParseClock(s, true);
+}
+
 Result<Time> ParseDuration(std::string_view text) {
   const std::string s(text);
+  if (ClockForm(s)) return ParseClock(s, false);
   auto bad = [&] {
     return Status::Error("'" + s + "' is not a duration (use seconds or forms like 90s, 30m, 12h, 2d)");
   };

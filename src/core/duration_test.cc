@@ -46,6 +46,52 @@ TEST(ParseDurationTest, RejectsWhatIsNotADuration) {
   EXPECT_EQ(ErrorOf("1h 30m"), "'1h 30m'" + hint);
 }
 
+TEST(ParseDurationTest, SlurmClockForms) {
+  EXPECT_EQ(Parsed("1:30"), 90);              // MM:SS
+  EXPECT_EQ(Parsed("90:00"), 5400);           // minutes may pass 59 in MM:SS
+  EXPECT_EQ(Parsed("1:00:00"), 3600);         // HH:MM:SS
+  EXPECT_EQ(Parsed("48:00:00"), 172800);
+  EXPECT_EQ(Parsed("2-12"), 216000);          // D-HH
+  EXPECT_EQ(Parsed("1-02:03"), 93780);        // D-HH:MM
+  EXPECT_EQ(Parsed("1-02:03:04"), 93784);     // D-HH:MM:SS
+  EXPECT_EQ(Parsed("0:00"), 0);
+}
+
+TEST(ParseDurationTest, BrokenClockFormsSayWhy) {
+  const std::string forms = " (forms: MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)";
+  EXPECT_EQ(ErrorOf("1:75:00"), "'1:75:00' is not a duration: minutes 75 are not below 60" + forms);
+  EXPECT_EQ(ErrorOf("1:60"), "'1:60' is not a duration: seconds 60 are not below 60" + forms);
+  EXPECT_EQ(ErrorOf("1-24"), "'1-24' is not a duration: hours 24 after the days are not below 24" + forms);
+  EXPECT_EQ(ErrorOf("1:2:3:4"), "'1:2:3:4' is not a duration: more than three fields" + forms);
+  EXPECT_EQ(ErrorOf("1:x"), "'1:x' is not a duration: 'x' is not a number" + forms);
+  EXPECT_EQ(ErrorOf("1:"), "'1:' is not a duration: '' is not a number" + forms);
+  EXPECT_EQ(ErrorOf("x-1"), "'x-1' is not a duration: the days before '-' are not a number" + forms);
+  EXPECT_EQ(ErrorOf("1:30s"), "'1:30s' is not a duration: '30s' is not a number" + forms);
+  EXPECT_EQ(ErrorOf("-5"), "'-5' is not a duration (use seconds or forms like 90s, 30m, 12h, 2d)");
+}
+
+TEST(ParseSlurmTimeTest, APlainNumberIsMinutesAndZeroIsNoLimit) {
+  auto parsed = [](const char* text) {
+    auto r = ParseSlurmTime(text);
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
+    return r.ok() ? *r : -1;
+  };
+  EXPECT_EQ(parsed("30"), 1800);
+  EXPECT_EQ(parsed("1:30"), 90);
+  EXPECT_EQ(parsed("2:00:00"), 7200);
+  EXPECT_EQ(parsed("1-00:00:00"), 86400);
+  EXPECT_EQ(parsed("0"), 0);
+  EXPECT_EQ(parsed("UNLIMITED"), 0);
+  EXPECT_EQ(parsed("INFINITE"), 0);
+  EXPECT_EQ(parsed("30m"), 1800);  // squeeze's own forms too
+  EXPECT_EQ(parsed("1h30m"), 5400);
+  EXPECT_EQ(ParseSlurmTime("1:3x").status().message(),
+            "'1:3x' is not a duration: '3x' is not a number (forms: MM:SS, HH:MM:SS, D-HH, "
+            "D-HH:MM, D-HH:MM:SS, or minutes)");
+  EXPECT_FALSE(ParseSlurmTime("abc").ok());
+  EXPECT_FALSE(ParseSlurmTime("").ok());
+}
+
 TEST(FormatDurationTest, ShortestExactForm) {
   EXPECT_EQ(FormatDuration(0), "0s");
   EXPECT_EQ(FormatDuration(45), "45s");
