@@ -22,7 +22,6 @@ class Writer:
         self._log = log
         self._thread = None
         self._error = None
-        self.last = None  # (seq, step, path) of the last durable checkpoint this writer wrote
 
     def next_seq(self, seq):
         """The seq of the next checkpoint: one more than `seq` and than the marker on disk."""
@@ -53,7 +52,6 @@ class Writer:
         if stall is not None:
             timing["stall_s"] = round(stall, 4)
         _marker.write_marker(self.directory, seq, step, name, **timing)
-        self.last = (seq, step, final)
         self._remove_old(name)
         if stall is None:
             self._log(f"saved {final} at step {step} in {took:.3f}s")
@@ -76,10 +74,6 @@ class Writer:
         self._thread = threading.Thread(target=run, name=f"squeeze-checkpoint-{seq}",
                                         daemon=False)
         self._thread.start()
-
-    @property
-    def busy(self):
-        return self._thread is not None and self._thread.is_alive()
 
     def wait(self):
         """Waits for the background write, if any; raises CheckpointError if it failed."""
