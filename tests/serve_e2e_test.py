@@ -180,9 +180,9 @@ def case_security(squeeze, source, h):
         log(f"{what}: {status} {msg}")
         check(count() == before, f"{what}: the rejected job was stored ({count()} != {before})")
 
-    # Over 64 KiB: 413 and nothing stored.
+    # Over 256 KiB: 413 and nothing stored.
     big = {"command": ["true"], "env": {"FILLER": "x" * 4000}}
-    big["env"].update({f"F{i}": "y" * 4000 for i in range(20)})  # ~84 KiB
+    big["env"].update({f"F{i}": "y" * 4000 for i in range(70)})  # ~284 KiB
     try:
         msg = expect_error(d, "POST", "/v1/jobs", 413, ["body", "bytes"], body=big, token=alice)
         log(f"oversized body: 413 {msg}")
@@ -193,7 +193,7 @@ def case_security(squeeze, source, h):
     # The same without a Content-Length (chunked): the limit must hold before the body is read.
     chunk = b'{"command": ["true"], "name": "' + b"a" * 16 * 1024
     status, reply = serve_lib.http_chunked(d.url + "/v1/jobs", alice,
-                                           [chunk] + [b"a" * 16 * 1024] * 12 + [b'"}'])
+                                           [chunk] + [b"a" * 16 * 1024] * 20 + [b'"}'])
     log(f"oversized chunked body: {status} {reply}")
     check(count() == before, "the oversized chunked job was stored")
     check(d.alive(), "the daemon died on an oversized chunked body")

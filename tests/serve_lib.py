@@ -255,6 +255,28 @@ def kill_leftovers(data_dir):
         time.sleep(0.2)
 
 
+def empty_slurm_clusters(root, clusters=("east", "west")):
+    """Cancels every job the Slurm test clusters under `root` still run or hold (what an earlier
+    case, failed or killed, left) and waits until none is listed live, so that a case starts on
+    free nodes whatever ran before it."""
+    live = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED")
+
+    def jobs(cluster):
+        env = dict(os.environ, SLURM_CONF=f"{root}/{cluster}/etc/slurm.conf")
+        out = subprocess.run(["squeue", "-h", "-o", "%i|%T"], env=env, capture_output=True,
+                             text=True, timeout=30)
+        return env, [line.split("|")[0] for line in out.stdout.splitlines()
+                     if line.split("|")[-1] in live]
+
+    for c in clusters:
+        env, ids = jobs(c)
+        if ids:
+            log(f"cancelling {len(ids)} Slurm jobs left on {c}: {' '.join(ids)}")
+            subprocess.run(["scancel", *ids], env=env, capture_output=True, timeout=30)
+    wait_until(lambda: not any(jobs(c)[1] for c in clusters), 60,
+               f"the Slurm clusters {', '.join(clusters)} to run no job")
+
+
 def log_of(d, job_id, attempt):
     """The log of a job's attempt in a daemon's data folder, so far ("" before it exists)."""
     path = os.path.join(d.data_dir, "logs", f"{job_id}.{attempt}.log")

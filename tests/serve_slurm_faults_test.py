@@ -80,7 +80,7 @@ def start(squeeze, h, name="data", daemon_name=None, clean=True, kind="owned"):
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
         raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
     if clean:
-        cancel_squeeze_jobs()  # what an earlier run of a case, killed hard, left
+        serve_lib.empty_slurm_clusters(ROOT, CLUSTERS)  # what an earlier case left
         for c in CLUSTERS:
             BASELINE[c] = max([int(r[0]) for r in slurm_records(c, since_baseline=False)] + [0])
     config = h.path("slurm-pools.yaml")

@@ -51,6 +51,7 @@ def pools_config(h, west_region, extra="", first_nodes=True):
     west-n0: the cases written for one node a cluster); else all the nodes sinfo lists."""
     if os.geteuid() != 0 or not os.path.exists(f"{ROOT}/east/etc/slurm.conf"):
         raise serve_lib.SkipTest("the Slurm test clusters are not up (run as root, with Slurm)")
+    serve_lib.empty_slurm_clusters(ROOT)
     config = h.path("slurm-pools.yaml")
     with open(config, "w") as f:
         f.write(f"""pools:

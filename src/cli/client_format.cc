@@ -66,8 +66,11 @@ std::string FormatQueue(const nlohmann::json& jobs) {
     if (j.contains("gpu_milli") && j["gpu_milli"].is_number() && j["gpu_milli"].get<int>() < 1000) {
       gpus = fmt::format("{}x{}m", gpus, j["gpu_milli"].get<int>());
     }
+    // A waiting job's reason as Slurm's codes say it; else what the store says.
+    const bool coded = j.contains("reason_code") && j["reason_code"].is_string();
     rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "owner"), Str(j, "state"), gpus,
-                    ShortDuration(j.value("wait_s", nlohmann::json())), Str(j, "reason")});
+                    ShortDuration(j.value("wait_s", nlohmann::json())),
+                    coded ? Str(j, "reason_code") : Str(j, "reason")});
   }
   if (rows.empty()) return "no jobs\n";
   return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/profile_command.h"
 #include "cli/token_command.h"
+#include "config/text_util.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -49,8 +50,44 @@ int main(int argc, char** argv) {
   squeeze::RegisterClientCommands(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);
+  // A first word that is no command: say which, and the nearest (CLI11 would only say that
+  // a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string_view> names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      const std::optional<std::string> near = squeeze::NearestName(argv[1], names);
+      std::cerr << "squeeze: '" << argv[1] << "' is not a command"
+                << (near ? " (did you mean '" + *near + "'?)" : "")
+                << "; squeeze --help lists them\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // A flag the command does not take: name it and the nearest one it does.
+    for (auto* sub : app.get_subcommands([](CLI::App* s) { return s->parsed(); })) {
+      std::vector<std::string> flags;
+      for (const CLI::Option* opt : sub->get_options()) {
+        for (const std::string& n : opt->get_lnames()) flags.push_back("--" + n);
+      }
+      std::vector<std::string_view> names(flags.begin(), flags.end());
+      for (const std::string& word : sub->remaining()) {
+        if (word.size() < 3 || word.rfind("--", 0) != 0) continue;
+        const std::string flag = word.substr(0, word.find('='));
+        const std::optional<std::string> near = squeeze::NearestName(flag, names);
+        std::cerr << "squeeze " << sub->get_name() << ": " << flag << " is not a flag of this "
+                  << "command" << (near ? " (did you mean " + *near + "?)" : "")
+                  << "; squeeze " << sub->get_name() << " --help lists them\n";
+        return 2;
+      }
+    }
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -43,6 +43,7 @@ struct SimulateFlags {
   double assume_urgent_share = 0;
   bool assume_checkpointable = true;
   std::string assume_checkpoint_cost;
+  double assume_time_limit = 0;
   std::string assume_checkpoint_stall;
   std::string inference_load;
   std::string reclaim_trace;
@@ -102,6 +103,7 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
   read.default_checkpointable = f.assume_checkpointable;
   read.default_data_gb = f.assume_data_gb;
   read.urgent_share = f.assume_urgent_share;
+  read.time_limit_factor = f.assume_time_limit;
   if (!f.assume_checkpoint_cost.empty()) {
     Result<Time> cost = ParseDuration(f.assume_checkpoint_cost);
     if (!cost.ok()) return cost.status().WithContext("--assume-checkpoint-cost");
@@ -210,6 +212,13 @@ void AddAssumeOptions(CLI::App& app, SimulateFlags& flags,
                      "For traces that give no urgency (Philly, openb): this share of the jobs, "
                      "picked by a hash of their ids, is high and the rest low (0: all normal)")
           ->check(CLI::Range(0.0, 1.0))
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-time-limit", f->assume_time_limit,
+                     "Time limits (sbatch --time) for traces that give none: each job's true "
+                     "duration times this factor, rounded up to a whole hour; at 1 or more no "
+                     "job reaches its limit, and backfill counts on the limits (0: no limits)")
+          ->check(CLI::Range(0.0, 1000.0))
           ->capture_default_str());
   in_scenario.push_back(
       app.add_option("--assume-data-gb", f->assume_data_gb,

@@ -20,7 +20,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
   auto store = JobStore::Open(dir.string());
   if (!store.ok()) return store.status().WithContext("--store '" + path + "'");
   ListFilter filter;
-  filter.states = {JobState::kDone, JobState::kFailed, JobState::kCancelled};
+  filter.states = {JobState::kDone, JobState::kFailed, JobState::kCancelled, JobState::kTimeout};
   filter.limit = 0;
   auto jobs = (*store)->List(filter);
   if (!jobs.ok()) return jobs.status().WithContext("--store '" + path + "'");

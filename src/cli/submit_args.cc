@@ -1,6 +1,9 @@
 #include "cli/submit_args.h"
 
 #include <algorithm>
+#include <set>
+
+#include "config/sbatch_directives.h"
 
 namespace squeeze {
 namespace {
@@ -9,6 +12,7 @@ struct TextFlag {
   const char* name;
   std::optional<std::string> SubmitFlags::*value;
   const char* help;
+  const char* aliases = nullptr;  // other names, comma-separated ("-t")
 };
 
 constexpr TextFlag kTextFlags[] = {
@@ -31,7 +35,11 @@ constexpr TextFlag kTextFlags[] = {
     {"--checkpoint-stall", &SubmitFlags::checkpoint_stall,
      "Asynchronous checkpoints: the part of --checkpoint-cost that pauses training (5s); "
      "needs --checkpoint-cost"},
-    {"--estimate", &SubmitFlags::estimate, "Expected run time (2h, 1h30m)"},
+    {"--estimate", &SubmitFlags::estimate, "Expected run time (2h, 1h30m, 1:30:00)"},
+    {"--time", &SubmitFlags::time_limit,
+     "Time limit of each run, as Slurm's --time (1:00:00, 2-12, 90 = minutes, 2h): the job is "
+     "asked to checkpoint before it, stopped at it, and ends timeout",
+     "-t,--time-limit"},
     {"--deadline", &SubmitFlags::deadline, "RFC 3339 date-time, or +DURATION from now"},
     {"--team", &SubmitFlags::team, "The team charged for the job"},
     {"--workdir", &SubmitFlags::workdir, "Directory to run in (default: this one)"},
@@ -39,6 +47,10 @@ constexpr TextFlag kTextFlags[] = {
     {"--cpus", &SubmitFlags::cpus, "CPU cores for the whole job (4, 0.5)"},
     {"--memory", &SubmitFlags::memory, "Memory for the whole job (16GiB, 512MiB)"},
 };
+
+// squeeze's own flags that are also sbatch's, with the same meaning (--gpus: total GPUs,
+// --time: the limit) or squeeze's (--deadline: when the job should be done), and --wrap.
+const std::set<std::string_view> kOwnNames = {"gpus", "time", "deadline", "wrap"};
 
 bool HasDash(const CLI::App& sub) {
   const std::vector<std::string> rest = sub.remaining();
@@ -70,9 +82,33 @@ SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>(
   sub.add_option("FILE", file_, "A job file (YAML, docs/job-file.md); flags override its fields")
       ->check(note_dash);
   sub.add_option("COMMAND", words_, "The program and its arguments, after --");
-  for (const TextFlag& f : kTextFlags) sub.add_option(f.name, values_[f.name], f.help);
+  for (const TextFlag& f : kTextFlags) {
+    const std::string names = f.aliases ? std::string(f.aliases) + "," + f.name : f.name;
+    sub.add_option(names, values_[f.name], f.help);
+  }
   sub.add_option("--env", env_, "KEY=VALUE added to the job's environment; repeatable")
       ->allow_extra_args(false);
+  sub.add_option("--wrap", wrap_,
+                 "sbatch's --wrap: this shell line (run by /bin/sh) is the whole job");
+  sub.add_flag("--ignore-unsupported", ignore_unsupported_,
+               "An sbatch option (#SBATCH line or flag) squeeze cannot honour is left out with a "
+               "warning instead of refusing the job");
+  // Every other sbatch option, by its long name and letter: the ones squeeze honours become
+  // job fields (docs/job-file.md), the others are refused by name (ConvertSbatchOptions).
+  CLI::Option_group* sbatch = sub.add_option_group(
+      "sbatch options", "As sbatch takes them (-J NAME, --gres=gpu:2, -p POOL, ...); see "
+                        "docs/job-file.md for what each becomes");
+  for (const SbatchOption& o : SbatchOptions()) {
+    if (kOwnNames.contains(o.name)) continue;
+    std::string names = "--" + std::string(o.name);
+    if (o.letter != 0 && o.letter != 't') names = std::string("-") + o.letter + "," + names;
+    if (o.arity == SbatchArity::kFlag) {
+      sbatch->add_flag(names, sbatch_flags_[std::string(o.name)]);
+    } else {
+      CLI::Option* opt = sbatch->add_option(names, sbatch_values_[std::string(o.name)]);
+      if (o.arity == SbatchArity::kOptional) opt->expected(0, 1);
+    }
+  }
   sub.add_flag("--preemptible,!--no-preemptible", preemptible_,
                "The scheduler may stop the job and restart it later");
   sub.add_flag("--checkpointable,!--no-checkpointable", checkpointable_,
@@ -100,6 +136,17 @@ Result<SubmitFlags> SubmitArgs::flags() const {
     flags.fault_tolerant = fault_tolerant_ ? "true" : "false";
   }
   flags.env = env_;
+  for (const SbatchOption& o : SbatchOptions()) {
+    const std::string name(o.name);
+    if (kOwnNames.contains(o.name) || sub_.count("--" + name) == 0) continue;
+    SbatchDirective d;
+    d.option = name;
+    d.written = "--" + name;
+    if (o.arity != SbatchArity::kFlag) d.value = sbatch_values_.at(name);
+    flags.sbatch.push_back(std::move(d));
+  }
+  if (sub_.count("--wrap") > 0) flags.wrap = wrap_;
+  flags.ignore_unsupported = ignore_unsupported_;
   if (sub_.count("FILE") > 0 && seen_->after_dash) flags.command.push_back(file_);
   flags.command.insert(flags.command.end(), words_.begin(), words_.end());
   if (!words_.empty() && !HasDash(sub_)) {

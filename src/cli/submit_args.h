@@ -35,6 +35,10 @@ class SubmitArgs {
   std::vector<std::string> words_;  // positionals after FILE
   std::map<std::string, std::string> values_;
   std::vector<std::string> env_;
+  std::map<std::string, std::string> sbatch_values_;  // sbatch's options: long name -> value
+  std::map<std::string, bool> sbatch_flags_;          // its flags (--requeue, --hold)
+  std::string wrap_;
+  bool ignore_unsupported_ = false;
   bool preemptible_ = false;
   bool checkpointable_ = false;
   bool fault_tolerant_ = false;

@@ -1,11 +1,13 @@
 #include "cli/submit_request.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/sbatch_options.h"
 #include "config/file_io.h"
 #include "config/job_file.h"
 #include "config/job_json_writer.h"
@@ -37,6 +39,7 @@ constexpr FlagField kScalarFlags[] = {
     {"checkpoint_stall", "--checkpoint-stall", &SubmitFlags::checkpoint_stall},
     {"fault_tolerant", "--fault-tolerant", &SubmitFlags::fault_tolerant},
     {"estimate", "--estimate", &SubmitFlags::estimate},
+    {"time_limit", "--time", &SubmitFlags::time_limit},
     {"deadline", "--deadline", &SubmitFlags::deadline},
     {"team", "--team", &SubmitFlags::team},
     {"max_retries", "--max-retries", &SubmitFlags::max_retries},
@@ -101,11 +104,9 @@ Status Relabel(const Status& error, const std::set<std::string>& from_flags,
   return Status::Error(file ? *file + ": " + message : message);
 }
 
-Result<Json> FileJob(const std::string& file, const SubmitFlags& flags, const std::string& cwd,
-                     Time now) {
-  const Result<std::string> text = ReadWholeFile(file);
-  if (!text.ok()) return text.status().WithContext("job file");
-  Result<JobRequest> job = ParseJobYaml(*text, file, now);
+Result<Json> FileJob(const std::string& file, const std::string& text, const SubmitFlags& flags,
+                     const std::string& cwd, Time now) {
+  Result<JobRequest> job = ParseJobYaml(text, file, now);
   if (!job.ok()) return job.status();
   job->workdir = Absolute(cwd, job->workdir);
   if (!flags.command.empty() && !flags.name &&
@@ -153,19 +154,82 @@ Status Overlay(const SubmitFlags& flags, const std::string& cwd, Json& job,
   return Status::Ok();
 }
 
+// Lays what sbatch's options say (a batch script's lines, then the sbatch flags) over `job`;
+// a script or --wrap becomes the command.
+Status OverlaySbatch(const std::optional<std::string>& file, const std::string* script,
+                     const SubmitFlags& flags, const std::string& cwd, Time now, Json& job,
+                     std::vector<std::string>& warnings) {
+  std::vector<SbatchDirective> options;
+  if (script != nullptr) {
+    Result<std::vector<SbatchDirective>> lines = ReadSbatchDirectives(*script, *file);
+    if (!lines.ok()) return lines.status();
+    options = std::move(*lines);
+  }
+  options.insert(options.end(), flags.sbatch.begin(), flags.sbatch.end());
+  const bool whole_job = script != nullptr || flags.wrap.has_value();
+  if (options.empty() && !whole_job) return Status::Ok();
+  // sbatch passes the submitter's environment (--export=ALL) by default; squeeze does so for
+  // a batch script or --wrap, and otherwise only what --export names.
+  const bool exports = std::any_of(options.begin(), options.end(),
+                                   [](const SbatchDirective& d) { return d.option == "export"; });
+  static const std::map<std::string, std::string> kNone;
+  Result<SbatchConversion> converted =
+      ConvertSbatchOptions(options, script != nullptr ? *file : "the command line",
+                           flags.ignore_unsupported, whole_job || exports ? flags.environ : kNone);
+  if (!converted.ok()) return converted.status();
+  warnings.insert(warnings.end(), converted->warnings.begin(), converted->warnings.end());
+  std::set<std::string> ignored;
+  if (!whole_job && !exports) converted->flags.env.clear();
+  if (Status s = Overlay(converted->flags, cwd, job, ignored); !s.ok()) {
+    return script != nullptr ? s.WithContext(*file) : s;
+  }
+  if (script != nullptr) {
+    const std::string path = Absolute(cwd, *file);
+    job["command"] = BatchScriptCommand(path, *script, flags.command, warnings);
+    if (!converted->flags.name) job["name"] = DefaultNameFor(path, now);
+  } else if (flags.wrap) {
+    job["command"] = {"/bin/sh", "-c", *flags.wrap};
+    if (!converted->flags.name) job["name"] = "wrap";
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
-                                      const SubmitFlags& flags, const std::string& cwd, Time now) {
-  if (!file && flags.command.empty()) return Status::Error("give a job file or a command after --");
-  Json job = Json::object();
-  if (file) {
-    Result<Json> from_file = FileJob(*file, flags, cwd, now);
-    if (!from_file.ok()) return from_file.status();
-    job = std::move(*from_file);
+                                      const SubmitFlags& flags, const std::string& cwd, Time now,
+                                      std::vector<std::string>* warnings) {
+  if (!file && flags.command.empty() && !flags.wrap) {
+    return Status::Error("give a job file, a batch script, --wrap \"COMMAND\" or a command "
+                         "after --");
   }
+  if (flags.wrap && (file || !flags.command.empty())) {
+    return Status::Error("--wrap: the shell line is the whole job; give no job file and no "
+                         "command after --");
+  }
+  std::vector<std::string> notes;
+  Json job = Json::object();
+  std::optional<std::string> script;
+  if (file) {
+    Result<std::string> text = ReadWholeFile(*file);
+    if (!text.ok()) return text.status().WithContext("job file");
+    if (IsBatchScript(*text)) {
+      script = std::move(*text);
+    } else {
+      Result<Json> from_file = FileJob(*file, *text, flags, cwd, now);
+      if (!from_file.ok()) return from_file.status();
+      job = std::move(*from_file);
+    }
+  }
+  if (Status s = OverlaySbatch(file, script ? &*script : nullptr, flags, cwd, now, job, notes);
+      !s.ok()) {
+    return s;
+  }
+  if (warnings != nullptr) *warnings = std::move(notes);
+  SubmitFlags own = flags;
+  if (script) own.command.clear();  // the script's arguments, not a command
   std::set<std::string> from_flags;
-  if (Status s = Overlay(flags, cwd, job, from_flags); !s.ok()) return s;
+  if (Status s = Overlay(own, cwd, job, from_flags); !s.ok()) return s;
   Result<JobRequest> request =
       ParseJobJson(job.dump(-1, ' ', false, Json::error_handler_t::replace), now);
   if (!request.ok()) return Relabel(request.status(), from_flags, file);

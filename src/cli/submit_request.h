@@ -4,10 +4,12 @@
 #ifndef SQUEEZE_CLI_SUBMIT_REQUEST_H_
 #define SQUEEZE_CLI_SUBMIT_REQUEST_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "config/sbatch_directives.h"
 #include "core/job_request.h"
 #include "core/status.h"
 #include "core/types.h"
@@ -32,6 +34,7 @@ struct SubmitFlags {
   std::optional<std::string> checkpoint_cost;
   std::optional<std::string> checkpoint_stall;
   std::optional<std::string> estimate;
+  std::optional<std::string> time_limit;
   std::optional<std::string> deadline;
   std::optional<std::string> team;
   std::optional<std::string> workdir;
@@ -39,7 +42,14 @@ struct SubmitFlags {
   std::optional<std::string> cpus;
   std::optional<std::string> memory;
   std::vector<std::string> env;      // "KEY=VALUE" each; a later one wins
-  std::vector<std::string> command;  // the words after --; empty = the file's
+  std::vector<std::string> command;  // the words after --; empty = the file's (a batch
+                                     // script's arguments when the file is one)
+  // sbatch's options given as flags (-J, --gres, -p, ...; docs/job-file.md), line 0 each; they
+  // win over a batch script's #SBATCH lines, and squeeze's own flags win over them.
+  std::vector<SbatchDirective> sbatch;
+  bool ignore_unsupported = false;  // an sbatch option squeeze cannot honour warns, not fails
+  std::optional<std::string> wrap;  // --wrap: a shell line as the whole job
+  std::map<std::string, std::string> environ;  // the submitter's environment, for --export
 };
 
 // Reads `file` (when given) like `squeeze submit FILE` (errors FILE:LINE:COL), lays the flags
@@ -47,8 +57,12 @@ struct SubmitFlags {
 // workdir, from the file or --workdir, is resolved against it, and no workdir means `cwd`.
 // `now` is the submission time (relative deadlines). An error names the flag and the value
 // ("--estimate: '5x' is not a duration ...") or, for a field from the file, the file.
+// A FILE that is a batch script (#! or #SBATCH first, config/sbatch_directives.h) is read
+// for its #SBATCH lines and runs as the command; what sbatch options squeeze leaves out (with
+// ignore_unsupported) is added to `warnings`.
 Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
-                                      const SubmitFlags& flags, const std::string& cwd, Time now);
+                                      const SubmitFlags& flags, const std::string& cwd, Time now,
+                                      std::vector<std::string>* warnings = nullptr);
 
 }  // namespace squeeze
 

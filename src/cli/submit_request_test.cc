@@ -263,7 +263,8 @@ TEST_F(SubmitRequestTest, CheckpointCostAndStallComeFromTheFileOrTheFlags) {
 TEST_F(SubmitRequestTest, NeitherFileNorCommandIsAnError) {
   SubmitFlags f;
   f.gpus = "2";
-  EXPECT_EQ(Error(std::nullopt, f), "give a job file or a command after --");
+  EXPECT_EQ(Error(std::nullopt, f),
+            "give a job file, a batch script, --wrap \"COMMAND\" or a command after --");
 }
 
 TEST_F(SubmitRequestTest, RelativeWorkdirsResolveAgainstTheGivenDirectory) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,8 @@
 
 #include "exec/unix_account.h"
 #include "serve/access.h"
+#include "serve/daemon.h"
+#include "serve/token_file.h"
 
 namespace squeeze {
 
@@ -53,6 +56,56 @@ int RunTokenAdd(const TokenAddFlags& flags, std::ostream& out, std::ostream& err
   return 0;
 }
 
+int RunTokenList(const std::string& data_dir, std::ostream& out, std::ostream& err) {
+  Result<std::vector<TokenLine>> tokens = ReadTokenLines(data_dir);
+  if (!tokens.ok()) {
+    err << "squeeze token list: " << tokens.status().message() << "\n";
+    return 1;
+  }
+  if (tokens->empty()) {
+    out << "no tokens in " << data_dir << "/tokens\n";
+    return 0;
+  }
+  out << "TOKEN        USER                 TEAM                 ROLE\n";
+  for (const TokenLine& t : *tokens) {
+    char row[160];
+    std::snprintf(row, sizeof row, "%-12s %-20s %-20s %s\n", TokenPrefix(t.token).c_str(),
+                  t.user.c_str(), t.team.c_str(), t.admin ? "admin" : "user");
+    out << row;
+  }
+  return 0;
+}
+
+int RunTokenRevoke(const TokenRevokeFlags& flags, std::ostream& out, std::ostream& err) {
+  const auto fail = [&err](const std::string& message) {
+    err << "squeeze token revoke: " << message << "\n";
+    return 1;
+  };
+  if (flags.prefix.empty() == flags.user.empty()) {
+    return fail("give a token's first characters (8 or more, as `squeeze token list` shows "
+                "them) or --user USER, not both");
+  }
+  if (!flags.prefix.empty() && flags.prefix.size() < 8) {
+    return fail("'" + flags.prefix + "': give at least the 8 first characters of the token");
+  }
+  std::string prefix = flags.prefix;
+  if (prefix.size() > 3 && prefix.ends_with("...")) prefix.resize(prefix.size() - 3);
+  Result<std::vector<TokenLine>> removed = RevokeTokens(flags.data_dir, [&](const TokenLine& t) {
+    return prefix.empty() ? t.user == flags.user : t.token.starts_with(prefix);
+  });
+  if (!removed.ok()) return fail(removed.status().message());
+  if (!prefix.empty() && removed->size() > 1) {
+    // Cannot happen with 8+ random hex characters unless the file was written by hand.
+    err << "squeeze token revoke: warning: " << removed->size() << " tokens began with "
+        << prefix << "\n";
+  }
+  for (const TokenLine& t : *removed) {
+    out << "revoked " << TokenPrefix(t.token) << " of user '" << t.user << "' (team '" << t.team
+        << "'" << (t.admin ? ", admin" : "") << ")\n";
+  }
+  return 0;
+}
+
 void RegisterTokenCommand(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* token = app.add_subcommand("token", "Manage the API tokens of squeeze serve");
   token->require_subcommand(1);
@@ -66,8 +119,29 @@ void RegisterTokenCommand(CLI::App& app, std::vector<std::pair<CLI::App*, Comman
                 "user's jobs as its own user");
   add->add_option("TEAM", flags->team, "The user's team")->required();
   add->add_flag("--admin", flags->admin, "An admin token: may act on every job");
-  add->add_option("--data", flags->data_dir, "squeeze serve's data directory")->required();
+  const std::string data_help = "squeeze serve's data directory (default " + DefaultDataDir() +
+                                "; $SQUEEZE_DATA, else ~/.squeeze)";
+  flags->data_dir = DefaultDataDir();
+  add->add_option("--data", flags->data_dir, data_help);
   out.emplace_back(add, [flags] { return RunTokenAdd(*flags, std::cout, std::cerr); });
+
+  auto* list = token->add_subcommand("list", "List the tokens: the first characters of each, "
+                                              "its user, team and role");
+  auto list_dir = std::make_shared<std::string>(DefaultDataDir());
+  list->add_option("--data", *list_dir, data_help);
+  out.emplace_back(list, [list_dir] { return RunTokenList(*list_dir, std::cout, std::cerr); });
+
+  auto* revoke = token->add_subcommand(
+      "revoke", "Remove a token (by its first characters) or every token of --user; a running "
+                "squeeze serve stops taking it within a second or two");
+  auto revoke_flags = std::make_shared<TokenRevokeFlags>();
+  revoke_flags->data_dir = DefaultDataDir();
+  revoke->add_option("TOKEN", revoke_flags->prefix,
+                     "The token, or its first 8 characters or more (`squeeze token list`)");
+  revoke->add_option("--user", revoke_flags->user, "Every token of this user");
+  revoke->add_option("--data", revoke_flags->data_dir, data_help);
+  out.emplace_back(revoke,
+                   [revoke_flags] { return RunTokenRevoke(*revoke_flags, std::cout, std::cerr); });
 }
 
 }  // namespace squeeze

@@ -1,6 +1,7 @@
 // The field table of a job, shared by the YAML and the JSON form (both arrive as a JobNode tree).
 #include "config/job_file.h"
 
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -16,7 +17,7 @@ namespace {
 
 constexpr size_t kMaxNameChars = 128;
 constexpr size_t kMaxCommandArgs = 1024;
-constexpr size_t kMaxEnvEntries = 256;
+constexpr size_t kMaxEnvEntries = 1024;  // a login shell's environment, for --export=ALL
 constexpr size_t kMaxGpuModels = 64;
 constexpr size_t kMaxRegions = 64;
 constexpr double kMaxDataGb = 1e12;
@@ -102,6 +103,7 @@ class JobReader {
   Status ReadCheckpointCost(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCheckpointStall(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadEstimate(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadTimeLimit(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -149,12 +151,31 @@ constexpr FieldDef kFields[] = {
     {"checkpoint_stall", &JobReader::ReadCheckpointStall},
     {"fault_tolerant", &JobReader::ReadFaultTolerant},
     {"estimate", &JobReader::ReadEstimate},
+    {"time_limit", &JobReader::ReadTimeLimit},
     {"deadline", &JobReader::ReadDeadline},
     {"team", &JobReader::ReadTeam},
     {"cpus", &JobReader::ReadCpus},
     {"memory", &JobReader::ReadMemory},
     {"max_retries", &JobReader::ReadMaxRetries},
 };
+
+// squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
+std::string_view SlurmFieldName(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"time", "time_limit"},      {"timelimit", "time_limit"}, {"walltime", "time_limit"},
+      {"partition", "pool"},       {"queue", "pool"},           {"priority", "urgency"},
+      {"qos", "urgency"},          {"job_name", "name"},        {"job-name", "name"},
+      {"gres", "gpus"},            {"gpus_per_node", "gpus"},   {"chdir", "workdir"},
+      {"account", "team"},         {"mem", "memory"},           {"cpus_per_task", "cpus"},
+      {"requeue", "preemptible"},  {"export", "env"},           {"environment", "env"},
+  };
+  std::string lower(key);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [theirs, ours] : kNames) {
+    if (lower == theirs) return ours;
+  }
+  return {};
+}
 
 std::vector<std::string_view> FieldNames() {
   std::vector<std::string_view> names;
@@ -437,6 +458,16 @@ Status JobReader::ReadEstimate(const JobNode& n, std::string_view f, JobRequest&
   return Assign(PositiveDuration(n, f), out.spec.estimate);
 }
 
+// Slurm's --time forms (a plain number is minutes) and squeeze's durations; 0 or UNLIMITED is
+// no limit.
+Status JobReader::ReadTimeLimit(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<Time> limit =
+      Parsed(n, f, "a time limit (1:00:00, 2-0, 90 for minutes, 2h)", ParseSlurmTime);
+  if (!limit.ok()) return limit.status();
+  if (*limit > 0) out.spec.time_limit = *limit;
+  return Status::Ok();
+}
+
 // An RFC 3339 date-time, or "+DURATION" from now; in the future either way.
 Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const {
   const Result<std::string> text = Scalar(n, f, "a date-time or +duration");
@@ -524,6 +555,11 @@ Result<JobRequest> JobReader::Read(const JobNode& root) const {
     const FieldDef* def = nullptr;
     for (const FieldDef& f : kFields) def = f.name == key ? &f : def;
     if (def == nullptr) {
+      if (const std::string_view ours = SlurmFieldName(key); !ours.empty()) {
+        return Error(key_where, "",
+                     "unknown field '" + key + "': squeeze's field for it is '" +
+                         std::string(ours) + "' (docs/job-file.md)");
+      }
       const std::optional<std::string> near = NearestName(key, FieldNames());
       return Error(key_where, "",
                    "unknown field '" + key + "'" +

@@ -203,6 +203,38 @@ TEST(JobFileTest, DeadlineFormsAndPastDeadline) {
   EXPECT_THAT(deadline("+soon").status().message(), HasSubstr("is not a duration"));
 }
 
+// time_limit takes Slurm's --time forms (a plain number is minutes) and squeeze's durations;
+// 0 and UNLIMITED are no limit; a broken one names the line, the field and the value.
+TEST(JobFileTest, TimeLimitTakesSlurmsFormsAndDurations) {
+  auto limit = [](const std::string& text) {
+    return ParseJobYaml(WithCommand("time_limit: \"" + text + "\"\n"), "j", kNow);
+  };
+  EXPECT_EQ(limit("90")->spec.time_limit, 90 * 60);
+  EXPECT_EQ(limit("1:30")->spec.time_limit, 90);
+  EXPECT_EQ(limit("1:00:00")->spec.time_limit, 3600);
+  EXPECT_EQ(limit("2-12")->spec.time_limit, 60 * 3600);
+  EXPECT_EQ(limit("1-00:00:30")->spec.time_limit, 86430);
+  EXPECT_EQ(limit("2h")->spec.time_limit, 7200);
+  EXPECT_FALSE(limit("UNLIMITED")->spec.time_limit.has_value());
+  EXPECT_FALSE(limit("0")->spec.time_limit.has_value());
+  EXPECT_THAT(limit("1:75:00").status().message(), HasSubstr("j:2:13: time_limit: "));
+  EXPECT_THAT(limit("1:75:00").status().message(), HasSubstr("1:75:00"));
+  EXPECT_THAT(limit("soon").status().message(), HasSubstr("time_limit: "));
+  EXPECT_THAT(limit("soon").status().message(), HasSubstr("soon"));
+  EXPECT_THAT(limit("-5").status().message(), HasSubstr("time_limit: "));
+}
+
+// Slurm's (and others') names for squeeze's fields point to them.
+TEST(JobFileTest, SlurmsFieldNamesPointToSqueezes) {
+  EXPECT_THAT(YamlError("command: [a]\ntime: 1:00:00\n"),
+              HasSubstr("job.yaml:2:1: unknown field 'time': squeeze's field for it is "
+                        "'time_limit'"));
+  EXPECT_THAT(YamlError("command: [a]\npartition: gpu\n"),
+              HasSubstr("unknown field 'partition': squeeze's field for it is 'pool'"));
+  EXPECT_THAT(YamlError("command: [a]\npriority: 10\n"),
+              HasSubstr("unknown field 'priority': squeeze's field for it is 'urgency'"));
+}
+
 TEST(JobFileTest, MalformedYamlNamesLineAndColumn) {
   EXPECT_EQ(YamlError("command: [a, b\ngpus: 1\n"),
             "job.yaml:2:5: malformed YAML: end of sequence flow not found");
@@ -423,16 +455,16 @@ TEST(JobFileTest, CommandMustBeAList) {
 }
 
 TEST(JobFileTest, SizesAreBounded) {
-  EXPECT_THAT(YamlError("command: [a]\n#" + std::string(70000, 'x') + "\n"),
-              HasSubstr("job.yaml: the job is 70015 bytes long; the limit is 65536"));
-  EXPECT_THAT(YamlError("command: [" + std::string(5000, 'a') + "]\n"),
-              HasSubstr("a value is 5000 bytes long; the limit is 4096"));
+  EXPECT_THAT(YamlError("command: [a]\n#" + std::string(270000, 'x') + "\n"),
+              HasSubstr("job.yaml: the job is 270015 bytes long; the limit is 262144"));
+  EXPECT_THAT(YamlError("command: [" + std::string(70000, 'a') + "]\n"),
+              HasSubstr("a value is 70000 bytes long; the limit is 65536"));
   std::string args = "command: [a";
   for (int i = 0; i < 1024; ++i) args += ",b";
   EXPECT_THAT(YamlError(args + "]\n"), HasSubstr("command: 1025 arguments; the limit is 1024"));
   std::string env = "command: [a]\nenv:\n";
-  for (int i = 0; i < 257; ++i) env += "  V" + std::to_string(i) + ": x\n";
-  EXPECT_THAT(YamlError(env), HasSubstr("env: 257 variables; the limit is 256"));
+  for (int i = 0; i < 1025; ++i) env += "  V" + std::to_string(i) + ": x\n";
+  EXPECT_THAT(YamlError(env), HasSubstr("env: 1025 variables; the limit is 1024"));
   EXPECT_THAT(JsonError(R"({"command": [[[[[[[[[["a"]]]]]]]]]]})"), HasSubstr("nested too deeply"));
 }
 

@@ -45,6 +45,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (s.checkpoint_stall) j["checkpoint_stall"] = FormatDuration(*s.checkpoint_stall);
   if (s.fault_tolerant) j["fault_tolerant"] = true;
   if (s.estimate) j["estimate"] = FormatDuration(*s.estimate);
+  if (s.time_limit) j["time_limit"] = FormatDuration(*s.time_limit);
   if (s.deadline) j["deadline"] = FormatDateTime(*s.deadline);
   if (!s.team.empty()) j["team"] = s.team;
   if (s.cpu_milli > 0) j["cpus"] = FormatCpuMilli(s.cpu_milli);

@@ -30,8 +30,9 @@ struct JobEntry {
 };
 
 // What the readers accept: whole documents, strings, nesting.
-constexpr size_t kMaxJobTextBytes = 64 * 1024;
-constexpr size_t kMaxJobStringBytes = 4 * 1024;
+// A string holds a whole batch script (`bash -c SCRIPT`), a job its environment (--export).
+constexpr size_t kMaxJobTextBytes = 256 * 1024;
+constexpr size_t kMaxJobStringBytes = 64 * 1024;
 constexpr int kMaxJobDepth = 8;
 
 // "a map", "a list", "a single value", "nothing".

@@ -122,18 +122,24 @@ Rank CycleContext::RankOfRunning(const Job& job) const {
 }
 
 Time CycleContext::ExpectedRunTime(const Job& job) const {
+  const Time limit = job.spec.time_limit.value_or(kNever);  // a run never lasts longer
   const Time overhead = job.starts > 0 ? RestartOverhead(job.spec) : 0;
-  if (job.spec.estimate) return overhead + std::max<Time>(0, *job.spec.estimate - job.work_done);
-  if (!s.policy.learned_estimates) return kNever;
+  if (job.spec.estimate) {
+    return std::min(limit, overhead + std::max<Time>(0, *job.spec.estimate - job.work_done));
+  }
+  if (!s.policy.learned_estimates) return limit;
   auto learned = s.job_order->PredictRemaining(job, now);
-  return learned ? overhead + *learned : kNever;
+  return learned ? std::min(limit, overhead + *learned) : limit;
 }
 
 Time CycleContext::ExpectedEnd(const Job& running) const {
-  if (running.spec.estimate) return running.EstimatedEnd();
-  if (!s.policy.learned_estimates) return kNever;
+  if (running.spec.estimate || !s.policy.learned_estimates) return running.EstimatedEnd();
+  const Time limit = running.spec.time_limit ? running.run_start + *running.spec.time_limit
+                                             : kNever;
   auto learned = s.job_order->PredictRemaining(running, now);
-  return learned ? std::max(now, running.run_start + running.run_overhead) + *learned : kNever;
+  return learned ? std::min(limit, std::max(now, running.run_start + running.run_overhead) +
+                                       *learned)
+                 : limit;
 }
 
 void CycleContext::AddReservation(Reservation r) {

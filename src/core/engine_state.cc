@@ -52,7 +52,9 @@ int BaseBand(const Policy& policy, const Job& job) {
 
 void IndexRunning(EngineState& s, const Job& job) {
   if (job.slice_end != kNever) s.slice_ends.insert({job.slice_end, job.spec.id});
-  if (job.spec.estimate) s.estimated_ends.insert({job.EstimatedEnd(), job.spec.id});
+  if (job.spec.estimate || job.spec.time_limit) {
+    s.estimated_ends.insert({job.EstimatedEnd(), job.spec.id});
+  }
   if (job.spec.preemptible) {
     const int band = BaseBand(s.policy, job);
     if (static_cast<int>(s.running_preemptible_by_band.size()) <= band) {
@@ -64,7 +66,9 @@ void IndexRunning(EngineState& s, const Job& job) {
 
 void UnindexRunning(EngineState& s, const Job& job) {
   if (job.slice_end != kNever) s.slice_ends.erase({job.slice_end, job.spec.id});
-  if (job.spec.estimate) s.estimated_ends.erase({job.EstimatedEnd(), job.spec.id});
+  if (job.spec.estimate || job.spec.time_limit) {
+    s.estimated_ends.erase({job.EstimatedEnd(), job.spec.id});
+  }
   if (job.spec.preemptible) --s.running_preemptible_by_band[BaseBand(s.policy, job)];
 }
 

@@ -53,7 +53,7 @@ struct EngineState {
   std::unordered_map<JobId, Job> jobs;  // pending and active jobs only
   PendingQueue pending;
   std::set<std::pair<Time, JobId>> slice_ends;      // running, sliced
-  std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate
+  std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate or a limit
   std::set<std::pair<Time, JobId>> boost_watch;  // pending, not yet boosted
   std::set<std::pair<Time, JobId>> back_watch;   // requeued, out of the queue until then
   std::vector<std::vector<JobId>> node_jobs;        // active jobs on each node

@@ -85,8 +85,11 @@ std::optional<Time> Job::EstimatedRemaining(Time now) const {
 }
 
 Time Job::EstimatedEnd() const {
-  if (!IsActive() || !spec.estimate) return kNever;
-  return run_start + run_overhead + TimeForWork(std::max<Time>(0, *spec.estimate - work_done));
+  if (!IsActive()) return kNever;
+  const Time limit = spec.time_limit ? run_start + *spec.time_limit : kNever;
+  if (!spec.estimate) return limit;
+  return std::min(limit, run_start + run_overhead +
+                             TimeForWork(std::max<Time>(0, *spec.estimate - work_done)));
 }
 
 Time Job::TimeForWork(Time work) const {

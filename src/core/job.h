@@ -41,6 +41,10 @@ struct JobSpec {
   std::optional<Time> restart_overhead;  // seconds lost on each restart; default by GPU count
 
   std::optional<Time> estimate;  // estimated run time, seconds
+  // The most one run may last, seconds (Slurm's --time): at it the job is stopped (after a
+  // checkpoint when it can make one) and ends timed out. A promise where the estimate is a
+  // guess: a run never holds its GPUs longer, so backfill may count on it.
+  std::optional<Time> time_limit;
   std::optional<Time> deadline;  // absolute time by which it should finish
 
   // Work that tolerates interruption well (preprocessing, hyper-parameter search, ablations):

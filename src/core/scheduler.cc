@@ -92,6 +92,10 @@ Status Scheduler::CheckFeasible(const JobSpec& spec) const {
   if (spec.estimate && *spec.estimate < 0) {
     return Status::Error("estimate " + std::to_string(*spec.estimate) + " is negative");
   }
+  if (spec.time_limit && *spec.time_limit <= 0) {
+    return Status::Error("time_limit " + std::to_string(*spec.time_limit) +
+                         " is not positive (no limit: leave it out)");
+  }
   if (spec.checkpoint_interval < 0 || spec.checkpoint_cost < 0 ||
       spec.checkpoint_stall.value_or(0) < 0 || spec.restart_overhead.value_or(0) < 0) {
     return Status::Error("checkpoint and restart times must not be negative");
@@ -513,6 +517,11 @@ size_t Scheduler::WaitingAhead(JobId id, size_t show, std::vector<JobId>* first)
       },
       nullptr);
   return ahead;
+}
+
+int Scheduler::TeamPoolGpus(int pool, const std::string& team) const {
+  auto it = state_->team_pool_gpus.find({pool, team});
+  return it == state_->team_pool_gpus.end() ? 0 : it->second;
 }
 
 bool Scheduler::GpuClosed(int node, int gpu) const {

@@ -140,6 +140,8 @@ class Scheduler {
   // How many jobs wait ahead of waiting job `id` in the queue's order (all waiting jobs when
   // it is not waiting), with the first `show` of them in `first`.
   size_t WaitingAhead(JobId id, size_t show, std::vector<JobId>* first) const;
+  // GPUs `team` holds in pool `pool` (what its quota there counts).
+  int TeamPoolGpus(int pool, const std::string& team) const;
   // The active jobs on a node, in the order they came.
   const std::vector<JobId>& JobsOnNode(int node) const { return state_->node_jobs.at(node); }
   // Whether inference needs GPU `gpu` of colocated node `node` now (it takes no training).

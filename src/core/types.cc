@@ -29,6 +29,7 @@ std::string_view JobStateName(JobState s) {
     case JobState::kDone: return "done";
     case JobState::kFailed: return "failed";
     case JobState::kCancelled: return "cancelled";
+    case JobState::kTimeout: return "timeout";
   }
   return "unknown";
 }

@@ -28,6 +28,7 @@ enum class JobState : uint8_t {
   kDone,
   kFailed,
   kCancelled,
+  kTimeout,  // stopped at its time limit (JobSpec::time_limit), after a checkpoint if it can
 };
 std::string_view JobStateName(JobState s);
 

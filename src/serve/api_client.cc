@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "exec/run_files.h"
 #include "serve/daemon.h"
 #include "serve/unix_http.h"
 
@@ -34,20 +35,64 @@ std::string FindDaemonSocket(const std::string& given) {
 
 ApiClient::~ApiClient() = default;
 
+namespace {
+
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+// The serve.url (and admin.token, when readable) a daemon left in its data directory.
+bool FindDaemonFiles(std::string& url, std::string& token, std::string& how) {
+  for (const std::string& dir : {DefaultDataDir(), std::string("/var/lib/squeeze")}) {
+    std::optional<std::string> text = ReadFileIfPresent(dir + "/serve.url");
+    if (!text || FirstLine(*text).empty()) continue;
+    url = FirstLine(*text);
+    how = " (from " + dir + "/serve.url)";
+    if (token.empty()) {
+      if (std::optional<std::string> t = ReadFileIfPresent(dir + "/admin.token"); t) {
+        token = FirstLine(*t);
+        how = " (from " + dir + "/serve.url, with " + dir + "/admin.token)";
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+// httplib's error in words a user can act on.
+std::string Unreachable(httplib::Error error) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "nothing answers there (is squeeze serve running, and at that address?)";
+    case httplib::Error::ConnectionTimeout: return "the connection timed out";
+    case httplib::Error::Read: return "the connection broke while reading the reply";
+    case httplib::Error::Write: return "the connection broke while sending the request";
+    default: return httplib::to_string(error);
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ApiClient>> ApiClient::Connect(ClientOptions options) {
   if (options.token.empty()) {
     const char* env = std::getenv("SQUEEZE_TOKEN");
     options.token = env ? env : "";
   }
+  std::string how;
   if (options.url.empty()) {
     const char* env = std::getenv("SQUEEZE_URL");
     if (env && *env) {
       options.url = env;
+      how = " (from $SQUEEZE_URL)";
     } else if (std::string socket = FindDaemonSocket(options.socket); !socket.empty()) {
       return std::unique_ptr<ApiClient>(
           new ApiClient("unix:" + socket, options.token, nullptr, socket));
-    } else {
+    } else if (!FindDaemonFiles(options.url, options.token, how)) {
       options.url = "http://127.0.0.1:8642";
+      how = " (the default: no $SQUEEZE_URL, no squeeze.sock or serve.url in " +
+            DefaultDataDir() + " or /var/lib/squeeze)";
     }
   }
   if (options.url.rfind("http://", 0) != 0) {
@@ -59,8 +104,10 @@ Result<std::unique_ptr<ApiClient>> ApiClient::Connect(ClientOptions options) {
   client->set_connection_timeout(5, 0);
   client->set_read_timeout(60, 0);
   if (!options.token.empty()) client->set_bearer_token_auth(options.token);
-  return std::unique_ptr<ApiClient>(
+  auto made = std::unique_ptr<ApiClient>(
       new ApiClient(options.url, options.token, std::move(client), ""));
+  made->how_ = how;
+  return made;
 }
 
 Result<nlohmann::json> ApiClient::Decode(const std::string& what, int status,
@@ -85,7 +132,7 @@ Result<nlohmann::json> ApiClient::Get(const std::string& path) {
   }
   auto res = client_->Get(path.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));
+    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " + Unreachable(res.error()));
   }
   return Decode("GET " + path, res->status, res->body);
 }
@@ -99,7 +146,7 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const std::strin
   }
   auto res = client_->Post(path.c_str(), body, content_type.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + ": " + httplib::to_string(res.error()));
+    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " + Unreachable(res.error()));
   }
   return Decode("POST " + path, res->status, res->body);
 }

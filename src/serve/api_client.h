@@ -22,9 +22,12 @@ namespace squeeze {
 
 struct ClientOptions {
   // "http://HOST:PORT"; empty = $SQUEEZE_URL, else the socket (below) when there is one, else
-  // http://127.0.0.1:8642.
+  // the serve.url a daemon wrote in the default data directory ($SQUEEZE_DATA, ~/.squeeze) or
+  // /var/lib/squeeze, else http://127.0.0.1:8642.
   std::string url;
-  std::string token;   // empty = $SQUEEZE_TOKEN
+  // Empty = $SQUEEZE_TOKEN, else, with a serve.url found as above, the admin.token beside it
+  // when this user may read it (the daemon's own user).
+  std::string token;
   // The daemon's Unix socket; empty = $SQUEEZE_SOCKET, else squeeze.sock in the default data
   // directory ($SQUEEZE_DATA, ~/.squeeze), else /var/lib/squeeze/squeeze.sock.
   std::string socket;
@@ -51,6 +54,7 @@ class ApiClient {
   Result<nlohmann::json> Decode(const std::string& what, int status, const std::string& body);
 
   std::string url_;
+  std::string how_;  // how the address was found, for messages ("from ~/.squeeze/serve.url")
   std::string token_;
   std::unique_ptr<httplib::Client> client_;  // null on the socket
   std::string socket_;

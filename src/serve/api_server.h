@@ -29,7 +29,7 @@ namespace squeeze {
 struct ApiOptions {
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 8642;                 // 0 = any free port (see ApiServer::port())
-  size_t max_body_bytes = 64 * 1024;
+  size_t max_body_bytes = 256 * 1024;
   // The dashboard's built files, served under /ui/ (and / redirects there); empty = none. A
   // folder without an index.html makes / answer how to build it (serve/web_dir.h).
   std::string web_dir;

@@ -38,6 +38,7 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["checkpoint_stall_s"] =
       spec.checkpoint_stall ? nlohmann::json(*spec.checkpoint_stall) : nlohmann::json();
   j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
+  j["time_limit_s"] = spec.time_limit ? nlohmann::json(*spec.time_limit) : nlohmann::json();
   j["deadline"] = TimeOrNull(spec.deadline);
   j["private"] = !private_fields;
   j["command"] = private_fields ? nlohmann::json(job.request.command) : nlohmann::json();
@@ -47,17 +48,15 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["started_at"] = TimeOrNull(job.started_at);
   const bool finished = IsFinished(job.state);
   j["ended_at"] = finished ? TimeOrNull(job.ended_at) : nlohmann::json();
-  // The current wait for a waiting job (since it was submitted, or since its last run ended);
-  // for one that ran once, the wait before that run; null after several runs (the waits
-  // between them are in the job's history, not summed here).
-  nlohmann::json wait;
+  // Every wait of the job summed, as squeue's and sacct's: the waits before its runs, and the
+  // current one for a waiting job (since it was submitted, or since its last run ended); a
+  // job that ended without a run waited all its life.
+  Time wait = job.waited;
   if (job.state == JobState::kPending) {
-    wait = std::max<Time>(0, now - (job.attempts > 0 && job.ended_at ? *job.ended_at
-                                                                     : job.submitted_at));
-  } else if (job.started_at && job.attempts == 1) {
-    wait = std::max<Time>(0, *job.started_at - job.submitted_at);
+    wait += std::max<Time>(0, now - (job.attempts > 0 && job.ended_at ? *job.ended_at
+                                                                      : job.submitted_at));
   } else if (job.attempts == 0) {
-    wait = std::max<Time>(0, job.ended_at.value_or(now) - job.submitted_at);
+    wait += std::max<Time>(0, job.ended_at.value_or(now) - job.submitted_at);
   }
   j["wait_s"] = wait;
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();

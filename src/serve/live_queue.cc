@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "config/job_values.h"
+#include "core/duration.h"
 
 namespace squeeze {
 
@@ -244,6 +245,7 @@ Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
   }
   ApplyBackendReports(now);
   UpdateHeldIdle(now);
+  EnforceTimeLimits(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
   std::vector<Decision> starts;
@@ -304,6 +306,10 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.cancelled;
     jobs_.erase(id);
+    return;
+  }
+  if (job.timed_out) {
+    EndTimedOut(id, job, code, now);
     return;
   }
   if (job.stopping != Stopping::kNo || job.requeue_on_exit) {
@@ -516,6 +522,60 @@ void LiveQueue::Terminate(JobId id, LiveJob& job, Time now) {
   Time grace = options_.stop_grace;
   if (const Time by = LeaveBy(id); by != kNever) grace = std::clamp<Time>(by - now, 0, grace);
   SendStop(id, job, now, grace);
+}
+
+void LiveQueue::EnforceTimeLimits(Time now) {
+  for (auto& [id, job] : jobs_) {
+    const std::optional<Time> limit = job.request.spec.time_limit;
+    if (!limit || job.cancelled || job.killed_at_leave_by) continue;
+    const Job* known = scheduler_->Find(id);
+    if (known == nullptr || !known->IsActive() || !HasRun(id, job)) continue;
+    const Time limit_at = known->run_start + *limit;
+    const std::string why = "time limit " + FormatDuration(*limit) + " reached";
+    if (now >= limit_at) {
+      // Its time is up, whatever it was doing (a checkpoint, a stop asked for another reason).
+      if (job.timed_out && job.stopping == Stopping::kTerminating) continue;
+      job.timed_out = true;
+      job.stopping = Stopping::kTerminating;
+      (void)store_.AppendEvent(id, now, "stop", why + "; SIGTERM");
+      Terminate(id, job, now);
+      continue;
+    }
+    if (job.timed_out || job.stopping != Stopping::kNo || !job.request.spec.checkpointable) {
+      continue;
+    }
+    // A checkpoint asked for ahead of the limit, by what one takes (or the daemon's grace),
+    // at most half the limit before it.
+    const Time lead = std::min(*limit / 2, std::max(options_.checkpoint_grace,
+                                                    job.request.spec.checkpoint_cost));
+    if (now < limit_at - lead) continue;
+    job.timed_out = true;
+    job.stop_reason = why;
+    Executor* executor = &ExecutorOf(job);
+    const JobId job_id = id;
+    OutboxOf(*executor).Push(id, job.attempts, Outbox::Kind::kCheckpoint,
+                             [executor, job_id] { return executor->RequestCheckpoint(job_id); });
+    job.stopping = Stopping::kAwaitCheckpoint;
+    job.stop_deadline = limit_at;
+    if (Status s = store_.SetState(id, JobState::kCheckpointing,
+                                   why + " at " + FormatDateTime(limit_at) + "; checkpointing",
+                                   now);
+        !s.ok()) {
+      Log(s.message());
+    }
+  }
+}
+
+void LiveQueue::EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now) {
+  if (const Job* known = scheduler_->Find(id); known != nullptr && known->IsActive()) {
+    (void)scheduler_->Finished(id, now, false);
+  }
+  std::string reason = "time limit " + FormatDuration(*job.request.spec.time_limit) + " reached";
+  reason += job.has_checkpoint ? "; its last checkpoint is kept" : "; no checkpoint";
+  RunEnd end{exit_code, JobState::kTimeout, reason, false, job.failures, std::nullopt};
+  if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+  ++counters_.timed_out;
+  jobs_.erase(id);
 }
 
 void LiveQueue::TerminateOverdue(Time now) {

@@ -17,6 +17,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,6 +71,7 @@ struct LiveCounters {
   int64_t finished_done = 0;
   int64_t finished_failed = 0;
   int64_t cancelled = 0;
+  int64_t timed_out = 0;     // stopped at their time limit
   int64_t lost = 0;          // runs a backend lost (node failure, Slurm's requeue), queued again
   std::vector<uint64_t> wait_counts;  // histogram of queue waits at each start (kWaitBounds)
   double wait_sum = 0;
@@ -157,6 +159,10 @@ class LiveQueue {
   // Running jobs held but idle: {"jobs": [{"id", "name", "user", "team", "gpus": [{"node",
   // "gpu"}], "mean_utilization", "idle_since"}], "threshold", "window_s"}.
   nlohmann::json HeldIdleJson() const;
+  // A waiting job's reason in one word, as Slurm's REASON codes (core/wait_reasons.h; also
+  // BeginTime for a retry's back-off); empty for a job that does not wait or was just
+  // submitted. As of the last step.
+  std::string_view ReasonCode(JobId id) const;
   // Pending jobs by urgency, GPUs allocated and idle, counters.
   struct Gauges {
     std::map<std::string, int64_t> pending_by_urgency;
@@ -202,8 +208,13 @@ class LiveQueue {
     std::string placed_because;  // why its current run is outside its home region, if it is
     std::optional<HeldIdleTracker::Spell> held_idle;  // its current run's idle spell, if any
     bool start_pending = false;  // its start (of attempt `attempts`) is in an outbox
+    bool timed_out = false;  // its run reached its time limit (or the checkpoint before it)
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
+  // Runs that reach their time limit: asked to checkpoint ahead of it, stopped at it.
+  void EnforceTimeLimits(Time now);
+  // A run stopped at its time limit ends the job timed out; it is forgotten.
+  void EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now);
   Executor& ExecutorFor(const Placement& placement);
   std::vector<Executor*> AllExecutors();
 
@@ -299,11 +310,13 @@ class LiveQueue {
     nlohmann::json nodes, pools, held_idle;
     Gauges gauges;
     std::shared_ptr<const WhyView> why;  // of this generation, or of an earlier one
+    std::unordered_map<JobId, std::string_view> reasons;  // waiting jobs' REASON codes
   };
   nlohmann::json BuildNodesJson() const;
   nlohmann::json BuildPoolsJson() const;
   nlohmann::json BuildHeldIdleJson() const;
   Gauges BuildGauges() const;
+  std::unordered_map<JobId, std::string_view> BuildReasons() const;
   void Publish() const;
   std::shared_ptr<const ReadView> View() const;
   // Publishes when it goes out of scope (declared after the lock on mu_, so while it is held).

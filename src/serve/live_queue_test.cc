@@ -489,6 +489,39 @@ TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {
   EXPECT_THAT(j.reason, HasSubstr("spot reclaim: node spot-0 is taken back in 8s"));
 }
 
+// A time limit (Slurm's --time): a checkpointable job is asked to checkpoint ahead of it (by
+// the checkpoint grace, 20 s here, at most half the limit), then stopped; it ends timeout with
+// its checkpoint kept. One that cannot checkpoint is stopped at the limit.
+TEST_F(LiveQueueTest, AJobIsCheckpointedAndStoppedAtItsTimeLimitAndEndsTimeout) {
+  auto q = MakeQueue(2);
+  JobRequest trainer = TrainLike(600, Urgency::kNormal);  // 600 s of work
+  trainer.spec.time_limit = 60;
+  const JobId limited = Submit(*q, trainer);
+  JobRequest sleeper = Command({"sleep", "100"});
+  sleeper.spec.time_limit = 10;
+  const JobId plain = Submit(*q, sleeper);
+  const JobId quick = Submit(*q, FromJson(R"({"command": ["true"], "time_limit": "1:00"})"));
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kRunning; }));
+  const Time started = now_;
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(plain) == JobState::kTimeout; }));
+  StoredJob p = store_->Get(plain).value();
+  EXPECT_EQ(p.reason, "time limit 10s reached; no checkpoint");
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kCheckpointing; }));
+  const Time asked = now_;
+  EXPECT_GE(asked - started, 38);  // 60 s less the 20-s lead, from about when it started
+  EXPECT_LE(asked - started, 42);
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kTimeout; }));
+  EXPECT_LT(now_ - started, 60);  // it saved well before the limit and was stopped then
+  StoredJob j = store_->Get(limited).value();
+  EXPECT_TRUE(j.last_checkpoint.has_value());
+  EXPECT_EQ(j.reason, "time limit 1m reached; its last checkpoint is kept");
+  EXPECT_EQ(j.attempts, 1);
+  EXPECT_THAT(Log(limited, 1), HasSubstr("checkpoint at step"));
+  EXPECT_EQ(StateOf(quick), JobState::kDone);
+  EXPECT_EQ(store_->Get(quick)->request.spec.time_limit, 60);
+  EXPECT_EQ(q->Snapshot().counters.timed_out, 2);
+}
+
 // A checkpoint_cost longer than the checkpoint grace (20 s here) is how long a stop waits for
 // the checkpoint before SIGTERM: a job submitted with checkpoint_cost 40s that never saves is
 // sent SIGTERM 40 s after it was asked to checkpoint, not 20 s.

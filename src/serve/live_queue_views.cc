@@ -8,7 +8,10 @@
 
 #include "config/job_values.h"
 #include "core/duration.h"
+#include "core/wait_reasons.h"
 #include "serve/live_queue.h"
+
+#include "core/wait_reasons.h"
 
 namespace squeeze {
 
@@ -185,6 +188,7 @@ void LiveQueue::Publish() const {
   view->pools = BuildPoolsJson();
   view->held_idle = BuildHeldIdleJson();
   view->gauges = BuildGauges();
+  view->reasons = BuildReasons();
   // While whys are asked, every publication carries a copy of the scheduler for them.
   if (why_interest_.load() > 0) {
     --why_interest_;
@@ -204,6 +208,19 @@ std::shared_ptr<const LiveQueue::ReadView> LiveQueue::View() const {
   Publish();
   std::lock_guard view_lock(view_mu_);
   return view_;
+}
+
+std::unordered_map<JobId, std::string_view> LiveQueue::BuildReasons() const {
+  std::unordered_map<JobId, std::string_view> out;
+  for (const auto& [id, reason] : WaitReasons(*scheduler_)) out.emplace(id, WaitReasonName(reason));
+  for (const auto& [at, id] : retries_) out.emplace(id, "BeginTime");  // a retry's back-off
+  return out;
+}
+
+std::string_view LiveQueue::ReasonCode(JobId id) const {
+  const std::shared_ptr<const ReadView> view = View();
+  auto it = view->reasons.find(id);
+  return it == view->reasons.end() ? std::string_view() : it->second;
 }
 
 nlohmann::json LiveQueue::NodesJson() const { return View()->nodes; }

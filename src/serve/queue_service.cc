@@ -118,9 +118,19 @@ ApiResult QueueService::List(const Principal& who,
   return ApiResult::OkText(page + "}");
 }
 
+void QueueService::AddReasonCode(const StoredJob& job, nlohmann::json& out) const {
+  if (job.state != JobState::kPending) return;
+  const std::string_view code = queue_.ReasonCode(job.id);
+  out["reason_code"] = code.empty() ? nlohmann::json() : nlohmann::json(std::string(code));
+}
+
 std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool private_fields) {
   const std::vector<std::string> nodes = queue_.cluster().NodeNamesOf(job.gpus);
-  if (!IsFinished(job.state)) return StoredJobJson(job, now, private_fields, nodes).dump();
+  if (!IsFinished(job.state)) {
+    nlohmann::json j = StoredJobJson(job, now, private_fields, nodes);
+    AddReasonCode(job, j);
+    return j.dump();
+  }
   const int64_t key = FinishedTextKey(job.id, private_fields);
   {
     std::lock_guard lock(finished_text_mu_);
@@ -138,6 +148,7 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
   const bool own = MaySee(who, *job);
   nlohmann::json out = StoredJobJson(*job, clock_(), own, queue_.cluster().NodeNamesOf(job->gpus));
+  AddReasonCode(*job, out);
   out["checkpoint_dir"] =
       own ? nlohmann::json(PathsOf(data_dir_, id, 0).checkpoint_dir) : nlohmann::json();
   // One job is shown with its history: submit, starts, stops and why, moves, checkpoints, ends.
@@ -182,6 +193,7 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
                                     "'s: only its owner or an admin may read it");
   }
   int64_t attempt = job->attempts, tail = 64 * 1024;
+  std::optional<int64_t> from;  // from_byte: the text from there on (a follower's next read)
   for (const auto& [key, value] : query) {
     auto n = ParseInt64(value);
     if (key == "attempt") {
@@ -197,8 +209,14 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
                                         std::to_string(kMaxTail));
       }
       tail = *n;
+    } else if (key == "from_byte") {
+      if (!n || *n < 0) {
+        return ApiResult::Fail(400, "from_byte: '" + value + "' is not a number of 0 or more");
+      }
+      from = *n;
     } else {
-      return ApiResult::Fail(400, "unknown query parameter '" + key + "' (attempt, tail_bytes)");
+      return ApiResult::Fail(400, "unknown query parameter '" + key +
+                                      "' (attempt, tail_bytes, from_byte)");
     }
   }
   if (attempt < 1) return ApiResult::Fail(409, "job " + std::to_string(id) + " has not run yet");
@@ -206,12 +224,21 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
   auto path = ResolveInside(data_dir_, relative);
   if (!path.ok()) return ApiResult::Fail(400, path.status().message());
   std::string text = ReadFileIfPresent(*path).value_or("");
-  const bool truncated = static_cast<int64_t>(text.size()) > tail;
-  if (truncated) text = text.substr(text.size() - tail);
+  const int64_t size = static_cast<int64_t>(text.size());
+  // From `from` (at most tail_bytes of it, the first ones), else the last tail_bytes.
+  bool truncated = false;
+  if (from) {
+    text = text.substr(static_cast<size_t>(std::min(*from, size)));
+    if (static_cast<int64_t>(text.size()) > tail) text.resize(static_cast<size_t>(tail));
+  } else if (size > tail) {
+    truncated = true;
+    text = text.substr(static_cast<size_t>(size - tail));
+  }
   return ApiResult::Ok({{"id", id},
                         {"attempt", attempt},
                         {"path", *path},
                         {"truncated", truncated},
+                        {"size", size},
                         {"text", text}});
 }
 
@@ -318,6 +345,8 @@ std::string QueueService::MetricsText() {
             static_cast<double>(c.finished_failed), {{"state", "failed"}});
   m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
             static_cast<double>(c.cancelled), {{"state", "cancelled"}});
+  m.Counter("squeeze_jobs_finished_total", "Jobs that ended, by final state",
+            static_cast<double>(c.timed_out), {{"state", "timeout"}});
   m.Counter("squeeze_lost_runs_total",
             "Runs a backend lost (a Slurm node failed, Slurm requeued or forgot the job); "
             "each job was queued again",

@@ -52,6 +52,8 @@ class QueueService : public JobService {
   ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
  private:
+  // A waiting job's REASON code (LiveQueue::ReasonCode) as "reason_code".
+  void AddReasonCode(const StoredJob& job, nlohmann::json& out) const;
   // One job of a listing as JSON text; a finished job's is kept (by id and whether its private
   // fields are shown), the most recent kFinishedTextKept of them.
   std::string ListedJobText(const StoredJob& job, Time now, bool private_fields);

@@ -94,6 +94,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     lost += r.lost_gpu_s;
     if (r.had_deadline) ++s.deadlines;
     if (r.deadline_missed) ++s.deadline_misses;
+    if (r.timed_out) ++s.timed_out;
     const std::string pool = r.pool >= 0 ? cluster.pools[r.pool].name : "*";
     PoolSummary& ps = s.per_pool[pool];
     ++ps.jobs;

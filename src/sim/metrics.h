@@ -62,6 +62,7 @@ struct Summary {
   int64_t returned_home = 0;        // runs moved from spot or inference GPUs to the home pool
   int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
+  int64_t timed_out = 0;            // jobs stopped at their time limit (JobSpec::time_limit)
   // By true run time: under 1 h, 1 h to 12 h, 12 h and more.
   std::vector<LengthClass> by_length;
   // By urgency class, most urgent first ("critical", "high", "normal", "low"), the classes

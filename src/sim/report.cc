@@ -23,6 +23,9 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
   std::string out;
   for (const auto& r : runs) {
     const Summary& s = r.summary;
+    if (s.timed_out > 0) {
+      out += fmt::format("{}: {} jobs stopped at their time limit\n", s.policy, s.timed_out);
+    }
     if (s.deadlines > 0 || s.rejected > 0) {
       out += fmt::format("{}: {} of {} deadlines missed, {} jobs rejected\n", s.policy,
                          s.deadline_misses, s.deadlines, s.rejected);
@@ -175,6 +178,7 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["deadlines"] = s.deadlines;
   j["deadline_misses"] = s.deadline_misses;
   j["rejected"] = s.rejected;
+  j["timed_out"] = s.timed_out;
   j["wall_s"] = s.wall_s;
   nlohmann::ordered_json pools = nlohmann::ordered_json::object();
   for (const auto& [pool, ps] : s.per_pool) {

@@ -43,6 +43,7 @@ struct Running {
   int run = 0;
   Time run_start = 0;
   Time stop_at = kNever;  // when it was asked to stop
+  bool hits_limit = false;  // its time limit comes before its work is done
 };
 
 class SimRun {
@@ -271,11 +272,13 @@ Status SimRun::Finish(JobId id, Time now) {
   checker_.OnStop(*live, run.run_start, kNever, now);
   CheckEviction(*live, now);
   ChargePools(*live, run.run_start, now);
-  auto done = sched_->Finished(id, now, true);
+  auto done = sched_->Finished(id, now, !run.hits_limit);
   if (!done.ok()) return done.status();
   const Job& job = *done;
   const TraceJob& tj = trace_.jobs[index_of_.at(id)];
-  if (Status st = checker_.OnFinish(job, tj.duration); !st.ok()) return st;
+  if (!run.hits_limit) {
+    if (Status st = checker_.OnFinish(job, tj.duration); !st.ok()) return st;
+  }
   JobRecord r;
   r.id = id;
   r.pool = job.home_pool;
@@ -288,9 +291,12 @@ Status SimRun::Finish(JobId id, Time now) {
   r.urgency = tj.spec.urgency;
   r.preemptions = job.preemptions;
   const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;
-  r.lost_gpu_s = job.attained_gpu_s - static_cast<double>(tj.duration) * share;
+  // A run stopped at its limit did not finish its work: all it held is lost.
+  r.lost_gpu_s = run.hits_limit ? job.attained_gpu_s
+                                : job.attained_gpu_s - static_cast<double>(tj.duration) * share;
   r.had_deadline = job.spec.deadline.has_value();
   r.deadline_missed = r.had_deadline && now > *job.spec.deadline;
+  r.timed_out = run.hits_limit;
   result_.busy_gpu_s += job.attained_gpu_s;
   last_end_ = std::max(last_end_, now);
   result_.jobs.push_back(r);
@@ -335,7 +341,12 @@ Status SimRun::Apply(const Decision& d, Time now, bool* zero_cost_stop) {
     r.run_start = now;
     r.stop_at = kNever;
     const Time remaining = std::max<Time>(0, tj.duration - job->work_done);
-    Push(now + d.overhead + job->TimeForWork(remaining), EventKind::kFinish, d.job, r.run);
+    Time end = now + d.overhead + job->TimeForWork(remaining);
+    if (job->spec.time_limit && now + *job->spec.time_limit < end) {
+      end = now + *job->spec.time_limit;  // stopped there, and ends timed out
+      r.hits_limit = true;
+    }
+    Push(end, EventKind::kFinish, d.job, r.run);
     return Status::Ok();
   }
   Running& r = running_.at(d.job);

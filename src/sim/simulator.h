@@ -57,6 +57,7 @@ struct JobRecord {
   double lost_gpu_s = 0;   // GPU-seconds held beyond its duration (overheads, lost work)
   bool deadline_missed = false;
   bool had_deadline = false;
+  bool timed_out = false;  // stopped at its time limit before its work was done
 };
 
 struct SimResult {

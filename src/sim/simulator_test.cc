@@ -116,6 +116,21 @@ TEST(SimulatorTest, RejectedJobsAreReported) {
   EXPECT_EQ(r.jobs.size(), 1u);
 }
 
+// A run that reaches its time limit ends there, timed out, and its GPUs go to the next job; a
+// job whose work fits in its limit ends as usual.
+TEST(SimulatorTest, AJobStopsAtItsTimeLimit) {
+  SimResult r = Simulated({T(NewJob(1, 4, 0).TimeLimit(60), 100),
+                           T(NewJob(2, 4, 10).TimeLimit(60), 30)},
+                          Cluster({{"a", 1, 4}}), MakePolicy("fifo"));
+  auto t = Times(r);
+  EXPECT_THAT(t[1], ElementsAre(0, 60, 0, 0));
+  EXPECT_THAT(t[2], ElementsAre(60, 90, 50, 0));
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_TRUE(r.jobs[0].timed_out);
+  EXPECT_DOUBLE_EQ(r.jobs[0].lost_gpu_s, 60.0 * 4);  // all it held: its work was not done
+  EXPECT_FALSE(r.jobs[1].timed_out);
+}
+
 // A low-urgency checkpointable job is preempted at 400 by a high-urgency one (squeeze: min
 // runtime 300), resumes when it ends and pays 30 s of restart overhead.
 std::vector<TraceJob> PreemptionTrace(Time checkpoint_cost) {

@@ -42,6 +42,10 @@ struct ReadOptions {
   // Traces that give no urgency (all but job-profile): this share of the jobs is `high` and
   // the rest `low`, picked by a hash of the job id (the same jobs every time); 0 = all normal.
   double urgent_share = 0;
+  // Time limits as users give them, for traces that give none: each job's true duration times
+  // this factor, rounded up to a whole hour (sbatch --time); 0 = no limits. At 1 or more no
+  // job reaches its limit: the limits only tell backfill when runs end at the latest.
+  double time_limit_factor = 0;
 };
 
 }  // namespace squeeze

@@ -117,6 +117,9 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
   s += "squeeze_child=$!\n";
   s += "trap 'kill -USR1 $squeeze_child 2>/dev/null' USR1\n";
   s += "trap 'kill -TERM $squeeze_child 2>/dev/null' TERM\n";
+  // The record says the script runs and passes signals on: squeeze holds back a checkpoint
+  // request until then (a signal to a batch step slurmd has not started yet is lost).
+  s += "echo started >" + ShellQuote(exit_record) + "\n";
   s += "while :; do\n";
   s += "  wait $squeeze_child; squeeze_rc=$?\n";
   s += "  [[ $squeeze_rc -gt 128 ]] && kill -0 $squeeze_child 2>/dev/null && continue\n";

@@ -3,9 +3,9 @@
 // each word single-quoted so that no shell ever interprets it. SQUEEZE_RESUME is set by the
 // script itself when a complete checkpoint exists when it starts, so a run that Slurm requeues
 // after a node failure resumes too. With an exit record, the argv runs as the script's child
-// (the checkpoint signal and SIGTERM passed on to it) and its exit status is written to the
-// record ("exit N") as it ends, for the daemon to see at once; without one, the script execs
-// it. Pure; thread-safe.
+// (the checkpoint signal and SIGTERM passed on to it); the record says "started" once the
+// script passes signals on, and its exit status ("exit N") as it ends, for the daemon to see
+// at once; without one, the script execs it. Pure; thread-safe.
 #ifndef SQUEEZE_SLURM_BATCH_SCRIPT_H_
 #define SQUEEZE_SLURM_BATCH_SCRIPT_H_
 

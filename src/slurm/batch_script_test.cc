@@ -116,6 +116,12 @@ TEST(BatchScriptTest, WritesTheExitRecordAndPassesSignalsOnToTheCommand) {
   EXPECT_THAT(out, HasSubstr("done\nshell=0"));
   EXPECT_EQ(rec, "exit 0\n");
 
+  // While the command runs, the record says the script has started (squeeze sends a checkpoint
+  // request only then), and nothing that reads as an exit.
+  std::tie(out, rec) = run({"bash", "-c", "sleep 0.3; cat " + ShellQuote(record) + "; echo ran"}, "");
+  EXPECT_THAT(out, HasSubstr("started\nran"));
+  EXPECT_FALSE(ParseExitStatus("started\n").has_value());
+
   // A stop: SIGTERM to the batch shell ends the command, which did not trap it.
   std::tie(out, rec) = run({"sleep", "30"}, "sleep 0.5; kill -TERM $pid;");
   EXPECT_EQ(rec, "exit 143\n") << out;

@@ -93,6 +93,7 @@ class SlurmExecutor : public Executor {
     std::string lost;          // why Slurm lost it, once squeeze cancelled Slurm's own copy
     bool cancel_due = false;   // a stop asked while the controller did not answer
     bool stop_asked = false;   // squeeze stopped it (Stop): its end is no node's failure
+    bool checkpoint_due = false;  // a checkpoint asked before its script ran: sent at a Poll
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
@@ -104,6 +105,8 @@ class SlurmExecutor : public Executor {
                               const std::string& what);
   // The Slurm job id of `id`'s run; an error when it does not run here.
   Result<int64_t> SlurmIdOf(JobId id) const;
+  // Whether the run's batch script runs and passes signals on (its exit record says so).
+  bool ScriptStarted(JobId id, int attempt) const;
   Result<CommandOutput> Slurm(const std::vector<std::string>& argv) const;
   Result<std::vector<SlurmJob>> Squeue();
   // A job squeue no longer lists: scontrol's record of it (its end when kEnded).

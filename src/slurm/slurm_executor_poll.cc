@@ -14,10 +14,24 @@ Result<int64_t> SlurmExecutor::SlurmIdOf(JobId id) const {
   return it->second.slurm_id;
 }
 
+bool SlurmExecutor::ScriptStarted(JobId id, int attempt) const {
+  return !ReadFileIfPresent(ExitRecordPath(id, attempt)).value_or("").empty();
+}
+
 Status SlurmExecutor::RequestCheckpoint(JobId id) {
   Result<int64_t> slurm_id = SlurmIdOf(id);
   if (!slurm_id.ok()) return slurm_id.status();
   if (auto away = Away()) return Status::Error("the controller does not answer (" + *away + ")");
+  {
+    // Slurm takes a signal for a batch step that slurmd has not started yet and drops it: a
+    // request that comes before the script runs waits for it (Poll).
+    std::lock_guard lock(mu_);
+    auto it = runs_.find(id);
+    if (it != runs_.end() && !ScriptStarted(id, it->second.info.attempt)) {
+      it->second.checkpoint_due = true;
+      return Status::Ok();
+    }
+  }
   return Scancel({"--signal=USR1", "--batch", std::to_string(*slurm_id)});
 }
 
@@ -238,6 +252,10 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   unreachable_.reset();
   for (auto& [id, run] : runs_) {
     if (run.cancel_due && Scancel({std::to_string(run.slurm_id)}).ok()) run.cancel_due = false;
+    if (run.checkpoint_due && !run.cancel_due && ScriptStarted(id, run.info.attempt) &&
+        Scancel({"--signal=USR1", "--batch", std::to_string(run.slurm_id)}).ok()) {
+      run.checkpoint_due = false;
+    }
   }
   if (look->seq == judged_seq_) return events;
   judged_seq_ = look->seq;

@@ -7,7 +7,7 @@
 namespace squeeze {
 namespace {
 
-constexpr int64_t kSchemaVersion = 2;
+constexpr int64_t kSchemaVersion = 3;
 constexpr size_t kMaxBatch = 1024;
 
 constexpr const char* kSchema = R"sql(
@@ -30,7 +30,8 @@ CREATE TABLE jobs (
   run_gpus TEXT NOT NULL DEFAULT '[]',
   request TEXT NOT NULL,
   failures INTEGER NOT NULL DEFAULT 0,
-  not_before INTEGER);
+  not_before INTEGER,
+  waited INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX jobs_by_state ON jobs(state, id);
 CREATE INDEX jobs_by_owner ON jobs(owner, id);
 CREATE INDEX jobs_by_team ON jobs(team, id);
@@ -55,6 +56,13 @@ CREATE TABLE IF NOT EXISTS node_events (
 constexpr const char* kMigrate1To2 = R"sql(
 ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN not_before INTEGER;
+)sql";
+
+// 2 -> 3: the waits before each run, summed (for a job that ran once, the wait before it; the
+// waits between the runs of a job that ran more often before were not kept).
+constexpr const char* kMigrate2To3 = R"sql(
+ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET waited=MAX(0, started_at - submitted_at) WHERE started_at IS NOT NULL;
 )sql";
 
 // Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back when it fails.
@@ -102,8 +110,11 @@ Status EnsureSchema(SqliteDb& db) {
     }
     if (*version == 0) {
       if (Status s = db.Exec(kSchema); !s.ok()) return s;
-    } else if (*version == 1) {  // 1 -> 2: retries with back-off
-      if (Status s = db.Exec(kMigrate1To2); !s.ok()) return s;
+    } else {
+      if (*version == 1) {  // 1 -> 2: retries with back-off
+        if (Status s = db.Exec(kMigrate1To2); !s.ok()) return s;
+      }
+      if (Status s = db.Exec(kMigrate2To3); !s.ok()) return s;  // the summed waits
     }
     return db.Exec("INSERT INTO schema_version(version) VALUES (" +
                    std::to_string(kSchemaVersion) + ")");
@@ -322,6 +333,7 @@ Status JobStore::UpdateStart(const Start& start, Time now) {
   return UpdateRow(
       start.id,
       "UPDATE jobs SET state='running', attempts=?2, run_gpus=?3, started_at=?4, "
+      "waited=waited+MAX(0, ?4-COALESCE(ended_at, submitted_at)), "
       "ended_at=NULL, exit_code=NULL, reason='' WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(start.attempt));

@@ -10,7 +10,8 @@ namespace {
 
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
-    "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before FROM jobs ";
+    "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited "
+    "FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -48,6 +49,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.request.spec.submit_time = r.submitted_at;
   r.failures = static_cast<int>(row.Int(13));
   r.not_before = row.OptionalInt(14);
+  r.waited = row.Int(15);
   return r;
 }
 

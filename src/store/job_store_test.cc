@@ -185,6 +185,7 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   EXPECT_EQ(r.ended_at, 60);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.last_checkpoint, 30);
+  EXPECT_EQ(r.waited, (20 - 10) + (50 - 40));  // both waits, summed
 
   auto events = *store->Events(id);
   std::vector<std::string> kinds;
@@ -546,12 +547,16 @@ CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id INTEGER NOT N
   at INTEGER NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL);
 INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request)
   VALUES ('bob', 'ml', 'old', 1, 1, 'pending', 5, '{"command":["true"]}');
+INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, started_at, attempts,
+  request) VALUES ('bob', 'ml', 'ran', 1, 1, 'running', 5, 12, 1, '{"command":["true"]}');
 )sql").ok());
   }
   auto store = MustOpen(dir.path());
   auto old = store->Get(1);
   ASSERT_TRUE(old.ok()) << old.status().message();
   EXPECT_EQ(old->owner, "bob");
+  EXPECT_EQ(old->waited, 0);
+  EXPECT_EQ(store->Get(2)->waited, 12 - 5);  // the wait before its one run, from version 3
   EXPECT_EQ(old->failures, 0);
   EXPECT_FALSE(old->not_before.has_value());
   RunEnd failed{1, JobState::kFailed, "exit 1", false, 1, std::nullopt};

@@ -38,6 +38,7 @@ json SpecToJson(const JobSpec& s) {
   PutOptional(j, "checkpoint_stall", s.checkpoint_stall);
   PutOptional(j, "restart_overhead", s.restart_overhead);
   PutOptional(j, "estimate", s.estimate);
+  PutOptional(j, "time_limit", s.time_limit);
   PutOptional(j, "deadline", s.deadline);
   return j;
 }
@@ -65,6 +66,7 @@ JobSpec SpecFromJson(const json& j) {
   s.checkpoint_stall = GetOptional(j, "checkpoint_stall");
   s.restart_overhead = GetOptional(j, "restart_overhead");
   s.estimate = GetOptional(j, "estimate");
+  s.time_limit = GetOptional(j, "time_limit");
   s.deadline = GetOptional(j, "deadline");
   s.regions = j.value("regions", s.regions);
   s.data_gb = j.value("data_gb", s.data_gb);  // 0 in rows stored before it existed

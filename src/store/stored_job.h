@@ -29,6 +29,7 @@ struct StoredJob {
   std::vector<int> gpus;  // GPU indices of the current or last run
   int failures = 0;       // runs that failed (counted against the job's retry limit)
   std::optional<Time> not_before;  // a retry waits until then (back-off)
+  Time waited = 0;  // the waits before each run started so far, summed
 };
 
 // One line of a job's history, append-only.

@@ -57,6 +57,39 @@ TEST(BackfillTest, WithoutBackfillTheStrictQueueWaits) {
   EXPECT_THAT(s.Cycle(2), IsEmpty());
 }
 
+// A time limit is a promise: a running job with a limit and no estimate ends by it, so the
+// waiting job's reservation has a time, and a job whose limit ends before it backfills.
+TEST(BackfillTest, TimeLimitsGiveTheReservationATimeAndLetShortJobsBackfill) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  s.Add(NewJob(1, 6, 0).TimeLimit(100));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1));
+  s.Add(NewJob(3, 2, 2).TimeLimit(50));   // ends by 52: before the shadow time (100)
+  s.Add(NewJob(4, 1, 3).TimeLimit(200));  // would run past it on the GPU job 2 needs
+  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a0:6,7"));
+  EXPECT_EQ(s.job(4).state, JobState::kPending);
+}
+
+// Without limits (nor estimates) the same jobs cannot backfill: nothing says when job 1 ends.
+TEST(BackfillTest, WithoutLimitsTheSameJobsWait) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  s.Add(NewJob(1, 6, 0));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1));
+  s.Add(NewJob(3, 2, 2));
+  EXPECT_THAT(s.Cycle(3), IsEmpty());
+}
+
+// An estimate longer than the limit counts for no more than the limit.
+TEST(BackfillTest, TheLimitCapsALongerEstimate) {
+  Scenario s(Cluster({{"a", 1, 8}}), "backfill");
+  s.Add(NewJob(1, 6, 0).Estimate(1000).TimeLimit(100));
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5"));
+  s.Add(NewJob(2, 7, 1));
+  s.Add(NewJob(3, 2, 2).Estimate(500).TimeLimit(60));
+  EXPECT_THAT(s.Cycle(2), ElementsAre("start 3 on a0:6,7"));
+}
+
 TEST(BackfillTest, JobWithoutEstimateTakesOnlySpareGpusOfTheReservedNode) {
   Scenario s(Cluster({{"a", 1, 8}}), "backfill");
   Reserve(s);

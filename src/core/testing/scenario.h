@@ -77,6 +77,7 @@ class JobBuilder {
     spec_.submit_time = submit;
   }
   JobBuilder& Estimate(Time t) { spec_.estimate = t; return *this; }
+  JobBuilder& TimeLimit(Time t) { spec_.time_limit = t; return *this; }
   JobBuilder& Urgency(squeeze::Urgency u) { spec_.urgency = u; return *this; }
   JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
   JobBuilder& Pool(std::string p) { spec_.pool = std::move(p); return *this; }

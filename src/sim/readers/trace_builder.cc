@@ -5,6 +5,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -217,6 +218,15 @@ Result<Trace> TraceBuilder::Finish() {
       z ^= z >> 31;
       const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
       job.spec.urgency = u < options_.urgent_share ? Urgency::kHigh : Urgency::kLow;
+    }
+  }
+  if (options_.time_limit_factor > 0) {
+    constexpr Time kHour = 3600;
+    for (TraceJob& job : trace_.jobs) {
+      if (job.spec.time_limit) continue;
+      const double wanted = static_cast<double>(job.duration) * options_.time_limit_factor;
+      const Time hours = std::max<Time>(1, static_cast<Time>(std::ceil(wanted / kHour)));
+      job.spec.time_limit = hours * kHour;
     }
   }
   SortBySubmitTime(&trace_.jobs);

@@ -1,0 +1,188 @@
+// The client commands over several jobs, or that follow one: queue (squeue's filters), cancel
+// (several ids, as scancel takes them) and logs (the last lines, or followed as they grow).
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/client_format.h"
+#include "cli/client_run.h"
+#include "cli/commands.h"
+
+namespace squeeze {
+namespace {
+
+bool Ended(const nlohmann::json& job) {
+  const std::string state = job.value("state", std::string());
+  return state != "pending" && state != "running" && state != "checkpointing";
+}
+
+// The last `lines` lines of `text` (all of it when it has fewer).
+std::string LastLines(const std::string& text, int lines) {
+  size_t at = text.size();
+  if (at > 0 && text.back() == '\n') --at;  // the final newline ends the last line
+  for (int n = 0; n < lines && at != std::string::npos && at > 0; ++n) {
+    at = text.rfind('\n', at - 1);
+  }
+  return at == std::string::npos || at == 0 ? text : text.substr(at + 1);
+}
+
+void RegisterQueue(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
+  auto f = std::make_shared<ClientFlags>();
+  auto state = std::make_shared<std::string>();
+  auto user = std::make_shared<std::string>();
+  auto team = std::make_shared<std::string>();
+  auto all = std::make_shared<bool>(false);
+  auto me = std::make_shared<bool>(false);
+  sub->add_option("--state", *state,
+                  "Only jobs in these states, comma-separated (pending, running, checkpointing, "
+                  "done, failed, cancelled, timeout)");
+  sub->add_flag("--all", *all,
+                "Also ended jobs (by default only pending, running and checkpointing)");
+  sub->add_option("-u,--user", *user, "Only this user's jobs");
+  sub->add_flag("--me", *me, "Only your jobs (the user squeeze knows you as)");
+  sub->add_option("--team", *team, "Only this team's jobs");
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, state, user, team, all, me] {
+    // Every page: the API returns at most 1000 jobs at a time.
+    auto all_pages = [&](ApiClient& c) -> Result<nlohmann::json> {
+      std::string path = "/v1/jobs?limit=1000";
+      if (!state->empty()) {
+        path += "&state=" + *state;
+      } else if (!*all) {
+        path += "&state=pending,running,checkpointing";
+      }
+      std::string owner = *user;
+      if (*me) {
+        auto who = c.Get("/v1/me");
+        if (!who.ok()) return who;
+        owner = who->value("user", std::string());
+      }
+      if (!owner.empty()) path += "&owner=" + owner;
+      if (!team->empty()) path += "&team=" + *team;
+      nlohmann::json jobs = nlohmann::json::array();
+      std::string after;
+      while (true) {
+        auto page = c.Get(path + after);
+        if (!page.ok()) return page;
+        for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
+        if (!page->contains("next_after")) break;
+        after = "&after=" + (*page)["next_after"].dump();
+      }
+      return nlohmann::json{{"jobs", jobs}};
+    };
+    return Run("queue", *f, all_pages, FormatQueue);
+  });
+}
+
+void RegisterCancel(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "cancel", "Cancel jobs (yours, or any as an admin): one or several ids, as scancel takes");
+  auto f = std::make_shared<ClientFlags>();
+  auto ids = std::make_shared<std::vector<int64_t>>();
+  sub->add_option("ID", *ids, "The jobs' ids")->required()->check(CLI::PositiveNumber);
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, ids] {
+    // Each id on its own: one that cannot be cancelled does not keep the others.
+    int status = 0;
+    for (int64_t id : *ids) {
+      const int one = Run(
+          "cancel", *f,
+          [&](ApiClient& c) { return c.Post(JobPath(id, "/cancel"), "", "application/json"); },
+          FormatJob);
+      status = std::max(status, one);
+    }
+    return status;
+  });
+}
+
+struct LogsFlags {
+  int64_t id = 0;
+  int attempt = 0;
+  int tail = 64 * 1024;
+  int lines = 0;
+  bool follow = false;
+};
+
+// `logs -f`: prints what the log gains, and the next run's log when the job runs again, until
+// the job has ended and nothing more is written.
+Result<nlohmann::json> Follow(ApiClient& c, const LogsFlags& l) {
+  int attempt = l.attempt;
+  int64_t from = -1;  // first read: the end as `logs` would print it
+  while (true) {
+    auto job = c.Get(JobPath(l.id));
+    if (!job.ok()) return job;
+    const int latest = job->value("attempts", 0);
+    if (l.attempt == 0 && latest > attempt && attempt > 0) {
+      std::cout << "--- job " << l.id << ", run " << latest << " ---\n";
+      attempt = latest;
+      from = 0;
+    }
+    if (attempt == 0) attempt = latest;
+    if (attempt > 0) {
+      std::string path = JobPath(l.id, "/log") + "?attempt=" + std::to_string(attempt) +
+                         "&tail_bytes=" + std::to_string(from < 0 ? l.tail : 1 << 20);
+      if (from >= 0) path += "&from_byte=" + std::to_string(from);
+      auto log = c.Get(path);
+      if (!log.ok()) return log;
+      std::string text = log->value("text", std::string());
+      if (from < 0 && l.lines > 0) text = LastLines(text, l.lines);
+      std::cout << text << std::flush;
+      const int64_t size = log->value("size", int64_t{0});
+      const bool more =
+          from >= 0 && from + static_cast<int64_t>(log->value("text", "").size()) < size;
+      from = from < 0 ? size : from + static_cast<int64_t>(log->value("text", "").size());
+      if (more) continue;  // a long stretch: read on at once
+    }
+    if (Ended(*job) && (l.attempt != 0 || latest == attempt)) return nlohmann::json::object();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+void RegisterLogs(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "logs", "Print the end of a job's log (its latest run, or --attempt N); -f follows it");
+  auto f = std::make_shared<ClientFlags>();
+  auto l = std::make_shared<LogsFlags>();
+  sub->add_option("ID", l->id, "The job's id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--attempt", l->attempt, "Which run (1 = the first); default the latest")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("-n,--lines", l->lines, "The last N lines (of the last --tail bytes)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--tail", l->tail, "At most this many bytes from the end")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_flag("-f,--follow", l->follow,
+                "Keep printing what the log gains (and the next run's log) until the job ends");
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, l] {
+    if (l->follow) {
+      return Run(
+          "logs", *f, [&](ApiClient& c) { return Follow(c, *l); },
+          [](const nlohmann::json&) { return std::string(); });
+    }
+    std::string path = JobPath(l->id, "/log") + "?tail_bytes=" + std::to_string(l->tail);
+    if (l->attempt > 0) path += "&attempt=" + std::to_string(l->attempt);
+    const int lines = l->lines;
+    return Run(
+        "logs", *f, [&](ApiClient& c) { return c.Get(path); },
+        [lines](const nlohmann::json& j) {
+          const std::string text = j.value("text", std::string());
+          return lines > 0 ? LastLines(text, lines) : text;
+        });
+  });
+}
+
+}  // namespace
+
+void RegisterJobCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  RegisterQueue(app, out);
+  RegisterCancel(app, out);
+  RegisterLogs(app, out);
+}
+
+}  // namespace squeeze

@@ -1,0 +1,422 @@
+#include "cli/sbatch_options.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <optional>
+
+#include "core/duration.h"
+
+namespace squeeze {
+namespace {
+
+// What the options say, before it becomes flags (counts multiply at the end: --gres is per
+// node, --mem per node, and so on).
+struct Shape {
+  int nodes = 1;
+  std::optional<int64_t> gpus_total, gpus_per_node, gpus_per_task;
+  std::optional<std::string> gpu_type;
+  std::optional<int64_t> ntasks, ntasks_per_node, cpus_per_task;
+  std::optional<int64_t> mem_per_node_mib, mem_per_cpu_mib, mem_per_gpu_mib;
+  std::optional<std::string> exported;  // the --export value
+};
+
+// Why squeeze has no equal for an option, where a reason helps.
+std::string_view UnsupportedWhy(std::string_view option) {
+  if (option == "array") return "job arrays are not supported yet";
+  if (option == "dependency") return "dependencies are not supported yet";
+  if (option == "output" || option == "error") {
+    return "squeeze writes each run's output to its own log (squeeze logs ID)";
+  }
+  if (option == "hold") return "submitting held is not supported yet";
+  if (option == "begin") return "a begin time is not supported yet";
+  if (option == "mail-type" || option == "mail-user") return "squeeze sends no mail";
+  if (option == "wrap") return "--wrap is a command-line option only";
+  return "squeeze has no equal for it";
+}
+
+class Converter {
+ public:
+  Converter(std::string_view source, bool ignore_unsupported,
+            const std::map<std::string, std::string>& environ)
+      : source_(source), ignore_(ignore_unsupported), environ_(environ) {}
+
+  Status Take(const SbatchDirective& d);
+  Result<SbatchConversion> Finish();
+
+ private:
+  std::string Where(const SbatchDirective& d) const {
+    const std::string written = d.written.empty() ? "--" + d.option : d.written;
+    const std::string value = d.value ? (d.written.size() == 2 ? " " : "=") + *d.value : "";
+    if (d.line == 0) return written + value;
+    return std::string(source_) + ":" + std::to_string(d.line) + ": #SBATCH " + written + value;
+  }
+  Status Bad(const SbatchDirective& d, const std::string& message) const {
+    return Status::Error(Where(d) + ": " + message);
+  }
+  Result<int64_t> Count(const SbatchDirective& d, std::string_view text, int64_t min,
+                        int64_t max) const;
+  Result<int64_t> MemoryMib(const SbatchDirective& d) const;
+  Status Gres(const SbatchDirective& d);
+  Status TypedGpus(const SbatchDirective& d, std::optional<int64_t>& into);
+  Status Signal(const SbatchDirective& d);
+  Status Urgency(const SbatchDirective& d);
+
+  std::string_view source_;
+  bool ignore_;
+  const std::map<std::string, std::string>& environ_;
+  Shape shape_;
+  SbatchConversion out_;
+};
+
+Result<int64_t> Converter::Count(const SbatchDirective& d, std::string_view text, int64_t min,
+                                 int64_t max) const {
+  int64_t n = 0;
+  auto [end, e] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (e != std::errc() || end != text.data() + text.size() || n < min || n > max) {
+    return Bad(d, "'" + std::string(text) + "' is not a whole number from " + std::to_string(min) +
+                      " to " + std::to_string(max));
+  }
+  return n;
+}
+
+// Slurm's memory sizes: a number with K, M (the default), G or T.
+Result<int64_t> Converter::MemoryMib(const SbatchDirective& d) const {
+  std::string text = *d.value;
+  double scale = 1;  // MiB
+  if (!text.empty() && std::isalpha(static_cast<unsigned char>(text.back()))) {
+    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+      case 'K':
+        scale = 1.0 / 1024;
+        break;
+      case 'M':
+        scale = 1;
+        break;
+      case 'G':
+        scale = 1024;
+        break;
+      case 'T':
+        scale = 1024 * 1024;
+        break;
+      default:
+        return Bad(d, "'" + text + "' is not a memory size (a number with K, M, G or T)");
+    }
+    text.pop_back();
+  }
+  Result<int64_t> n = Count(d, text, 0, int64_t{1} << 40);
+  if (!n.ok()) {
+    return Bad(d, "'" + *d.value + "' is not a memory size (a number with K, M, G or T)");
+  }
+  if (*n == 0) return Bad(d, "0 (all of a node's memory) is not supported; give a size");
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(*n) * scale + 0.5));
+}
+
+// --gres=gpu[:TYPE][:N][,...]: GPUs per node.
+Status Converter::Gres(const SbatchDirective& d) {
+  std::string_view rest = *d.value;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    std::vector<std::string_view> parts;
+    for (size_t start = 0;;) {
+      const size_t colon = item.find(':', start);
+      parts.push_back(item.substr(start, colon - start));
+      if (colon == std::string_view::npos) break;
+      start = colon + 1;
+    }
+    if (parts[0] != "gpu") {
+      return Bad(d, "only GPUs (gpu[:TYPE]:N) are resources squeeze schedules, not '" +
+                        std::string(parts[0]) + "'");
+    }
+    if (parts.size() > 3) return Bad(d, "'" + std::string(item) + "' is not gpu[:TYPE][:N]");
+    int64_t n = 1;
+    std::optional<std::string> type;
+    if (parts.size() == 3) {
+      type = std::string(parts[1]);
+      Result<int64_t> count = Count(d, parts[2], 0, 1024);
+      if (!count.ok()) return count.status();
+      n = *count;
+    } else if (parts.size() == 2) {
+      const bool number =
+          !parts[1].empty() && std::isdigit(static_cast<unsigned char>(parts[1][0]));
+      if (number) {
+        Result<int64_t> count = Count(d, parts[1], 0, 1024);
+        if (!count.ok()) return count.status();
+        n = *count;
+      } else {
+        type = std::string(parts[1]);
+      }
+    }
+    if (type && type->empty()) return Bad(d, "the GPU type is empty");
+    shape_.gpus_per_node = n;
+    if (type) shape_.gpu_type = type;
+  }
+  return Status::Ok();
+}
+
+// --gpus=[TYPE:]N and its per-node and per-task forms.
+Status Converter::TypedGpus(const SbatchDirective& d, std::optional<int64_t>& into) {
+  std::string_view text = *d.value;
+  if (const size_t colon = text.rfind(':'); colon != std::string_view::npos) {
+    const std::string_view type = text.substr(0, colon);
+    if (type.empty() || type.find(':') != std::string_view::npos) {
+      return Bad(d, "'" + std::string(text) + "' is not [TYPE:]N");
+    }
+    shape_.gpu_type = std::string(type);
+    text = text.substr(colon + 1);
+  }
+  Result<int64_t> n = Count(d, text, 0, 1024);
+  if (!n.ok()) return n.status();
+  into = *n;
+  return Status::Ok();
+}
+
+// --signal=[{R|B}:]SIG[@TIME]: the checkpoint signal (USR1) means the job checkpoints when
+// asked; TIME, how long ahead of the limit it wants it, is what its checkpoint may take.
+Status Converter::Signal(const SbatchDirective& d) {
+  std::string_view text = *d.value;
+  if (text.size() > 2 && text[1] == ':' && (text[0] == 'R' || text[0] == 'B'))
+    text.remove_prefix(2);
+  std::string_view sig = text.substr(0, text.find('@'));
+  if (sig.starts_with("SIG")) sig.remove_prefix(3);
+  if (sig != "USR1" && sig != "10") {
+    return Bad(d, "squeeze asks for a checkpoint with SIGUSR1 only (--signal=B:USR1@90); '" +
+                      std::string(sig) + "' is not it");
+  }
+  out_.flags.checkpointable = "true";
+  if (const size_t at = text.find('@'); at != std::string_view::npos) {
+    Result<int64_t> lead = Count(d, text.substr(at + 1), 0, 65535);
+    if (!lead.ok()) return lead.status();
+    out_.flags.checkpoint_cost = std::to_string(*lead) + "s";
+  }
+  return Status::Ok();
+}
+
+Status Converter::Urgency(const SbatchDirective& d) {
+  std::string word = *d.value;
+  for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view urgency = UrgencyOfQos(word);
+  if (urgency.empty()) {
+    return Bad(d, "squeeze ranks jobs by urgency, and '" + *d.value +
+                      "' is none of its words: critical (urgent, top), high (priority, express), "
+                      "normal (standard, default), low (scavenger, standby, preemptible, spot)");
+  }
+  out_.flags.urgency = std::string(urgency);
+  return Status::Ok();
+}
+
+Status Converter::Take(const SbatchDirective& d) {
+  const std::string& o = d.option;
+  const std::string value = d.value.value_or("");
+  if (o == "job-name") {
+    out_.flags.name = value;
+  } else if (o == "gres") {
+    return Gres(d);
+  } else if (o == "gpus") {
+    return TypedGpus(d, shape_.gpus_total);
+  } else if (o == "gpus-per-node") {
+    return TypedGpus(d, shape_.gpus_per_node);
+  } else if (o == "gpus-per-task") {
+    return TypedGpus(d, shape_.gpus_per_task);
+  } else if (o == "nodes") {
+    const size_t dash = value.find('-');
+    Result<int64_t> n = Count(d, value.substr(0, dash), 1, 1024);
+    if (!n.ok()) return n.status();
+    if (dash != std::string::npos) {
+      Result<int64_t> most = Count(d, value.substr(dash + 1), 1, 1024);
+      if (!most.ok()) return most.status();
+      if (*most != *n) {
+        return Bad(d,
+                   "a range of node counts is not supported: squeeze spreads a job's GPUs "
+                   "over the nodes it needs; give one count");
+      }
+    }
+    shape_.nodes = static_cast<int>(*n);
+  } else if (o == "ntasks" || o == "ntasks-per-node" || o == "cpus-per-task") {
+    Result<int64_t> n = Count(d, value, 1, 1 << 20);
+    if (!n.ok()) return n.status();
+    (o == "ntasks"            ? shape_.ntasks
+     : o == "ntasks-per-node" ? shape_.ntasks_per_node
+                              : shape_.cpus_per_task) = *n;
+  } else if (o == "mem" || o == "mem-per-cpu" || o == "mem-per-gpu") {
+    Result<int64_t> mib = MemoryMib(d);
+    if (!mib.ok()) return mib.status();
+    (o == "mem"           ? shape_.mem_per_node_mib
+     : o == "mem-per-cpu" ? shape_.mem_per_cpu_mib
+                          : shape_.mem_per_gpu_mib) = *mib;
+  } else if (o == "time") {
+    Result<Time> limit = ParseSlurmTime(value);
+    if (!limit.ok()) return Bad(d, limit.status().message());
+    out_.flags.time_limit = value;
+  } else if (o == "partition") {
+    if (value.find(',') != std::string::npos) {
+      return Bad(d, "one partition (squeeze's pool) only; squeeze picks among pools itself");
+    }
+    out_.flags.pool = value;
+  } else if (o == "qos" || o == "priority") {
+    return Urgency(d);
+  } else if (o == "requeue" || o == "no-requeue") {
+    out_.flags.preemptible = o == "requeue" ? "true" : "false";
+  } else if (o == "signal") {
+    return Signal(d);
+  } else if (o == "chdir") {
+    out_.flags.workdir = value;
+  } else if (o == "export") {
+    shape_.exported = value;
+  } else if (o == "account") {
+    out_.flags.team = value;
+  } else {
+    const std::string message = Where(d) + ": not supported: " + std::string(UnsupportedWhy(o));
+    if (!ignore_) return Status::Error(message + " (--ignore-unsupported leaves it out)");
+    out_.warnings.push_back(message + "; left out");
+  }
+  return Status::Ok();
+}
+
+bool Exportable(const std::string& name) {
+  if (name.empty() || name.starts_with("SQUEEZE_") || name.starts_with("BASH_FUNC_")) return false;
+  if (std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+Result<SbatchConversion> Converter::Finish() {
+  const Shape& s = shape_;
+  const int64_t tasks = s.ntasks.value_or(s.nodes * s.ntasks_per_node.value_or(1));
+  std::optional<int64_t> gpus = s.gpus_total;
+  if (!gpus && s.gpus_per_node) gpus = *s.gpus_per_node * s.nodes;
+  if (!gpus && s.gpus_per_task) gpus = *s.gpus_per_task * tasks;
+  if (gpus) out_.flags.gpus = std::to_string(*gpus);
+  if (s.gpu_type) out_.flags.gpu_models = *s.gpu_type;
+  if (s.cpus_per_task || s.ntasks || s.ntasks_per_node) {
+    out_.flags.cpus = std::to_string(tasks * s.cpus_per_task.value_or(1));
+  }
+  std::optional<int64_t> mib;
+  if (s.mem_per_node_mib) mib = *s.mem_per_node_mib * s.nodes;
+  if (s.mem_per_cpu_mib) mib = *s.mem_per_cpu_mib * tasks * s.cpus_per_task.value_or(1);
+  if (s.mem_per_gpu_mib) mib = *s.mem_per_gpu_mib * gpus.value_or(1);
+  if (mib) out_.flags.memory = std::to_string(*mib) + "MiB";
+  // --export: ALL (sbatch's default), NONE, or names (NAME or NAME=VALUE) after an optional ALL.
+  const std::string exported = s.exported.value_or("ALL");
+  std::vector<std::string> items;
+  for (size_t start = 0;;) {
+    const size_t comma = exported.find(',', start);
+    items.push_back(exported.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const std::string& item : items) {
+    if (item == "NONE" || item == "NIL") continue;
+    if (item == "ALL") {
+      for (const auto& [name, value] : environ_) {
+        if (Exportable(name)) out_.flags.env.push_back(name + "=" + value);
+      }
+      continue;
+    }
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    if (!Exportable(name)) {
+      return Status::Error(std::string(source_) + ": --export: '" + name +
+                           "' is not a variable a job may be given");
+    }
+    if (eq != std::string::npos) {
+      out_.flags.env.push_back(item);
+    } else if (auto it = environ_.find(name); it != environ_.end()) {
+      out_.flags.env.push_back(name + "=" + it->second);
+    }
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+std::string_view UrgencyOfQos(std::string_view qos) {
+  static constexpr std::pair<std::string_view, std::string_view> kMap[] = {
+      {"critical", "critical"},
+      {"urgent", "critical"},
+      {"top", "critical"},
+      {"high", "high"},
+      {"priority", "high"},
+      {"express", "high"},
+      {"normal", "normal"},
+      {"standard", "normal"},
+      {"default", "normal"},
+      {"low", "low"},
+      {"scavenger", "low"},
+      {"standby", "low"},
+      {"preemptible", "low"},
+      {"spot", "low"},
+      // NERSC's (Perlmutter's) QOS names
+      {"regular", "normal"},
+      {"premium", "high"},
+      {"debug", "high"},
+      {"preempt", "low"},
+      {"overrun", "low"},
+  };
+  for (const auto& [word, urgency] : kMap) {
+    if (word == qos) return urgency;
+  }
+  return {};
+}
+
+Result<SbatchConversion> ConvertSbatchOptions(const std::vector<SbatchDirective>& options,
+                                              std::string_view source, bool ignore_unsupported,
+                                              const std::map<std::string, std::string>& environ) {
+  Converter c(source, ignore_unsupported, environ);
+  for (const SbatchDirective& d : options) {
+    if (Status s = c.Take(d); !s.ok()) return s;
+  }
+  return c.Finish();
+}
+
+bool IsBatchScript(std::string_view text) {
+  if (text.starts_with("#!")) return true;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.starts_with("#SBATCH")) return true;
+    if (!line.empty() && line.front() != '#') return false;
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return false;
+}
+
+std::vector<std::string> BatchScriptCommand(const std::string& path, const std::string& text,
+                                            const std::vector<std::string>& args,
+                                            std::vector<std::string>& warnings) {
+  std::vector<std::string> interpreter;
+  if (text.starts_with("#!")) {
+    const std::string line = text.substr(2, text.find('\n') - 2);
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      const size_t start = i;
+      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      if (i > start) interpreter.push_back(line.substr(start, i - start));
+    }
+  }
+  if (interpreter.empty()) interpreter = {"/bin/bash"};
+  // The program that reads the script: the first word, or env's argument.
+  std::string program = std::filesystem::path(interpreter[0]).filename().string();
+  if (program == "env" && interpreter.size() > 1) program = interpreter.back();
+  constexpr std::string_view kShells[] = {"sh", "bash", "zsh", "ksh", "dash"};
+  std::vector<std::string> command;
+  if (std::find(std::begin(kShells), std::end(kShells), program) != std::end(kShells)) {
+    command = interpreter;
+    command.insert(command.end(), {"-c", text, path});
+  } else {
+    warnings.push_back(path + ": a " + program +
+                       " script runs as the file is when the job starts (squeeze keeps a copy of "
+                       "shell scripts only)");
+    command = {path};
+  }
+  command.insert(command.end(), args.begin(), args.end());
+  return command;
+}
+
+}  // namespace squeeze

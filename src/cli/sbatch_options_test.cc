@@ -1,0 +1,225 @@
+// Batch scripts as jobs: the corpus of tests/data/sbatch (scripts in the styles of several
+// sites' guides) read into the expected job fields; unsupported and broken options refused
+// with the line; the same options as submit's flags; --wrap; --export.
+#include "cli/sbatch_options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/submit_request.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr const char* kCwd = "/home/me/project";
+
+std::string Corpus(const std::string& name) {
+  return std::string(SQUEEZE_SOURCE_DIR) + "/tests/data/sbatch/" + name;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Built {
+  JobRequest job;
+  std::vector<std::string> warnings;
+};
+
+Built Build(const std::optional<std::string>& file, SubmitFlags flags = {}) {
+  flags.environ = {{"HOME", "/home/me"},
+                   {"PATH", "/usr/bin:/bin"},
+                   {"SQUEEZE_TOKEN", "secret"},
+                   {"BASH_FUNC_ml%%", "() { :; }"}};
+  Built out;
+  Result<JobRequest> r = BuildSubmitRequest(file, flags, kCwd, kNow, &out.warnings);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (r.ok()) out.job = *r;
+  return out;
+}
+
+std::string Error(const std::optional<std::string>& file, SubmitFlags flags = {}) {
+  Result<JobRequest> r = BuildSubmitRequest(file, flags, kCwd, kNow);
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+SbatchDirective Flag(std::string option, std::optional<std::string> value) {
+  SbatchDirective d;
+  d.option = std::move(option);
+  d.written = "--" + d.option;
+  d.value = std::move(value);
+  return d;
+}
+
+TEST(SbatchOptionsTest, APrincetonStyleScriptBecomesItsJob) {
+  const std::string path = Corpus("princeton-style.sbatch");
+  // Mail is not squeeze's: refused with its line, or left out with a warning.
+  EXPECT_EQ(Error(path), path +
+                             ":9: #SBATCH --mail-type=begin: not supported: squeeze sends "
+                             "no mail (--ignore-unsupported leaves it out)");
+  SubmitFlags flags;
+  flags.ignore_unsupported = true;
+  const Built b = Build(path, flags);
+  const JobSpec& s = b.job.spec;
+  EXPECT_EQ(s.name, "torch-test");
+  EXPECT_EQ(s.gpus, 1);
+  EXPECT_EQ(s.cpu_milli, 4000);
+  EXPECT_EQ(s.memory_mib, 16 * 1024);
+  EXPECT_EQ(s.time_limit, 3600);  // the #SBATCH after the first command is not read
+  EXPECT_FALSE(s.estimate.has_value());
+  EXPECT_EQ(b.warnings.size(), 2u);
+  EXPECT_THAT(b.warnings[1], HasSubstr(":10: #SBATCH --mail-user=me@example.edu: not supported"));
+  // The script runs from the text read at submission, as sbatch keeps a copy.
+  ASSERT_EQ(b.job.command.size(), 4u);
+  EXPECT_THAT(b.job.command, ElementsAre("/bin/bash", "-c", Read(path), path));
+  EXPECT_EQ(b.job.workdir, kCwd);
+  // sbatch's default --export=ALL: the environment, less squeeze's own and shell functions.
+  EXPECT_EQ(b.job.env,
+            (std::map<std::string, std::string>{{"HOME", "/home/me"}, {"PATH", "/usr/bin:/bin"}}));
+}
+
+TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
+  const std::string path = Corpus("perlmutter-style.sbatch");
+  EXPECT_THAT(Error(path), HasSubstr(":3: #SBATCH -C gpu: not supported"));
+  SubmitFlags flags;
+  flags.ignore_unsupported = true;
+  const Built b = Build(path, flags);
+  const JobSpec& s = b.job.spec;
+  EXPECT_EQ(s.name, "llm-pretrain");
+  EXPECT_EQ(s.team, "m1234_g");
+  EXPECT_EQ(s.urgency, Urgency::kNormal);  // -q regular
+  EXPECT_EQ(s.time_limit, 1800);
+  EXPECT_EQ(s.gpus, 8);                       // 2 nodes x 4
+  EXPECT_EQ(s.cpu_milli, 2 * 4 * 32 * 1000);  // nodes x tasks per node x cpus per task
+  ASSERT_EQ(b.warnings.size(), 1u);
+}
+
+TEST(SbatchOptionsTest, ALabStyleScriptIsPreemptibleAndCheckpointsOnUsr1) {
+  const std::string path = Corpus("mila-style.sbatch");
+  const Built b = Build(path);
+  const JobSpec& s = b.job.spec;
+  EXPECT_THAT(b.warnings, IsEmpty());
+  EXPECT_EQ(s.name, "resnet50");
+  EXPECT_EQ(s.pool, "long");
+  EXPECT_EQ(s.gpus, 1);
+  EXPECT_THAT(s.gpu_models, ElementsAre("rtx8000"));
+  EXPECT_EQ(s.cpu_milli, 6000);
+  EXPECT_EQ(s.memory_mib, 48 * 1024);
+  EXPECT_EQ(s.time_limit, 3 * 3600);
+  EXPECT_TRUE(s.preemptible);
+  EXPECT_TRUE(s.checkpointable);
+  EXPECT_EQ(s.checkpoint_cost, 120);
+  EXPECT_EQ(s.urgency, Urgency::kLow);  // --qos=scavenger
+  EXPECT_EQ(b.job.env, (std::map<std::string, std::string>{{"WANDB_MODE", "offline"}}));
+  EXPECT_THAT(b.job.command, ElementsAre("/bin/bash", "-l", "-c", Read(path), path));
+}
+
+TEST(SbatchOptionsTest, AScriptOfAnotherInterpreterRunsAsAFile) {
+  const std::string path = Corpus("python-style.sbatch");
+  const Built b = Build(path);
+  EXPECT_EQ(b.job.spec.name, "evaluate");
+  EXPECT_EQ(b.job.spec.gpus, 2);
+  EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("a100"));
+  EXPECT_EQ(b.job.spec.time_limit, 45 * 60);  // a plain number is minutes
+  EXPECT_EQ(b.job.spec.memory_mib, 2 * 20 * 1024);
+  EXPECT_THAT(b.job.command, ElementsAre(path));
+  ASSERT_EQ(b.warnings.size(), 1u);
+  EXPECT_THAT(b.warnings[0], HasSubstr("a python3 script runs as the file is when the job starts"));
+}
+
+TEST(SbatchOptionsTest, AnArrayScriptSaysArraysAreNotSupportedYet) {
+  const std::string path = Corpus("array-style.sbatch");
+  EXPECT_EQ(Error(path), path +
+                             ":4: #SBATCH --array=0-99:2%8: not supported: job arrays are "
+                             "not supported yet (--ignore-unsupported leaves it out)");
+}
+
+// The command line wins over the script, and squeeze's own flags over both; words after --
+// are the script's arguments.
+TEST(SbatchOptionsTest, FlagsWinOverTheScriptsLines) {
+  const std::string path = Corpus("mila-style.sbatch");
+  SubmitFlags flags;
+  flags.sbatch = {Flag("job-name", "other"), Flag("gres", "gpu:2"), Flag("time", "10")};
+  flags.urgency = "high";
+  flags.command = {"--lr", "0.1"};
+  const Built b = Build(path, flags);
+  EXPECT_EQ(b.job.spec.name, "other");
+  EXPECT_EQ(b.job.spec.gpus, 2);
+  EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("rtx8000"));  // the script's type stays
+  EXPECT_EQ(b.job.spec.time_limit, 600);
+  EXPECT_EQ(b.job.spec.urgency, Urgency::kHigh);
+  EXPECT_THAT(b.job.command, ElementsAre("/bin/bash", "-l", "-c", Read(path), path, "--lr", "0.1"));
+}
+
+TEST(SbatchOptionsTest, SbatchFlagsWithACommandAndWrap) {
+  SubmitFlags flags;
+  flags.sbatch = {Flag("job-name", "prep"), Flag("partition", "cpu"), Flag("qos", "urgent")};
+  flags.command = {"python", "prep.py"};
+  Built b = Build(std::nullopt, flags);
+  EXPECT_EQ(b.job.spec.name, "prep");
+  EXPECT_EQ(b.job.spec.pool, "cpu");
+  EXPECT_EQ(b.job.spec.urgency, Urgency::kCritical);
+  EXPECT_THAT(b.job.env, IsEmpty());  // no --export: no environment with a plain command
+  EXPECT_THAT(b.job.command, ElementsAre("python", "prep.py"));
+
+  SubmitFlags wrap;
+  wrap.wrap = "echo hi; sleep 1";
+  wrap.time_limit = "1:00";
+  b = Build(std::nullopt, wrap);
+  EXPECT_EQ(b.job.spec.name, "wrap");
+  EXPECT_EQ(b.job.spec.time_limit, 60);
+  EXPECT_THAT(b.job.command, ElementsAre("/bin/sh", "-c", "echo hi; sleep 1"));
+  EXPECT_EQ(b.job.env.count("PATH"), 1u);  // --wrap exports the environment, as sbatch does
+  wrap.command = {"true"};
+  EXPECT_THAT(Error(std::nullopt, wrap), HasSubstr("--wrap: the shell line is the whole job"));
+}
+
+TEST(SbatchOptionsTest, BrokenOptionsNameTheOptionAndTheValue) {
+  auto error = [](std::string option, std::string value) {
+    SubmitFlags flags;
+    flags.sbatch = {Flag(option, value)};
+    flags.command = {"true"};
+    return Error(std::nullopt, flags);
+  };
+  EXPECT_EQ(error("gres", "shard:2"),
+            "--gres=shard:2: only GPUs (gpu[:TYPE]:N) are resources squeeze schedules, not "
+            "'shard'");
+  EXPECT_THAT(error("gres", "gpu:a100:x"), HasSubstr("--gres=gpu:a100:x: 'x' is not a whole"));
+  EXPECT_THAT(error("nodes", "2-4"), HasSubstr("--nodes=2-4: a range of node counts"));
+  EXPECT_THAT(error("mem", "16Q"), HasSubstr("--mem=16Q: '16Q' is not a memory size"));
+  EXPECT_THAT(error("mem", "0"), HasSubstr("0 (all of a node's memory) is not supported"));
+  EXPECT_THAT(error("time", "1:99:00"), HasSubstr("--time=1:99:00: "));
+  EXPECT_THAT(error("signal", "TERM@60"),
+              HasSubstr("--signal=TERM@60: squeeze asks for a checkpoint with SIGUSR1 only"));
+  EXPECT_THAT(error("qos", "gold"), HasSubstr("--qos=gold: squeeze ranks jobs by urgency, and "
+                                              "'gold' is none of its words"));
+  EXPECT_THAT(error("partition", "a,b"), HasSubstr("one partition"));
+  EXPECT_THAT(error("export", "ALL,SQUEEZE_X=1"),
+              HasSubstr("--export: 'SQUEEZE_X' is not a variable a job may be given"));
+  EXPECT_THAT(error("dependency", "afterok:1"),
+              HasSubstr("--dependency=afterok:1: not supported: dependencies are not supported"));
+}
+
+TEST(SbatchOptionsTest, RecognisesBatchScripts) {
+  EXPECT_TRUE(IsBatchScript("#!/bin/bash\necho\n"));
+  EXPECT_TRUE(IsBatchScript("# a comment\n\n#SBATCH -J x\necho\n"));
+  EXPECT_FALSE(IsBatchScript("# a job file\ncommand: [true]\n"));
+  EXPECT_FALSE(IsBatchScript("command: [true]\n#SBATCH -J x\n"));
+  EXPECT_EQ(UrgencyOfQos("scavenger"), "low");
+  EXPECT_EQ(UrgencyOfQos("gold"), "");
+}
+
+}  // namespace
+}  // namespace squeeze
