@@ -76,6 +76,22 @@ std::string FormatQueue(const nlohmann::json& jobs) {
   return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);
 }
 
+std::string FormatHistory(const nlohmann::json& jobs) {
+  std::vector<std::vector<std::string>> rows;
+  double gpu_hours = 0;
+  for (const auto& j : ListOf(jobs, "jobs")) {
+    const double h = j.value("gpu_hours", 0.0);
+    gpu_hours += h;
+    rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "owner"), Str(j, "state"),
+                    ShortDuration(j.value("wait_s", nlohmann::json())),
+                    ShortDuration(j.value("run_s", nlohmann::json())), fmt::format("{:.2f}", h),
+                    Str(j, "exit_code"), Str(j, "ended_at")});
+  }
+  if (rows.empty()) return "no ended jobs\n";
+  return Table({"ID", "NAME", "OWNER", "STATE", "WAIT", "RUN", "GPU-H", "EXIT", "ENDED"}, rows) +
+         fmt::format("{} jobs, {:.2f} GPU-hours\n", rows.size(), gpu_hours);
+}
+
 std::string FormatJob(const nlohmann::json& job) {
   std::string out;
   for (const auto& [k, v] : job.items()) {

@@ -15,6 +15,8 @@ std::string ShortDuration(const nlohmann::json& seconds);
 // {"jobs": [...]} or [...] -> ID NAME OWNER STATE GPUS WAIT REASON.
 std::string FormatQueue(const nlohmann::json& jobs);
 std::string FormatJob(const nlohmann::json& job);
+// Ended jobs as sacct lists them: ID NAME OWNER STATE WAIT RUN GPU-H EXIT ENDED, and a total.
+std::string FormatHistory(const nlohmann::json& jobs);
 std::string FormatWhy(const nlohmann::json& why);
 std::string FormatNodes(const nlohmann::json& nodes);
 // {"jobs": [...], "threshold", "window_s"} -> ID NAME USER TEAM GPUS MEAN IDLE-SINCE.

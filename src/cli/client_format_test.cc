@@ -26,6 +26,31 @@ TEST(ClientFormatTest, QueueLikeSqueue) {
   EXPECT_EQ(FormatQueue(nlohmann::json::array()), "no jobs\n");
 }
 
+// A waiting job's REASON is its code, as squeue's (Resources, Priority, ...), when it has one.
+TEST(ClientFormatTest, QueueShowsAWaitingJobsReasonCode) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "wait_s": 60,
+     "reason": "preempted by 9; resumes from its checkpoint", "reason_code": "Priority"}]})J");
+  EXPECT_EQ(FormatQueue(jobs),
+            "ID  NAME  OWNER  STATE    GPUS  WAIT  REASON\n"
+            "5   big   bob    pending  8     1m0s  Priority\n");
+}
+
+// Ended jobs as sacct lists them, with the GPU-hours summed.
+TEST(ClientFormatTest, HistoryLikeSacct) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 3, "name": "train", "owner": "alice", "state": "done", "wait_s": 95, "run_s": 7200,
+     "gpu_hours": 16.0, "exit_code": 0, "ended_at": "2026-12-01T10:00:00Z"},
+    {"id": 4, "name": "eval", "owner": "bob", "state": "timeout", "wait_s": 0, "run_s": 600,
+     "gpu_hours": 0.167, "exit_code": 143, "ended_at": "2026-12-01T11:00:00Z"}]})J");
+  EXPECT_EQ(FormatHistory(jobs),
+            "ID  NAME   OWNER  STATE    WAIT   RUN    GPU-H  EXIT  ENDED\n"
+            "3   train  alice  done     1m35s  2h0m   16.00  0     2026-12-01T10:00:00Z\n"
+            "4   eval   bob    timeout  0s     10m0s  0.17   143   2026-12-01T11:00:00Z\n"
+            "2 jobs, 16.17 GPU-hours\n");
+  EXPECT_EQ(FormatHistory(nlohmann::json::parse(R"({"jobs": []})")), "no ended jobs\n");
+}
+
 TEST(ClientFormatTest, OneJobWithItsHistory) {
   const auto job = nlohmann::json::parse(R"J({"id": 7, "state": "running", "history": [
     {"at": "2026-11-30T10:00:00Z", "kind": "submit", "text": "by admin"},

@@ -1,5 +1,6 @@
-// The client commands over several jobs, or that follow one: queue (squeue's filters), cancel
-// (several ids, as scancel takes them) and logs (the last lines, or followed as they grow).
+// The client commands over several jobs, or that follow one: queue (squeue's filters),
+// history (sacct's), cancel (several ids, as scancel takes them), hold, release, requeue and
+// update (scontrol's), logs (the last lines, or followed as they grow).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -29,53 +30,78 @@ std::string LastLines(const std::string& text, int lines) {
   return at == std::string::npos || at == 0 ? text : text.substr(at + 1);
 }
 
+// Who a listing is about: -u USER, --me, --team TEAM.
+struct JobFilter {
+  std::string user;
+  std::string team;
+  bool me = false;
+  void AddFlags(CLI::App& sub) {
+    sub.add_option("-u,--user", user, "Only this user's jobs");
+    sub.add_flag("--me", me, "Only your jobs (the user squeeze knows you as)");
+    sub.add_option("--team", team, "Only this team's jobs");
+  }
+};
+
+// Every page of the jobs in `states` (comma-separated; empty = all) that `filter` picks.
+Result<nlohmann::json> ListJobs(ApiClient& c, const std::string& states, const JobFilter& filter) {
+  std::string path = "/v1/jobs?limit=1000";
+  if (!states.empty()) path += "&state=" + states;
+  std::string owner = filter.user;
+  if (filter.me) {
+    auto who = c.Get("/v1/whoami");
+    if (!who.ok()) return who;
+    owner = who->value("user", std::string());
+  }
+  if (!owner.empty()) path += "&owner=" + owner;
+  if (!filter.team.empty()) path += "&team=" + filter.team;
+  nlohmann::json jobs = nlohmann::json::array();
+  std::string after;
+  while (true) {  // the API returns at most 1000 jobs at a time
+    auto page = c.Get(path + after);
+    if (!page.ok()) return page;
+    for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
+    if (!page->contains("next_after")) break;
+    after = "&after=" + (*page)["next_after"].dump();
+  }
+  return nlohmann::json{{"jobs", jobs}};
+}
+
 void RegisterQueue(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* sub = app.add_subcommand(
       "queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
   auto f = std::make_shared<ClientFlags>();
   auto state = std::make_shared<std::string>();
-  auto user = std::make_shared<std::string>();
-  auto team = std::make_shared<std::string>();
   auto all = std::make_shared<bool>(false);
-  auto me = std::make_shared<bool>(false);
+  auto filter = std::make_shared<JobFilter>();
   sub->add_option("--state", *state,
                   "Only jobs in these states, comma-separated (pending, running, checkpointing, "
                   "done, failed, cancelled, timeout)");
   sub->add_flag("--all", *all,
                 "Also ended jobs (by default only pending, running and checkpointing)");
-  sub->add_option("-u,--user", *user, "Only this user's jobs");
-  sub->add_flag("--me", *me, "Only your jobs (the user squeeze knows you as)");
-  sub->add_option("--team", *team, "Only this team's jobs");
+  filter->AddFlags(*sub);
   AddConnectionFlags(*sub, *f);
-  out.emplace_back(sub, [f, state, user, team, all, me] {
-    // Every page: the API returns at most 1000 jobs at a time.
-    auto all_pages = [&](ApiClient& c) -> Result<nlohmann::json> {
-      std::string path = "/v1/jobs?limit=1000";
-      if (!state->empty()) {
-        path += "&state=" + *state;
-      } else if (!*all) {
-        path += "&state=pending,running,checkpointing";
-      }
-      std::string owner = *user;
-      if (*me) {
-        auto who = c.Get("/v1/me");
-        if (!who.ok()) return who;
-        owner = who->value("user", std::string());
-      }
-      if (!owner.empty()) path += "&owner=" + owner;
-      if (!team->empty()) path += "&team=" + *team;
-      nlohmann::json jobs = nlohmann::json::array();
-      std::string after;
-      while (true) {
-        auto page = c.Get(path + after);
-        if (!page.ok()) return page;
-        for (auto& j : (*page)["jobs"]) jobs.push_back(std::move(j));
-        if (!page->contains("next_after")) break;
-        after = "&after=" + (*page)["next_after"].dump();
-      }
-      return nlohmann::json{{"jobs", jobs}};
-    };
-    return Run("queue", *f, all_pages, FormatQueue);
+  out.emplace_back(sub, [f, state, all, filter] {
+    const std::string states =
+        !state->empty() ? *state : (*all ? "" : "pending,running,checkpointing");
+    return Run("queue", *f, [&](ApiClient& c) { return ListJobs(c, states, *filter); },
+               FormatQueue);
+  });
+}
+
+// `squeeze history`: the ended jobs, as sacct lists them.
+void RegisterHistory(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "history", "List ended jobs like sacct: wait, run time, GPU-hours, exit, end");
+  auto f = std::make_shared<ClientFlags>();
+  auto filter = std::make_shared<JobFilter>();
+  auto state = std::make_shared<std::string>("done,failed,cancelled,timeout");
+  filter->AddFlags(*sub);
+  sub->add_option("--state", *state, "Only these end states, comma-separated")
+      ->capture_default_str();
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, filter, state] {
+    return Run("history", *f, [&](ApiClient& c) { return ListJobs(c, *state, *filter); },
+               FormatHistory);
   });
 }
 
@@ -97,6 +123,55 @@ void RegisterCancel(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>
       status = std::max(status, one);
     }
     return status;
+  });
+}
+
+// hold, release, requeue: scontrol's verbs, on one or several jobs.
+void RegisterVerb(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out,
+                  const std::string& verb, const std::string& help) {
+  auto* sub = app.add_subcommand(verb, help);
+  auto f = std::make_shared<ClientFlags>();
+  auto ids = std::make_shared<std::vector<int64_t>>();
+  sub->add_option("ID", *ids, "The jobs' ids")->required()->check(CLI::PositiveNumber);
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, ids, verb] {
+    int status = 0;
+    for (int64_t id : *ids) {
+      status = std::max(status, Run(verb, *f, [&](ApiClient& c) {
+        return c.Post(JobPath(id, "/" + verb), "", "application/json");
+      }, FormatJob));
+    }
+    return status;
+  });
+}
+
+void RegisterUpdate(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "update", "Change a job's urgency, GPUs or time limit while it waits; a running job's "
+                "time limit (only an admin may raise it)");
+  auto f = std::make_shared<ClientFlags>();
+  auto id = std::make_shared<int64_t>(0);
+  auto urgency = std::make_shared<std::string>();
+  auto limit = std::make_shared<std::string>();
+  auto gpus = std::make_shared<int>(-1);
+  sub->add_option("ID", *id, "The job's id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--urgency", *urgency, "critical, high, normal or low");
+  sub->add_option("-t,--time", *limit, "The time limit, as sbatch --time (1:00:00, 90, 2h, "
+                                       "UNLIMITED)");
+  sub->add_option("--gpus", *gpus, "GPUs, 0 to 1024")->check(CLI::Range(0, 1024));
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, id, urgency, limit, gpus] {
+    nlohmann::json body = nlohmann::json::object();
+    if (!urgency->empty()) body["urgency"] = *urgency;
+    if (!limit->empty()) body["time_limit"] = *limit;
+    if (*gpus >= 0) body["gpus"] = *gpus;
+    if (body.empty()) {
+      std::cerr << "squeeze update: give --urgency, --time or --gpus\n";
+      return 2;
+    }
+    return Run("update", *f, [&](ApiClient& c) {
+      return c.Post(JobPath(*id, "/update"), body.dump(), "application/json");
+    }, FormatJob);
   });
 }
 
@@ -181,7 +256,13 @@ void RegisterLogs(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& 
 
 void RegisterJobCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   RegisterQueue(app, out);
+  RegisterHistory(app, out);
   RegisterCancel(app, out);
+  RegisterVerb(app, out, "hold", "Keep waiting jobs from starting until `squeeze release`");
+  RegisterVerb(app, out, "release", "Let held jobs be scheduled again");
+  RegisterVerb(app, out, "requeue",
+               "Stop running jobs (after a checkpoint when they make one) and queue them again");
+  RegisterUpdate(app, out);
   RegisterLogs(app, out);
 }
 

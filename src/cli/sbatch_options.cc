@@ -29,7 +29,6 @@ std::string_view UnsupportedWhy(std::string_view option) {
   if (option == "output" || option == "error") {
     return "squeeze writes each run's output to its own log (squeeze logs ID)";
   }
-  if (option == "hold") return "submitting held is not supported yet";
   if (option == "begin") return "a begin time is not supported yet";
   if (option == "mail-type" || option == "mail-user") return "squeeze sends no mail";
   if (option == "wrap") return "--wrap is a command-line option only";
@@ -267,6 +266,8 @@ Status Converter::Take(const SbatchDirective& d) {
     shape_.exported = value;
   } else if (o == "account") {
     out_.flags.team = value;
+  } else if (o == "hold") {
+    out_.flags.hold = "true";
   } else {
     const std::string message = Where(d) + ": not supported: " + std::string(UnsupportedWhy(o));
     if (!ignore_) return Status::Error(message + " (--ignore-unsupported leaves it out)");

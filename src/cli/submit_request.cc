@@ -43,6 +43,7 @@ constexpr FlagField kScalarFlags[] = {
     {"deadline", "--deadline", &SubmitFlags::deadline},
     {"team", "--team", &SubmitFlags::team},
     {"max_retries", "--max-retries", &SubmitFlags::max_retries},
+    {"hold", "--hold", &SubmitFlags::hold},
     {"cpus", "--cpus", &SubmitFlags::cpus},
     {"memory", "--memory", &SubmitFlags::memory},
 };

@@ -108,6 +108,7 @@ class JobReader {
   Status ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const;
 
  private:
   Status Error(const JobNode& at, std::string_view field, const std::string& message) const {
@@ -157,6 +158,7 @@ constexpr FieldDef kFields[] = {
     {"cpus", &JobReader::ReadCpus},
     {"memory", &JobReader::ReadMemory},
     {"max_retries", &JobReader::ReadMaxRetries},
+    {"hold", &JobReader::ReadHold},
 };
 
 // squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
@@ -488,6 +490,10 @@ Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest&
   }
   out.spec.deadline = *at;
   return Status::Ok();
+}
+
+Status JobReader::ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Bool(n, f), out.hold);
 }
 
 Status JobReader::ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const {

@@ -22,6 +22,8 @@ struct JobRequest {
   // the daemon's own user. Set by the daemon when it starts the run, never by the submitter.
   std::string run_as;
   int max_retries = -1;                    // -1 = the daemon's default
+  // Submitted held (sbatch --hold): it waits, whatever is free, until released.
+  bool hold = false;
 };
 
 }  // namespace squeeze

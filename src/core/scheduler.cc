@@ -417,6 +417,18 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   return job;
 }
 
+Status Scheduler::SetTimeLimit(JobId id, std::optional<Time> limit) {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end()) return Status::Error("no job " + std::to_string(id));
+  if (limit && *limit <= 0) return Status::Error("time_limit must be more than 0");
+  Job& job = it->second;
+  const bool running = job.state == JobState::kRunning;
+  if (running) UnindexRunning(*state_, job);
+  job.spec.time_limit = limit;
+  if (running) IndexRunning(*state_, job);
+  return Status::Ok();
+}
+
 Status Scheduler::SetHeldIdle(JobId id, bool held_idle) {
   auto it = state_->jobs.find(id);
   if (it == state_->jobs.end() || !it->second.IsActive()) {

@@ -72,6 +72,8 @@ class Scheduler {
   // again. With Policy::held_idle_yields the job ranks one urgency class lower while so. An
   // unknown or waiting job is an error.
   Status SetHeldIdle(JobId id, bool held_idle);
+  // A job's time limit changed (squeeze update): what backfill counts on from now.
+  Status SetTimeLimit(JobId id, std::optional<Time> limit);
   // Removes a job; a running one releases its GPUs at once (the driver kills it).
   Result<Job> Cancel(JobId id, Time now);
   // The earliest time a cycle has something to do although no event came (a slice ends, a

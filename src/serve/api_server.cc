@@ -254,6 +254,14 @@ void ApiServer::JobRoutes() {
                          httplib::Response& res) { Send(res, service_.Cancel(who, id)); })(
                who, req, res);
          }));
+  s.Post(R"(/v1/jobs/([^/]+)/(hold|release|requeue|update))",
+         AuthedPostBody([this](const Principal& who, const httplib::Request& req,
+                               httplib::Response& res, const std::string& body) {
+           WithId([this, &body](const Principal& who, int64_t id, const httplib::Request& req,
+                                httplib::Response& res) {
+             Send(res, service_.Control(who, id, req.matches[2], body));
+           })(who, req, res);
+         }));
   s.Get(R"(/v1/jobs/([^/]+)/why)", Authed(WithId([this](const Principal& who, int64_t id,
                                                          const httplib::Request&,
                                                          httplib::Response& res) {

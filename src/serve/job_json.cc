@@ -1,5 +1,7 @@
 #include "serve/job_json.h"
 
+#include <cmath>
+
 #include "config/job_values.h"
 
 namespace squeeze {
@@ -59,6 +61,15 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
     wait += std::max<Time>(0, job.ended_at.value_or(now) - job.submitted_at);
   }
   j["wait_s"] = wait;
+  // Every run's time summed, the current one's so far; GPU-hours by the GPUs asked for.
+  Time ran = job.ran;
+  if ((job.state == JobState::kRunning || job.state == JobState::kCheckpointing) &&
+      job.started_at) {
+    ran += std::max<Time>(0, now - *job.started_at);
+  }
+  j["run_s"] = ran;
+  j["gpu_hours"] = std::round(static_cast<double>(ran) * spec.gpus * spec.gpu_milli / 1000.0 /
+                              3600.0 * 1000.0) / 1000.0;
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
   j["attempts"] = job.attempts;
   j["failures"] = job.failures;

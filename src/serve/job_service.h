@@ -48,6 +48,12 @@ class JobService {
   virtual ApiResult Get(const Principal& who, int64_t id) = 0;
   // Only the job's owner or an admin.
   virtual ApiResult Cancel(const Principal& who, int64_t id) = 0;
+  // scontrol's verbs on one job: "hold", "release", "requeue" (no body) and "update" (body
+  // {"urgency", "gpus", "time_limit"}).
+  virtual ApiResult Control(const Principal& who, int64_t id, const std::string& action,
+                            const std::string& body) {
+    return ApiResult::Fail(404, "no such endpoint");
+  }
   virtual ApiResult Why(const Principal& who, int64_t id) = 0;
   // The end of a run's log as {"id", "attempt", "path", "text", "truncated"}; query: attempt
   // (default the latest), tail_bytes (default 65536, at most 1 MiB).

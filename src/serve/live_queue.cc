@@ -189,7 +189,8 @@ void LiveQueue::DrainInbox(Time now) {
     job.request = std::move(stored.request);
     job.owner = stored.owner;
     job.queued_since = stored.submitted_at;
-    Queue(stored.id, job, now);
+    job.held = stored.held;
+    if (!job.held) Queue(stored.id, job, now);
   }
 }
 

@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -127,6 +128,15 @@ class LiveQueue {
   bool RunsActive() const { return runs_active_; }
   // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
   ApiResult Cancel(const Principal& who, JobId id, Time now);
+  // A waiting job kept from scheduling until Release (Slurm's scontrol hold / release).
+  ApiResult Hold(const Principal& who, JobId id, Time now);
+  ApiResult Release(const Principal& who, JobId id, Time now);
+  // A running job stopped (after a checkpoint when it can make one) and queued again.
+  ApiResult Requeue(const Principal& who, JobId id, Time now);
+  // A job's urgency, GPUs or time limit changed: a waiting job's any of them, a running job's
+  // time limit (its owner may only lower it; an admin may raise it). `body`: JSON
+  // {"urgency", "gpus", "time_limit"}, each optional.
+  ApiResult Update(const Principal& who, JobId id, const std::string& body, Time now);
 
   // Capacity taken away and given back (live_queue_capacity.cc), for the API's admin calls;
   // the caller wakes the loop so that the next step acts at once.
@@ -209,12 +219,18 @@ class LiveQueue {
     std::optional<HeldIdleTracker::Spell> held_idle;  // its current run's idle spell, if any
     bool start_pending = false;  // its start (of attempt `attempts`) is in an outbox
     bool timed_out = false;  // its run reached its time limit (or the checkpoint before it)
+    bool held = false;       // waiting, kept out of the scheduler until released
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   // Runs that reach their time limit: asked to checkpoint ahead of it, stopped at it.
   void EnforceTimeLimits(Time now);
   // A run stopped at its time limit ends the job timed out; it is forgotten.
   void EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now);
+  // The job `who` may control (its owner, or an admin), or the answer why not.
+  std::variant<LiveJob*, ApiResult> Controlled(const Principal& who, JobId id,
+                                                std::string_view verb);
+  // A waiting job out of the scheduler (and its retry back-off), to be queued again later.
+  void Unqueue(JobId id, LiveJob& job, Time now);
   Executor& ExecutorFor(const Placement& placement);
   std::vector<Executor*> AllExecutors();
 

@@ -122,7 +122,9 @@ void LiveQueue::TakeBack(StoredJob& stored,
   job.cuda_gpus = stored.gpus;
   if (stored.state == JobState::kPending) {
     ++summary.pending;
-    if (stored.not_before && *stored.not_before > now) {
+    if (stored.held) {
+      job.held = true;  // waits for its release
+    } else if (stored.not_before && *stored.not_before > now) {
       job.retry_at = stored.not_before;
       retries_.insert({*stored.not_before, stored.id});
     } else {

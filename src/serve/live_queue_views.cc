@@ -214,6 +214,9 @@ std::unordered_map<JobId, std::string_view> LiveQueue::BuildReasons() const {
   std::unordered_map<JobId, std::string_view> out;
   for (const auto& [id, reason] : WaitReasons(*scheduler_)) out.emplace(id, WaitReasonName(reason));
   for (const auto& [at, id] : retries_) out.emplace(id, "BeginTime");  // a retry's back-off
+  for (const auto& [id, job] : jobs_) {
+    if (job.held) out.emplace(id, "JobHeld");
+  }
   return out;
 }
 

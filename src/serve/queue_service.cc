@@ -162,6 +162,18 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
   return ApiResult::Ok(out);
 }
 
+ApiResult QueueService::Control(const Principal& who, int64_t id, const std::string& action,
+                                const std::string& body) {
+  const Time now = clock_();
+  ApiResult r = action == "hold"      ? queue_.Hold(who, id, now)
+                : action == "release" ? queue_.Release(who, id, now)
+                : action == "requeue" ? queue_.Requeue(who, id, now)
+                : action == "update"  ? queue_.Update(who, id, body, now)
+                                      : ApiResult::Fail(404, "no such endpoint");
+  wake_();
+  return r;
+}
+
 ApiResult QueueService::Cancel(const Principal& who, int64_t id) {
   ApiResult r = queue_.Cancel(who, id, clock_());
   wake_();

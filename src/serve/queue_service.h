@@ -30,6 +30,8 @@ class QueueService : public JobService {
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
   ApiResult Get(const Principal& who, int64_t id) override;
   ApiResult Cancel(const Principal& who, int64_t id) override;
+  ApiResult Control(const Principal& who, int64_t id, const std::string& action,
+                    const std::string& body) override;
   ApiResult Why(const Principal& who, int64_t id) override;
   ApiResult Log(const Principal& who, int64_t id,
                 const std::map<std::string, std::string>& query) override;

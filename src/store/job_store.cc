@@ -31,7 +31,9 @@ CREATE TABLE jobs (
   request TEXT NOT NULL,
   failures INTEGER NOT NULL DEFAULT 0,
   not_before INTEGER,
-  waited INTEGER NOT NULL DEFAULT 0);
+  waited INTEGER NOT NULL DEFAULT 0,
+  ran INTEGER NOT NULL DEFAULT 0,
+  held INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX jobs_by_state ON jobs(state, id);
 CREATE INDEX jobs_by_owner ON jobs(owner, id);
 CREATE INDEX jobs_by_team ON jobs(team, id);
@@ -58,12 +60,20 @@ ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN not_before INTEGER;
 )sql";
 
-// 2 -> 3: the waits before each run, summed (for a job that ran once, the wait before it; the
-// waits between the runs of a job that ran more often before were not kept).
+// 2 -> 3: the waits before each run and the runs' times, summed (from what was kept: the wait
+// before the first run and the last run's time; earlier runs' were not kept).
 constexpr const char* kMigrate2To3 = R"sql(
 ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
-UPDATE jobs SET waited=MAX(0, started_at - submitted_at) WHERE started_at IS NOT NULL;
+ALTER TABLE jobs ADD COLUMN ran INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET waited=MAX(0, started_at - submitted_at) WHERE started_at IS NOT NULL AND attempts=1;
+UPDATE jobs SET ran=MAX(0, ended_at - started_at) WHERE started_at IS NOT NULL AND ended_at IS NOT NULL;
 )sql";
+
+// What a run that ends at ?3 adds to `ran` (nothing when no run is open).
+constexpr const char* kRunTime =
+    "ran=ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL THEN MAX(0, ?3-started_at) "
+    "ELSE 0 END";
 
 // Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back when it fails.
 Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
@@ -209,8 +219,8 @@ Status JobStore::CommitBatch(std::vector<PendingSubmit*>& batch) {
 
 Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
   auto insert = writer_->Prepare(
-      "INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7) RETURNING id");
+      "INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request, held, "
+      "reason) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9) RETURNING id");
   if (!insert.ok()) return insert.status();
   for (PendingSubmit* p : batch) {
     const JobSpec& spec = p->request->spec;
@@ -221,6 +231,8 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
     insert->Bind(5, static_cast<int64_t>(spec.gpus));
     insert->Bind(6, p->now);
     insert->Bind(7, RequestToJson(*p->request));
+    insert->Bind(8, static_cast<int64_t>(p->request->hold ? 1 : 0));
+    insert->Bind(9, std::string(p->request->hold ? "submitted held" : ""));
     auto row = insert->Step();
     if (!row.ok()) return row.status();
     p->id = insert->Int(0);
@@ -302,7 +314,10 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
   const std::optional<int64_t> ended = IsFinished(state) ? std::optional<int64_t>(now)
                                                          : std::nullopt;
   return Update(
-      id, "UPDATE jobs SET state=?2, reason=?3, ended_at=COALESCE(ended_at, ?4) WHERE id=?1",
+      id,
+      "UPDATE jobs SET state=?2, reason=?3, ended_at=COALESCE(ended_at, ?4), "
+      "ran=ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
+      "THEN MAX(0, ?4-started_at) ELSE 0 END WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, name);
         s.Bind(3, reason);
@@ -353,9 +368,31 @@ Status JobStore::RecordRunGpus(JobId id, const std::vector<int>& gpus, Time now,
       now, "moved", text);
 }
 
+Status JobStore::SetHeld(JobId id, bool held, const std::string& text, Time now) {
+  return Update(
+      id, "UPDATE jobs SET held=?2, reason=?3 WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, static_cast<int64_t>(held ? 1 : 0));
+        s.Bind(3, held ? text : std::string());
+      },
+      now, held ? "hold" : "release", text);
+}
+
+Status JobStore::UpdateRequest(JobId id, const JobRequest& request, const std::string& text,
+                               Time now) {
+  return Update(
+      id, "UPDATE jobs SET request=?2, urgency=?3, gpus=?4 WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, RequestToJson(request));
+        s.Bind(3, static_cast<int64_t>(request.spec.urgency));
+        s.Bind(4, static_cast<int64_t>(request.spec.gpus));
+      },
+      now, "update", text);
+}
+
 Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
   return Update(
-      id, "UPDATE jobs SET exit_code=?2, ended_at=?3 WHERE id=?1",
+      id, "UPDATE jobs SET exit_code=?2, " + std::string(kRunTime) + ", ended_at=?3 WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(exit_code));
         s.Bind(3, now);
@@ -375,8 +412,9 @@ Status JobStore::RecordRunEnd(JobId id, const RunEnd& end, Time now) {
   if (!end.reason.empty()) text += ": " + end.reason;
   return Update(
       id,
-      "UPDATE jobs SET exit_code=?2, ended_at=?3, state=?4, reason=?5, "
-      "preemptions=preemptions+?6, failures=?7, not_before=?8 WHERE id=?1",
+      "UPDATE jobs SET exit_code=?2, " + std::string(kRunTime) +
+          ", ended_at=?3, state=?4, reason=?5, "
+          "preemptions=preemptions+?6, failures=?7, not_before=?8 WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(end.exit_code));
         s.Bind(3, now);

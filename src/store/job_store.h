@@ -108,6 +108,11 @@ class JobStore {
   // A complete checkpoint; `label` is the marker's content (the step, say).
   Status RecordCheckpoint(JobId id, Time now, const std::string& label = "");
   // A run ended: exit code, the job's next state and reason, preemption and failure counts.
+  // A waiting job held (it is not scheduled until released) or released; `text` is the event
+  // and, while held, the reason.
+  Status SetHeld(JobId id, bool held, const std::string& text, Time now);
+  // A waiting job's request changed (squeeze update): urgency, GPUs, time limit.
+  Status UpdateRequest(JobId id, const JobRequest& request, const std::string& text, Time now);
   Status RecordRunEnd(JobId id, const RunEnd& end, Time now);
   Status RecordPreemption(JobId id, Time now);
   Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);

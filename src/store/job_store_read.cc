@@ -10,8 +10,8 @@ namespace {
 
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
-    "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited "
-    "FROM jobs ";
+    "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
+    "ran, held FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -50,6 +50,8 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.failures = static_cast<int>(row.Int(13));
   r.not_before = row.OptionalInt(14);
   r.waited = row.Int(15);
+  r.ran = row.Int(16);
+  r.held = row.Int(17) != 0;
   return r;
 }
 

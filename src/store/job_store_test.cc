@@ -186,6 +186,7 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.last_checkpoint, 30);
   EXPECT_EQ(r.waited, (20 - 10) + (50 - 40));  // both waits, summed
+  EXPECT_EQ(r.ran, (40 - 20) + (60 - 50));     // both runs, summed
 
   auto events = *store->Events(id);
   std::vector<std::string> kinds;

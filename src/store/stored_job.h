@@ -30,6 +30,8 @@ struct StoredJob {
   int failures = 0;       // runs that failed (counted against the job's retry limit)
   std::optional<Time> not_before;  // a retry waits until then (back-off)
   Time waited = 0;  // the waits before each run started so far, summed
+  Time ran = 0;     // the ended runs' times, summed
+  bool held = false;  // waiting, but not scheduled until released (squeeze hold)
 };
 
 // One line of a job's history, append-only.

@@ -1,0 +1,203 @@
+// LiveQueue's control of one job by its owner or an admin, as Slurm's scontrol gives it: hold
+// and release a waiting job, requeue a running one, update what a job asks for.
+#include <nlohmann/json.hpp>
+
+#include "core/duration.h"
+#include "serve/live_queue.h"
+
+namespace squeeze {
+
+std::variant<LiveQueue::LiveJob*, ApiResult> LiveQueue::Controlled(const Principal& who, JobId id,
+                                                                   std::string_view verb) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    auto stored = store_.Get(id);
+    if (!stored.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+    if (stored->owner != who.user && !who.admin) {
+      return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + stored->owner);
+    }
+    return ApiResult::Fail(409, "job " + std::to_string(id) + " has ended (" +
+                                    std::string(JobStateName(stored->state)) + ")");
+  }
+  LiveJob& job = it->second;
+  if (job.owner != who.user && !who.admin) {
+    return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + job.owner +
+                                    "; only its owner or an admin may " + std::string(verb) +
+                                    " it");
+  }
+  if (job.cancelled) {
+    return ApiResult::Fail(409, "job " + std::to_string(id) + " is being cancelled");
+  }
+  return &job;
+}
+
+void LiveQueue::Unqueue(JobId id, LiveJob& job, Time now) {
+  if (job.retry_at) {
+    retries_.erase({*job.retry_at, id});
+    job.retry_at.reset();
+  }
+  if (const Job* known = scheduler_->Find(id); known != nullptr && !known->IsActive()) {
+    (void)scheduler_->Cancel(id, now);  // out of the queue; the live job keeps its request
+  }
+}
+
+ApiResult LiveQueue::Hold(const Principal& who, JobId id, Time now) {
+  std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
+  DrainInbox(now);
+  auto found = Controlled(who, id, "hold");
+  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+  LiveJob& job = *std::get<LiveJob*>(found);
+  if (job.held) return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
+  if (HasRun(id, job)) {
+    return ApiResult::Fail(409, "job " + std::to_string(id) +
+                                    " runs; only a waiting job can be held (squeeze requeue " +
+                                    std::to_string(id) + " puts it back in the queue)");
+  }
+  Unqueue(id, job, now);
+  job.held = true;
+  if (Status s = store_.SetHeld(id, true, "held by " + who.user, now); !s.ok()) {
+    return ApiResult::Fail(500, s.message());
+  }
+  return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
+}
+
+ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
+  std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
+  DrainInbox(now);
+  auto found = Controlled(who, id, "release");
+  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+  LiveJob& job = *std::get<LiveJob*>(found);
+  if (!job.held) return ApiResult::Fail(409, "job " + std::to_string(id) + " is not held");
+  job.held = false;
+  if (Status s = store_.SetHeld(id, false, "released by " + who.user, now); !s.ok()) {
+    return ApiResult::Fail(500, s.message());
+  }
+  job.queued_since = now;
+  Queue(id, job, now);  // may forget `job` (a cluster that can no longer run it)
+  return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
+}
+
+ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
+  std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
+  DrainInbox(now);
+  auto found = Controlled(who, id, "requeue");
+  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+  LiveJob& job = *std::get<LiveJob*>(found);
+  const Job* known = scheduler_->Find(id);
+  if (known == nullptr || !known->IsActive() || !HasRun(id, job)) {
+    return ApiResult::Fail(409, "job " + std::to_string(id) + " does not run; only a running "
+                                                               "job can be requeued");
+  }
+  if (job.stopping != Stopping::kNo) {
+    return ApiResult::Ok({{"id", id}, {"state", "stopping"}});  // on its way out already
+  }
+  // As a preemption: a checkpoint first when it can make one, then it waits again.
+  const std::string why = "requeued by " + who.user;
+  job.stop_reason = why;
+  job.requeue_on_exit = true;
+  if (job.request.spec.checkpointable) {
+    Executor* executor = &ExecutorOf(job);
+    OutboxOf(*executor).Push(id, job.attempts, Outbox::Kind::kCheckpoint,
+                             [executor, id] { return executor->RequestCheckpoint(id); });
+    job.stopping = Stopping::kAwaitCheckpoint;
+    job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
+    if (Status s = store_.SetState(id, JobState::kCheckpointing, why, now); !s.ok()) Log(s.message());
+    return ApiResult::Ok({{"id", id}, {"state", "checkpointing"}});
+  }
+  job.stopping = Stopping::kTerminating;
+  Terminate(id, job, now);
+  (void)store_.AppendEvent(id, now, "stop", why + "; SIGTERM");
+  return ApiResult::Ok({{"id", id}, {"state", "stopping"}});
+}
+
+ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& body, Time now) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return ApiResult::Fail(400, "the body is not a JSON object");
+  std::optional<Urgency> urgency;
+  std::optional<int> gpus;
+  std::optional<std::optional<Time>> limit;  // set to nullopt: no limit
+  for (const auto& [key, value] : j.items()) {
+    if (key == "urgency") {
+      urgency = value.is_string() ? ParseUrgency(value.get<std::string>()) : std::nullopt;
+      if (!urgency) {
+        return ApiResult::Fail(400, "urgency: '" + (value.is_string() ? value.get<std::string>()
+                                                                       : value.dump()) +
+                                        "' is not critical, high, normal or low");
+      }
+    } else if (key == "gpus") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 1024) {
+        return ApiResult::Fail(400, "gpus: '" + value.dump() + "' is not a number from 0 to 1024");
+      }
+      gpus = value.get<int>();
+    } else if (key == "time_limit") {
+      Result<Time> parsed = value.is_string() ? ParseSlurmTime(value.get<std::string>())
+                                              : Result<Time>(Status::Error("not a string"));
+      if (!parsed.ok()) {
+        return ApiResult::Fail(400, "time_limit: '" + (value.is_string() ? value.get<std::string>()
+                                                                          : value.dump()) +
+                                        "' is not a time limit (1:00:00, 90, 2h, UNLIMITED)");
+      }
+      limit = *parsed > 0 ? std::optional<Time>(*parsed) : std::nullopt;
+    } else {
+      return ApiResult::Fail(400, "'" + key + "' cannot be updated (urgency, gpus, time_limit)");
+    }
+  }
+  if (!urgency && !gpus && !limit) {
+    return ApiResult::Fail(400, "nothing to update: give urgency, gpus or time_limit");
+  }
+  std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
+  DrainInbox(now);
+  auto found = Controlled(who, id, "update");
+  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+  LiveJob& job = *std::get<LiveJob*>(found);
+  const Job* known = scheduler_->Find(id);
+  const bool running = HasRun(id, job) || (known != nullptr && known->IsActive());
+  JobRequest changed = job.request;
+  std::string what;
+  if (urgency) {
+    changed.spec.urgency = *urgency;
+    what += " urgency " + std::string(UrgencyName(*urgency));
+  }
+  if (gpus) {
+    changed.spec.gpus = *gpus;
+    what += " gpus " + std::to_string(*gpus);
+  }
+  if (limit) {
+    changed.spec.time_limit = *limit;
+    what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
+  }
+  if (running) {
+    if (urgency || gpus) {
+      return ApiResult::Fail(409, "job " + std::to_string(id) + " runs: only its time_limit "
+                                  "can change (squeeze requeue it first to change the rest)");
+    }
+    // Its owner may shorten its limit; only an admin may lengthen it, as in Slurm.
+    const Time old = job.request.spec.time_limit.value_or(kNever);
+    const Time wanted = limit->value_or(kNever);
+    if (wanted > old && !who.admin) {
+      return ApiResult::Fail(403, "only an admin may raise the time limit of a running job");
+    }
+    if (Status s = scheduler_->SetTimeLimit(id, *limit); !s.ok()) {
+      return ApiResult::Fail(400, s.message());
+    }
+  } else {
+    // Checked as a submission would be, against what the cluster could ever run.
+    const bool queued = known != nullptr;
+    if (ApiResult checked = CheckSubmission(job.owner, changed); checked.error) return checked;
+    if (queued) (void)scheduler_->Cancel(id, now);
+    job.request = changed;
+    if (queued) Queue(id, job, now);  // may forget `job`
+  }
+  if (auto it = jobs_.find(id); it != jobs_.end()) it->second.request = changed;
+  if (Status s = store_.UpdateRequest(id, changed, "updated by " + who.user + ":" + what, now);
+      !s.ok()) {
+    return ApiResult::Fail(500, s.message());
+  }
+  return ApiResult::Ok({{"id", id}, {"updated", what.substr(1)}});
+}
+
+}  // namespace squeeze
