@@ -289,7 +289,12 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   ++counters_.checkpoints;
   if (Status s = store_.RecordCheckpoint(id, now, label); !s.ok()) Log(s.message());
   (void)scheduler_->Checkpointed(id, now);  // victims: the least work since a checkpoint
-  if (job.stopping == Stopping::kAwaitCheckpoint) {
+  if (job.stopping == Stopping::kAwaitCheckpoint && job.timed_out) {
+    // Saved ahead of its time limit: it may go on until the limit (EnforceTimeLimits).
+    job.stopping = Stopping::kNo;
+    (void)store_.SetState(id, JobState::kRunning,
+                          "checkpointed ahead of its time limit; stopped at the limit", now);
+  } else if (job.stopping == Stopping::kAwaitCheckpoint) {
     // The checkpoint the stop asked for (or one that came first): now leave.
     job.stopping = Stopping::kTerminating;
     Terminate(id, job, now);

@@ -57,6 +57,8 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   stored.request.spec.id = *id;
   stored.owner = who.user;
   stored.submitted_at = now;
+  stored.held = stored.request.hold;
+  if (stored.held) stored.reason = "submitted held";
   queue_.Add(stored);
   wake_();
   return ApiResult::Ok({{"id", *id}});
