@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of fuzz/ with clang, ASan and UBSan (in build-fuzz/) and runs each
-# for a bounded time on its seed corpus (fuzz/corpus/TARGET). New inputs go to a scratch folder,
+# Builds the libFuzzer targets of fuzz/ with clang, ASan and UBSan (in build-fuzz/) and runs them
+# side by side, each for a bounded time on its seed corpus (fuzz/corpus/TARGET). New inputs go to a scratch folder,
 # never into the repository; a crash, a leak, undefined behaviour or a hang (10 s on one input)
 # stops the run and leaves the input in build-fuzz/findings/.
 #
@@ -24,7 +24,7 @@ while (($#)); do
     *) echo "fuzz: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
-((${#targets[@]})) || targets=(fuzz_job fuzz_http fuzz_cluster fuzz_traces fuzz_slurm)
+((${#targets[@]})) || targets=(fuzz_job fuzz_sbatch fuzz_http fuzz_cluster fuzz_traces fuzz_slurm)
 if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found (scripts/setup.sh installs clang)" >&2
   exit 2
@@ -42,15 +42,23 @@ echo "fuzz: built ${#targets[@]} targets with clang, ASan and UBSan in $((SECOND
 status=0
 findings=build-fuzz/findings
 mkdir -p "$findings"
+# The targets run side by side (each for $seconds of wall time), then are reported in order.
+pids=()
 for t in "${targets[@]}"; do
   scratch=build-fuzz/scratch/$t
   rm -rf "$scratch" && mkdir -p "$scratch"
-  log=build-fuzz/$t.log
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "build-fuzz/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$findings/$t-" "$scratch" "fuzz/corpus/$t" \
-    >"$log" 2>&1
-  rc=$?
+    >"build-fuzz/$t.log" 2>&1 &
+  pids+=($!)
+done
+for i in "${!targets[@]}"; do
+  t=${targets[$i]}
+  scratch=build-fuzz/scratch/$t
+  log=build-fuzz/$t.log
+  rc=0
+  wait "${pids[$i]}" || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if ((rc == 0)); then
     echo "fuzz: $t: ${runs:-?} runs in ${seconds} s, nothing found ($(ls "$scratch" | wc -l) new inputs)"

@@ -35,8 +35,12 @@ if (($# == 0 && fuzz_seconds > 0)); then
   fuzz_build=$!
 fi
 
+# Most end-to-end tests wait on daemons and jobs more than they compute: two more at once than
+# there are cores (SQUEEZE_TEST_JOBS to choose); the Slurm tests go one at a time (their lock).
+jobs=${SQUEEZE_TEST_JOBS:-$(($(nproc) + 2))}
+((jobs > 8)) && jobs=8
 status=0
-ctest --test-dir build --output-on-failure -j2 "$@" || status=$?
+ctest --test-dir build --output-on-failure -j"$jobs" "$@" || status=$?
 
 fuzz_status=0
 if [[ -n $fuzz_build ]]; then
