@@ -63,8 +63,9 @@ def case_dashboard(squeeze, source, h):
     config = os.path.join(source, "tests", "data", "browser", "cluster.yaml")
     d = h.start_daemon(squeeze, "data", ["--config", config, "--virtual-gpus", "4",
                                          "--stop-grace", "2s", "--held-idle-window", "3s"])
-    check("dashboard at " in d.log_text(), f"the daemon should say where the dashboard is:\n"
-                                           f"{d.log_text()}")
+    # The daemon says where the dashboard is, a moment after it says where it listens.
+    wait_until(lambda: "dashboard at " in d.log_text(), 15,
+               "the daemon to say where the dashboard is")
     alice = h.add_token("data", serve_lib.ALICE, "ml")
     wait_until(lambda: d.call("GET", "/v1/pools", token=alice)[0] == 200, 15,
                "the daemon to accept alice's token")

@@ -268,6 +268,15 @@ def empty_slurm_clusters(root, clusters=("east", "west")):
         return env, [line.split("|")[0] for line in out.stdout.splitlines()
                      if line.split("|")[-1] in live]
 
+    def nodes_not_up(cluster):
+        # Nodes an earlier case stopped (slurm-clusters.sh stop-node) come back a little later.
+        env = dict(os.environ, SLURM_CONF=f"{root}/{cluster}/etc/slurm.conf")
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %T"], env=env, capture_output=True,
+                             text=True, timeout=30)
+        bad = ("down", "drain", "fail", "unknown", "not_responding", "future", "*")
+        return [line for line in out.stdout.splitlines()
+                if any(b in line.split()[-1].lower() for b in bad)]
+
     for c in clusters:
         env, ids = jobs(c)
         if ids:
@@ -275,6 +284,11 @@ def empty_slurm_clusters(root, clusters=("east", "west")):
             subprocess.run(["scancel", *ids], env=env, capture_output=True, timeout=30)
     wait_until(lambda: not any(jobs(c)[1] for c in clusters), 60,
                f"the Slurm clusters {', '.join(clusters)} to run no job")
+    try:
+        wait_until(lambda: not any(nodes_not_up(c) for c in clusters), 60,
+                   f"every node of {', '.join(clusters)} to be up")
+    except TestFailure as e:
+        log(f"going on with nodes not up: {e}")
 
 
 def log_of(d, job_id, attempt):
@@ -331,6 +345,13 @@ class Daemon:
             self.admin_token = f.read().strip()
         wait_until(lambda: http("GET", self.url + "/healthz", timeout=5)[0] == 200, timeout,
                    f"{self.name} /healthz")
+        # Its start-up lines end with the recovery's ("took back ..."), a moment after it
+        # listens: wait for them, so that a test reading the log sees them all.
+        try:
+            wait_until(lambda: "took back" in self.log_text() or self.proc.poll() is not None,
+                       10, f"{self.name}'s recovery line")
+        except TestFailure:
+            pass  # a daemon that never says it (its recovery failed): the test will tell
         return self
 
     def log_text(self):

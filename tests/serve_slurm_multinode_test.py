@@ -57,11 +57,8 @@ def hostnames(nodelist):
 
 
 def cancel_all():
-    ids = list(squeue())
-    if ids:
-        slurm(["scancel", *ids])
-    serve_lib.wait_until(lambda: not any(s in ("RUNNING", "COMPLETING", "PENDING")
-                                         for _, s, _ in squeue().values()), 30, "east to be empty")
+    """East with no job left by an earlier case, and its nodes up."""
+    serve_lib.empty_slurm_clusters(ROOT, ("east",))
 
 
 def start(squeeze, h, name="data", extra=()):

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <optional>
 
@@ -29,7 +31,6 @@ std::string_view UnsupportedWhy(std::string_view option) {
   if (option == "output" || option == "error") {
     return "squeeze writes each run's output to its own log (squeeze logs ID)";
   }
-  if (option == "begin") return "a begin time is not supported yet";
   if (option == "mail-type" || option == "mail-user") return "squeeze sends no mail";
   if (option == "wrap") return "--wrap is a command-line option only";
   return "squeeze has no equal for it";
@@ -38,8 +39,8 @@ std::string_view UnsupportedWhy(std::string_view option) {
 class Converter {
  public:
   Converter(std::string_view source, bool ignore_unsupported,
-            const std::map<std::string, std::string>& environ)
-      : source_(source), ignore_(ignore_unsupported), environ_(environ) {}
+            const std::map<std::string, std::string>& environ, Time now)
+      : source_(source), ignore_(ignore_unsupported), environ_(environ), now_(now) {}
 
   Status Take(const SbatchDirective& d);
   Result<SbatchConversion> Finish();
@@ -65,6 +66,7 @@ class Converter {
   std::string_view source_;
   bool ignore_;
   const std::map<std::string, std::string>& environ_;
+  Time now_;
   Shape shape_;
   SbatchConversion out_;
 };
@@ -268,6 +270,10 @@ Status Converter::Take(const SbatchDirective& d) {
     out_.flags.team = value;
   } else if (o == "hold") {
     out_.flags.hold = "true";
+  } else if (o == "begin") {
+    Result<Time> ahead = SecondsUntilBegin(value, now_);
+    if (!ahead.ok()) return Bad(d, ahead.status().message());
+    out_.flags.begin = "+" + std::to_string(std::max<Time>(0, *ahead)) + "s";
   } else {
     const std::string message = Where(d) + ": not supported: " + std::string(UnsupportedWhy(o));
     if (!ignore_) return Status::Error(message + " (--ignore-unsupported leaves it out)");
@@ -365,12 +371,84 @@ std::string_view UrgencyOfQos(std::string_view qos) {
 
 Result<SbatchConversion> ConvertSbatchOptions(const std::vector<SbatchDirective>& options,
                                               std::string_view source, bool ignore_unsupported,
-                                              const std::map<std::string, std::string>& environ) {
-  Converter c(source, ignore_unsupported, environ);
+                                              const std::map<std::string, std::string>& environ,
+                                              Time now) {
+  Converter c(source, ignore_unsupported, environ, now);
   for (const SbatchDirective& d : options) {
     if (Status s = c.Take(d); !s.ok()) return s;
   }
   return c.Finish();
+}
+
+Result<Time> SecondsUntilBegin(std::string_view text, Time now) {
+  const std::string s(text);
+  const auto bad = [&] {
+    return Status::Error("'" + s + "' is not a time sbatch --begin takes (now+1hour, 16:00, "
+                         "2026-12-04T10:00, tomorrow)");
+  };
+  if (s == "now") return Time{0};
+  if (s.starts_with("now+")) {
+    size_t digits = 4;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
+    if (digits == 4 || digits - 4 > 9) return bad();
+    const Time n = std::stoll(s.substr(4, digits - 4));
+    const std::string unit = s.substr(digits);
+    static constexpr std::pair<std::string_view, Time> kUnits[] = {
+        {"", 1},           {"s", 1},         {"sec", 1},     {"second", 1}, {"seconds", 1},
+        {"m", 60},         {"min", 60},      {"minute", 60}, {"minutes", 60},
+        {"h", 3600},       {"hour", 3600},   {"hours", 3600},
+        {"d", 86400},      {"day", 86400},   {"days", 86400},
+        {"week", 604800},  {"weeks", 604800}};
+    for (const auto& [name, seconds] : kUnits) {
+      if (unit == name) return n * seconds;
+    }
+    return bad();
+  }
+  const time_t t = static_cast<time_t>(now);
+  std::tm local{};
+  localtime_r(&t, &local);
+  std::tm at = local;
+  at.tm_isdst = -1;
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  char tail = 0;
+  bool roll = false;  // a clock time already past today is tomorrow's
+  if (s == "midnight" || s == "tomorrow") {
+    at.tm_mday += 1;
+    at.tm_hour = at.tm_min = at.tm_sec = 0;
+  } else if (s == "today") {
+    at.tm_hour = at.tm_min = at.tm_sec = 0;
+  } else if (s == "noon" || s == "teatime") {
+    at.tm_hour = s == "noon" ? 12 : 16;
+    at.tm_min = at.tm_sec = 0;
+    roll = true;
+  } else if (s.find_first_not_of("0123456789-T:") == std::string::npos &&
+             (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &sec,
+                          &tail) >= 5 ||
+              std::sscanf(s.c_str(), "%4d-%2d-%2d%c", &y, &mo, &d, &tail) == 3)) {
+    if (tail != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) {
+      return bad();
+    }
+    at = std::tm{};
+    at.tm_year = y - 1900;
+    at.tm_mon = mo - 1;
+    at.tm_mday = d;
+    at.tm_hour = h;
+    at.tm_min = mi;
+    at.tm_sec = sec;
+    at.tm_isdst = -1;
+  } else if (s.find_first_not_of("0123456789:") == std::string::npos &&
+             std::sscanf(s.c_str(), "%2d:%2d:%2d%c", &h, &mi, &sec, &tail) >= 2) {
+    if (tail != 0 || h > 23 || mi > 59 || sec > 59 || h < 0 || mi < 0 || sec < 0) return bad();
+    at.tm_hour = h;
+    at.tm_min = mi;
+    at.tm_sec = sec;
+    roll = true;
+  } else {
+    return bad();
+  }
+  Time when = static_cast<Time>(std::mktime(&at));
+  if (roll && when <= now) when += 86400;
+  return when - now;
 }
 
 bool IsBatchScript(std::string_view text) {

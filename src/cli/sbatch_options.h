@@ -26,9 +26,16 @@ struct SbatchConversion {
 // script's lines). `source` names where they come from in messages ("train.sbatch"; a
 // directive with line 0 came from the command line). `environ`: the submitter's environment,
 // for --export (ALL, the default, copies it but for SQUEEZE_* and names a job may not hold).
+// `now`: the submission time, for --begin (whose clock times are the submitter's local time).
 Result<SbatchConversion> ConvertSbatchOptions(const std::vector<SbatchDirective>& options,
                                               std::string_view source, bool ignore_unsupported,
-                                              const std::map<std::string, std::string>& environ);
+                                              const std::map<std::string, std::string>& environ,
+                                              Time now = 0);
+
+// sbatch's --begin as seconds from `now` (0 or less: at once): now, now+N[seconds|minutes|
+// hours|days|weeks], HH:MM[:SS] (today, else tomorrow), YYYY-MM-DD[THH:MM[:SS]] in the local
+// time zone, midnight, noon, teatime (16:00), today, tomorrow.
+Result<Time> SecondsUntilBegin(std::string_view text, Time now);
 
 // The urgency a --qos or --priority word stands for ("scavenger" -> "low"); empty if none.
 std::string_view UrgencyOfQos(std::string_view qos);

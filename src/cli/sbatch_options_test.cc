@@ -208,8 +208,37 @@ TEST(SbatchOptionsTest, BrokenOptionsNameTheOptionAndTheValue) {
   EXPECT_THAT(error("partition", "a,b"), HasSubstr("one partition"));
   EXPECT_THAT(error("export", "ALL,SQUEEZE_X=1"),
               HasSubstr("--export: 'SQUEEZE_X' is not a variable a job may be given"));
+  EXPECT_THAT(error("begin", "whenever"), HasSubstr("--begin=whenever: 'whenever' is not a time"));
   EXPECT_THAT(error("dependency", "afterok:1"),
               HasSubstr("--dependency=afterok:1: not supported: dependencies are not supported"));
+}
+
+// --begin in sbatch's forms, as seconds from now (clock times in the local time zone: UTC in
+// the test).
+TEST(SbatchOptionsTest, BeginTimesInSbatchsForms) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  const Time now = kNow + 10 * 3600;  // 2026-12-01T10:00:00Z
+  EXPECT_EQ(*SecondsUntilBegin("now", now), 0);
+  EXPECT_EQ(*SecondsUntilBegin("now+90", now), 90);
+  EXPECT_EQ(*SecondsUntilBegin("now+2hours", now), 7200);
+  EXPECT_EQ(*SecondsUntilBegin("now+1week", now), 604800);
+  EXPECT_EQ(*SecondsUntilBegin("16:00", now), 6 * 3600);
+  EXPECT_EQ(*SecondsUntilBegin("09:30", now), 23 * 3600 + 30 * 60);  // past: tomorrow's
+  EXPECT_EQ(*SecondsUntilBegin("2026-12-02T10:00", now), 86400);
+  EXPECT_EQ(*SecondsUntilBegin("2026-12-02", now), 14 * 3600);
+  EXPECT_EQ(*SecondsUntilBegin("midnight", now), 14 * 3600);
+  EXPECT_EQ(*SecondsUntilBegin("teatime", now), 6 * 3600);
+  for (const char* bad : {"soon", "now+", "now+5fortnights", "25:00", "2026-13-01", "12:00x"}) {
+    EXPECT_THAT(SecondsUntilBegin(bad, now).status().message(),
+                HasSubstr("is not a time sbatch --begin takes")) << bad;
+  }
+  SubmitFlags flags;
+  flags.sbatch = {Flag("begin", "now+1hour")};
+  flags.command = {"true"};
+  Result<JobRequest> r = BuildSubmitRequest(std::nullopt, flags, kCwd, now);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->begin, now + 3600);
 }
 
 TEST(SbatchOptionsTest, RecognisesBatchScripts) {

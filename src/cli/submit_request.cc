@@ -44,6 +44,7 @@ constexpr FlagField kScalarFlags[] = {
     {"team", "--team", &SubmitFlags::team},
     {"max_retries", "--max-retries", &SubmitFlags::max_retries},
     {"hold", "--hold", &SubmitFlags::hold},
+    {"begin", "--begin", &SubmitFlags::begin},
     {"cpus", "--cpus", &SubmitFlags::cpus},
     {"memory", "--memory", &SubmitFlags::memory},
 };
@@ -176,7 +177,8 @@ Status OverlaySbatch(const std::optional<std::string>& file, const std::string* 
   static const std::map<std::string, std::string> kNone;
   Result<SbatchConversion> converted =
       ConvertSbatchOptions(options, script != nullptr ? *file : "the command line",
-                           flags.ignore_unsupported, whole_job || exports ? flags.environ : kNone);
+                           flags.ignore_unsupported, whole_job || exports ? flags.environ : kNone,
+                           now);
   if (!converted.ok()) return converted.status();
   warnings.insert(warnings.end(), converted->warnings.begin(), converted->warnings.end());
   std::set<std::string> ignored;

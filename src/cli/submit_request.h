@@ -40,6 +40,7 @@ struct SubmitFlags {
   std::optional<std::string> workdir;
   std::optional<std::string> max_retries;
   std::optional<std::string> hold;  // "true": submitted held (sbatch -H)
+  std::optional<std::string> begin;  // a date-time or +duration (sbatch --begin)
   std::optional<std::string> cpus;
   std::optional<std::string> memory;
   std::vector<std::string> env;      // "KEY=VALUE" each; a later one wins

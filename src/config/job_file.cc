@@ -109,6 +109,8 @@ class JobReader {
   Status ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadBegin(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Result<Time> DateTimeOrAhead(const JobNode& n, std::string_view f) const;
 
  private:
   Status Error(const JobNode& at, std::string_view field, const std::string& message) const {
@@ -159,6 +161,7 @@ constexpr FieldDef kFields[] = {
     {"memory", &JobReader::ReadMemory},
     {"max_retries", &JobReader::ReadMaxRetries},
     {"hold", &JobReader::ReadHold},
+    {"begin", &JobReader::ReadBegin},
 };
 
 // squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
@@ -470,8 +473,8 @@ Status JobReader::ReadTimeLimit(const JobNode& n, std::string_view f, JobRequest
   return Status::Ok();
 }
 
-// An RFC 3339 date-time, or "+DURATION" from now; in the future either way.
-Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const {
+// An RFC 3339 date-time, or "+DURATION" from now.
+Result<Time> JobReader::DateTimeOrAhead(const JobNode& n, std::string_view f) const {
   const Result<std::string> text = Scalar(n, f, "a date-time or +duration");
   if (!text.ok()) return text.status();
   const std::string_view s = Trim(*text);
@@ -483,9 +486,24 @@ Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest&
     at = ParseDateTime(s);
   }
   if (!at.ok()) return Error(n, f, at.status().message());
+  return at;
+}
+
+Status JobReader::ReadBegin(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<Time> at = DateTimeOrAhead(n, f);
+  if (!at.ok()) return at.status();
+  if (*at > now_) out.begin = *at;
+  return Status::Ok();
+}
+
+// In the future.
+Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<Time> at = DateTimeOrAhead(n, f);
+  if (!at.ok()) return at.status();
+  const std::string text(Trim(n.text));
   if (*at <= now_) {
     return Error(n, f,
-                 "'" + *text + "' is not in the future (it is " + FormatDateTime(*at) +
+                 "'" + text + "' is not in the future (it is " + FormatDateTime(*at) +
                      "; now is " + FormatDateTime(now_) + ")");
   }
   out.spec.deadline = *at;

@@ -52,6 +52,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (s.memory_mib > 0) j["memory"] = std::to_string(s.memory_mib) + "MiB";
   if (r.max_retries >= 0) j["max_retries"] = r.max_retries;
   if (r.hold) j["hold"] = true;
+  if (r.begin) j["begin"] = FormatDateTime(*r.begin);
   // Bytes that are not UTF-8 cannot travel in JSON; they become U+FFFD rather than throw.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -24,6 +24,8 @@ struct JobRequest {
   int max_retries = -1;                    // -1 = the daemon's default
   // Submitted held (sbatch --hold): it waits, whatever is free, until released.
   bool hold = false;
+  // Not to start before then (sbatch --begin); a time already past changes nothing.
+  std::optional<Time> begin;
 };
 
 }  // namespace squeeze

@@ -132,7 +132,8 @@ Result<nlohmann::json> ApiClient::Get(const std::string& path) {
   }
   auto res = client_->Get(path.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " + Unreachable(res.error()));
+    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " +
+                         Unreachable(res.error()));
   }
   return Decode("GET " + path, res->status, res->body);
 }
@@ -146,7 +147,8 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const std::strin
   }
   auto res = client_->Post(path.c_str(), body, content_type.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " + Unreachable(res.error()));
+    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " +
+                         Unreachable(res.error()));
   }
   return Decode("POST " + path, res->status, res->body);
 }

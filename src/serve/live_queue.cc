@@ -190,7 +190,14 @@ void LiveQueue::DrainInbox(Time now) {
     job.owner = stored.owner;
     job.queued_since = stored.submitted_at;
     job.held = stored.held;
-    if (!job.held) Queue(stored.id, job, now);
+    if (job.held) continue;
+    if (job.request.begin && *job.request.begin > now) {
+      // Not before its begin time: it waits as a retry's back-off does (QueueDueRetries).
+      job.retry_at = job.request.begin;
+      retries_.insert({*job.request.begin, stored.id});
+      continue;
+    }
+    Queue(stored.id, job, now);
   }
 }
 

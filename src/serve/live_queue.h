@@ -306,6 +306,7 @@ class LiveQueue {
       std::optional<Time> retry_at;
       std::string placed_because;
       Executor* exec = nullptr;
+      int attempts = 0;  // 0 with a retry_at: its begin time, not a back-off
     };
     std::map<JobId, JobInfo> jobs;
     std::map<int, std::string> node_down;

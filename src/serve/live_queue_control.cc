@@ -104,7 +104,9 @@ ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
                              [executor, id] { return executor->RequestCheckpoint(id); });
     job.stopping = Stopping::kAwaitCheckpoint;
     job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
-    if (Status s = store_.SetState(id, JobState::kCheckpointing, why, now); !s.ok()) Log(s.message());
+    if (Status s = store_.SetState(id, JobState::kCheckpointing, why, now); !s.ok()) {
+      Log(s.message());
+    }
     return ApiResult::Ok({{"id", id}, {"state", "checkpointing"}});
   }
   job.stopping = Stopping::kTerminating;

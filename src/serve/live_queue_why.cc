@@ -169,8 +169,11 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
   nlohmann::json out = {{"id", id}};
   const auto live = w.jobs.find(id);
   if (live != w.jobs.end() && live->second.retry_at && *live->second.retry_at > now) {
-    out["explanation"] = {"its last run failed; it waits out the retry back-off until " +
-                          FormatDateTime(*live->second.retry_at)};
+    const bool begins = live->second.attempts == 0;
+    out["explanation"] = {begins ? "it may not start before its begin time, " +
+                                       FormatDateTime(*live->second.retry_at)
+                                 : "its last run failed; it waits out the retry back-off until " +
+                                       FormatDateTime(*live->second.retry_at)};
     out["expected_start_in_s"] = std::max<Time>(0, *live->second.retry_at - now);
     return out;
   }
@@ -204,7 +207,7 @@ LiveQueue::WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
     const Job* j = scheduler_->Find(id);
     if ((j == nullptr || !j->IsActive()) && !job.retry_at) continue;
     w.jobs[id] = {job.owner, job.retry_at, job.placed_because,
-                  job.exec ? job.exec : &executor_};
+                  job.exec ? job.exec : &executor_, job.attempts};
   }
   w.node_down = node_down_;
   return w;

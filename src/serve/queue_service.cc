@@ -58,6 +58,7 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   stored.owner = who.user;
   stored.submitted_at = now;
   stored.held = stored.request.hold;
+  stored.not_before = stored.request.begin;
   if (stored.held) stored.reason = "submitted held";
   queue_.Add(stored);
   wake_();

@@ -66,8 +66,10 @@ constexpr const char* kMigrate2To3 = R"sql(
 ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN ran INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
-UPDATE jobs SET waited=MAX(0, started_at - submitted_at) WHERE started_at IS NOT NULL AND attempts=1;
-UPDATE jobs SET ran=MAX(0, ended_at - started_at) WHERE started_at IS NOT NULL AND ended_at IS NOT NULL;
+UPDATE jobs SET waited=MAX(0, started_at - submitted_at)
+  WHERE started_at IS NOT NULL AND attempts=1;
+UPDATE jobs SET ran=MAX(0, ended_at - started_at)
+  WHERE started_at IS NOT NULL AND ended_at IS NOT NULL;
 )sql";
 
 // What a run that ends at ?3 adds to `ran` (nothing when no run is open).
@@ -220,7 +222,8 @@ Status JobStore::CommitBatch(std::vector<PendingSubmit*>& batch) {
 Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
   auto insert = writer_->Prepare(
       "INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request, held, "
-      "reason) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9) RETURNING id");
+      "reason, not_before) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10) "
+      "RETURNING id");
   if (!insert.ok()) return insert.status();
   for (PendingSubmit* p : batch) {
     const JobSpec& spec = p->request->spec;
@@ -233,6 +236,7 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
     insert->Bind(7, RequestToJson(*p->request));
     insert->Bind(8, static_cast<int64_t>(p->request->hold ? 1 : 0));
     insert->Bind(9, std::string(p->request->hold ? "submitted held" : ""));
+    insert->Bind(10, p->request->begin);  // a begin time waits as a retry's back-off does
     auto row = insert->Step();
     if (!row.ok()) return row.status();
     p->id = insert->Int(0);

@@ -32,7 +32,8 @@ export function queueView() {
     if (j.state !== 'pending') return esc(j.reason);
     const why = j.why;
     const lines = why ? why.explanation : [];
-    return `${j.reason ? `<div>${esc(j.reason)}</div>` : ''}<div class="why">${lines.map(esc).join('<br>')}</div>`;
+    const code = j.reason_code ? `<div class="reason-code">${esc(j.reason_code)}</div>` : '';
+    return `${code}${j.reason ? `<div>${esc(j.reason)}</div>` : ''}<div class="why">${lines.map(esc).join('<br>')}</div>`;
   }
 
   function startCell(j) {
@@ -115,6 +116,7 @@ export function queueView() {
           <option value="">waiting and running</option><option value="pending">pending</option>
           <option value="running,checkpointing">running</option><option value="done">done</option>
           <option value="failed">failed</option><option value="cancelled">cancelled</option>
+          <option value="timeout">timeout</option>
           <option value="all">all</option></select></label>
         <label>Urgency <select id="f-urgency"><option value="">any</option>
           <option>critical</option><option>high</option><option>normal</option><option>low</option></select></label>
