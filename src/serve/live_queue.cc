@@ -615,21 +615,9 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
   DrainInbox(now);
-  auto it = jobs_.find(id);
-  if (it == jobs_.end()) {
-    auto stored = store_.Get(id);
-    if (!stored.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
-    if (stored->owner != who.user && !who.admin) {
-      return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + stored->owner);
-    }
-    return ApiResult::Fail(409, "job " + std::to_string(id) + " has already ended (" +
-                                    std::string(JobStateName(stored->state)) + ")");
-  }
-  LiveJob& job = it->second;
-  if (job.owner != who.user && !who.admin) {
-    return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + job.owner +
-                                    "; only its owner or an admin may cancel it");
-  }
+  auto found = Controlled(who, id, "cancel", /*cancelling_ok=*/true);
+  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+  LiveJob& job = *std::get<LiveJob*>(found);
   if (job.cancelled) return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   if (job.retry_at) retries_.erase({*job.retry_at, id});
   if (HasRun(id, job)) {

@@ -227,8 +227,9 @@ class LiveQueue {
   // A run stopped at its time limit ends the job timed out; it is forgotten.
   void EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now);
   // The job `who` may control (its owner, or an admin), or the answer why not.
+  // `cancelling_ok`: a job being cancelled is returned too (else a 409).
   std::variant<LiveJob*, ApiResult> Controlled(const Principal& who, JobId id,
-                                                std::string_view verb);
+                                                std::string_view verb, bool cancelling_ok = false);
   // A waiting job out of the scheduler (and its retry back-off), to be queued again later.
   void Unqueue(JobId id, LiveJob& job, Time now);
   Executor& ExecutorFor(const Placement& placement);

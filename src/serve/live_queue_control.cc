@@ -8,7 +8,8 @@
 namespace squeeze {
 
 std::variant<LiveQueue::LiveJob*, ApiResult> LiveQueue::Controlled(const Principal& who, JobId id,
-                                                                   std::string_view verb) {
+                                                                   std::string_view verb,
+                                                                   bool cancelling_ok) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
     auto stored = store_.Get(id);
@@ -16,7 +17,7 @@ std::variant<LiveQueue::LiveJob*, ApiResult> LiveQueue::Controlled(const Princip
     if (stored->owner != who.user && !who.admin) {
       return ApiResult::Fail(403, "job " + std::to_string(id) + " belongs to " + stored->owner);
     }
-    return ApiResult::Fail(409, "job " + std::to_string(id) + " has ended (" +
+    return ApiResult::Fail(409, "job " + std::to_string(id) + " has already ended (" +
                                     std::string(JobStateName(stored->state)) + ")");
   }
   LiveJob& job = it->second;
@@ -25,7 +26,7 @@ std::variant<LiveQueue::LiveJob*, ApiResult> LiveQueue::Controlled(const Princip
                                     "; only its owner or an admin may " + std::string(verb) +
                                     " it");
   }
-  if (job.cancelled) {
+  if (job.cancelled && !cancelling_ok) {
     return ApiResult::Fail(409, "job " + std::to_string(id) + " is being cancelled");
   }
   return &job;
