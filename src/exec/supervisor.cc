@@ -30,10 +30,12 @@ void AppendToLog(int log_fd, const std::string& line) {
 [[noreturn]] void ExecJob(const SupervisorArgs& args, const UnixAccount* owner, char** argv,
                           int log_fd, int err_fd) {
   setpgid(0, 0);
+  // Default handling first, then unblock: a stop (SIGTERM) sent to the group while the
+  // supervisor's SIG_IGN was still inherited was held blocked (RunJob), and ends the job now.
+  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 below gives fd 0 without it
   int err[2] = {0, 0};
   errno = 0;
@@ -101,7 +103,14 @@ int Supervise(const SupervisorArgs& args) {
   for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
 
+  // The stop signals stay blocked from the fork until the job resets their handling
+  // (ExecJob): one sent as soon as the run is known is kept pending, not dropped as ignored.
+  sigset_t stops, before;
+  sigemptyset(&stops);
+  for (int sig : {SIGHUP, SIGINT, SIGTERM}) sigaddset(&stops, sig);
+  sigprocmask(SIG_BLOCK, &stops, &before);
   pid_t pid = fork();
+  if (pid != 0) sigprocmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
     (void)WriteFileAtomically(paths.exit, FormatExitStatus({false, kCannotRun, "cannot fork"}));
     return 1;
