@@ -26,6 +26,7 @@ namespace {
 constexpr int kNodes = 1250;
 constexpr int kGpusPerNode = 8;
 constexpr int64_t kPending = 100000;
+constexpr int kArrayTasks = 10000;
 // Running jobs start at kFillTime, pending ones are submitted at kSubmitTime and cycles run at
 // kCycleTime: past squeeze's minimum run time (300 s), so that preemption is allowed, and before
 // a default slice (1800 s) would end.
@@ -86,6 +87,23 @@ bool TopUpPending(Setup& s) {
   return true;
 }
 
+// The "array" variants: a 10,000-task array of 1-GPU jobs waits first, without a limit (all
+// its tasks in the queue) or with %100 (100 admitted, the rest parked); other variants: none.
+bool SubmitArray(Setup& s, const std::string& variant) {
+  if (variant != "array" && variant != "array-limit") return true;
+  const JobId array = s.next_id;
+  for (int task = 0; task < kArrayTasks; ++task) {
+    JobSpec spec = TakeJob(s, kSubmitTime);
+    spec.gpus = 1;
+    spec.gpu_milli = kMilliPerGpu;
+    spec.array_id = array;
+    spec.array_task = task;
+    spec.array_limit = variant == "array-limit" ? 100 : 0;
+    if (!s.scheduler->Submit(spec, kSubmitTime).ok()) return false;
+  }
+  return true;
+}
+
 // The state for `policy`, built once and kept while the same benchmark repeats (Google
 // Benchmark calls a benchmark several times to size its iteration count). In the "full"
 // variant the running jobs are not preemptible, so that no cycle may stop one.
@@ -111,7 +129,7 @@ Setup* GetSetup(const std::string& policy_name, const std::string& variant, std:
   options.jobs = 2 * kPending;
   options.cluster_gpus = kNodes * kGpusPerNode;
   s->templates = MakeSyntheticTrace(options).jobs;
-  if (!Fill(*s, variant != "full") || !TopUpPending(*s)) {
+  if (!Fill(*s, variant != "full") || !SubmitArray(*s, variant) || !TopUpPending(*s)) {
     *error = "could not fill the cluster or queue the pending jobs";
     return nullptr;
   }
@@ -165,9 +183,10 @@ bool BetweenCycles(Setup& s, const std::vector<Decision>& last) {
   return TopUpPending(s);
 }
 
-void BM_CycleNodeFrees(benchmark::State& state, const std::string& policy) {
+void BM_CycleNodeFreesWith(benchmark::State& state, const std::string& policy,
+                           const std::string& variant) {
   std::string error;
-  Setup* s = GetSetup(policy, "node-frees", &error);
+  Setup* s = GetSetup(policy, variant, &error);
   if (s == nullptr) {
     state.SkipWithError(error.c_str());
     return;
@@ -198,9 +217,23 @@ void BM_CycleNodeFrees(benchmark::State& state, const std::string& policy) {
   ReportState(state, *s);
 }
 
+void BM_CycleNodeFrees(benchmark::State& state, const std::string& policy) {
+  BM_CycleNodeFreesWith(state, policy, "node-frees");
+}
+
+// NodeFrees with a 10,000-task array waiting among the 100,000 jobs (all queued, or %100).
+void BM_CycleArray(benchmark::State& state, const std::string& policy) {
+  BM_CycleNodeFreesWith(state, policy, "array");
+}
+void BM_CycleArrayLimit(benchmark::State& state, const std::string& policy) {
+  BM_CycleNodeFreesWith(state, policy, "array-limit");
+}
+
 }  // namespace
 }  // namespace squeeze::bench
 
+using squeeze::bench::BM_CycleArray;
+using squeeze::bench::BM_CycleArrayLimit;
 using squeeze::bench::BM_CycleFull;
 using squeeze::bench::BM_CycleNodeFrees;
 
@@ -211,6 +244,13 @@ BENCHMARK_CAPTURE(BM_CycleNodeFrees, fifo, std::string("fifo"))->Unit(benchmark:
 BENCHMARK_CAPTURE(BM_CycleNodeFrees, backfill, std::string("backfill"))
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CycleNodeFrees, squeeze, std::string("squeeze"))
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_CAPTURE(BM_CycleArray, backfill, std::string("backfill"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_CycleArray, squeeze, std::string("squeeze"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_CycleArrayLimit, backfill, std::string("backfill"))
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_CycleArrayLimit, squeeze, std::string("squeeze"))
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -2,11 +2,12 @@
 //   1. durable submissions/s from 8 keep-alive clients (--sync full and --sync normal);
 //   2. submit latency at a paced 500 requests/s, open loop (p50/p99/max);
 //   3. restart with 100,000 pending jobs: exec -> first GET /healthz, -> first GET /v1/jobs;
-//   4. the daemon's VmRSS / VmHWM with those jobs, after the restart and after a full listing.
+//   4. the daemon's VmRSS / VmHWM with those jobs, after the restart and after a full listing;
+//   5. one submission of a 10,000-task job array (--array-tasks): the answer's latency.
 //
 //   build-bench/bench/serve_bench [--squeeze PATH] [--dir /tmp] [--clients 8] [--each 1000]
 //       [--rate 500] [--seconds 10] [--jobs 100000] [--restarts 3]
-//       [--only tput,paced,restart] [--json FILE]
+//       [--only tput,paced,restart,array] [--array-tasks 10000] [--json FILE]
 //       [--tcp-nodelay] [--server-nodelay] [--keep]
 //
 // --tcp-nodelay sets TCP_NODELAY on the benchmark's sockets (curl and most HTTP clients do);
@@ -88,6 +89,7 @@ struct Flags {
   double seconds = 10;
   int jobs = 100000;
   int restarts = 3;
+  int array_tasks = 10000;  // the array part's tasks
   std::string only;  // empty = everything
   std::string json_out;
   bool nodelay = false;         // TCP_NODELAY on the benchmark's client sockets
@@ -674,6 +676,52 @@ int Run(const Flags& flags) {
     std::filesystem::remove_all(dir);
   }
 
+  if (Wanted(flags, "array")) {
+    // One submission of a 10,000-task array (one durable transaction), timed from the request
+    // to the answer; then until the daemon's queue holds every task (GET of the last task
+    // shows its REASON), which takes a step of the daemon's loop.
+    const std::string dir = base + "/array";
+    Daemon d(flags, dir, "full");
+    if (!d.Start() || !HoldTheGpu(d)) {
+      std::fprintf(stderr, "serve_bench: the daemon did not come up\n%s", d.Log().c_str());
+      return 1;
+    }
+    auto c = d.Client();
+    const std::string body =
+        R"({"name": "sweep", "command": ["sleep", "1"], "gpus": 1, "array": "0-)" +
+        std::to_string(flags.array_tasks - 1) + R"(%100"})";
+    const auto t0 = Clock::now();
+    auto res = c->Post("/v1/jobs", body, "application/json");
+    const double submit_s = Seconds(Clock::now() - t0);
+    if (!res || res->status != 201) {
+      std::fprintf(stderr, "serve_bench: the array was refused: %s\n",
+                   res ? res->body.c_str() : "no answer");
+      return 1;
+    }
+    const int64_t first = json::parse(res->body)["id"];
+    const std::string last = "/v1/jobs/" + std::to_string(first + flags.array_tasks - 1);
+    double queued_s = -1;
+    for (int i = 0; i < 2000 && queued_s < 0; ++i) {
+      auto got = c->Get(last);
+      if (got && got->status == 200 && json::parse(got->body)["reason_code"].is_string()) {
+        queued_s = Seconds(Clock::now() - t0);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    std::printf("\narray: %d tasks (%%100) submitted in one request: answered in %.3f s "
+                "(target <= 1 s); every task queued with a REASON after %.3f s\n",
+                flags.array_tasks, submit_s, queued_s);
+    out["array"] = {{"tasks", flags.array_tasks}, {"submit_s", submit_s}, {"queued_s", queued_s}};
+    auto [rss, hwm] = Memory(d.pid());
+    out["array"]["rss_mib"] = rss;
+    std::printf("  daemon memory: VmRSS %.0f MiB, VmHWM %.0f MiB\n", rss, hwm);
+    if (submit_s > 1.0 || queued_s < 0) rc = 1;
+    d.Stop();
+    KillLeftovers(dir);
+    std::filesystem::remove_all(dir);
+  }
+
   if (Wanted(flags, "restart")) {
     const std::string dir = base + "/restart";
     const auto fill_start = Clock::now();
@@ -775,6 +823,7 @@ int main(int argc, char** argv) {
     else if (flag == "--jobs") f.jobs = std::atoi(value.c_str());
     else if (flag == "--restarts") f.restarts = std::atoi(value.c_str());
     else if (flag == "--only") f.only = value;
+    else if (flag == "--array-tasks") f.array_tasks = std::atoi(value.c_str());
     else if (flag == "--json") f.json_out = value;
     else {
       std::fprintf(stderr, "serve_bench: unknown flag %s\n", flag.c_str());

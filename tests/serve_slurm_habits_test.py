@@ -5,13 +5,22 @@ user types it, with SQUEEZE_DATA set and no URL or token (the client finds the d
   copy taken at submission; an unsupported directive is refused with its line (a warning with
   --ignore-unsupported); --wrap; `logs -n`;
 - limit: a job with -t stops at its limit, after a checkpoint, and ends `timeout`;
+- output: `#SBATCH -o out_%j.txt` and `-e err_%x.txt`: the script's stdout and stderr go to
+  those files in the submit directory, a second run (requeue) appends to them, `squeeze logs`
+  shows the output file (and `-n`), the run's own log says where it went; a pattern squeeze
+  cannot fill in is refused;
 - control: hold/release (REASON JobHeld), requeue of a running job (it resumes from its
   checkpoint), update of a waiting job, cancel of several ids, REASON codes (Resources,
   Priority), `queue --me`, `history`, `token list/revoke`, `logs -f` to the end of a job,
   and the nearest command or flag for a typo.
 
+- pipeline: preprocess -> an array of train tasks (--array 0-3%2) -> eval with afterok, as
+  sbatch scripts: they run in that order, the array never above its limit, `queue` shows the
+  waiting tasks in one row with REASON Dependency; `squeeze simulate` of the same pipeline as a
+  job-profile trace starts them in the same order.
+
 Usage: python3 serve_slurm_habits_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
-       (CASE: script, limit, control)
+       (CASE: script, output, limit, control, pipeline)
 """
 
 import os
@@ -76,6 +85,46 @@ def case_script(squeeze, source, h):
     j = d.wait_state(wrapped, ["done", "failed"], timeout=60)
     check(j["state"] == "done" and j["name"] == "w", f"--wrap: {j}")
     check("wrapped 42" in sq("logs", str(wrapped)).stdout, "--wrap's log")
+
+
+def case_output(squeeze, source, h):
+    d, sq = start(squeeze, h, gpus="1")
+    script = h.path("writer.sbatch")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n#SBATCH -J writer\n#SBATCH -o out_%j.txt\n#SBATCH -e err_%x.txt\n"
+                "echo \"run $SQUEEZE_ATTEMPT\"\necho \"oops $SQUEEZE_ATTEMPT\" >&2\n"
+                "[ \"$SQUEEZE_ATTEMPT\" -ge 2 ] || sleep 60\n")
+    job = submitted_id(sq("submit", script).stdout)
+    out = os.path.join(h.work_dir, f"out_{job}.txt")
+    err = os.path.join(h.work_dir, "err_writer.txt")
+
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    serve_lib.wait_until(lambda: read(out) == "run 1\n", 30, "the first run's output")
+    check(sq("logs", str(job)).stdout == "run 1\n", "logs of the first run")
+    # A second run appends: nothing of the first is lost.
+    sq("requeue", str(job))
+    j = d.wait_job(job, lambda j: j["state"] in ("done", "failed") and j["attempts"] == 2, 60,
+                   "the requeued writer to end")
+    check(j["state"] == "done" and j["output"] == "out_%j.txt" and j["error"] == "err_%x.txt",
+          f"the writer: {j}")
+    check(read(out) == "run 1\nrun 2\n", f"{out}: {read(out)!r}")
+    check(read(err) == "oops 1\noops 2\n", f"{err}: {read(err)!r}")
+    text = sq("logs", str(job)).stdout
+    check(text == "run 1\nrun 2\n", f"squeeze logs: {text!r}")
+    last = sq("logs", str(job), "-n", "1").stdout
+    check(last == "run 2\n", f"logs -n 1: {last!r}")
+    run_log = serve_lib.log_of(d, job, 2)
+    check(f"stdout goes to {out}, stderr to {err} (appended to)" in run_log, f"the log: {run_log!r}")
+    # A pattern squeeze cannot fill in is refused, naming it.
+    r = sq("submit", "-o", "out_%Q.txt", "--", "true", ok=False)
+    check(r.returncode != 0 and "--output=out_%Q.txt: '%Q' is not a pattern" in r.stderr,
+          f"-o out_%Q.txt: {r.stderr}")
 
 
 def case_limit(squeeze, source, h):
@@ -167,7 +216,74 @@ def case_control(squeeze, source, h):
     check("admin" in listed and d.admin_token not in listed, f"token list: {listed}")
 
 
-CASES = {"script": case_script, "limit": case_limit, "control": case_control}
+def case_pipeline(squeeze, source, h):
+    """preprocess -> an array of train tasks (%2) -> eval, with afterok, as sbatch scripts: live
+    they run in that order (never more than 2 train tasks at once), and `squeeze simulate` of
+    the same pipeline as a job-profile trace starts them in the same order."""
+    d, sq = start(squeeze, h, gpus="4")
+    order = h.path("order.txt")
+    steps = {
+        "preprocess": "sleep 2",
+        "train": "mkdir -p running; touch running/$SLURM_ARRAY_TASK_ID; "
+                 "echo \"train $SLURM_ARRAY_TASK_ID $(ls running | wc -l)\" >> " + order +
+                 "; sleep 2; rm running/$SLURM_ARRAY_TASK_ID",
+        "eval": "true",
+    }
+    for name, body in steps.items():
+        with open(h.path(name + ".sbatch"), "w") as f:
+            f.write(f"#!/bin/bash\n#SBATCH -J {name}\n#SBATCH --gres=gpu:1\n")
+            if name == "train":
+                f.write("#SBATCH --array=0-3%2\n")
+            f.write(f"echo {name} start >> {order}\n{body}\necho {name} end >> {order}\n")
+    pre = submitted_id(sq("submit", h.path("preprocess.sbatch")).stdout)
+    out = sq("submit", "-d", f"afterok:{pre}", h.path("train.sbatch")).stdout
+    m = re.search(r"submitted array job (\d+) \(4 tasks\)", out)
+    check(m is not None, f"no array job in {out!r}")
+    train = int(m.group(1))
+    ev = submitted_id(sq("submit", "--dependency", f"afterok:{train}",
+                         h.path("eval.sbatch")).stdout)
+    # Waiting: the array's tasks in one row with their reason, eval on its dependency.
+    q = sq("queue").stdout
+    check(re.search(rf"{train}_\[0-3\]\s.*Dependency", q) is not None, q)
+    check(re.search(rf"^{ev}\s.*Dependency", q, re.M) is not None, q)
+    why = sq("why", str(ev)).stdout
+    check(f"afterok:{train}" in why, why)
+    show = sq("show", f"{train}_2").stdout
+    check("array_task: 2" in show and "array_progress" in show, show)
+    d.wait_state(ev, ("done",), timeout=90)
+    lines = [l.split() for l in open(order).read().splitlines()]
+    names = [l[0] for l in lines if l[1] == "start"]
+    check(names == ["preprocess"] + ["train"] * 4 + ["eval"], f"live order: {names}")
+    ends = [i for i, l in enumerate(lines) if l[0] == "preprocess" and l[1] == "end"]
+    first_train = next(i for i, l in enumerate(lines) if l[0] == "train")
+    check(ends and ends[0] < first_train, f"a train task started before preprocess ended: {lines}")
+    beside = [int(l[2]) for l in lines if l[0] == "train" and l[1] not in ("start", "end")]
+    check(len(beside) == 4 and max(beside) <= 2, f"more than 2 train tasks at once: {beside}")
+    # The same pipeline in the simulator.
+    trace = h.path("pipeline.csv")
+    with open(trace, "w") as f:
+        f.write("id,submit_time,duration,gpus,pool,name,array,dependency\n"
+                "1,0,2,1,,preprocess,,\n2,0,2,1,,train,0-3%2,afterok:1\n"
+                "3,0,1,1,,eval,,afterok:2\n")
+    cluster = h.path("four.yaml")
+    with open(cluster, "w") as f:
+        f.write("pools:\n  - name: owned\n    nodes: [{name: gpu-0, gpus: 4}]\n")
+    jobs_csv = h.path("sim-jobs.csv")
+    r = h.run([squeeze, "simulate", "--trace", trace, "--cluster", cluster, "--policy",
+               "backfill", "--jobs-csv", jobs_csv, "-q"], timeout=60)
+    check(r.returncode == 0, f"simulate: {r.stderr}")
+    names_by_id = {1: "preprocess", 3: "eval"}
+    rows = [l.split(",") for l in open(jobs_csv).read().splitlines()[1:]]
+    sim = sorted((int(row[5]), names_by_id.get(int(row[1]), "train")) for row in rows)
+    sim_names = [n for _, n in sim]
+    check(sim_names == names, f"simulated order {sim} differs from the live one {names}")
+    starts = sorted(int(row[5]) for row in rows if int(row[1]) not in names_by_id)
+    check(starts == [2, 2, 4, 4], f"simulated train starts (two at a time after preprocess): {starts}")
+    log(f"pipeline: live and simulated order {names}; train tasks at once <= 2")
+
+
+CASES = {"script": case_script, "output": case_output, "limit": case_limit,
+         "control": case_control, "pipeline": case_pipeline}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -15,9 +15,12 @@ the CTest fixture slurm_clusters. The daemon's machine needs no GPU: the pools' 
   (a new Slurm job) resumes from its checkpoint.
 
 - owner: a root daemon submits each job as its owner (sbatch --uid/--gid): it runs as them.
+- output: a job's `output` and `error` files (sbatch -o/-e) are filled in by squeeze and given
+  to sbatch with every % escaped: Slurm writes the job's stdout and stderr there, the run's
+  log says so, and the log route shows the output file.
 
 Usage: python3 serve_slurm_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
-       (CASE: pools, regions, slices, owner)
+       (CASE: pools, regions, slices, owner, output)
 """
 
 import json
@@ -281,8 +284,31 @@ def case_owner(squeeze, source, h):
                            body={"command": ["true"]})
 
 
+def case_output(squeeze, source, h):
+    config = pools_config(h, "eu-west")
+    d = h.start_daemon(squeeze, "data", ["--config", config])
+    work = h.path("outputs")
+    os.makedirs(work, exist_ok=True)
+    job = d.submit({"name": "writer", "gpus": 1, "workdir": work,
+                    "output": "out_%j_100%%.txt", "error": "err_%x.txt",
+                    "command": ["bash", "-c", "echo out on $SLURM_CLUSTER_NAME; echo err >&2"]})
+    j = d.wait_state(job, ["done", "failed"], timeout=90)
+    check(j["state"] == "done" and j["output"] == "out_%j_100%%.txt", f"the writer: {j}")
+    out, err = os.path.join(work, f"out_{job}_100%.txt"), os.path.join(work, "err_writer.txt")
+    check(os.path.exists(out) and os.path.exists(err), f"the files in {work}: {os.listdir(work)}")
+    with open(out) as f:
+        text = f.read()
+    with open(err) as f:
+        check(f.read() == "err\n", f"{err}")
+    check(re.fullmatch(r"out on (east|west)\n", text), f"{out}: {text!r}")
+    status, got = d.call("GET", f"/v1/jobs/{job}/log")
+    check(status == 200 and got["text"] == text and got["path"] == out, f"the log route: {got}")
+    run_log = serve_lib.log_of(d, job, 1)
+    check(f"stdout goes to {out}, stderr to {err}" in run_log, f"the run's log: {run_log!r}")
+
+
 CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices,
-         "owner": case_owner}
+         "owner": case_owner, "output": case_output}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))

@@ -53,7 +53,13 @@ int Submit(const ClientFlags& f, const SubmitArgs& args) {
   const std::string body = JobRequestToJobJson(*job);
   return Run("submit", f,
              [&](ApiClient& c) { return c.Post("/v1/jobs", body, "application/json"); },
-             [](const nlohmann::json& j) { return "submitted job " + j["id"].dump() + "\n"; });
+             [](const nlohmann::json& j) {
+               if (j.contains("tasks")) {
+                 return "submitted array job " + j["id"].dump() + " (" + j["tasks"].dump() +
+                        " tasks)\n";
+               }
+               return "submitted job " + j["id"].dump() + "\n";
+             });
 }
 
 
@@ -145,8 +151,10 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
                    std::string (*format)(const nlohmann::json&)) {
     auto* sub = app.add_subcommand(name, help);
     auto f = std::make_shared<ClientFlags>();
-    auto id = std::make_shared<int64_t>(0);
-    sub->add_option("ID", *id, "The job's id")->required()->check(CLI::PositiveNumber);
+    auto id = std::make_shared<std::string>();
+    sub->add_option("ID", *id, "The job's id (an array's task as ARRAY_TASK, 12_4)")
+        ->required()
+        ->check(CheckJobRef);
     AddConnectionFlags(*sub, *f);
     out.emplace_back(sub, [f, id, suffix, post, format, name = std::string(name)] {
       return Run(name, *f, [&](ApiClient& c) {

@@ -1,5 +1,9 @@
 #include "cli/client_format.h"
 
+#include <optional>
+
+#include "core/job_array.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,6 +65,23 @@ std::string ShortDuration(const nlohmann::json& seconds) {
 
 std::string FormatQueue(const nlohmann::json& jobs) {
   std::vector<std::vector<std::string>> rows;
+  // The waiting tasks of an array that follow each other with the same reason share a row,
+  // as squeue shows them: 12_[4-99].
+  struct Group {
+    size_t row = 0;
+    int64_t array = 0;
+    std::string reason;
+    std::vector<int> tasks;
+  };
+  std::optional<Group> group;
+  auto close_group = [&] {
+    if (!group) return;
+    const std::string ranges = FormatTaskRanges(group->tasks);
+    rows[group->row][0] = group->tasks.size() == 1
+                              ? fmt::format("{}_{}", group->array, ranges)
+                              : fmt::format("{}_[{}]", group->array, ranges);
+    group.reset();
+  };
   for (const auto& j : ListOf(jobs, "jobs")) {
     std::string gpus = Str(j, "gpus");
     if (j.contains("gpu_milli") && j["gpu_milli"].is_number() && j["gpu_milli"].get<int>() < 1000) {
@@ -68,10 +89,31 @@ std::string FormatQueue(const nlohmann::json& jobs) {
     }
     // A waiting job's reason as Slurm's codes say it; else what the store says.
     const bool coded = j.contains("reason_code") && j["reason_code"].is_string();
-    rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "owner"), Str(j, "state"), gpus,
-                    ShortDuration(j.value("wait_s", nlohmann::json())),
-                    coded ? Str(j, "reason_code") : Str(j, "reason")});
+    const std::string reason = coded ? Str(j, "reason_code") : Str(j, "reason");
+    const bool task = j.contains("array_id") && j["array_id"].is_number_integer() &&
+                      j.contains("array_task") && j["array_task"].is_number_integer();
+    std::string id = Str(j, "id");
+    if (task) {
+      const int64_t array = j["array_id"].get<int64_t>();
+      const int index = j["array_task"].get<int>();
+      if (Str(j, "state") == "pending") {
+        if (group && group->array == array && group->reason == reason) {
+          group->tasks.push_back(index);
+          continue;
+        }
+        close_group();
+        group = Group{rows.size(), array, reason, {index}};
+      } else {
+        close_group();
+        id = fmt::format("{}_{}", array, index);
+      }
+    } else {
+      close_group();
+    }
+    rows.push_back({id, Str(j, "name"), Str(j, "owner"), Str(j, "state"), gpus,
+                    ShortDuration(j.value("wait_s", nlohmann::json())), reason});
   }
+  close_group();
   if (rows.empty()) return "no jobs\n";
   return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);
 }

@@ -105,21 +105,40 @@ void RegisterHistory(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>
   });
 }
 
+// The answer of a cancel, hold, release or requeue: one job's, or an array's ({"id",
+// "cancelled" or "tasks": how many it was done to, "jobs": each task's answer}).
+std::string FormatCancelled(const nlohmann::json& j) {
+  if (!j.contains("jobs")) return FormatJob(j);
+  const nlohmann::json done = j.contains("cancelled") ? j["cancelled"] : j.value("tasks", nlohmann::json(0));
+  std::string out = "array " + j["id"].dump() + ": " + done.dump() + " of " +
+                    std::to_string(j["jobs"].size()) + " tasks" +
+                    (j.contains("cancelled") ? " cancelled" : "") + "\n";
+  int shown = 0;
+  for (const auto& one : j["jobs"]) {
+    if (!one.contains("error") || ++shown > 5) continue;
+    out += "  job " + one["id"].dump() + ": " + one["error"].get<std::string>() + "\n";
+  }
+  return out;
+}
+
 void RegisterCancel(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* sub = app.add_subcommand(
       "cancel", "Cancel jobs (yours, or any as an admin): one or several ids, as scancel takes");
   auto f = std::make_shared<ClientFlags>();
-  auto ids = std::make_shared<std::vector<int64_t>>();
-  sub->add_option("ID", *ids, "The jobs' ids")->required()->check(CLI::PositiveNumber);
+  auto ids = std::make_shared<std::vector<std::string>>();
+  sub->add_option("ID", *ids,
+                  "The jobs' ids: an array's id cancels all its tasks, ARRAY_TASK (12_4) one")
+      ->required()
+      ->check(CheckJobRef);
   AddConnectionFlags(*sub, *f);
   out.emplace_back(sub, [f, ids] {
     // Each id on its own: one that cannot be cancelled does not keep the others.
     int status = 0;
-    for (int64_t id : *ids) {
+    for (const std::string& id : *ids) {
       const int one = Run(
           "cancel", *f,
           [&](ApiClient& c) { return c.Post(JobPath(id, "/cancel"), "", "application/json"); },
-          FormatJob);
+          FormatCancelled);
       status = std::max(status, one);
     }
     return status;
@@ -131,15 +150,17 @@ void RegisterVerb(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& 
                   const std::string& verb, const std::string& help) {
   auto* sub = app.add_subcommand(verb, help);
   auto f = std::make_shared<ClientFlags>();
-  auto ids = std::make_shared<std::vector<int64_t>>();
-  sub->add_option("ID", *ids, "The jobs' ids")->required()->check(CLI::PositiveNumber);
+  auto ids = std::make_shared<std::vector<std::string>>();
+  sub->add_option("ID", *ids, "The jobs' ids (an array's task as ARRAY_TASK, 12_4)")
+      ->required()
+      ->check(CheckJobRef);
   AddConnectionFlags(*sub, *f);
   out.emplace_back(sub, [f, ids, verb] {
     int status = 0;
-    for (int64_t id : *ids) {
+    for (const std::string& id : *ids) {
       status = std::max(status, Run(verb, *f, [&](ApiClient& c) {
         return c.Post(JobPath(id, "/" + verb), "", "application/json");
-      }, FormatJob));
+      }, FormatCancelled));
     }
     return status;
   });
@@ -188,14 +209,17 @@ struct LogsFlags {
 Result<nlohmann::json> Follow(ApiClient& c, const LogsFlags& l) {
   int attempt = l.attempt;
   int64_t from = -1;  // first read: the end as `logs` would print it
+  bool all_runs = false;  // the job's own output file (sbatch -o), which every run appends to
   while (true) {
     auto job = c.Get(JobPath(l.id));
     if (!job.ok()) return job;
     const int latest = job->value("attempts", 0);
     if (l.attempt == 0 && latest > attempt && attempt > 0) {
-      std::cout << "--- job " << l.id << ", run " << latest << " ---\n";
+      if (!all_runs) {
+        std::cout << "--- job " << l.id << ", run " << latest << " ---\n";
+        from = 0;
+      }
       attempt = latest;
-      from = 0;
     }
     if (attempt == 0) attempt = latest;
     if (attempt > 0) {
@@ -204,6 +228,7 @@ Result<nlohmann::json> Follow(ApiClient& c, const LogsFlags& l) {
       if (from >= 0) path += "&from_byte=" + std::to_string(from);
       auto log = c.Get(path);
       if (!log.ok()) return log;
+      all_runs = log->value("all_runs", false);
       std::string text = log->value("text", std::string());
       if (from < 0 && l.lines > 0) text = LastLines(text, l.lines);
       std::cout << text << std::flush;

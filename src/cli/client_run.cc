@@ -1,5 +1,7 @@
 #include "cli/client_run.h"
 
+#include "core/job_array.h"
+
 #include <iostream>
 
 namespace squeeze {
@@ -36,6 +38,15 @@ int Run(const std::string& command, const ClientFlags& f,
 
 std::string JobPath(int64_t id, const std::string& suffix) {
   return "/v1/jobs/" + std::to_string(id) + suffix;
+}
+
+std::string JobPath(const std::string& ref, const std::string& suffix) {
+  return "/v1/jobs/" + ref + suffix;
+}
+
+std::string CheckJobRef(const std::string& text) {
+  auto ref = ParseJobRef(text);
+  return ref.ok() ? std::string() : ref.status().message();
 }
 
 }  // namespace squeeze

@@ -28,6 +28,10 @@ int Run(const std::string& command, const ClientFlags& f,
 
 // "/v1/jobs/ID" and what follows it ("/cancel").
 std::string JobPath(int64_t id, const std::string& suffix = "");
+// A job named as ID or ARRAY_TASK (12_4): the API takes either in its paths.
+std::string JobPath(const std::string& ref, const std::string& suffix = "");
+// The check of an ID argument that may name an array's task (12_4).
+std::string CheckJobRef(const std::string& text);
 
 }  // namespace squeeze
 

@@ -9,6 +9,8 @@
 #include <optional>
 
 #include "core/duration.h"
+#include "core/job_array.h"
+#include "core/output_path.h"
 
 namespace squeeze {
 namespace {
@@ -26,10 +28,8 @@ struct Shape {
 
 // Why squeeze has no equal for an option, where a reason helps.
 std::string_view UnsupportedWhy(std::string_view option) {
-  if (option == "array") return "job arrays are not supported yet";
-  if (option == "dependency") return "dependencies are not supported yet";
-  if (option == "output" || option == "error") {
-    return "squeeze writes each run's output to its own log (squeeze logs ID)";
+  if (option == "open-mode") {
+    return "squeeze empties the file at a job's first run and appends at its later runs";
   }
   if (option == "mail-type" || option == "mail-user") return "squeeze sends no mail";
   if (option == "wrap") return "--wrap is a command-line option only";
@@ -62,6 +62,8 @@ class Converter {
   Status TypedGpus(const SbatchDirective& d, std::optional<int64_t>& into);
   Status Signal(const SbatchDirective& d);
   Status Urgency(const SbatchDirective& d);
+  Status OutputFile(const SbatchDirective& d, std::optional<std::string>& into);
+  Status Unsupported(const SbatchDirective& d);
 
   std::string_view source_;
   bool ignore_;
@@ -208,6 +210,21 @@ Status Converter::Urgency(const SbatchDirective& d) {
   return Status::Ok();
 }
 
+// -o/--output, -e/--error: a file, its % letters filled in at each start.
+Status Converter::OutputFile(const SbatchDirective& d, std::optional<std::string>& into) {
+  if (Status s = CheckOutputPattern(*d.value); !s.ok()) return Bad(d, s.message());
+  into = *d.value;
+  return Status::Ok();
+}
+
+Status Converter::Unsupported(const SbatchDirective& d) {
+  const std::string message =
+      Where(d) + ": not supported: " + std::string(UnsupportedWhy(d.option));
+  if (!ignore_) return Status::Error(message + " (--ignore-unsupported leaves it out)");
+  out_.warnings.push_back(message + "; left out");
+  return Status::Ok();
+}
+
 Status Converter::Take(const SbatchDirective& d) {
   const std::string& o = d.option;
   const std::string value = d.value.value_or("");
@@ -270,14 +287,24 @@ Status Converter::Take(const SbatchDirective& d) {
     out_.flags.team = value;
   } else if (o == "hold") {
     out_.flags.hold = "true";
+  } else if (o == "array") {
+    if (auto spec = ParseArraySpec(value); !spec.ok()) return Bad(d, spec.status().message());
+    out_.flags.array = value;
+  } else if (o == "dependency") {
+    if (auto deps = ParseDependency(value); !deps.ok()) return Bad(d, deps.status().message());
+    out_.flags.dependency = value;
   } else if (o == "begin") {
     Result<Time> ahead = SecondsUntilBegin(value, now_);
     if (!ahead.ok()) return Bad(d, ahead.status().message());
     out_.flags.begin = "+" + std::to_string(std::max<Time>(0, *ahead)) + "s";
+  } else if (o == "output") {
+    return OutputFile(d, out_.flags.output);
+  } else if (o == "error") {
+    return OutputFile(d, out_.flags.error);
+  } else if (o == "open-mode" && value == "truncate") {
+    // sbatch's default (JobFileAppend=0): squeeze empties the file at the first run too.
   } else {
-    const std::string message = Where(d) + ": not supported: " + std::string(UnsupportedWhy(o));
-    if (!ignore_) return Status::Error(message + " (--ignore-unsupported leaves it out)");
-    out_.warnings.push_back(message + "; left out");
+    return Unsupported(d);
   }
   return Status::Ok();
 }

@@ -79,6 +79,8 @@ TEST(SbatchOptionsTest, APrincetonStyleScriptBecomesItsJob) {
   EXPECT_EQ(s.memory_mib, 16 * 1024);
   EXPECT_EQ(s.time_limit, 3600);  // the #SBATCH after the first command is not read
   EXPECT_FALSE(s.estimate.has_value());
+  EXPECT_EQ(b.job.output_path, "slurm-%x-%j.out");  // filled in at each start
+  EXPECT_EQ(b.job.error_path, "");                   // stderr with stdout
   EXPECT_EQ(b.warnings.size(), 2u);
   EXPECT_THAT(b.warnings[1], HasSubstr(":10: #SBATCH --mail-user=me@example.edu: not supported"));
   // The script runs from the text read at submission, as sbatch keeps a copy.
@@ -103,7 +105,40 @@ TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
   EXPECT_EQ(s.time_limit, 1800);
   EXPECT_EQ(s.gpus, 8);                       // 2 nodes x 4
   EXPECT_EQ(s.cpu_milli, 2 * 4 * 32 * 1000);  // nodes x tasks per node x cpus per task
+  EXPECT_EQ(b.job.output_path, "logs/%x.%j.out");
+  EXPECT_EQ(b.job.error_path, "logs/%x.%j.err");
   ASSERT_EQ(b.warnings.size(), 1u);
+}
+
+// -o/-e: files for the run's stdout and stderr; a pattern squeeze cannot fill in, or a
+// directory, is refused with its line; --open-mode=truncate is what squeeze does anyway.
+TEST(SbatchOptionsTest, OutputAndErrorFilesAndTheirMistakes) {
+  SubmitFlags flags;
+  flags.sbatch = {Flag("output", "out_%j.txt"), Flag("error", "/tmp/%x_%A_%a.err"),
+                  Flag("open-mode", "truncate")};
+  flags.command = {"python", "prep.py"};
+  Built b = Build(std::nullopt, flags);
+  EXPECT_EQ(b.job.output_path, "out_%j.txt");
+  EXPECT_EQ(b.job.error_path, "/tmp/%x_%A_%a.err");
+  EXPECT_THAT(b.warnings, IsEmpty());
+
+  flags.sbatch = {Flag("output", "out_%Q.txt")};
+  EXPECT_EQ(Error(std::nullopt, flags),
+            "--output=out_%Q.txt: '%Q' is not a pattern squeeze fills in; it knows %j (job id), "
+            "%A (array id), %a (array task), %x (name), %u (user), %% (a percent sign)");
+  flags.sbatch = {Flag("error", "logs/")};
+  EXPECT_THAT(Error(std::nullopt, flags), HasSubstr("--error=logs/: it names a directory"));
+  flags.sbatch = {Flag("output", "")};
+  EXPECT_THAT(Error(std::nullopt, flags), HasSubstr("the path is empty"));
+  flags.sbatch = {Flag("open-mode", "append")};
+  EXPECT_THAT(Error(std::nullopt, flags),
+              HasSubstr("--open-mode=append: not supported: squeeze empties the file at a job's "
+                        "first run and appends at its later runs"));
+
+  const std::string script = std::string(::testing::TempDir()) + "/bad-output.sbatch";
+  std::ofstream(script) << "#!/bin/bash\n#SBATCH -J x\n#SBATCH -o out_%N.log\necho hi\n";
+  EXPECT_THAT(Error(script), HasSubstr(script + ":3: #SBATCH -o out_%N.log: '%N' is not a "
+                                                "pattern squeeze fills in"));
 }
 
 TEST(SbatchOptionsTest, ALabStyleScriptIsPreemptibleAndCheckpointsOnUsr1) {
@@ -139,11 +174,23 @@ TEST(SbatchOptionsTest, AScriptOfAnotherInterpreterRunsAsAFile) {
   EXPECT_THAT(b.warnings[0], HasSubstr("a python3 script runs as the file is when the job starts"));
 }
 
-TEST(SbatchOptionsTest, AnArrayScriptSaysArraysAreNotSupportedYet) {
+// A sweep as an array with a limit, after two jobs; --exclusive has no equal in squeeze.
+TEST(SbatchOptionsTest, AnArrayScriptBecomesAnArrayWithItsLimitAndDependency) {
   const std::string path = Corpus("array-style.sbatch");
   EXPECT_EQ(Error(path), path +
-                             ":4: #SBATCH --array=0-99:2%8: not supported: job arrays are "
-                             "not supported yet (--ignore-unsupported leaves it out)");
+                             ":15: #SBATCH --exclusive: not supported: squeeze has no equal for "
+                             "it (--ignore-unsupported leaves it out)");
+  SubmitFlags flags;
+  flags.ignore_unsupported = true;
+  const Built b = Build(path, flags);
+  EXPECT_EQ(b.job.array, "0-99:2%8");
+  EXPECT_EQ(b.job.array_size, 50);
+  EXPECT_EQ(b.job.spec.array_limit, 8);
+  EXPECT_EQ(b.job.dependency, "afterok:123:124");
+  EXPECT_EQ(b.job.output_path, "logs/%A_%a.out");
+  EXPECT_EQ(b.job.spec.gpus, 2);
+  ASSERT_EQ(b.warnings.size(), 1u);
+  EXPECT_THAT(b.warnings[0], HasSubstr("--exclusive"));
 }
 
 // The command line wins over the script, and squeeze's own flags over both; words after --
@@ -209,8 +256,10 @@ TEST(SbatchOptionsTest, BrokenOptionsNameTheOptionAndTheValue) {
   EXPECT_THAT(error("export", "ALL,SQUEEZE_X=1"),
               HasSubstr("--export: 'SQUEEZE_X' is not a variable a job may be given"));
   EXPECT_THAT(error("begin", "whenever"), HasSubstr("--begin=whenever: 'whenever' is not a time"));
-  EXPECT_THAT(error("dependency", "afterok:1"),
-              HasSubstr("--dependency=afterok:1: not supported: dependencies are not supported"));
+  EXPECT_THAT(error("dependency", "afterok"),
+              HasSubstr("--dependency=afterok: dependency 'afterok': 'afterok' names no job"));
+  EXPECT_THAT(error("dependency", "aftercorr:5"), HasSubstr("'aftercorr' is not supported"));
+  EXPECT_THAT(error("array", "9-1"), HasSubstr("--array=9-1: array '9-1': range '9-1' goes backwards"));
 }
 
 // --begin in sbatch's forms, as seconds from now (clock times in the local time zone: UTC in

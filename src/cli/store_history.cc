@@ -1,5 +1,7 @@
 #include "cli/store_history.h"
 
+#include <set>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -67,6 +69,18 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
                    [](const TraceJob& a, const TraceJob& b) {
                      return a.spec.submit_time < b.spec.submit_time;
                    });
+  // Dependencies name only the jobs the trace holds (a job that never ran is not in it); the
+  // rest of an array's limit is kept per task by its spec.
+  std::set<JobId> held;
+  for (const TraceJob& t : out.trace.jobs) held.insert(t.spec.id);
+  for (TraceJob& t : out.trace.jobs) {
+    std::vector<Dependency> kept;
+    for (Dependency& d : t.spec.dependencies) {
+      std::erase_if(d.jobs, [&](JobId id) { return !held.count(id); });
+      if (!d.jobs.empty() || d.kind == DependencyKind::kSingleton) kept.push_back(std::move(d));
+    }
+    t.spec.dependencies = std::move(kept);
+  }
   return out;
 }
 

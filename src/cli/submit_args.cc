@@ -52,6 +52,18 @@ constexpr TextFlag kTextFlags[] = {
 // --time: the limit) or squeeze's (--deadline: when the job should be done), and --wrap.
 const std::set<std::string_view> kOwnNames = {"gpus", "time", "deadline", "wrap"};
 
+// The --help line of an sbatch option whose meaning in squeeze needs saying; empty for none.
+std::string SbatchHelp(std::string_view name) {
+  if (name == "output") {
+    return "A file for the job's stdout (and stderr, without -e) instead of its log in the data "
+           "directory: %j job id, %A array id, %a array task, %x name, %u user, %% a percent; "
+           "relative to the workdir; emptied at the first run, appended to at later ones";
+  }
+  if (name == "error") return "A file for the job's stderr (the same % letters as -o)";
+  if (name == "open-mode") return "truncate only (what squeeze does at a job's first run)";
+  return "";
+}
+
 bool HasDash(const CLI::App& sub) {
   const std::vector<std::string> rest = sub.remaining();
   return std::find(rest.begin(), rest.end(), "--") != rest.end();
@@ -107,6 +119,7 @@ SubmitArgs::SubmitArgs(CLI::App& sub) : sub_(sub), seen_(std::make_shared<Seen>(
     } else {
       CLI::Option* opt = sbatch->add_option(names, sbatch_values_[std::string(o.name)]);
       if (o.arity == SbatchArity::kOptional) opt->expected(0, 1);
+      opt->description(SbatchHelp(o.name));
     }
   }
   sub.add_flag("--preemptible,!--no-preemptible", preemptible_,

@@ -47,6 +47,10 @@ constexpr FlagField kScalarFlags[] = {
     {"begin", "--begin", &SubmitFlags::begin},
     {"cpus", "--cpus", &SubmitFlags::cpus},
     {"memory", "--memory", &SubmitFlags::memory},
+    {"output", "--output", &SubmitFlags::output},
+    {"error", "--error", &SubmitFlags::error},
+    {"array", "--array", &SubmitFlags::array},
+    {"dependency", "--dependency", &SubmitFlags::dependency},
 };
 
 // The flags that are a list field each, given comma-separated.

@@ -43,6 +43,10 @@ struct SubmitFlags {
   std::optional<std::string> begin;  // a date-time or +duration (sbatch --begin)
   std::optional<std::string> cpus;
   std::optional<std::string> memory;
+  std::optional<std::string> output;  // a file for the run's stdout (sbatch -o; core/output_path.h)
+  std::optional<std::string> error;   // and for its stderr (sbatch -e)
+  std::optional<std::string> array;       // task indices (sbatch --array 0-99%8)
+  std::optional<std::string> dependency;  // afterok:12,... (sbatch -d/--dependency)
   std::vector<std::string> env;      // "KEY=VALUE" each; a later one wins
   std::vector<std::string> command;  // the words after --; empty = the file's (a batch
                                      // script's arguments when the file is one)

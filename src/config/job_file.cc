@@ -11,6 +11,8 @@
 #include "config/job_values.h"
 #include "config/text_util.h"
 #include "core/duration.h"
+#include "core/job_array.h"
+#include "core/output_path.h"
 
 namespace squeeze {
 namespace {
@@ -110,9 +112,14 @@ class JobReader {
   Status ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadBegin(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadArray(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadDependency(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadOutput(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadError(const JobNode& n, std::string_view f, JobRequest& out) const;
   Result<Time> DateTimeOrAhead(const JobNode& n, std::string_view f) const;
 
  private:
+  Result<std::string> OutputPattern(const JobNode& n, std::string_view field) const;
   Status Error(const JobNode& at, std::string_view field, const std::string& message) const {
     return Error(at.where, field, message);
   }
@@ -162,6 +169,10 @@ constexpr FieldDef kFields[] = {
     {"max_retries", &JobReader::ReadMaxRetries},
     {"hold", &JobReader::ReadHold},
     {"begin", &JobReader::ReadBegin},
+    {"array", &JobReader::ReadArray},
+    {"dependency", &JobReader::ReadDependency},
+    {"output", &JobReader::ReadOutput},
+    {"error", &JobReader::ReadError},
 };
 
 // squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
@@ -173,6 +184,8 @@ std::string_view SlurmFieldName(std::string_view key) {
       {"gres", "gpus"},            {"gpus_per_node", "gpus"},   {"chdir", "workdir"},
       {"account", "team"},         {"mem", "memory"},           {"cpus_per_task", "cpus"},
       {"requeue", "preemptible"},  {"export", "env"},           {"environment", "env"},
+      {"stdout", "output"},        {"stderr", "error"},         {"output_path", "output"},
+      {"error_path", "error"},
   };
   std::string lower(key);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -510,6 +523,32 @@ Status JobReader::ReadDeadline(const JobNode& n, std::string_view f, JobRequest&
   return Status::Ok();
 }
 
+// sbatch's --array: "0-99:2%8", "1,3,5-7" (core/job_array.h).
+Status JobReader::ReadArray(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "task indices (as 0-99:2%8)");
+  if (!text.ok()) return text.status();
+  const std::string trimmed(Trim(*text));
+  auto spec = ParseArraySpec(trimmed);
+  if (!spec.ok()) return Error(n, f, spec.status().message());
+  out.array = trimmed;
+  out.array_size = static_cast<int>(spec->tasks.size());
+  out.spec.array_limit = spec->limit;
+  return Status::Ok();
+}
+
+// sbatch's --dependency: "afterok:12:13,afterany:14_2", '?' for any one (core/job_array.h);
+// the jobs it names are looked up when the job is submitted.
+Status JobReader::ReadDependency(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "a dependency (as afterok:12)");
+  if (!text.ok()) return text.status();
+  const std::string trimmed(Trim(*text));
+  if (trimmed.empty()) return Status::Ok();
+  auto parsed = ParseDependency(trimmed);
+  if (!parsed.ok()) return Error(n, f, parsed.status().message());
+  out.dependency = trimmed;
+  return Status::Ok();
+}
+
 Status JobReader::ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(Bool(n, f), out.hold);
 }
@@ -524,6 +563,27 @@ Status JobReader::ReadMemory(const JobNode& n, std::string_view f, JobRequest& o
 
 Status JobReader::ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(Int(n, f, 0, kMaxRetries), out.max_retries);
+}
+
+// A file for the run's stdout or stderr (core/output_path.h): its % letters are filled in at
+// each start, and a relative path is taken from the workdir.
+Result<std::string> JobReader::OutputPattern(const JobNode& n, std::string_view f) const {
+  Result<std::string> text = Scalar(n, f, "a file path");
+  if (!text.ok()) return text;
+  if (Status s = CheckOutputPattern(*text); !s.ok()) {
+    std::string shown = *text;
+    for (size_t at; (at = shown.find('\0')) != std::string::npos;) shown.replace(at, 1, "\\0");
+    return Error(n, f, "'" + shown + "': " + s.message());
+  }
+  return text;
+}
+
+Status JobReader::ReadOutput(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(OutputPattern(n, f), out.output_path);
+}
+
+Status JobReader::ReadError(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(OutputPattern(n, f), out.error_path);
 }
 
 // The rules that tie fields together; checked once every field has been read.

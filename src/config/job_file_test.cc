@@ -41,6 +41,8 @@ team: ml
 cpus: 4
 memory: 16GiB
 max_retries: 3
+output: logs/%x_%j.out
+error: /scratch/me/%j.err
 )";
 
 constexpr std::string_view kFullJson = R"({
@@ -54,7 +56,8 @@ constexpr std::string_view kFullJson = R"({
   "checkpoint_interval": "30m", "checkpoint_cost": "2m", "checkpoint_stall": "5s",
   "fault_tolerant": true, "estimate": "2h",
   "deadline": "2026-12-01T18:00:00Z",
-  "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3
+  "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3,
+  "output": "logs/%x_%j.out", "error": "/scratch/me/%j.err"
 })";
 
 std::string YamlError(std::string_view text) {
@@ -99,6 +102,8 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_EQ(s.cpu_milli, 4000);
   EXPECT_EQ(s.memory_mib, 16 * 1024);
   EXPECT_EQ(r->max_retries, 3);
+  EXPECT_EQ(r->output_path, "logs/%x_%j.out");
+  EXPECT_EQ(r->error_path, "/scratch/me/%j.err");
   EXPECT_EQ(s.submit_time, kNow);
 }
 
@@ -127,6 +132,8 @@ TEST(JobFileTest, DefaultsWhenOnlyTheCommandIsGiven) {
   EXPECT_EQ(s.cpu_milli, 0);
   EXPECT_EQ(s.memory_mib, 0);
   EXPECT_EQ(r->max_retries, -1);
+  EXPECT_EQ(r->output_path, "");
+  EXPECT_EQ(r->error_path, "");
 }
 
 TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
@@ -138,6 +145,8 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(y->workdir, j->workdir);
   EXPECT_EQ(y->env, j->env);
   EXPECT_EQ(y->max_retries, j->max_retries);
+  EXPECT_EQ(y->output_path, j->output_path);
+  EXPECT_EQ(y->error_path, j->error_path);
   const JobSpec& a = y->spec;
   const JobSpec& b = j->spec;
   EXPECT_EQ(a.name, b.name);
@@ -233,6 +242,8 @@ TEST(JobFileTest, SlurmsFieldNamesPointToSqueezes) {
               HasSubstr("unknown field 'partition': squeeze's field for it is 'pool'"));
   EXPECT_THAT(YamlError("command: [a]\npriority: 10\n"),
               HasSubstr("unknown field 'priority': squeeze's field for it is 'urgency'"));
+  EXPECT_THAT(YamlError("command: [a]\nstdout: out.txt\n"),
+              HasSubstr("unknown field 'stdout': squeeze's field for it is 'output'"));
 }
 
 TEST(JobFileTest, MalformedYamlNamesLineAndColumn) {
@@ -322,12 +333,21 @@ TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
        "env.SQUEEZE_JOB_ID: names starting with SQUEEZE_ are reserved for squeeze"},
       {"env: {1BAD: x}", "env.1BAD: '1BAD' is not a variable name"},
       {"env: {EMPTY: }", "env.EMPTY: no value given; write \"\" for an empty value"},
+      {"output: out_%Q.txt",
+       "job.yaml:2:9: output: 'out_%Q.txt': '%Q' is not a pattern squeeze fills in; it knows "
+       "%j (job id)"},
+      {"output: ''", "output: '': the path is empty"},
+      {"error: logs/", "error: 'logs/': it names a directory"},
+      {"error: [a, b]", "error: expected a file path, got a list"},
+      {"output: ~/out.txt", "output: '~/out.txt': '~' is not expanded"},
   };
   for (const auto& [line, message] : kCases) {
     EXPECT_THAT(YamlError(WithCommand(line + "\n")), HasSubstr(message)) << line;
   }
   EXPECT_THAT(JsonError(R"({"command": ["a"], "env": ["A=1"]})"),
               HasSubstr("JSON request: env: expected a map of NAME: value, got a list"));
+  EXPECT_THAT(JsonError(R"({"command": ["a"], "output": "out\u0000x"})"),
+              HasSubstr("JSON request: a value holds a NUL character"));
 }
 
 TEST(JobFileTest, BadPoolRegionsAndDataGbNameTheFieldAndTheValue) {

@@ -53,6 +53,10 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (r.max_retries >= 0) j["max_retries"] = r.max_retries;
   if (r.hold) j["hold"] = true;
   if (r.begin) j["begin"] = FormatDateTime(*r.begin);
+  if (!r.output_path.empty()) j["output"] = r.output_path;
+  if (!r.error_path.empty()) j["error"] = r.error_path;
+  if (!r.array.empty()) j["array"] = r.array;
+  if (!r.dependency.empty()) j["dependency"] = r.dependency;
   // Bytes that are not UTF-8 cannot travel in JSON; they become U+FFFD rather than throw.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

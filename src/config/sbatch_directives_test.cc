@@ -41,7 +41,8 @@ TEST(SbatchDirectivesTest, ShortOptionsInAComputingCentresStyle) {
               ::testing::ElementsAre("2:account=m1234_g", "3:constraint=gpu", "4:qos=regular",
                                      "5:time=0:30:00", "6:nodes=2", "7:ntasks-per-node=4",
                                      "8:cpus-per-task=32", "9:gpus-per-node=4",
-                                     "10:job-name=llm-pretrain"));
+                                     "10:job-name=llm-pretrain", "11:output=logs/%x.%j.out",
+                                     "12:error=logs/%x.%j.err"));
 }
 
 TEST(SbatchDirectivesTest, LongOptionsWithCommentsStopAtTheFirstCommand) {
@@ -50,7 +51,7 @@ TEST(SbatchDirectivesTest, LongOptionsWithCommentsStopAtTheFirstCommand) {
               ::testing::ElementsAre("2:job-name=torch-test", "3:nodes=1", "4:ntasks=1",
                                      "5:cpus-per-task=4", "6:mem=16G", "7:gres=gpu:1",
                                      "8:time=01:00:00", "9:mail-type=begin",
-                                     "10:mail-user=me@example.edu"));
+                                     "10:mail-user=me@example.edu", "11:output=slurm-%x-%j.out"));
 }
 
 TEST(SbatchDirectivesTest, ValuesAfterASpaceQuotesFlagsAndOptionalValues) {

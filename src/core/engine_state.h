@@ -56,6 +56,15 @@ struct EngineState {
   std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate or a limit
   std::set<std::pair<Time, JobId>> boost_watch;  // pending, not yet boosted
   std::set<std::pair<Time, JobId>> back_watch;   // requeued, out of the queue until then
+  // Job arrays with a limit on tasks at once (JobSpec::array_limit), by array id: how many of
+  // its tasks are admitted (queued, backed off or active; never more than the limit once
+  // adopted runs have ended) and those parked out of the queue until one of them ends, by
+  // (task, id).
+  struct ArrayTasks {
+    int admitted = 0;
+    std::set<std::pair<int, JobId>> parked;
+  };
+  std::map<JobId, ArrayTasks> arrays;
   std::vector<std::vector<JobId>> node_jobs;        // active jobs on each node
   std::map<std::string, int64_t> team_running_milli;
   std::map<std::pair<int, std::string>, int> team_pool_gpus;  // (pool, team) GPUs held

@@ -4,6 +4,17 @@
 
 namespace squeeze {
 
+std::string_view DependencyKindName(DependencyKind kind) {
+  switch (kind) {
+    case DependencyKind::kAfter: return "after";
+    case DependencyKind::kAfterAny: return "afterany";
+    case DependencyKind::kAfterOk: return "afterok";
+    case DependencyKind::kAfterNotOk: return "afternotok";
+    case DependencyKind::kSingleton: return "singleton";
+  }
+  return "?";
+}
+
 Time DefaultRestartOverhead(int gpus) {
   if (gpus <= 1) return 7;
   if (gpus <= 8) return 30;

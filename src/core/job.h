@@ -5,12 +5,29 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/placement.h"
 #include "core/types.h"
 
 namespace squeeze {
+
+// How a job waits on others (Slurm's --dependency types).
+enum class DependencyKind : uint8_t {
+  kAfter,       // the jobs named have started (or ended without a start)
+  kAfterAny,    // they have ended, however
+  kAfterOk,     // they have ended done (exit 0)
+  kAfterNotOk,  // they have ended otherwise: failed, timed out or cancelled
+  kSingleton,   // every earlier job of the same name and user has ended (names no jobs)
+};
+std::string_view DependencyKindName(DependencyKind kind);  // "afterok", ...
+
+struct Dependency {
+  DependencyKind kind = DependencyKind::kAfterAny;
+  // Each job it names; an array is named by its tasks, one by one (the driver expands it).
+  std::vector<JobId> jobs;
+};
 
 struct JobSpec {
   JobId id = 0;
@@ -50,6 +67,20 @@ struct JobSpec {
   // Work that tolerates interruption well (preprocessing, hyper-parameter search, ablations):
   // it prefers spot capacity when there is some.
   bool fault_tolerant = false;
+
+  // Who submitted it (Slurm's singleton dependency counts jobs of the same name and user);
+  // empty = not known.
+  std::string user;
+  // It starts only once these hold: all of them, or any one with dependency_any (Slurm's
+  // ',' and '?'). The scheduler sees a job only once they hold (core/dependency_graph.h).
+  std::vector<Dependency> dependencies;
+  bool dependency_any = false;
+  // A task of a job array: the array's id (its first task's job id, as Slurm numbers them),
+  // the task's index, and the most tasks of the array the scheduler keeps running at once
+  // (sbatch --array ...%N; 0 = no limit).
+  JobId array_id = 0;
+  int array_task = 0;
+  int array_limit = 0;
 
   std::vector<std::string> regions;  // allowed regions; empty = any
   // Size of the data the job reads, in GB: it lives in the home pool's region and is copied
@@ -119,6 +150,9 @@ struct Job {
   // Pending but out of the queue until then: a requeued run waiting out a back-off
   // (Scheduler::Requeue); kNever when it is in the queue.
   Time back_at = kNever;
+  // Pending but out of the queue: a task of an array with as many tasks admitted as its
+  // array_limit; queued when one of them ends (Slurm's ArrayTaskLimit).
+  bool parked = false;
   int home_pool = -1;            // index of spec.pool; -1 = any pool
   Time saved_at_stop = 0;        // work saved by the checkpoint taken when asked to stop
   // Regions holding a copy of its data, as bits of EngineState::regions (its home region

@@ -26,6 +26,19 @@ struct JobRequest {
   bool hold = false;
   // Not to start before then (sbatch --begin); a time already past changes nothing.
   std::optional<Time> begin;
+  // Where the run's stdout and stderr go (sbatch -o/-e), as given: %j (job id), %A (array id),
+  // %a (task index), %x (name), %u (user), %% are replaced at the start; a relative path is
+  // taken from the workdir. Empty: the run's own log in the data directory (squeeze logs);
+  // error_path empty: stderr goes with stdout.
+  std::string output_path;
+  std::string error_path;
+  // The dependency as the user wrote it ("afterok:12:13"), for show; spec.dependencies holds
+  // what it became (job ids, arrays expanded).
+  std::string dependency;
+  // A task of a job array: how the array was asked for ("0-99:2%8") and its number of tasks
+  // (its tasks have consecutive ids from spec.array_id).
+  std::string array;
+  int array_size = 0;
 };
 
 }  // namespace squeeze

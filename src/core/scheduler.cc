@@ -163,8 +163,45 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   ++state_->counters.submitted;
   // Orders that learn the workload, or refresh what they judge by, watch arrivals.
   state_->node_order->ObserveArrival(spec, state_->cluster);
-  Enqueue(stored, now);
+  Admit(stored, now);
   return Status::Ok();
+}
+
+void Scheduler::Admit(Job& job, Time now) {
+  const JobSpec& spec = job.spec;
+  if (spec.array_id == 0 || spec.array_limit <= 0) {
+    Enqueue(job, now);
+    return;
+  }
+  EngineState::ArrayTasks& array = state_->arrays[spec.array_id];
+  if (array.admitted >= spec.array_limit) {
+    job.parked = true;
+    array.parked.insert({spec.array_task, spec.id});
+    return;
+  }
+  ++array.admitted;
+  Enqueue(job, now);
+}
+
+void Scheduler::LeaveArray(const Job& job, Time now) {
+  const JobSpec& spec = job.spec;
+  if (spec.array_id == 0 || spec.array_limit <= 0) return;
+  auto it = state_->arrays.find(spec.array_id);
+  if (it == state_->arrays.end()) return;
+  EngineState::ArrayTasks& array = it->second;
+  if (job.parked) {
+    array.parked.erase({spec.array_task, spec.id});
+  } else {
+    --array.admitted;
+  }
+  while (array.admitted < spec.array_limit && !array.parked.empty()) {
+    Job& next = state_->jobs.at(array.parked.begin()->second);
+    array.parked.erase(array.parked.begin());
+    next.parked = false;
+    ++array.admitted;
+    Enqueue(next, now);
+  }
+  if (array.admitted <= 0 && array.parked.empty()) state_->arrays.erase(it);
 }
 
 Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time run_start,
@@ -198,6 +235,7 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   state_->node_order->ObserveArrival(spec, state_->cluster);
   HoldCapacity(*state_, stored);
   IndexRunning(*state_, stored);
+  if (spec.array_id != 0 && spec.array_limit > 0) ++state_->arrays[spec.array_id].admitted;
   return Status::Ok();
 }
 
@@ -410,6 +448,7 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   job.work_done += job.RunProgress(now);
   job.state = success ? JobState::kDone : JobState::kFailed;
   state_->jobs.erase(it);
+  LeaveArray(job, now);
   if (state_->job_order->Observe(job)) {
     state_->pending.Rekey(
         [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
@@ -469,6 +508,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
   }
   job.state = JobState::kCancelled;
   state_->jobs.erase(it);
+  LeaveArray(job, now);
   return job;
 }
 
@@ -508,6 +548,12 @@ const FragmentationBlocked& Scheduler::BlockedByFragmentation(Time now,
 
 void Scheduler::ForEachJob(const std::function<void(const Job&)>& visit) const {
   for (const auto& [id, job] : state_->jobs) visit(job);
+}
+
+void Scheduler::ForEachParked(const std::function<void(const Job&)>& visit) const {
+  for (const auto& [array_id, array] : state_->arrays) {
+    for (const auto& [task, id] : array.parked) visit(state_->jobs.at(id));
+  }
 }
 
 void Scheduler::ForEachWaiting(const std::function<bool(const Job&)>& visit) const {

@@ -137,6 +137,8 @@ class Scheduler {
   // The engine state is the scheduler's own; these read it.
   // Every job it knows (waiting or active), in no particular order.
   void ForEachJob(const std::function<void(const Job&)>& visit) const;
+  // Waiting tasks of arrays at their limit, out of the queue until a task of theirs ends.
+  void ForEachParked(const std::function<void(const Job&)>& visit) const;
   // The waiting jobs in the order the cycle tries them, until `visit` returns false.
   void ForEachWaiting(const std::function<bool(const Job&)>& visit) const;
   // How many jobs wait ahead of waiting job `id` in the queue's order (all waiting jobs when
@@ -170,6 +172,10 @@ class Scheduler {
   explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
   Status Validate(const JobSpec& spec) const;
   std::string OpportunisticNote(const JobSpec& spec) const;
+  // Queues a job that arrived, or parks it when its array has its limit of tasks admitted.
+  void Admit(Job& job, Time now);
+  // A task that leaves for good frees its array's place: the first parked task is queued.
+  void LeaveArray(const Job& job, Time now);
   void Enqueue(Job& job, Time now);
   void PromoteBoosted(Time now);
   void QueueBackedOff(Time now);

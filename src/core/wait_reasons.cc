@@ -19,6 +19,8 @@ std::string_view WaitReasonName(WaitReason r) {
       return "Reservation";
     case WaitReason::kQuotaLimit:
       return "QuotaLimit";
+    case WaitReason::kArrayLimit:
+      return "ArrayLimit";
   }
   return "?";
 }
@@ -81,6 +83,8 @@ std::vector<std::pair<JobId, WaitReason>> WaitReasons(const Scheduler& scheduler
     }
     return true;
   });
+  scheduler.ForEachParked(
+      [&](const Job& job) { out.emplace_back(job.spec.id, WaitReason::kArrayLimit); });
   return out;
 }
 

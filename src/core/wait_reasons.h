@@ -19,10 +19,12 @@ enum class WaitReason : uint8_t {
   kPriority,     // jobs ahead of it wait for the same GPUs
   kReservation,  // enough GPUs are free, but a reservation of a job ahead holds them
   kQuotaLimit,   // its team has used its quota of its home pool
+  kArrayLimit,   // its array has as many tasks running or queued as its limit (%N)
 };
 std::string_view WaitReasonName(WaitReason r);  // "Resources", "Priority", ...
 
-// The reason of every job the scheduler holds waiting, in queue order.
+// The reason of every job the scheduler holds waiting, in queue order, then the array tasks
+// parked at their array's limit.
 std::vector<std::pair<JobId, WaitReason>> WaitReasons(const Scheduler& scheduler);
 
 }  // namespace squeeze

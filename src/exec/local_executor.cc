@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <tuple>
 
+#include "core/output_path.h"
 #include "exec/supervisor.h"
 #include "exec/unix_account.h"
 
@@ -93,6 +95,30 @@ std::string StartingPath(const RunPaths& paths) {
   return paths.run.substr(0, paths.run.size() - 4) + ".starting";
 }
 
+// The job's own output files for this run (core/output_path.h), opened by the supervisor as
+// the job's account: emptied at the first attempt, appended to at later ones.
+Status SetOutputFiles(JobId id, int attempt, const JobRequest& request,
+                      const std::optional<UnixAccount>& owner, SupervisorArgs& args) {
+  if (request.output_path.empty() && request.error_path.empty()) return Status::Ok();
+  OutputRun run{id, request.spec.array_id, request.spec.array_task, request.spec.name, "",
+                args.workdir};
+  if (owner) {
+    run.user = owner->name;
+  } else if (Result<UnixAccount> self = CurrentAccount(); self.ok()) {
+    run.user = self->name;
+  }
+  for (auto [pattern, into, field] :
+       {std::tuple(&request.output_path, &args.output, "output"),
+        std::tuple(&request.error_path, &args.error, "error")}) {
+    if (pattern->empty()) continue;
+    Result<std::string> path = ExpandOutputPath(*pattern, run);
+    if (!path.ok()) return path.status().WithContext(std::string(field) + " '" + *pattern + "'");
+    *into = *path;
+  }
+  args.append = attempt > 1;
+  return Status::Ok();
+}
+
 ExitStatus LostExit() {
   return ExitStatus{false, -1, "the supervisor died without recording the exit status"};
 }
@@ -133,7 +159,7 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
     return Status::Error(what + " was already started (" + paths.run + " exists)");
   }
   SupervisorArgs args{options_.data_dir, id, attempt, request.workdir, request.run_as,
-                      request.command};
+                      request.command, "", "", false};
   std::optional<UnixAccount> owner;
   if (!request.run_as.empty()) {
     Result<UnixAccount> account = AccountNamed(request.run_as);
@@ -147,6 +173,9 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
     chmod(jobs.c_str(), 0711);  // passed through by the owners of its folders; umask 077
     mkdir(args.workdir.c_str(), owner ? 0700 : 0755);
     if (owner) (void)GiveTo(args.workdir, *owner, 0700);
+  }
+  if (Status s = SetOutputFiles(id, attempt, request, owner, args); !s.ok()) {
+    return s.WithContext(what);
   }
   // The checkpoint folder is the owner's alone (the daemon, root, reads its marker).
   if (owner) {

@@ -1,6 +1,7 @@
 #include "exec/local_executor.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include "exec/unix_account.h"
 
 namespace squeeze {
 namespace {
@@ -108,6 +111,85 @@ TEST_F(LocalExecutorTest, ReportsExitCodeAndLogAndNeverStartsAnAttemptTwice) {
   Result<RunInfo> again = ex.Start(1, 1, request, RunPlace{}, false);
   ASSERT_FALSE(again.ok());
   EXPECT_THAT(again.status().message(), HasSubstr("already started"));
+}
+
+// sbatch -o/-e: the run writes its stdout and stderr to the job's files, emptied at the first
+// attempt and appended to at later ones; the log says where they went.
+TEST_F(LocalExecutorTest, WritesOutputFilesAndAppendsAtLaterAttempts) {
+  const std::string work = dir_ + "/work";
+  ASSERT_EQ(mkdir(work.c_str(), 0755), 0);
+  JobRequest request =
+      Request({"sh", "-c", "echo out $SQUEEZE_ATTEMPT; echo err $SQUEEZE_ATTEMPT >&2"});
+  request.spec.name = "writer";
+  request.workdir = work;
+  request.output_path = "out_%j.txt";
+  request.error_path = work + "/%x_%A_%a.err";
+  const std::string out = work + "/out_9.txt", err = work + "/writer_9_4294967294.err";
+  ASSERT_TRUE(WriteFileAtomically(out, "stale\n").ok());
+  LocalExecutor ex(Options());
+  MustStart(ex, 9, 1, request);
+  EXPECT_EQ(PollUntilExit(ex).back().exit, (ExitStatus{false, 0, ""}));
+  EXPECT_EQ(ReadFileIfPresent(out).value_or("<none>"), "out 1\n");
+  EXPECT_EQ(ReadFileIfPresent(err).value_or("<none>"), "err 1\n");
+  EXPECT_THAT(Log(9, 1), HasSubstr("stdout goes to " + out + ", stderr to " + err));
+  EXPECT_THAT(Log(9, 1), Not(HasSubstr("out 1")));
+  MustStart(ex, 9, 2, request);
+  PollUntilExit(ex);
+  EXPECT_EQ(ReadFileIfPresent(out).value_or("<none>"), "out 1\nout 2\n");
+  EXPECT_EQ(ReadFileIfPresent(err).value_or("<none>"), "err 1\nerr 2\n");
+  EXPECT_THAT(Log(9, 2), HasSubstr("(appended to)"));
+
+  // No error file: stderr goes with stdout.
+  request.error_path.clear();
+  MustStart(ex, 10, 1, request);
+  PollUntilExit(ex);
+  EXPECT_EQ(ReadFileIfPresent(work + "/out_10.txt").value_or("<none>"), "out 1\nerr 1\n");
+  EXPECT_THAT(Log(10, 1), HasSubstr("stdout goes to " + work + "/out_10.txt, stderr with it"));
+
+  // A file that cannot be opened: the run fails at once, and says so.
+  request.output_path = "missing/out.txt";
+  MustStart(ex, 11, 1, request);
+  const ExitStatus failed = PollUntilExit(ex).back().exit;
+  EXPECT_EQ(failed.code, 127);
+  EXPECT_THAT(failed.error, HasSubstr("cannot open the output file '" + work +
+                                      "/missing/out.txt': No such file or directory"));
+  EXPECT_THAT(Log(11, 1), HasSubstr("cannot open the output file"));
+}
+
+// A root daemon's run opens its files as the job's account: never where that account may not
+// write, and what it makes is that account's.
+TEST_F(LocalExecutorTest, OpensOutputFilesAsTheJobsAccount) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (runs a job as nobody)";
+  Result<UnixAccount> nobody = AccountNamed("nobody");
+  if (!nobody.ok()) GTEST_SKIP() << "no account 'nobody'";
+  char tmpl[] = "/tmp/squeeze-exec-output-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string work = tmpl;
+  ASSERT_EQ(chmod(work.c_str(), 0755), 0);  // nobody enters it but may not write in it
+  const std::string theirs = work + "/theirs";
+  ASSERT_EQ(mkdir(theirs.c_str(), 0700), 0);
+  ASSERT_EQ(chown(theirs.c_str(), nobody->uid, nobody->gid), 0);
+  JobRequest request = Request({"sh", "-c", "echo hi"});
+  request.run_as = "nobody";
+  request.workdir = work;
+  request.output_path = "root_owned_%j.txt";
+  LocalExecutor ex(Options());
+  MustStart(ex, 12, 1, request);
+  const ExitStatus refused = PollUntilExit(ex).back().exit;
+  EXPECT_EQ(refused.code, 127);
+  EXPECT_THAT(refused.error, HasSubstr("as user 'nobody': Permission denied"));
+  struct stat st;
+  EXPECT_NE(stat((work + "/root_owned_12.txt").c_str(), &st), 0);
+
+  request.output_path = "theirs/%u_%j.txt";
+  MustStart(ex, 13, 1, request);
+  EXPECT_EQ(PollUntilExit(ex).back().exit, (ExitStatus{false, 0, ""}));
+  const std::string made = theirs + "/nobody_13.txt";
+  ASSERT_EQ(stat(made.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, nobody->uid);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);  // the account's umask 077
+  EXPECT_EQ(ReadFileIfPresent(made).value_or("<none>"), "hi\n");
+  EXPECT_EQ(system(("rm -rf '" + work + "'").c_str()), 0);
 }
 
 TEST_F(LocalExecutorTest, PassesGpusAndProtocolEnvironment) {

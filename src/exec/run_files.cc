@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -84,6 +85,45 @@ std::optional<std::string> ReadFileIfPresent(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t from,
+                                     int64_t max) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) return Status::Error("it is a symbolic link");
+    return Status::Error(std::strerror(errno));
+  }
+  struct stat st;
+  Status refused = Status::Ok();
+  if (fstat(fd, &st) != 0) {
+    refused = Status::Error(std::strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    refused = Status::Error("it is not a regular file");
+  } else if (st.st_uid != uid) {
+    refused = Status::Error("it is owned by uid " + std::to_string(st.st_uid) + ", not " +
+                            std::to_string(uid) + ", the account the job runs as");
+  }
+  if (!refused.ok()) {
+    close(fd);
+    return refused;
+  }
+  FileSlice slice;
+  slice.size = st.st_size;
+  int64_t at = from < 0 ? std::max<int64_t>(0, slice.size - max) : std::min(from, slice.size);
+  const int64_t end = std::min(slice.size, at + max);
+  slice.text.resize(static_cast<size_t>(std::max<int64_t>(0, end - at)));
+  size_t got = 0;
+  while (got < slice.text.size()) {
+    const ssize_t n = pread(fd, slice.text.data() + got, slice.text.size() - got, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the file shrank
+    got += static_cast<size_t>(n);
+    at += n;
+  }
+  slice.text.resize(got);
+  close(fd);
+  return slice;
 }
 
 std::optional<uint64_t> ProcessStartTime(pid_t pid) {

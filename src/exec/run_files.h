@@ -38,6 +38,18 @@ Status WriteFileAtomically(const std::string& path, const std::string& text);
 // The whole file, or nullopt when it cannot be read (missing, say).
 std::optional<std::string> ReadFileIfPresent(const std::string& path);
 
+// A stretch of a job's own output file (sbatch -o), read for `squeeze logs` by a daemon that
+// may be root: only a regular file owned by `uid` (the account the job runs as), opened
+// without following a symlink at its end, so that nobody reads through it what they could not
+// read themselves. `from` < 0: the last `max` bytes; else at most `max` bytes from `from`.
+// The error says why not ("not a regular file", "owned by uid 0, not 1000", strerror).
+struct FileSlice {
+  int64_t size = 0;  // the whole file's
+  std::string text;
+};
+Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t from,
+                                     int64_t max);
+
 // The content of `checkpoint_dir`/COMPLETE without its trailing newline; empty when absent.
 std::string ReadCheckpointMarker(const std::string& checkpoint_dir);
 

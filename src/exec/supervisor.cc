@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "exec/run_files.h"
 #include "exec/unix_account.h"
@@ -24,9 +25,20 @@ void AppendToLog(int log_fd, const std::string& line) {
   }
 }
 
-// In the forked job process: its own group, its owner's account (for good), the workdir, the
-// log, default signal handling, then exec. On failure writes the step and errno to `err_fd`
-// and exits 127.
+// Failure steps of ExecJob, written to the supervisor with errno.
+enum Step : int { kEnterWorkdir = 1, kRedirect, kExec, kBecome, kOpenOutput, kOpenError };
+
+// The job's own file for stdout or stderr, opened as the job's account: emptied at the first
+// attempt, appended to at later ones. -1 with errno on failure.
+int OpenOutput(const std::string& path, bool append) {
+  return open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY |
+                                (append ? 0 : O_TRUNC),
+              0644);
+}
+
+// In the forked job process: its own group, its owner's account (for good), the workdir, its
+// output files (opened as that account) or the log, default signal handling, then exec. On
+// failure writes the step and errno to `err_fd` and exits 127.
 [[noreturn]] void ExecJob(const SupervisorArgs& args, const UnixAccount* owner, char** argv,
                           int log_fd, int err_fd) {
   setpgid(0, 0);
@@ -39,15 +51,24 @@ void AppendToLog(int log_fd, const std::string& line) {
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 below gives fd 0 without it
   int err[2] = {0, 0};
   errno = 0;
+  int out_fd = log_fd, error_fd = log_fd;
   if (owner != nullptr && !BecomeAccount(*owner).ok()) {
-    err[0] = 4;
+    err[0] = kBecome;
   } else if (chdir(args.workdir.c_str()) != 0) {
-    err[0] = 1;
-  } else if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0) {
-    err[0] = 2;
+    err[0] = kEnterWorkdir;
+  } else if (!args.output.empty() && (out_fd = OpenOutput(args.output, args.append)) < 0) {
+    err[0] = kOpenOutput;
+  } else if (error_fd = args.error.empty() || args.error == args.output
+                            ? out_fd
+                            : OpenOutput(args.error, args.append);
+             error_fd < 0) {
+    err[0] = kOpenError;
+  } else if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
+             dup2(error_fd, 2) < 0) {
+    err[0] = kRedirect;
   } else {
     execvp(argv[0], argv);
-    err[0] = 3;
+    err[0] = kExec;
   }
   err[1] = errno;
   if (write(err_fd, err, sizeof(err)) < 0) {
@@ -58,9 +79,11 @@ void AppendToLog(int log_fd, const std::string& line) {
 std::string DescribeFailure(const SupervisorArgs& args, int step, int err) {
   std::string why = std::strerror(err);
   const std::string as = args.user.empty() ? "" : " as user '" + args.user + "'";
-  if (step == 4) return "cannot run as user '" + args.user + "': " + why;
-  if (step == 1) return "cannot enter workdir '" + args.workdir + "'" + as + ": " + why;
-  if (step == 2) return "cannot redirect the job's output: " + why;
+  if (step == kBecome) return "cannot run as user '" + args.user + "': " + why;
+  if (step == kEnterWorkdir) return "cannot enter workdir '" + args.workdir + "'" + as + ": " + why;
+  if (step == kOpenOutput) return "cannot open the output file '" + args.output + "'" + as + ": " + why;
+  if (step == kOpenError) return "cannot open the error file '" + args.error + "'" + as + ": " + why;
+  if (step == kRedirect) return "cannot redirect the job's output: " + why;
   return "cannot run '" + args.command[0] + "'" + as + ": " + why;
 }
 
@@ -97,6 +120,15 @@ int Supervise(const SupervisorArgs& args) {
                             std::strerror(errno));
   }
   if (log_fd < 0) log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (!args.output.empty() || !args.error.empty()) {
+    const std::string out = args.output.empty() ? "this log" : args.output;
+    AppendToLog(log_fd, "job " + std::to_string(args.id) + " attempt " +
+                            std::to_string(args.attempt) + ": stdout goes to " + out +
+                            (args.error.empty() || args.error == args.output
+                                 ? ", stderr with it"
+                                 : ", stderr to " + args.error) +
+                            (args.append ? " (appended to)" : ""));
+  }
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return 1;
   std::vector<char*> argv;
@@ -143,17 +175,34 @@ int Supervise(const SupervisorArgs& args) {
 
 std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
                                                const SupervisorArgs& args) {
-  std::vector<std::string> line = {supervisor_path,      args.data_dir,
-                                   std::to_string(args.id), std::to_string(args.attempt),
-                                   args.workdir,         args.user.empty() ? "-" : args.user,
-                                   "--"};
+  std::vector<std::string> line = {supervisor_path};
+  if (!args.output.empty()) line.push_back("--output=" + args.output);
+  if (!args.error.empty()) line.push_back("--error=" + args.error);
+  if (args.append) line.push_back("--append");
+  line.insert(line.end(), {args.data_dir, std::to_string(args.id), std::to_string(args.attempt),
+                           args.workdir, args.user.empty() ? "-" : args.user, "--"});
   line.insert(line.end(), args.command.begin(), args.command.end());
   return line;
 }
 
 std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv) {
-  if (argc < 8 || std::string(argv[6]) != "--") return std::nullopt;
   SupervisorArgs args;
+  int options = 0;  // the --output=, --error= and --append before DATA_DIR
+  for (; 1 + options < argc; ++options) {
+    const std::string_view word = argv[1 + options];
+    if (word.starts_with("--output=")) {
+      args.output = word.substr(9);
+    } else if (word.starts_with("--error=")) {
+      args.error = word.substr(8);
+    } else if (word == "--append") {
+      args.append = true;
+    } else {
+      break;
+    }
+  }
+  argc -= options;
+  argv += options;
+  if (argc < 8 || std::string(argv[6]) != "--") return std::nullopt;
   args.data_dir = argv[1];
   char* end = nullptr;
   args.id = std::strtoll(argv[2], &end, 10);

@@ -24,10 +24,17 @@ struct SupervisorArgs {
   // and gives it its log); empty = the supervisor's own user.
   std::string user;
   std::vector<std::string> command;  // the job's argv, run with execvp, never through a shell
+  // The job's own files for its stdout and stderr (absolute paths, core/output_path.h), opened
+  // by the job's process once it is the job's account; empty output = the log, empty error =
+  // with stdout. Emptied first unless `append` (a later attempt, so nothing is lost); the log
+  // then says where the output went.
+  std::string output;
+  std::string error;
+  bool append = false;
 };
 
-// Command line: squeeze-supervisor DATA_DIR JOB_ID ATTEMPT WORKDIR USER -- ARGV... (USER "-"
-// for the supervisor's own).
+// Command line: squeeze-supervisor [--output=PATH] [--error=PATH] [--append] DATA_DIR JOB_ID
+// ATTEMPT WORKDIR USER -- ARGV... (USER "-" for the supervisor's own).
 std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
                                                const SupervisorArgs& args);
 std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv);

@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
     return squeeze::RunSupervisor(*args);
   }
   std::fprintf(stderr,
-               "usage: squeeze-supervisor DATA_DIR JOB_ID ATTEMPT WORKDIR USER -- ARGV...\n"
+               "usage: squeeze-supervisor [--output=PATH] [--error=PATH] [--append] DATA_DIR "
+               "JOB_ID ATTEMPT WORKDIR USER -- ARGV...\n"
                "       squeeze-supervisor --check USER WORKDIR -- ARGV...\n"
                "(started by squeeze serve; not meant to be run by hand)\n");
   return 2;

@@ -198,12 +198,26 @@ bool ApiServer::ReadBody(const httplib::Request& req, const httplib::ContentRead
 namespace {
 
 // A handler of /v1/jobs/ID...: the id parsed from the path (400 when it is not a number).
+// A task of an array may be named as ARRAY_TASK (12_4) when `service` is given.
 std::function<void(const Principal&, const httplib::Request&, httplib::Response&)> WithId(
     std::function<void(const Principal&, int64_t, const httplib::Request&, httplib::Response&)>
-        handler) {
-  return [handler](const Principal& who, const httplib::Request& req, httplib::Response& res) {
-    auto id = ParseId(req.matches[1]);
-    if (!id) return SendError(res, 400, "job id '" + std::string(req.matches[1]) + "' is not a number");
+        handler,
+    JobService* service = nullptr) {
+  return [handler, service](const Principal& who, const httplib::Request& req,
+                            httplib::Response& res) {
+    const std::string text = req.matches[1];
+    if (const size_t us = text.find('_'); us != std::string::npos && service != nullptr) {
+      auto array = ParseId(text.substr(0, us));
+      auto task = ParseId("1" + text.substr(us + 1));  // "1" + digits: 0 is a task too
+      if (!array || !task || us + 1 == text.size()) {
+        return SendError(res, 400, "job id '" + text + "' is not a number or ARRAY_TASK (12_4)");
+      }
+      auto id = service->ArrayTaskId(*array, std::stoi(text.substr(us + 1)));
+      if (!id.ok()) return SendError(res, 404, id.status().message());
+      return handler(who, *id, req, res);
+    }
+    auto id = ParseId(text);
+    if (!id) return SendError(res, 400, "job id '" + text + "' is not a number");
     handler(who, *id, req, res);
   };
 }
@@ -244,34 +258,40 @@ void ApiServer::JobRoutes() {
                                                      const httplib::Request&,
                                                      httplib::Response& res) {
     Send(res, service_.Get(who, id));
-  })));
+  }, &service_)));
   s.Post(R"(/v1/jobs/([^/]+)/cancel)",
          AuthedPost([this](const Principal& who, const httplib::Request& req,
                            httplib::Response& res, const httplib::ContentReader&) {
            // The body, if any, is ignored (and not read: the connection is closed after).
            res.set_header("Connection", "close");
-           WithId([this](const Principal& who, int64_t id, const httplib::Request&,
-                         httplib::Response& res) { Send(res, service_.Cancel(who, id)); })(
-               who, req, res);
+           const bool task = std::string(req.matches[1]).find('_') != std::string::npos;
+           WithId(
+               [this, task](const Principal& who, int64_t id, const httplib::Request&,
+                            httplib::Response& res) {
+                 Send(res, task ? service_.CancelTask(who, id) : service_.Cancel(who, id));
+               },
+               &service_)(who, req, res);
          }));
   s.Post(R"(/v1/jobs/([^/]+)/(hold|release|requeue|update))",
          AuthedPostBody([this](const Principal& who, const httplib::Request& req,
                                httplib::Response& res, const std::string& body) {
-           WithId([this, &body](const Principal& who, int64_t id, const httplib::Request& req,
-                                httplib::Response& res) {
-             Send(res, service_.Control(who, id, req.matches[2], body));
-           })(who, req, res);
+           const bool task = std::string(req.matches[1]).find('_') != std::string::npos;
+           WithId([this, &body, task](const Principal& who, int64_t id,
+                                      const httplib::Request& req, httplib::Response& res) {
+             Send(res, task ? service_.ControlTask(who, id, req.matches[2], body)
+                            : service_.Control(who, id, req.matches[2], body));
+           }, &service_)(who, req, res);
          }));
   s.Get(R"(/v1/jobs/([^/]+)/why)", Authed(WithId([this](const Principal& who, int64_t id,
                                                          const httplib::Request&,
                                                          httplib::Response& res) {
     Send(res, service_.Why(who, id));
-  })));
+  }, &service_)));
   s.Get(R"(/v1/jobs/([^/]+)/log)", Authed(WithId([this](const Principal& who, int64_t id,
                                                          const httplib::Request& req,
                                                          httplib::Response& res) {
     Send(res, service_.Log(who, id, QueryOf(req)));
-  })));
+  }, &service_)));
 }
 
 void ApiServer::NodeRoutes() {

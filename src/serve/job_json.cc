@@ -46,6 +46,19 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["command"] = private_fields ? nlohmann::json(job.request.command) : nlohmann::json();
   j["workdir"] = private_fields ? nlohmann::json(job.request.workdir) : nlohmann::json();
   j["env"] = private_fields ? nlohmann::json(job.request.env) : nlohmann::json();
+  // The files for the run's stdout and stderr as given (sbatch -o/-e); null: the run's log.
+  const auto path_or_null = [&](const std::string& path) {
+    return private_fields && !path.empty() ? nlohmann::json(path) : nlohmann::json();
+  };
+  j["output"] = path_or_null(job.request.output_path);
+  j["error"] = path_or_null(job.request.error_path);
+  // A task of an array: the array's id, the task's index, the array as asked ("0-99%8").
+  const bool task = spec.array_id != 0;
+  j["array_id"] = task ? nlohmann::json(spec.array_id) : nlohmann::json();
+  j["array_task"] = task ? nlohmann::json(spec.array_task) : nlohmann::json();
+  j["array"] = task ? nlohmann::json(job.request.array) : nlohmann::json();
+  j["dependency"] =
+      job.request.dependency.empty() ? nlohmann::json() : nlohmann::json(job.request.dependency);
   j["submitted_at"] = FormatDateTime(job.submitted_at);
   j["started_at"] = TimeOrNull(job.started_at);
   const bool finished = IsFinished(job.state);

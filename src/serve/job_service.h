@@ -46,13 +46,25 @@ class JobService {
   // Filters: state, owner, team; limit (<= 1000), after (an id: paging).
   virtual ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) = 0;
   virtual ApiResult Get(const Principal& who, int64_t id) = 0;
-  // Only the job's owner or an admin.
+  // Only the job's owner or an admin. An array's id cancels all its tasks (as scancel does).
   virtual ApiResult Cancel(const Principal& who, int64_t id) = 0;
+  // One task of an array (named as ID_TASK), the others left alone.
+  virtual ApiResult CancelTask(const Principal& who, int64_t id) { return Cancel(who, id); }
+  // The job id of task `task` of array `array` (the path's 12_4); an error when there is none.
+  virtual Result<int64_t> ArrayTaskId(int64_t array, int task) {
+    return Status::Error("job " + std::to_string(array) + " is not an array");
+  }
   // scontrol's verbs on one job: "hold", "release", "requeue" (no body) and "update" (body
   // {"urgency", "gpus", "time_limit"}).
   virtual ApiResult Control(const Principal& who, int64_t id, const std::string& action,
                             const std::string& body) {
     return ApiResult::Fail(404, "no such endpoint");
+  }
+  // The same on one task of an array (named as ID_TASK); Control of an array's id acts on all
+  // its tasks.
+  virtual ApiResult ControlTask(const Principal& who, int64_t id, const std::string& action,
+                                const std::string& body) {
+    return Control(who, id, action, body);
   }
   virtual ApiResult Why(const Principal& who, int64_t id) = 0;
   // The end of a run's log as {"id", "attempt", "path", "text", "truncated"}; query: attempt

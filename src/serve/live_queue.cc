@@ -182,22 +182,27 @@ void LiveQueue::DrainInbox(Time now) {
     std::lock_guard lock(inbox_mu_);
     batch.swap(inbox_);
   }
-  for (StoredJob& stored : batch) {
+  // In id order (the order they were stored in), after those deferred before: a job comes
+  // after those it may depend on.
+  std::vector<StoredJob> arrived(std::make_move_iterator(deferred_.begin()),
+                                 std::make_move_iterator(deferred_.end()));
+  deferred_.clear();
+  for (StoredJob& stored : batch) arrived.push_back(std::move(stored));
+  std::sort(arrived.begin(), arrived.end(),
+            [](const StoredJob& a, const StoredJob& b) { return a.id < b.id; });
+  for (StoredJob& stored : arrived) {
     // Submitted while Recover ran: it may have read the job from the store already.
     if (jobs_.count(stored.id)) continue;
+    if (!stored.request.spec.dependencies.empty() && DependsOnUnseen(stored.request)) {
+      deferred_.push_back(std::move(stored));
+      continue;
+    }
     LiveJob& job = jobs_[stored.id];
     job.request = std::move(stored.request);
     job.owner = stored.owner;
     job.queued_since = stored.submitted_at;
     job.held = stored.held;
-    if (job.held) continue;
-    if (job.request.begin && *job.request.begin > now) {
-      // Not before its begin time: it waits as a retry's back-off does (QueueDueRetries).
-      job.retry_at = job.request.begin;
-      retries_.insert({*job.request.begin, stored.id});
-      continue;
-    }
-    Queue(stored.id, job, now);
+    Arrive(stored.id, job, job.request.begin, /*started=*/false, now);
   }
 }
 
@@ -213,7 +218,7 @@ void LiveQueue::Queue(JobId id, LiveJob& job, Time now) {
   Log("job " + std::to_string(id) + " cannot be scheduled: " + s.message());
   (void)store_.SetState(id, JobState::kFailed, "cannot be scheduled: " + s.message(), now);
   ++counters_.finished_failed;
-  jobs_.erase(id);
+  Forget(id, false);
 }
 
 std::vector<ExecEvent> LiveQueue::PollExecutors(Time now) {
@@ -256,6 +261,7 @@ Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
   EnforceTimeLimits(now);
   TerminateOverdue(now);
   QueueDueRetries(now);
+  ApplyDependencies(now);
   std::vector<Decision> starts;
   for (Decision& d : scheduler_->Cycle(now)) {
     if (d.kind == Decision::Kind::kStart) {
@@ -318,7 +324,7 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
                job.failures, std::nullopt};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.cancelled;
-    jobs_.erase(id);
+    Forget(id, false);
     return;
   }
   if (job.timed_out) {
@@ -355,7 +361,7 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
     RunEnd end{0, JobState::kDone, "", false, job.failures, std::nullopt};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.finished_done;
-    jobs_.erase(id);
+    Forget(id, true);
     return;
   }
   Fail(id, job, code, ExitWords(exit), now);
@@ -386,7 +392,7 @@ void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& w
     RunEnd end{exit_code, JobState::kFailed, reason, false, job.failures, std::nullopt};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.finished_failed;
-    jobs_.erase(id);
+    Forget(id, false);
     return;
   }
   Time backoff = options_.retry_backoff;
@@ -451,6 +457,7 @@ void LiveQueue::StartJobs(const std::vector<Decision>& starts, Time now) {
 void LiveQueue::StartJob(const Decision& d, Time now) {
   LiveJob& job = jobs_[d.job];
   const int attempt = job.attempts + 1;
+  started_since_.push_back(d.job);  // `after` dependencies (a second start changes nothing)
   job.cuda_gpus = cluster_.CudaIndices(d.placement);
   job.attempts = attempt;
   const Time waited = std::max<Time>(0, now - job.queued_since);
@@ -588,7 +595,7 @@ void LiveQueue::EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now) {
   RunEnd end{exit_code, JobState::kTimeout, reason, false, job.failures, std::nullopt};
   if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
   ++counters_.timed_out;
-  jobs_.erase(id);
+  Forget(id, false);
 }
 
 void LiveQueue::TerminateOverdue(Time now) {
@@ -615,6 +622,36 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
   std::lock_guard lock(mu_);
   PublishAtExit publish{*this};
   DrainInbox(now);
+  ApiResult result = CancelLocked(who, id, now);
+  ApplyDependencies(now);
+  return result;
+}
+
+ApiResult LiveQueue::CancelMany(const Principal& who, const std::vector<JobId>& ids, Time now) {
+  std::lock_guard lock(mu_);
+  PublishAtExit publish{*this};
+  JobStore::WriteBatch writes = store_.BeginWrites();
+  DrainInbox(now);
+  nlohmann::json jobs = nlohmann::json::array();
+  int done = 0;
+  for (JobId id : ids) {
+    ApiResult one = CancelLocked(who, id, now);
+    if (one.error) {
+      jobs.push_back({{"id", id}, {"error", one.error->message}});
+    } else {
+      jobs.push_back(one.value);
+      ++done;
+    }
+  }
+  ApplyDependencies(now);
+  if (Status s = writes.Commit(); !s.ok()) return ApiResult::Fail(500, s.message());
+  if (done == 0 && !ids.empty()) {
+    return ApiResult::Fail(409, jobs[0]["error"].get<std::string>());
+  }
+  return ApiResult::Ok({{"jobs", std::move(jobs)}, {"cancelled", done}});
+}
+
+ApiResult LiveQueue::CancelLocked(const Principal& who, JobId id, Time now) {
   auto found = Controlled(who, id, "cancel", /*cancelling_ok=*/true);
   if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
   LiveJob& job = *std::get<LiveJob*>(found);
@@ -640,7 +677,7 @@ Status LiveQueue::EndCancelled(JobId id, const std::string& by, Time now) {
     return s;
   }
   ++counters_.cancelled;
-  jobs_.erase(id);
+  Forget(id, false);
   return Status::Ok();
 }
 

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/dependency_graph.h"
 #include "core/policy.h"
 #include "core/scheduler.h"
 #include "exec/executor.h"
@@ -128,6 +129,9 @@ class LiveQueue {
   bool RunsActive() const { return runs_active_; }
   // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
   ApiResult Cancel(const Principal& who, JobId id, Time now);
+  // Several jobs (an array's tasks) at once, their records in one commit; each is checked as
+  // Cancel checks one, and the answer lists each one's {"id", "state"} or {"id", "error"}.
+  ApiResult CancelMany(const Principal& who, const std::vector<JobId>& ids, Time now);
   // A waiting job kept from scheduling until Release (Slurm's scontrol hold / release).
   ApiResult Hold(const Principal& who, JobId id, Time now);
   ApiResult Release(const Principal& who, JobId id, Time now);
@@ -220,6 +224,7 @@ class LiveQueue {
     bool start_pending = false;  // its start (of attempt `attempts`) is in an outbox
     bool timed_out = false;  // its run reached its time limit (or the checkpoint before it)
     bool held = false;       // waiting, kept out of the scheduler until released
+    bool dependency_wait = false;  // waiting on its dependencies (deps_), not in the scheduler
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   // Runs that reach their time limit: asked to checkpoint ahead of it, stopped at it.
@@ -247,6 +252,8 @@ class LiveQueue {
   bool HasRun(JobId id, const LiveJob& job) { return job.start_pending || ExecutorOf(job).IsRunning(id); }
   // A job with no run ends cancelled by `by` (scheduler, store, counters); it is forgotten.
   Status EndCancelled(JobId id, const std::string& by, Time now);
+  // Cancel of one job under the lock (Cancel, CancelMany).
+  ApiResult CancelLocked(const Principal& who, JobId id, Time now);
   // SIGTERM (via the outbox, after any start of the job given before).
   void SendStop(JobId id, LiveJob& job, Time now, Time grace);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
@@ -255,6 +262,22 @@ class LiveQueue {
                 Time now,
                 RecoverySummary& summary, std::vector<std::pair<JobId, ExitStatus>>& ended);
   void Queue(JobId id, LiveJob& job, Time now);
+  // A job that arrived (submitted, or taken back waiting at a restart): into the dependency
+  // graph, then queued unless it waits on its dependencies, is held or has a begin time
+  // (a run started before: `started`). Ends it when its dependencies can never hold.
+  void Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, bool started, Time now);
+  // Whether a job it depends on is in the store, unfinished, but not here yet (submitted at
+  // the same time, its hand-over to the queue still on its way): it waits in deferred_.
+  bool DependsOnUnseen(const JobRequest& request);
+  // A job that runs (taken back at a restart) into the dependency graph, as started.
+  void TrackStarted(JobId id, const LiveJob& job);
+  // Queued unless held or before its begin time (`not_before`).
+  void QueueUnlessHeld(JobId id, LiveJob& job, std::optional<Time> not_before, Time now);
+  // A job that ended is forgotten; its dependents learn it at the next ApplyDependencies.
+  void Forget(JobId id, bool ok);
+  // What ends and first starts since the last call mean for jobs that wait on them: queued,
+  // or ended cancelled (DependencyNeverSatisfied).
+  void ApplyDependencies(Time now);
   void OnCheckpoint(JobId id, const std::string& label, Time now);
   void OnExit(JobId id, const ExitStatus& exit, Time now);
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
@@ -308,6 +331,7 @@ class LiveQueue {
       std::string placed_because;
       Executor* exec = nullptr;
       int attempts = 0;  // 0 with a retry_at: its begin time, not a back-off
+      std::string dependency;  // what it waits for, when it waits on its dependencies
     };
     std::map<JobId, JobInfo> jobs;
     std::map<int, std::string> node_down;
@@ -359,6 +383,10 @@ class LiveQueue {
   mutable std::mutex mu_;  // guards everything below and the scheduler and executor
   std::map<JobId, LiveJob> jobs_;  // every unfinished job
   std::set<std::pair<Time, JobId>> retries_;
+  DependencyGraph deps_;  // every unfinished job, and what those with dependencies wait for
+  std::vector<std::pair<JobId, bool>> ended_since_;  // (id, done) since ApplyDependencies
+  std::vector<JobId> started_since_;                 // first starts since then
+  std::deque<StoredJob> deferred_;  // arrived before a job they depend on (Arrive)
   LiveCounters counters_;
   struct ReclaimNotice {
     Time at = 0;

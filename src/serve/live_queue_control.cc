@@ -76,6 +76,9 @@ ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
     return ApiResult::Fail(500, s.message());
   }
   job.queued_since = now;
+  if (job.dependency_wait) {
+    return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
+  }
   Queue(id, job, now);  // may forget `job` (a cluster that can no longer run it)
   return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
 }

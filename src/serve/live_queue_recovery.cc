@@ -122,16 +122,11 @@ void LiveQueue::TakeBack(StoredJob& stored,
   job.cuda_gpus = stored.gpus;
   if (stored.state == JobState::kPending) {
     ++summary.pending;
-    if (stored.held) {
-      job.held = true;  // waits for its release
-    } else if (stored.not_before && *stored.not_before > now) {
-      job.retry_at = stored.not_before;
-      retries_.insert({*stored.not_before, stored.id});
-    } else {
-      Queue(stored.id, job, now);
-    }
+    job.held = stored.held;  // waits for its release
+    Arrive(stored.id, job, stored.not_before, stored.started_at.has_value(), now);
     return;
   }
+  TrackStarted(stored.id, job);
   auto found = run_of.find(stored.id);
   // Only the run of the attempt the store recorded: a later one cannot be this store's.
   if (found == run_of.end() || found->second.first.attempt != stored.attempts) {

@@ -20,6 +20,8 @@
 #include "core/testing/temp_dir.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
+#include "exec/unix_account.h"
+#include "serve/queue_service.h"
 
 namespace squeeze {
 namespace {
@@ -583,6 +585,57 @@ TEST_F(LiveQueueTest, TheCheckpointIntervalOnSpotFollowsTheJobsCheckpointCostAnd
   EXPECT_NEAR(std::atof(s.c_str()), static_cast<double>(daly_sync), 2) << s;
   const std::string a = interval_of(R"(, "checkpoint_cost": "30s", "checkpoint_stall": "2s")");
   EXPECT_NEAR(std::atof(a.c_str()), static_cast<double>(daly_async), 2) << a;
+}
+
+// sbatch -o/-e through the API: the job JSON takes and shows `output` and `error`, the run
+// writes there, and the log route reads the output file (a regular file of the job's account
+// only) or says where the output is.
+TEST_F(LiveQueueTest, TheApiTakesOutputFilesAndTheLogRouteReadsThem) {
+  auto q = MakeQueue(1);
+  QueueService service(dir_.path(), *store_, *q, [this] { return now_; }, [] {});
+  const Principal alice{"alice", "ml", false};
+  const std::string work = dir_.path() + "/work";
+  std::filesystem::create_directories(work);
+  ApiResult bad = service.Submit(alice, R"({"command": ["true"], "output": "out_%Q"})");
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->http_status, 400);
+  EXPECT_THAT(bad.error->message, HasSubstr("output: 'out_%Q': '%Q' is not a pattern"));
+
+  ApiResult submitted = service.Submit(
+      alice, R"({"command": ["bash", "-c", "echo out; echo err >&2"], "workdir": ")" + work +
+                 R"(", "output": "out_%j.txt", "error": "err_%x.txt", "name": "w"})");
+  ASSERT_FALSE(submitted.error) << submitted.error->message;
+  const JobId id = submitted.value["id"].get<JobId>();
+  ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
+  const nlohmann::json shown = service.Get(alice, id).Body();
+  EXPECT_EQ(shown["output"], "out_%j.txt");
+  EXPECT_EQ(shown["error"], "err_%x.txt");
+  EXPECT_TRUE(service.Get({"bob", "ml", false}, id).Body()["output"].is_null());
+
+  const std::string out = work + "/out_" + std::to_string(id) + ".txt";
+  ApiResult log = service.Log(alice, id, {{"tail_bytes", "100"}});
+  ASSERT_FALSE(log.error) << log.error->message;
+  EXPECT_EQ(log.value["text"], "out\n");
+  EXPECT_EQ(log.value["path"], out);
+  EXPECT_EQ(log.value["error_path"], work + "/err_w.txt");
+  EXPECT_EQ(log.value["all_runs"], true);
+  ApiResult from = service.Log(alice, id, {{"from_byte", "2"}});
+  ASSERT_FALSE(from.error);
+  EXPECT_EQ(from.value["text"], "t\n");
+  EXPECT_THAT(Log(id, 1), HasSubstr("stdout goes to " + out + ", stderr to " + work + "/err_w.txt"));
+
+  // Not the file the job wrote: a symlink (to a file of anyone's) is never followed.
+  std::filesystem::remove(out);
+  std::filesystem::create_symlink(work + "/err_w.txt", out);
+  ApiResult linked = service.Log(alice, id, {});
+  ASSERT_TRUE(linked.error);
+  EXPECT_EQ(linked.error->message, "job " + std::to_string(id) + " writes its output to " + out +
+                                       " (as user '" + CurrentAccount()->name +
+                                       "'), not to its log; it cannot be shown: it is a "
+                                       "symbolic link");
+  std::filesystem::remove(out);
+  EXPECT_THAT(service.Log(alice, id, {}).error->message,
+              HasSubstr("it cannot be shown: No such file or directory"));
 }
 
 }  // namespace

@@ -216,6 +216,7 @@ std::unordered_map<JobId, std::string_view> LiveQueue::BuildReasons() const {
   for (const auto& [at, id] : retries_) out.emplace(id, "BeginTime");  // a retry's back-off
   for (const auto& [id, job] : jobs_) {
     if (job.held) out.emplace(id, "JobHeld");
+    else if (job.dependency_wait) out.emplace(id, "Dependency");
   }
   return out;
 }

@@ -177,7 +177,22 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
     out["expected_start_in_s"] = std::max<Time>(0, *live->second.retry_at - now);
     return out;
   }
+  if (live != w.jobs.end() && !live->second.dependency.empty()) {
+    out["explanation"] = {"it waits on its dependencies: " + live->second.dependency};
+    out["reason_code"] = "Dependency";
+    out["expected_start_in_s"] = nullptr;  // once they hold
+    return out;
+  }
   const Job* job = w.state.scheduler->Find(id);
+  if (job != nullptr && job->parked) {
+    const int limit = job->spec.array_limit;
+    out["explanation"] = {"its array " + std::to_string(job->spec.array_id) + " has " +
+                          std::to_string(limit) + " task(s) running or queued, its limit (%" +
+                          std::to_string(limit) + "); it is queued when one of them ends"};
+    out["reason_code"] = "ArrayLimit";
+    out["expected_start_in_s"] = nullptr;
+    return out;
+  }
   if (job == nullptr || !job->IsActive() || live == w.jobs.end()) return std::nullopt;
   Lines lines = {std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
                  " since " + FormatDateTime(job->run_start) + "; it does not wait"};
@@ -205,9 +220,10 @@ LiveQueue::WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
   w.state = {generation, std::shared_ptr<const Scheduler>(scheduler_->Clone())};
   for (const auto& [id, job] : jobs_) {
     const Job* j = scheduler_->Find(id);
-    if ((j == nullptr || !j->IsActive()) && !job.retry_at) continue;
+    if ((j == nullptr || !j->IsActive()) && !job.retry_at && !job.dependency_wait) continue;
     w.jobs[id] = {job.owner, job.retry_at, job.placed_because,
-                  job.exec ? job.exec : &executor_, job.attempts};
+                  job.exec ? job.exec : &executor_, job.attempts,
+                  job.dependency_wait ? deps_.Describe(id) : std::string()};
   }
   w.node_down = node_down_;
   return w;

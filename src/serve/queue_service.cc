@@ -1,12 +1,17 @@
 #include "serve/queue_service.h"
 
+#include <algorithm>
+
 #include "config/job_feasibility.h"
+#include "core/job_array.h"
 #include "config/job_file.h"
 #include "config/job_values.h"
 #include "config/data_path.h"
 #include "config/text_util.h"
 #include "core/duration.h"
+#include "core/output_path.h"
 #include "exec/run_files.h"
+#include "exec/unix_account.h"
 #include "serve/capacity_requests.h"
 #include "serve/job_json.h"
 #include "serve/prometheus_text.h"
@@ -19,6 +24,21 @@ constexpr int kMaxPage = 1000;
 // A job's log, command line, workdir, env and checkpoint folder are its owner's and the admins'.
 bool MaySee(const Principal& who, const StoredJob& job) {
   return who.admin || who.user == job.owner;
+}
+
+// A job the store has just accepted, handed to the live queue as the store holds it.
+void HandToQueue(LiveQueue& queue, JobId id, JobRequest request, const std::string& owner,
+                 Time now) {
+  StoredJob stored;
+  stored.id = id;
+  stored.request = std::move(request);
+  stored.request.spec.id = id;
+  stored.owner = owner;
+  stored.submitted_at = now;
+  stored.held = stored.request.hold;
+  stored.not_before = stored.request.begin;
+  if (stored.held) stored.reason = "submitted held";
+  queue.Add(stored);
 }
 
 }  // namespace
@@ -49,20 +69,97 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   if (ApiResult checked = queue_.CheckSubmission(who.user, *request); checked.error) {
     return checked;
   }
+  if (!request->dependency.empty()) {
+    auto deps = ResolveDependency(request->dependency);
+    if (!deps.ok()) return ApiResult::Fail(400, "dependency: " + deps.status().message());
+    spec.dependencies = std::move(deps->clauses);
+    spec.dependency_any = deps->any;
+  }
+  if (!request->array.empty()) return SubmitArray(who, std::move(request).value(), now);
   auto id = store_.Submit(*request, who.user, now);
   if (!id.ok()) return ApiResult::Fail(500, "not stored: " + id.status().message());
-  StoredJob stored;
-  stored.id = *id;
-  stored.request = std::move(request).value();
-  stored.request.spec.id = *id;
-  stored.owner = who.user;
-  stored.submitted_at = now;
-  stored.held = stored.request.hold;
-  stored.not_before = stored.request.begin;
-  if (stored.held) stored.reason = "submitted held";
-  queue_.Add(stored);
+  HandToQueue(queue_, *id, std::move(request).value(), who.user, now);
   wake_();
   return ApiResult::Ok({{"id", *id}});
+}
+
+Result<QueueService::ResolvedDependency> QueueService::ResolveDependency(
+    const std::string& text) {
+  auto parsed = ParseDependency(text);
+  if (!parsed.ok()) return parsed.status();
+  ResolvedDependency out;
+  out.any = parsed->any;
+  for (const DependencyText::Clause& clause : parsed->clauses) {
+    Dependency d;
+    d.kind = clause.kind;
+    for (const JobRef& ref : clause.jobs) {
+      auto job = store_.Get(ref.id);
+      if (!job.ok()) return Status::Error("there is no job " + std::to_string(ref.id));
+      const bool array_head = job->request.spec.array_id == ref.id && job->request.array_size > 0;
+      if (ref.task) {
+        auto id = ArrayTaskId(ref.id, *ref.task);
+        if (!id.ok()) return id.status();
+        d.jobs.push_back(*id);
+      } else if (array_head) {
+        for (int i = 0; i < job->request.array_size; ++i) d.jobs.push_back(ref.id + i);
+      } else {
+        d.jobs.push_back(ref.id);
+      }
+    }
+    out.clauses.push_back(std::move(d));
+  }
+  return out;
+}
+
+Result<int64_t> QueueService::ArrayTaskId(int64_t array, int task) {
+  auto head = store_.Get(array);
+  if (!head.ok()) return Status::Error("there is no job " + std::to_string(array));
+  if (head->request.spec.array_id != array || head->request.array.empty()) {
+    return Status::Error("job " + std::to_string(array) + " is not a job array");
+  }
+  auto spec = ParseArraySpec(head->request.array);
+  if (!spec.ok()) return spec.status();
+  auto it = std::lower_bound(spec->tasks.begin(), spec->tasks.end(), task);
+  if (it == spec->tasks.end() || *it != task) {
+    return Status::Error("array " + std::to_string(array) + " has no task " +
+                         std::to_string(task) + " (its tasks: " + head->request.array + ")");
+  }
+  return array + (it - spec->tasks.begin());
+}
+
+// Every task stored in one transaction (consecutive ids from the array's), each with its
+// index in its environment as Slurm gives it, then handed to the queue.
+ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Time now) {
+  auto spec = ParseArraySpec(request.array);
+  if (!spec.ok()) return ApiResult::Fail(400, spec.status().message());
+  const std::vector<int>& tasks = spec->tasks;
+  request.array_size = static_cast<int>(tasks.size());
+  request.spec.array_limit = spec->limit;
+  int step = tasks.size() > 1 ? tasks[1] - tasks[0] : 1;
+  for (size_t i = 1; i < tasks.size(); ++i) step = tasks[i] - tasks[i - 1] == step ? step : 1;
+  const std::string count = std::to_string(tasks.size());
+  auto make = [&](JobId first, size_t i) {
+    JobRequest r = request;
+    r.spec.array_id = first;
+    r.spec.array_task = tasks[i];
+    const std::string array_id = std::to_string(first), task = std::to_string(tasks[i]);
+    r.env["SQUEEZE_ARRAY_JOB_ID"] = array_id;
+    r.env["SQUEEZE_ARRAY_TASK_ID"] = task;
+    r.env["SLURM_ARRAY_JOB_ID"] = array_id;
+    r.env["SLURM_ARRAY_TASK_ID"] = task;
+    r.env["SLURM_ARRAY_TASK_COUNT"] = count;
+    r.env["SLURM_ARRAY_TASK_MIN"] = std::to_string(tasks.front());
+    r.env["SLURM_ARRAY_TASK_MAX"] = std::to_string(tasks.back());
+    r.env["SLURM_ARRAY_TASK_STEP"] = std::to_string(step);
+    return r;
+  };
+  auto first = store_.SubmitArray(tasks.size(), make, who.user, now);
+  if (!first.ok()) return ApiResult::Fail(500, "not stored: " + first.status().message());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    HandToQueue(queue_, *first + static_cast<JobId>(i), make(*first, i), who.user, now);
+  }
+  wake_();
+  return ApiResult::Ok({{"id", *first}, {"array_id", *first}, {"tasks", tasks.size()}});
 }
 
 ApiResult QueueService::List(const Principal& who,
@@ -162,11 +259,42 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
     }
   }
   out["history"] = std::move(history);
+  AddArrayProgress(*job, out);
   return ApiResult::Ok(out);
 }
 
 ApiResult QueueService::Control(const Principal& who, int64_t id, const std::string& action,
                                 const std::string& body) {
+  auto job = store_.Get(id);
+  if (!job.ok() || job->request.spec.array_id != id || job->request.array_size <= 0) {
+    return ControlTask(who, id, action, body);
+  }
+  // An array's id: every task of it that has not ended (scontrol's way).
+  nlohmann::json jobs = nlohmann::json::array();
+  int done = 0;
+  std::string first_error;
+  for (int i = 0; i < job->request.array_size; ++i) {
+    auto task = store_.Get(id + i);
+    if (!task.ok() || IsFinished(task->state)) continue;
+    ApiResult one = ControlTask(who, id + i, action, body);
+    if (one.error) {
+      if (first_error.empty()) first_error = one.error->message;
+      jobs.push_back({{"id", id + i}, {"error", one.error->message}});
+    } else {
+      jobs.push_back(one.value);
+      ++done;
+    }
+  }
+  if (done == 0) {
+    return ApiResult::Fail(409, first_error.empty() ? "every task of array " +
+                                                          std::to_string(id) + " has ended"
+                                                    : first_error);
+  }
+  return ApiResult::Ok({{"id", id}, {"tasks", done}, {"jobs", std::move(jobs)}});
+}
+
+ApiResult QueueService::ControlTask(const Principal& who, int64_t id, const std::string& action,
+                                    const std::string& body) {
   const Time now = clock_();
   ApiResult r = action == "hold"      ? queue_.Hold(who, id, now)
                 : action == "release" ? queue_.Release(who, id, now)
@@ -177,7 +305,46 @@ ApiResult QueueService::Control(const Principal& who, int64_t id, const std::str
   return r;
 }
 
+void QueueService::AddArrayProgress(const StoredJob& job, nlohmann::json& out) {
+  const JobSpec& spec = job.request.spec;
+  if (spec.array_id == 0) return;
+  auto head = spec.array_id == job.id ? Result<StoredJob>(job) : store_.Get(spec.array_id);
+  if (!head.ok() || head->request.array_size <= 0) return;
+  const int size = head->request.array_size;
+  auto counts = store_.CountStates(spec.array_id, spec.array_id + size - 1);
+  if (!counts.ok()) return;
+  nlohmann::json by_state = nlohmann::json::object();
+  int ended = 0;
+  for (const auto& [state, n] : *counts) {
+    by_state[std::string(JobStateName(state))] = n;
+    ended += IsFinished(state) ? n : 0;
+  }
+  out["array_progress"] = {{"array_id", spec.array_id},
+                           {"array", head->request.array},
+                           {"tasks", size},
+                           {"limit", spec.array_limit > 0 ? nlohmann::json(spec.array_limit)
+                                                          : nlohmann::json()},
+                           {"ended", ended},
+                           {"by_state", std::move(by_state)}};
+}
+
+ApiResult QueueService::CancelTask(const Principal& who, int64_t id) {
+  ApiResult r = queue_.Cancel(who, id, clock_());
+  wake_();
+  return r;
+}
+
 ApiResult QueueService::Cancel(const Principal& who, int64_t id) {
+  if (auto job = store_.Get(id);
+      job.ok() && job->request.spec.array_id == id && job->request.array_size > 0) {
+    // An array's id: every task (scancel's way), in one commit.
+    std::vector<JobId> ids;
+    for (int i = 0; i < job->request.array_size; ++i) ids.push_back(id + i);
+    ApiResult r = queue_.CancelMany(who, ids, clock_());
+    if (!r.error) r.value["id"] = id;
+    wake_();
+    return r;
+  }
   ApiResult r = queue_.Cancel(who, id, clock_());
   wake_();
   return r;
@@ -197,6 +364,50 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
   if (IsFinished(job->state)) out["expected_start_in_s"] = nullptr;
   return ApiResult::Ok(out);
 }
+
+namespace {
+
+// `squeeze logs` of a job with a file of its own for stdout (sbatch -o): that file, which every
+// run of the job writes, read only as a regular file of the account the job runs as
+// (ReadOwnedFileSlice); else an error that says where the output is.
+ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
+                        const std::string& data_dir, int64_t attempt, int64_t tail,
+                        std::optional<int64_t> from) {
+  const JobRequest& r = job.request;
+  const std::string id = std::to_string(job.id);
+  // The account its runs execute as: its owner's, or the daemon's own ("").
+  Result<std::string> account = run_as.AccountFor(job.owner);
+  if (!account.ok()) return ApiResult::Fail(409, account.status().message());
+  Result<UnixAccount> owner = account->empty() ? CurrentAccount() : AccountNamed(*account);
+  if (!owner.ok()) return ApiResult::Fail(409, owner.status().message());
+  const std::string workdir = r.workdir.empty() ? data_dir + "/jobs/" + id : r.workdir;
+  const OutputRun run{job.id, r.spec.array_id, r.spec.array_task, r.spec.name, owner->name,
+                      workdir};
+  Result<std::string> path = ExpandOutputPath(r.output_path, run);
+  if (!path.ok()) {
+    return ApiResult::Fail(409, "output '" + r.output_path + "': " + path.status().message());
+  }
+  const std::string where = "job " + id + " writes its output to " + *path + " (as user '" +
+                            owner->name + "'), not to its log";
+  Result<FileSlice> slice = ReadOwnedFileSlice(*path, owner->uid, from.value_or(-1), tail);
+  if (!slice.ok()) {
+    return ApiResult::Fail(409, where + "; it cannot be shown: " + slice.status().message());
+  }
+  nlohmann::json out = {{"id", job.id},
+                        {"attempt", attempt},
+                        {"path", *path},
+                        {"all_runs", true},  // every run writes (appends to) the one file
+                        {"truncated", !from && slice->size > tail},
+                        {"size", slice->size},
+                        {"text", slice->text}};
+  if (!r.error_path.empty()) {
+    Result<std::string> error = ExpandOutputPath(r.error_path, run);
+    if (error.ok()) out["error_path"] = *error;
+  }
+  return ApiResult::Ok(std::move(out));
+}
+
+}  // namespace
 
 ApiResult QueueService::Log(const Principal& who, int64_t id,
                             const std::map<std::string, std::string>& query) {
@@ -235,6 +446,9 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
     }
   }
   if (attempt < 1) return ApiResult::Fail(409, "job " + std::to_string(id) + " has not run yet");
+  if (!job->request.output_path.empty()) {
+    return OutputFileLog(*job, queue_.run_as(), data_dir_, attempt, tail, from);
+  }
   const std::string relative = PathsOf(".", id, static_cast<int>(attempt)).log;
   auto path = ResolveInside(data_dir_, relative);
   if (!path.ok()) return ApiResult::Fail(400, path.status().message());

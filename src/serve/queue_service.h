@@ -30,6 +30,10 @@ class QueueService : public JobService {
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
   ApiResult Get(const Principal& who, int64_t id) override;
   ApiResult Cancel(const Principal& who, int64_t id) override;
+  ApiResult CancelTask(const Principal& who, int64_t id) override;
+  ApiResult ControlTask(const Principal& who, int64_t id, const std::string& action,
+                        const std::string& body) override;
+  Result<int64_t> ArrayTaskId(int64_t array, int task) override;
   ApiResult Control(const Principal& who, int64_t id, const std::string& action,
                     const std::string& body) override;
   ApiResult Why(const Principal& who, int64_t id) override;
@@ -54,6 +58,16 @@ class QueueService : public JobService {
   ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
 
  private:
+  struct ResolvedDependency {
+    std::vector<Dependency> clauses;
+    bool any = false;
+  };
+  // A dependency as written ("afterok:12:13_2") as job ids: an array's id stands for all its
+  // tasks, ID_TASK for one. Errors name the job that does not exist.
+  Result<ResolvedDependency> ResolveDependency(const std::string& text);
+  ApiResult SubmitArray(const Principal& who, JobRequest request, Time now);
+  // A task's array as "array_progress": its tasks by state.
+  void AddArrayProgress(const StoredJob& job, nlohmann::json& out);
   // A waiting job's REASON code (LiveQueue::ReasonCode) as "reason_code".
   void AddReasonCode(const StoredJob& job, nlohmann::json& out) const;
   // One job of a listing as JSON text; a finished job's is kept (by id and whether its private

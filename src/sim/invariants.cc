@@ -23,10 +23,21 @@ Status InvariantChecker::OnStart(const Job& job) {
       }
     }
   }
+  if (job.spec.array_id != 0 && job.spec.array_limit > 0) {
+    const int running = ++array_running_[job.spec.array_id];
+    if (running > job.spec.array_limit) {
+      return Status::Error("invariant: array " + std::to_string(job.spec.array_id) + " runs " +
+                           std::to_string(running) + " tasks at once (job " +
+                           std::to_string(job.spec.id) + " started), above its limit %" +
+                           std::to_string(job.spec.array_limit));
+    }
+    most_array_running_ = std::max(most_array_running_, running);
+  }
   return Status::Ok();
 }
 
 void InvariantChecker::OnStop(const Job& job, Time run_start, Time stop_at, Time now) {
+  if (job.spec.array_id != 0 && job.spec.array_limit > 0) --array_running_[job.spec.array_id];
   for (const auto& share : job.placement.shares) {
     for (int g : share.gpus) used_milli_[share.node][g] -= share.milli_per_gpu;
   }

@@ -17,8 +17,11 @@ class InvariantChecker {
  public:
   explicit InvariantChecker(const ClusterState& cluster);
 
-  // A run starts: its GPUs must be free in this ledger.
+  // A run starts: its GPUs must be free in this ledger, and a task of an array with a limit
+  // (%N) must not bring the array's running tasks above it (checked at every start).
   Status OnStart(const Job& job);
+  // The most tasks of one limited array seen running at once.
+  int MostArrayRunning() const { return most_array_running_; }
   // A run ends at `now`: asked to stop at `stop_at` (kNever: it finished by itself).
   void OnStop(const Job& job, Time run_start, Time stop_at, Time now);
   // The job is done: its service must add up to `duration` plus what was charged.
@@ -35,6 +38,8 @@ class InvariantChecker {
   };
   std::vector<std::vector<int>> used_milli_;  // [node][gpu]
   std::unordered_map<JobId, Ledger> ledgers_;
+  std::unordered_map<JobId, int> array_running_;  // limited arrays: tasks running now
+  int most_array_running_ = 0;
 };
 
 }  // namespace squeeze

@@ -60,6 +60,8 @@ void CopyCounts(const SimResult& result, Summary& s) {
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = result.makespan;
   s.rejected = static_cast<int64_t>(result.rejected.size());
+  s.dependency_never = static_cast<int64_t>(result.dependency_never.size());
+  s.most_array_running = result.most_array_running;
   s.wall_s = result.wall_s;
 }
 

@@ -75,6 +75,8 @@ struct Summary {
   int64_t deadlines = 0;
   int64_t deadline_misses = 0;
   int64_t rejected = 0;
+  int64_t dependency_never = 0;    // never ran: their dependencies could no longer hold
+  int64_t most_array_running = 0;  // the most tasks of one limited array running at once
   double wall_s = 0;
   std::map<std::string, PoolSummary> per_pool;  // by home pool name ("*" = any pool)
   std::map<std::string, PoolUse> pool_use;      // by the pool whose GPUs were held

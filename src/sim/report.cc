@@ -179,6 +179,8 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["deadline_misses"] = s.deadline_misses;
   j["rejected"] = s.rejected;
   j["timed_out"] = s.timed_out;
+  j["dependency_never_satisfied"] = s.dependency_never;
+  j["most_array_tasks_running"] = s.most_array_running;
   j["wall_s"] = s.wall_s;
   nlohmann::ordered_json pools = nlohmann::ordered_json::object();
   for (const auto& [pool, ps] : s.per_pool) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/dependency_graph.h"
 #include "core/fragmentation_blocked.h"
 #include "core/rng.h"
 #include "core/scheduler.h"
@@ -63,6 +64,13 @@ class SimRun {
   Status CycleAt(Time now);
   Status Apply(const Decision& d, Time now, bool* zero_cost_stop);
   Status Finish(JobId id, Time now);
+  // The trace's job at `index` to the scheduler, as the options have it (pools, oracle
+  // estimates); a job it refuses is recorded as rejected (and ends not ok for its dependents).
+  void SubmitToCore(size_t index, Time now);
+  // Jobs with dependencies (core/dependency_graph.h): those now free to go are submitted,
+  // those that never can be are recorded.
+  void ApplyLinks(const DependencyGraph::Changes& changes, Time now);
+  void Ended(JobId id, bool ok, Time now);
   // Adds a run's GPU time, from `run_start` to `end`, to the pools it held GPUs of.
   void ChargePools(const Job& job, Time run_start, Time end);
   // Adds the blocked demand measured last over the time since it was measured.
@@ -121,7 +129,38 @@ class SimRun {
   std::vector<LoadUnit> units_;
   std::map<std::pair<int, int>, int> unit_of_;  // (node, gpu) -> unit
   std::map<std::pair<size_t, double>, std::vector<Crossing>> crossings_;
+  // Only for a trace with dependencies: the graph, and how every ended job ended (done).
+  bool links_ = false;
+  DependencyGraph deps_;
+  std::unordered_map<JobId, bool> ended_ok_;
 };
+
+void SimRun::SubmitToCore(size_t index, Time now) {
+  const TraceJob& tj = trace_.jobs[index];
+  JobSpec spec = tj.spec;
+  if (options_.ignore_trace_pools) spec.pool.clear();
+  if (policy_.oracle_estimates) spec.estimate = tj.duration;
+  if (Status st = sched_->Submit(spec, now); !st.ok()) {
+    result_.rejected.push_back(st.message());
+    Ended(spec.id, false, now);
+    return;
+  }
+  changed_ = true;
+}
+
+void SimRun::Ended(JobId id, bool ok, Time now) {
+  if (!links_) return;
+  ended_ok_[id] = ok;
+  ApplyLinks(deps_.Ended(id, ok), now);
+}
+
+void SimRun::ApplyLinks(const DependencyGraph::Changes& changes, Time now) {
+  for (JobId id : changes.never) {
+    ended_ok_[id] = false;
+    result_.dependency_never.push_back(id);
+  }
+  for (JobId id : changes.ready) SubmitToCore(static_cast<size_t>(index_of_.at(id)), now);
+}
 
 Result<SimResult> SimRun::Run() {
   const auto t0 = std::chrono::steady_clock::now();
@@ -131,6 +170,7 @@ Result<SimResult> SimRun::Run() {
   result_.frag_blocked_gpu_s_by_scope.assign(sched_->cluster().PoolCount() + 1, 0.0);
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
+    links_ = links_ || !trace_.jobs[i].spec.dependencies.empty();
   }
   if (Status st = SetUpTakeable(); !st.ok()) return st;
   Time last = 0;
@@ -153,6 +193,11 @@ Result<SimResult> SimRun::Run() {
       options_.progress(static_cast<double>(finished_) / trace_.jobs.size());
     }
   }
+  if (deps_.size() != 0) {
+    return Status::Error("simulation: " + std::to_string(deps_.size()) +
+                         " jobs still wait on their dependencies at the end");
+  }
+  result_.most_array_running = checker_.MostArrayRunning();
   if (sched_->JobCount() != 0) {
     return Status::Error("simulation: " + std::to_string(sched_->JobCount()) +
                          " jobs never finished (a job no node can hold?)");
@@ -220,15 +265,23 @@ Status SimRun::Handle(const Event& e) {
     case EventKind::kArrival: {
       ++arrived_;
       const TraceJob& tj = trace_.jobs[e.seq];
-      JobSpec spec = tj.spec;
-      if (options_.ignore_trace_pools) spec.pool.clear();
-      if (policy_.oracle_estimates) spec.estimate = tj.duration;
-      if (Status st = sched_->Submit(spec, e.time); !st.ok()) {
-        result_.rejected.push_back(st.message());
+      index_of_[tj.spec.id] = static_cast<int>(e.seq);
+      if (!links_) {
+        SubmitToCore(e.seq, e.time);
         return Status::Ok();
       }
-      index_of_[spec.id] = static_cast<int>(e.seq);
-      changed_ = true;
+      auto ready = deps_.Add(tj.spec, [this](JobId t) -> std::optional<bool> {
+        auto it = ended_ok_.find(t);
+        if (it == ended_ok_.end()) return std::nullopt;
+        return it->second;
+      });
+      if (!ready.ok()) return ready.status().WithContext("simulation");
+      if (*ready == DependencyGraph::Readiness::kReady) {
+        SubmitToCore(e.seq, e.time);
+      } else if (*ready == DependencyGraph::Readiness::kNever) {
+        result_.dependency_never.push_back(tj.spec.id);
+        Ended(tj.spec.id, false, e.time);
+      }
       return Status::Ok();
     }
     case EventKind::kFinish: {
@@ -301,6 +354,7 @@ Status SimRun::Finish(JobId id, Time now) {
   last_end_ = std::max(last_end_, now);
   result_.jobs.push_back(r);
   ++finished_;
+  Ended(id, !run.hits_limit, now);
   return Status::Ok();
 }
 
@@ -336,6 +390,12 @@ Status SimRun::Apply(const Decision& d, Time now, bool* zero_cost_stop) {
   const TraceJob& tj = trace_.jobs[index_of_.at(d.job)];
   if (d.kind == Decision::Kind::kStart) {
     if (Status st = checker_.OnStart(*job); !st.ok()) return st;
+    if (links_ && job->starts == 1) {
+      DependencyGraph::Changes released = deps_.Started(d.job);  // `after`
+      ApplyLinks(released, now);
+      if (!released.ready.empty()) Push(now, EventKind::kWakeup, 0, 0);  // a cycle for them
+    }
+    job = sched_->Find(d.job);  // the jobs it released were submitted: look it up again
     Running& r = running_[d.job];
     r.run = job->starts;
     r.run_start = now;

@@ -64,6 +64,11 @@ struct SimResult {
   std::string policy;
   std::vector<JobRecord> jobs;  // in completion order
   std::vector<std::string> rejected;  // jobs the scheduler refused, with the reason
+  // Jobs that never ran because their dependencies could no longer hold (Slurm's
+  // DependencyNeverSatisfied), in the order that was found.
+  std::vector<JobId> dependency_never;
+  // The most tasks of one array with a limit (%N) that ran at once (0: no such array).
+  int most_array_running = 0;
   Time makespan = 0;
   double busy_gpu_s = 0;       // GPU-seconds held by jobs
   std::vector<double> pool_gpu_s;  // the same, by the pool whose GPUs were held (pool index)

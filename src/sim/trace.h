@@ -14,6 +14,10 @@ namespace squeeze {
 struct TraceJob {
   JobSpec spec;    // spec.id is unique in the trace; spec.submit_time >= 0
   Time duration = 0;  // true run time without overheads, seconds (>= 1)
+  // job-profile's `array` and `dependency` cells as written, until ExpandTraceLinks turns them
+  // into tasks and spec.dependencies (sim/readers/trace_links.h); then empty.
+  std::string array;
+  std::string dependency;
 };
 
 struct Trace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/output_path.h"
+
 namespace squeeze {
 
 std::string ShellQuote(std::string_view word) {
@@ -35,6 +37,36 @@ bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt) {
 }
 
 int MasterPort(JobId id) { return 20000 + static_cast<int>(id % 40000); }
+
+Result<std::vector<std::string>> SlurmOutputOptions(JobId id, int attempt, const JobRequest& job,
+                                                    const std::string& user,
+                                                    const std::string& log, std::string& note) {
+  note.clear();
+  const OutputRun run{id, job.spec.array_id, job.spec.array_task, job.spec.name, user,
+                      job.workdir};
+  std::string output = log, error;
+  if (!job.output_path.empty()) {
+    Result<std::string> path = ExpandOutputPath(job.output_path, run);
+    if (!path.ok()) return path.status().WithContext("output '" + job.output_path + "'");
+    output = *path;
+  }
+  if (!job.error_path.empty()) {
+    Result<std::string> path = ExpandOutputPath(job.error_path, run);
+    if (!path.ok()) return path.status().WithContext("error '" + job.error_path + "'");
+    error = *path;
+  }
+  std::vector<std::string> options = {"--output=" + EscapePercent(output)};
+  if (!error.empty()) options.push_back("--error=" + EscapePercent(error));
+  const bool own = !job.output_path.empty();
+  options.push_back(own && attempt == 1 ? "--open-mode=truncate" : "--open-mode=append");
+  if (own || !error.empty()) {
+    note = "squeeze: job " + std::to_string(id) + " attempt " + std::to_string(attempt) +
+           ": stdout goes to " + (own ? output : std::string("this log")) +
+           (error.empty() || error == output ? ", stderr with it" : ", stderr to " + error) +
+           (attempt > 1 || !own ? " (appended to)" : "") + "\n";
+  }
+  return options;
+}
 
 namespace {
 

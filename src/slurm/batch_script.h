@@ -11,8 +11,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/job_request.h"
+#include "core/status.h"
 #include "core/types.h"
 
 namespace squeeze {
@@ -51,6 +53,16 @@ int MasterPort(JobId id);
 std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
                              const std::string& checkpoint_dir,
                              const std::string& exit_record = "", const BatchShape& shape = {});
+
+// sbatch's --output, --error and --open-mode for attempt `attempt` of `job`: the job's own
+// files (core/output_path.h, filled in here for `user`, the workdir's and every % left
+// escaped so that Slurm fills in nothing more) or else `log`. With a file of its own for
+// stdout, the first attempt empties its files and later ones append; otherwise all append (the
+// log is the daemon's). `note` gets the line the log keeps of where the output went (empty
+// when it went to the log).
+Result<std::vector<std::string>> SlurmOutputOptions(JobId id, int attempt, const JobRequest& job,
+                                                    const std::string& user,
+                                                    const std::string& log, std::string& note);
 
 }  // namespace squeeze
 

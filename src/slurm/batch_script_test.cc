@@ -26,6 +26,45 @@ TEST(BatchScriptTest, NamesRoundTripAndOthersAreNotOurs) {
   }
 }
 
+// sbatch -o/-e: the files filled in here, Slurm's % left alone; emptied at the first attempt
+// only when stdout has a file of its own.
+TEST(BatchScriptTest, OutputOptionsFillInTheFilesAndEscapePercent) {
+  JobRequest r;
+  r.spec.name = "train";
+  r.workdir = "/home/me/proj";
+  std::string note;
+  Result<std::vector<std::string>> none = SlurmOutputOptions(7, 1, r, "me", "/d/7.1.log", note);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, (std::vector<std::string>{"--output=/d/7.1.log", "--open-mode=append"}));
+  EXPECT_EQ(note, "");
+
+  r.output_path = "out_%j_100%%.txt";
+  r.error_path = "/logs/%u/%x_%A_%a.err";
+  Result<std::vector<std::string>> first = SlurmOutputOptions(7, 1, r, "me", "/d/7.1.log", note);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, (std::vector<std::string>{"--output=/home/me/proj/out_7_100%%.txt",
+                                              "--error=/logs/me/train_7_4294967294.err",
+                                              "--open-mode=truncate"}));
+  EXPECT_EQ(note, "squeeze: job 7 attempt 1: stdout goes to /home/me/proj/out_7_100%.txt, "
+                  "stderr to /logs/me/train_7_4294967294.err\n");
+  r.spec.array_id = 5;
+  r.spec.array_task = 2;
+  Result<std::vector<std::string>> later = SlurmOutputOptions(7, 2, r, "me", "/d/7.2.log", note);
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->at(1), "--error=/logs/me/train_5_2.err");
+  EXPECT_EQ(later->at(2), "--open-mode=append");
+
+  r.output_path.clear();  // stderr alone: stdout stays in the log, appended to
+  Result<std::vector<std::string>> err = SlurmOutputOptions(7, 1, r, "me", "/d/7.1.log", note);
+  ASSERT_TRUE(err.ok());
+  EXPECT_EQ(err->front(), "--output=/d/7.1.log");
+  EXPECT_EQ(err->back(), "--open-mode=append");
+  EXPECT_THAT(note, HasSubstr("stdout goes to this log, stderr to /logs/me/train_5_2.err"));
+
+  r.error_path = "bad_%Q";
+  EXPECT_FALSE(SlurmOutputOptions(7, 1, r, "me", "/d/7.1.log", note).ok());
+}
+
 // The script, run by bash as Slurm would, passes every word through untouched and sets the
 // protocol's environment; SQUEEZE_RESUME appears once a checkpoint is complete.
 TEST(BatchScriptTest, RunsTheArgvAsWrittenWithTheProtocolEnvironment) {

@@ -99,6 +99,12 @@ Result<std::vector<SlurmJob>> SlurmExecutor::Squeue() {
 
 namespace {
 
+// The account the daemon runs as, for %u of a run that runs as the daemon.
+std::string DaemonUser() {
+  Result<UnixAccount> self = CurrentAccount();
+  return self.ok() ? self->name : "";
+}
+
 // Gives `path` to `owner`: a folder (there already, mode 0700) or a file (created empty, 0600).
 Status GiveToOwner(const std::string& path, const UnixAccount& owner, bool folder) {
   if (!folder) {
@@ -258,9 +264,27 @@ Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobReque
   if (owner && chown(script.c_str(), owner->uid, owner->gid) != 0) {
     return Status::Error(what + ": cannot give " + script + " to user '" + owner->name + "'");
   }
+  std::string note;
+  Result<std::vector<std::string>> output =
+      SlurmOutputOptions(id, attempt, job,
+                         runs_as                       ? runs_as->name
+                         : options_.pool.user.empty() ? DaemonUser()
+                                                       : options_.pool.user,
+                         paths.log, note);
+  if (!output.ok()) return output.status().WithContext(what);
+  // Where the output goes, in the run's log (Slurm's own file then for stderr alone at most).
+  if (!note.empty()) {
+    if (runs_as) (void)GiveToOwner(paths.log, *runs_as, false);
+    if (const int fd = open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        fd >= 0) {
+      if (write(fd, note.data(), note.size()) < 0) {
+      }
+      close(fd);
+    }
+  }
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + name,
-                                   "--comment=" + Comment(id),
-                                   "--output=" + paths.log, "--open-mode=append", "--requeue"};
+                                   "--comment=" + Comment(id), "--requeue"};
+  argv.insert(argv.end(), output->begin(), output->end());
   if (!options_.pool.partition.empty()) argv.push_back("--partition=" + options_.pool.partition);
   if (owner) {
     argv.push_back("--uid=" + std::to_string(owner->uid));

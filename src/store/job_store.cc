@@ -144,7 +144,7 @@ struct JobStore::PendingSubmit {
   const JobRequest* request = nullptr;
   const std::string* owner = nullptr;
   Time now = 0;
-  JobId id = 0;
+  JobId id = 0;  // set by the insert; given beforehand for an array's tasks
   Status status;
   bool done = false;
 };
@@ -214,6 +214,39 @@ Result<JobId> JobStore::Submit(const JobRequest& request, const std::string& own
   return me.id;
 }
 
+Result<JobId> JobStore::SubmitArray(size_t count,
+                                    const std::function<JobRequest(JobId, size_t)>& task,
+                                    const std::string& owner, Time now) {
+  if (count == 0) return Status::Error("an array of no tasks");
+  std::lock_guard lock(write_mu_);
+  JobId first = 0;
+  Status status = InTransaction(*writer_, [&]() -> Status {
+    auto next = writer_->Prepare(
+        "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0), "
+        "COALESCE((SELECT MAX(id) FROM jobs), 0)) + 1");
+    if (!next.ok()) return next.status();
+    auto row = next->Step();
+    if (!row.ok()) return row.status();
+    first = next->Int(0);
+    std::vector<JobRequest> requests;
+    requests.reserve(count);
+    std::vector<PendingSubmit> rows(count);
+    std::vector<PendingSubmit*> batch;
+    batch.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      requests.push_back(task(first, i));
+      rows[i].request = &requests.back();
+      rows[i].owner = &owner;
+      rows[i].now = now;
+      rows[i].id = first + static_cast<JobId>(i);
+      batch.push_back(&rows[i]);
+    }
+    return InsertBatch(batch);
+  });
+  if (!status.ok()) return status;
+  return first;
+}
+
 Status JobStore::CommitBatch(std::vector<PendingSubmit*>& batch) {
   std::lock_guard lock(write_mu_);
   return InTransaction(*writer_, [&] { return InsertBatch(batch); });
@@ -222,7 +255,7 @@ Status JobStore::CommitBatch(std::vector<PendingSubmit*>& batch) {
 Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
   auto insert = writer_->Prepare(
       "INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, request, held, "
-      "reason, not_before) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10) "
+      "reason, not_before, id) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11) "
       "RETURNING id");
   if (!insert.ok()) return insert.status();
   for (PendingSubmit* p : batch) {
@@ -237,6 +270,7 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
     insert->Bind(8, static_cast<int64_t>(p->request->hold ? 1 : 0));
     insert->Bind(9, std::string(p->request->hold ? "submitted held" : ""));
     insert->Bind(10, p->request->begin);  // a begin time waits as a retry's back-off does
+    insert->Bind(11, p->id != 0 ? std::optional<int64_t>(p->id) : std::nullopt);  // null: next
     auto row = insert->Step();
     if (!row.ok()) return row.status();
     p->id = insert->Int(0);

@@ -65,6 +65,11 @@ class JobStore {
 
   // Stores a new pending job owned by `owner`; the id is assigned in commit order.
   Result<JobId> Submit(const JobRequest& request, const std::string& owner, Time now);
+  // Stores the `count` tasks of a job array at once, in one transaction, with consecutive ids
+  // from the first (the array's id, as Slurm numbers them): `task(first, i)` gives the i-th
+  // task's request. Returns the first id; an error stores none.
+  Result<JobId> SubmitArray(size_t count, const std::function<JobRequest(JobId, size_t)>& task,
+                            const std::string& owner, Time now);
 
   // While a WriteBatch is open, the writes its thread makes (the updates and events below)
   // go into one transaction, made durable by Commit: a scheduling step's run ends, checkpoints
@@ -123,6 +128,8 @@ class JobStore {
   Result<std::vector<NodeEvent>> NodeEvents(int64_t limit);
 
   Result<StoredJob> Get(JobId id);
+  // How many jobs of ids first..last are in each state (an array's tasks, by their ids).
+  Result<std::map<JobState, int>> CountStates(JobId first, JobId last);
   Result<std::vector<StoredJob>> List(const ListFilter& filter);
   // Every job not yet done, failed or cancelled, in id order: what a restart resumes.
   Result<std::vector<StoredJob>> LoadUnfinished();

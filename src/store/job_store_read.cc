@@ -97,6 +97,24 @@ Result<StoredJob> JobStore::Get(JobId id) {
   return std::move(records->front());
 }
 
+Result<std::map<JobState, int>> JobStore::CountStates(JobId first, JobId last) {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(
+      "SELECT state, COUNT(*) FROM jobs WHERE id BETWEEN ?1 AND ?2 GROUP BY state");
+  if (!stmt.ok()) return stmt.status();
+  stmt->Bind(1, first);
+  stmt->Bind(2, last);
+  std::map<JobState, int> out;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    auto state = ParseJobState(stmt->Text(0));
+    if (!state) return Status::Error("a job has unknown state '" + stmt->Text(0) + "'");
+    out[*state] = static_cast<int>(stmt->Int(1));
+  }
+}
+
 Result<std::vector<StoredJob>> JobStore::List(const ListFilter& filter) {
   std::string where = "WHERE id > ?1";
   std::vector<std::string> texts;

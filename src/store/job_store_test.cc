@@ -61,6 +61,17 @@ JobRequest FullRequest() {
   r.workdir = "/work/jobs/1";
   r.env = {{"A", "1"}, {"QUOTE", "x\"y\n"}};
   r.max_retries = 5;
+  s.time_limit = 3600;
+  r.output_path = "out_%j.txt";
+  r.error_path = "err_%x.txt";
+  r.dependency = "afterok:3:4?singleton";
+  s.dependencies = {{DependencyKind::kAfterOk, {3, 4}}, {DependencyKind::kSingleton, {}}};
+  s.dependency_any = true;
+  r.array = "0-9%2";
+  r.array_size = 10;
+  s.array_id = 7;
+  s.array_task = 3;
+  s.array_limit = 2;
   return r;
 }
 
@@ -98,6 +109,21 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.workdir, b.workdir);
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.max_retries, b.max_retries);
+  EXPECT_EQ(a.spec.time_limit, b.spec.time_limit);
+  EXPECT_EQ(a.output_path, b.output_path);
+  EXPECT_EQ(a.error_path, b.error_path);
+  EXPECT_EQ(a.dependency, b.dependency);
+  EXPECT_EQ(a.array, b.array);
+  EXPECT_EQ(a.array_size, b.array_size);
+  EXPECT_EQ(a.spec.array_id, b.spec.array_id);
+  EXPECT_EQ(a.spec.array_task, b.spec.array_task);
+  EXPECT_EQ(a.spec.array_limit, b.spec.array_limit);
+  EXPECT_EQ(a.spec.dependency_any, b.spec.dependency_any);
+  ASSERT_EQ(a.spec.dependencies.size(), b.spec.dependencies.size());
+  for (size_t i = 0; i < a.spec.dependencies.size(); ++i) {
+    EXPECT_EQ(a.spec.dependencies[i].kind, b.spec.dependencies[i].kind);
+    EXPECT_EQ(a.spec.dependencies[i].jobs, b.spec.dependencies[i].jobs);
+  }
 }
 
 ListFilter Filter(std::vector<JobState> states, std::optional<std::string> owner,
@@ -142,6 +168,39 @@ TEST(JobStoreTest, EveryRequestFieldRoundTrips) {
   auto defaults = store->Get(*defaults_id);
   ASSERT_TRUE(defaults.ok());
   ExpectSameRequest(defaults->request, JobRequest{});
+}
+
+// An array's tasks: one transaction, consecutive ids from the next id (the array's), each
+// task's request as the caller makes it from that id; CountStates counts them by state.
+TEST(JobStoreTest, AnArraysTasksAreStoredTogetherWithConsecutiveIds) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  ASSERT_TRUE(store->Submit(Simple(), "alice", 1).ok());
+  auto first = store->SubmitArray(
+      1000,
+      [](JobId array, size_t i) {
+        JobRequest r = Simple();
+        r.spec.array_id = array;
+        r.spec.array_task = static_cast<int>(2 * i);
+        return r;
+      },
+      "alice", 2);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(*first, 2);
+  for (JobId id : {JobId{2}, JobId{500}, JobId{1001}}) {
+    auto task = store->Get(id);
+    ASSERT_TRUE(task.ok());
+    EXPECT_EQ(task->request.spec.array_id, 2);
+    EXPECT_EQ(task->request.spec.array_task, 2 * (id - 2));
+  }
+  EXPECT_FALSE(store->Get(1002).ok());
+  EXPECT_EQ(store->Submit(Simple(), "alice", 3).value(), 1002);
+  ASSERT_TRUE(store->SetState(5, JobState::kCancelled, "x", 4).ok());
+  auto counts = store->CountStates(2, 1001);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ((*counts)[JobState::kPending], 999);
+  EXPECT_EQ((*counts)[JobState::kCancelled], 1);
+  EXPECT_FALSE(store->SubmitArray(0, [](JobId, size_t) { return JobRequest{}; }, "a", 5).ok());
 }
 
 TEST(JobStoreTest, RequestJsonKeepsPoolRegionsAndDataGb) {

@@ -40,7 +40,29 @@ json SpecToJson(const JobSpec& s) {
   PutOptional(j, "estimate", s.estimate);
   PutOptional(j, "time_limit", s.time_limit);
   PutOptional(j, "deadline", s.deadline);
+  if (!s.dependencies.empty()) {
+    json deps = json::array();
+    for (const Dependency& d : s.dependencies) {
+      deps.push_back({{"kind", DependencyKindName(d.kind)}, {"jobs", d.jobs}});
+    }
+    j["dependencies"] = std::move(deps);
+    if (s.dependency_any) j["dependency_any"] = true;
+  }
+  if (s.array_id != 0) {
+    j["array_id"] = s.array_id;
+    j["array_task"] = s.array_task;
+    if (s.array_limit > 0) j["array_limit"] = s.array_limit;
+  }
   return j;
+}
+
+DependencyKind KindFromName(const std::string& name) {
+  for (DependencyKind k : {DependencyKind::kAfter, DependencyKind::kAfterAny,
+                           DependencyKind::kAfterOk, DependencyKind::kAfterNotOk,
+                           DependencyKind::kSingleton}) {
+    if (DependencyKindName(k) == name) return k;
+  }
+  throw std::runtime_error("unknown dependency kind '" + name + "'");
 }
 
 JobSpec SpecFromJson(const json& j) {
@@ -70,6 +92,16 @@ JobSpec SpecFromJson(const json& j) {
   s.deadline = GetOptional(j, "deadline");
   s.regions = j.value("regions", s.regions);
   s.data_gb = j.value("data_gb", s.data_gb);  // 0 in rows stored before it existed
+  if (auto it = j.find("dependencies"); it != j.end()) {
+    for (const json& d : *it) {
+      s.dependencies.push_back(
+          {KindFromName(d.at("kind").get<std::string>()), d.at("jobs").get<std::vector<JobId>>()});
+    }
+  }
+  s.dependency_any = j.value("dependency_any", false);
+  s.array_id = j.value("array_id", JobId{0});
+  s.array_task = j.value("array_task", 0);
+  s.array_limit = j.value("array_limit", 0);
   return s;
 }
 
@@ -81,6 +113,13 @@ std::string RequestToJson(const JobRequest& request) {
             {"workdir", request.workdir},
             {"env", request.env},
             {"max_retries", request.max_retries}};
+  if (!request.output_path.empty()) j["output_path"] = request.output_path;
+  if (!request.error_path.empty()) j["error_path"] = request.error_path;
+  if (!request.dependency.empty()) j["dependency"] = request.dependency;
+  if (!request.array.empty()) {
+    j["array"] = request.array;
+    j["array_size"] = request.array_size;
+  }
   return j.dump();
 }
 
@@ -93,6 +132,11 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     r.workdir = j.value("workdir", r.workdir);
     r.env = j.value("env", r.env);
     r.max_retries = j.value("max_retries", r.max_retries);
+    r.output_path = j.value("output_path", r.output_path);
+    r.error_path = j.value("error_path", r.error_path);
+    r.dependency = j.value("dependency", r.dependency);
+    r.array = j.value("array", r.array);
+    r.array_size = j.value("array_size", r.array_size);
     return r;
   } catch (const std::exception& e) {
     return Status::Error(std::string("stored job request is not valid: ") + e.what());

@@ -1,12 +1,15 @@
 // The queue: every job with its owner, urgency, GPUs, state, wait, why it waits and when it
 // is expected to start; filter, sort by any column, cancel a job (offered on the caller's own
 // jobs, or on every job for an admin: what the API allows). Jobs held but idle are flagged.
+// Job arrays: a task shows as ARRAY_TASK (12_4), and each array among the jobs listed has a
+// progress line (its tasks by state, from GET /v1/jobs/ARRAY).
 import { allJobs, call, get } from './api.js';
 import { duration, esc, time } from './format.js';
 
 const ACTIVE = 'pending,running,checkpointing';
 const URGENCY_RANK = { critical: 0, high: 1, normal: 2, low: 3 };
 const WHY_LIMIT = 30; // pending jobs whose `why` is asked for on each refresh
+const ARRAY_LIMIT = 10; // arrays whose progress is asked for on each refresh
 
 const COLUMNS = [
   ['id', 'ID', (j) => j.id],
@@ -20,7 +23,7 @@ const COLUMNS = [
 ];
 
 export function queueView() {
-  const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '', me: null, idle: new Map() };
+  const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '', me: null, idle: new Map(), arrays: [] };
   let root;
 
   function gpusText(j) {
@@ -41,6 +44,21 @@ export function queueView() {
     const why = j.why;
     if (!why || why.expected_start_in_s === null || why.expected_start_in_s === undefined) return '';
     return `in ${esc(duration(why.expected_start_in_s))}<div class="why">${esc(time(why.expected_start_at))}</div>`;
+  }
+
+  function idText(j) {
+    return j.array_id !== null && j.array_id !== undefined ? `${j.array_id}_${j.array_task}` : `${j.id}`;
+  }
+
+  function arraysHtml() {
+    return state.arrays.map(({ id, name, p }) => {
+      const by = Object.entries(p.by_state).map(([s, n]) => `${esc(s)} ${esc(n)}`).join(', ');
+      const limit = p.limit ? `, at most ${esc(p.limit)} at once` : '';
+      return `<div class="array-progress" data-array="${id}">array ${id} ${esc(name)} (${esc(p.array)}):
+        <progress value="${p.ended}" max="${p.tasks}"></progress>
+        <span class="array-ended">${esc(p.ended)} of ${esc(p.tasks)} tasks ended</span>
+        <span class="why">${by}${limit}</span></div>`;
+    }).join('');
   }
 
   function visible() {
@@ -67,7 +85,7 @@ export function queueView() {
         ? `<div class="held-idle" title="its GPUs stayed below the held-idle threshold">held but idle: ${
           esc(Math.round(idle.mean_utilization * 100))}% since ${esc(time(idle.idle_since))}</div>` : '';
       return `<tr data-id="${j.id}" data-state="${esc(j.state)}">
-        <td class="num">${j.id}</td><td>${esc(j.name)}</td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
+        <td class="num">${esc(idText(j))}</td><td>${esc(j.name)}</td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
         <td>${esc(j.urgency)}</td><td class="num">${esc(gpusText(j))}</td>
         <td class="state-${esc(j.state)}">${esc(j.state)}${flag}</td><td class="num">${esc(duration(j.wait_s))}</td>
         <td>${whyCell(j)}</td><td>${startCell(j)}</td>
@@ -78,6 +96,9 @@ export function queueView() {
     if (html !== state.html) root.querySelector('tbody').innerHTML = html;
     state.html = html;
     root.querySelector('#q-count').textContent = `${rows.length} of ${state.jobs.length} jobs`;
+    const arrays = arraysHtml();
+    if (arrays !== state.arraysHtml) root.querySelector('#arrays').innerHTML = arrays;
+    state.arraysHtml = arrays;
     root.querySelector('#q-message').textContent = state.message;
     for (const th of root.querySelectorAll('th[data-sort]')) {
       th.classList.toggle('sorted', th.dataset.sort === state.sort);
@@ -104,6 +125,10 @@ export function queueView() {
     const pending = jobs.filter((j) => j.state === 'pending').slice(0, WHY_LIMIT);
     const whys = await Promise.all(pending.map((j) => get(`/v1/jobs/${j.id}/why`).catch(() => null)));
     pending.forEach((j, i) => { j.why = whys[i]; });
+    const arrayIds = [...new Set(jobs.filter((j) => j.array_id).map((j) => j.array_id))].slice(0, ARRAY_LIMIT);
+    const heads = await Promise.all(arrayIds.map((a) => get(`/v1/jobs/${a}`).catch(() => null)));
+    state.arrays = heads.filter((h) => h && h.array_progress)
+      .map((h) => ({ id: h.array_progress.array_id, name: h.name, p: h.array_progress }));
     state.jobs = jobs;
     render();
   }
@@ -124,6 +149,7 @@ export function queueView() {
         <label>Search <input id="f-text" size="16"></label>
       </div>
       <div id="q-message" class="error"></div>
+      <div id="arrays"></div>
       <table id="queue"><thead><tr>${COLUMNS.map(([k, label]) => `<th data-sort="${k}">${label}</th>`).join('')}
         <th>Why it waits</th><th></th></tr></thead><tbody></tbody></table></section>`;
     // The "why" column sits before "expected start" in the table: move its header there.

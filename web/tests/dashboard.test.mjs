@@ -107,6 +107,28 @@ async function run(page, requests) {
   assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
   assert.ok(ids.includes(blocker) && ids.includes(waiting), String(ids));
 
+  // --- a job array: its tasks show as ARRAY_TASK and its progress line counts them by state.
+  const arrayJob = await api('POST', '/v1/jobs', alice, {
+    name: 'browser-sweep', command: ['sleep', '600'], gpus: 2, pool: 'owned', array: '0-5%2',
+  });
+  assert.equal(arrayJob.status, 201, JSON.stringify(arrayJob.json));
+  const arrayId = arrayJob.json.id;
+  assert.equal(arrayJob.json.tasks, 6);
+  const progress = page.locator(`.array-progress[data-array="${arrayId}"]`);
+  await until(`array ${arrayId}'s progress line`, async () => (await progress.count()) > 0, 8000);
+  assert.match(await progress.textContent(), /0 of 6 tasks ended/);
+  assert.match(await progress.textContent(), /pending 6/);
+  assert.match(await progress.textContent(), /at most 2 at once/);
+  assert.equal(await page.locator(`#queue tr[data-id="${arrayId + 5}"] td`).first().textContent(), `${arrayId}_5`);
+  assert.equal((await api('POST', `/v1/jobs/${arrayId}_5/cancel`, alice)).status, 200);
+  await until('the progress line counts the cancelled task', async () =>
+    /1 of 6 tasks ended/.test(await progress.textContent()) && /cancelled 1/.test(await progress.textContent()));
+  await page.screenshot({ path: join(shots, 'queue-array.png'), fullPage: true });
+  const all = await api('POST', `/v1/jobs/${arrayId}/cancel`, alice);
+  assert.equal(all.status, 200, JSON.stringify(all.json));
+  assert.equal(all.json.cancelled, 5);
+  await until(`array ${arrayId}'s tasks gone from the waiting jobs`, async () => (await progress.count()) === 0);
+
   // --- cancel: offered on alice's own job only (the admin's runs on); hers is cancelled.
   assert.equal(await page.locator(`button[data-cancel="${blocker}"]`).count(), 0, 'no Cancel on the admin\'s job for alice');
   const refused = await api('POST', `/v1/jobs/${blocker}/cancel`, alice);

@@ -97,6 +97,12 @@ class JobBuilder {
   JobBuilder& Overhead(Time t) { spec_.restart_overhead = t; return *this; }
   JobBuilder& Deadline(Time t) { spec_.deadline = t; return *this; }
   JobBuilder& Regions(std::vector<std::string> r) { spec_.regions = std::move(r); return *this; }
+  JobBuilder& ArrayTask(JobId array, int task, int limit) {
+    spec_.array_id = array;
+    spec_.array_task = task;
+    spec_.array_limit = limit;
+    return *this;
+  }
   const JobSpec& spec() const { return spec_; }
   operator JobSpec() const { return spec_; }  // NOLINT(google-explicit-constructor)
 

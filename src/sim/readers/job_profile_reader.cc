@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/job_array.h"
 #include "sim/readers/cell_parse.h"
+#include "sim/readers/trace_links.h"
 
 namespace squeeze {
 namespace {
@@ -123,6 +125,23 @@ constexpr ProfileColumn kColumns[] = {
        j->spec.data_gb = *gb;
        return Status::Ok();
      }},
+    {{"user", false}, [](std::string_view v, TraceJob* j) {
+       j->spec.user = std::string(v);
+       return Status::Ok();
+     }},
+    {{"time_limit", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 1), [&](Time x) { j->spec.time_limit = x; });
+     }},
+    {{"array", false}, [](std::string_view v, TraceJob* j) -> Status {
+       if (auto spec = ParseArraySpec(v); !spec.ok()) return spec.status();
+       j->array = std::string(v);
+       return Status::Ok();
+     }},
+    {{"dependency", false}, [](std::string_view v, TraceJob* j) -> Status {
+       if (auto deps = ParseDependency(v); !deps.ok()) return deps.status();
+       j->dependency = std::string(v);
+       return Status::Ok();
+     }},
 };
 constexpr size_t kNumColumns = std::size(kColumns);
 static_assert(kColumns[kPool].def.name == "pool" && kColumns[kName].def.name == "name" &&
@@ -167,11 +186,13 @@ std::span<const ColumnDef> JobProfileColumns() { return ColumnDefs(); }
 Status ReadJobProfileRows(const CsvRecord& header, CsvReader* csv, TraceBuilder* builder) {
   Result<std::vector<int>> col = builder->MapHeader(header, ColumnDefs());
   if (!col.ok()) return col.status();
-  return builder->ForEachRow(csv, header.fields.size(),
-                             [&](const CsvRecord& row, int) {
-                               return ParseProfileRow(*col, row, builder);
-                             },
-                             /*all_errors=*/true);
+  Status read = builder->ForEachRow(csv, header.fields.size(),
+                                    [&](const CsvRecord& row, int) {
+                                      return ParseProfileRow(*col, row, builder);
+                                    },
+                                    /*all_errors=*/true);
+  if (!read.ok()) return read;
+  return ExpandTraceLinks(builder->jobs());
 }
 
 }  // namespace squeeze

@@ -207,7 +207,7 @@ TEST(JobProfileReaderTest, HeaderErrors) {
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,urgancy\n1,0,1,1,p,high\n"),
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "
                                "(known columns: id, submit_time, duration, gpus, pool, name, "),
-                    EndsWith(", deadline, regions, data_gb)")));
+                    EndsWith(", deadline, regions, data_gb, user, time_limit, array, dependency)")));
   EXPECT_THAT(ErrorOf("jobid,when\n1,2\n"),  // a header of no known format
               StartsWith("t.csv:1: unknown column 'jobid' in a job-profile file"));
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,timestamp\n"),
@@ -303,7 +303,7 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 24u);
+  EXPECT_EQ(JobProfileColumns().size(), 28u);
 }
 
 }  // namespace

@@ -57,6 +57,20 @@ const std::map<std::string, Writer, std::less<>>& Writers() {
       {"data_gb", [](const TraceJob& j) {
          return j.spec.data_gb > 0 ? Number(j.spec.data_gb) : std::string();
        }},
+      {"user", [](const TraceJob& j) { return j.spec.user; }},
+      {"time_limit", [](const TraceJob& j) { return Optional(j.spec.time_limit); }},
+      // An array's tasks are written one per row (their ids as read), without their limit.
+      {"array", [](const TraceJob& j) { return j.array; }},
+      {"dependency", [](const TraceJob& j) {
+         std::string out;
+         for (const Dependency& d : j.spec.dependencies) {
+           if (!out.empty()) out += j.spec.dependency_any ? "?" : ",";
+           out += DependencyKindName(d.kind);
+           if (d.kind == DependencyKind::kSingleton) continue;
+           for (JobId id : d.jobs) out += ":" + std::to_string(id);
+         }
+         return out;
+       }},
   };
   return writers;
 }
