@@ -246,6 +246,9 @@ def case_pipeline(squeeze, source, h):
     q = sq("queue").stdout
     check(re.search(rf"{train}_\[0-3\]\s.*Dependency", q) is not None, q)
     check(re.search(rf"^{ev}\s.*Dependency", q, re.M) is not None, q)
+    starts = sq("queue", "--start").stdout
+    check("START_TIME" in starts and re.search(rf"^{ev}\s.*N/A\s+Dependency", starts, re.M),
+          starts)
     why = sq("why", str(ev)).stdout
     check(f"afterok:{train}" in why, why)
     show = sq("show", f"{train}_2").stdout

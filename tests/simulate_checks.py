@@ -33,12 +33,13 @@ RESULT_KEYS = [
     "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
     "inference_evictions", "inference_violations", "returned_home", "cost", "pool_use",
     "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "by_urgency", "makespan_s", "deadlines", "deadline_misses",
-    "rejected", "timed_out", "wall_s", "per_pool",
+    "rejected", "timed_out", "dependency_never_satisfied", "most_array_tasks_running", "wall_s",
+    "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",
             "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
             "inference_evictions", "inference_violations", "returned_home", "makespan_s", "deadlines", "deadline_misses", "rejected",
-            "timed_out"}
+            "timed_out", "dependency_never_satisfied", "most_array_tasks_running"}
 POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
 # A --scenario report (FormatScenarioJson): the variants hold results of RESULT_KEYS.
 SCENARIO_KEYS = ["scenario", "trace", "variants"]

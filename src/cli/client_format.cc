@@ -118,6 +118,23 @@ std::string FormatQueue(const nlohmann::json& jobs) {
   return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);
 }
 
+std::string FormatQueueStart(const nlohmann::json& jobs) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& j : ListOf(jobs, "jobs")) {
+    const bool task = j.contains("array_id") && j["array_id"].is_number_integer();
+    const std::string id =
+        task ? fmt::format("{}_{}", j["array_id"].get<int64_t>(), j.value("array_task", 0))
+             : Str(j, "id");
+    const bool known = j.contains("expected_start_at") && j["expected_start_at"].is_string();
+    const bool coded = j.contains("reason_code") && j["reason_code"].is_string();
+    rows.push_back({id, Str(j, "name"), Str(j, "owner"), Str(j, "gpus"),
+                    known ? Str(j, "expected_start_at") : "N/A",
+                    coded ? Str(j, "reason_code") : Str(j, "reason")});
+  }
+  if (rows.empty()) return "no waiting jobs\n";
+  return Table({"ID", "NAME", "OWNER", "GPUS", "START_TIME", "REASON"}, rows);
+}
+
 std::string FormatHistory(const nlohmann::json& jobs) {
   std::vector<std::vector<std::string>> rows;
   double gpu_hours = 0;

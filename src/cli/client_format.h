@@ -14,6 +14,8 @@ namespace squeeze {
 std::string ShortDuration(const nlohmann::json& seconds);
 // {"jobs": [...]} or [...] -> ID NAME OWNER STATE GPUS WAIT REASON.
 std::string FormatQueue(const nlohmann::json& jobs);
+// squeue --start: waiting jobs with their expected start (START_TIME; N/A when none is known).
+std::string FormatQueueStart(const nlohmann::json& jobs);
 std::string FormatJob(const nlohmann::json& job);
 // Ended jobs as sacct lists them: ID NAME OWNER STATE WAIT RUN GPU-H EXIT ENDED, and a total.
 std::string FormatHistory(const nlohmann::json& jobs);

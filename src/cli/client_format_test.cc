@@ -36,6 +36,37 @@ TEST(ClientFormatTest, QueueShowsAWaitingJobsReasonCode) {
             "5   big   bob    pending  8     1m0s  Priority\n");
 }
 
+// An array's waiting tasks with the same reason share a row (12_[2-4,7]), as squeue shows
+// them; a running task is ARRAY_TASK; a waiting task with another reason starts a new row.
+TEST(ClientFormatTest, QueueCollapsesAnArraysWaitingTasks) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 12, "array_id": 12, "array_task": 0, "name": "sweep", "owner": "ana", "state": "running", "gpus": 1, "wait_s": 5, "reason": ""},
+    {"id": 13, "array_id": 12, "array_task": 2, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "ArrayLimit"},
+    {"id": 14, "array_id": 12, "array_task": 3, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "ArrayLimit"},
+    {"id": 15, "array_id": 12, "array_task": 4, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "ArrayLimit"},
+    {"id": 16, "array_id": 12, "array_task": 7, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "ArrayLimit"},
+    {"id": 17, "array_id": 12, "array_task": 8, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "JobHeld"},
+    {"id": 18, "name": "eval", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "Dependency"}]})J");
+  EXPECT_EQ(FormatQueue(jobs),
+            "ID          NAME   OWNER  STATE    GPUS  WAIT  REASON\n"
+            "12_0        sweep  ana    running  1     5s    \n"
+            "12_[2-4,7]  sweep  ana    pending  1     9s    ArrayLimit\n"
+            "12_8        sweep  ana    pending  1     9s    JobHeld\n"
+            "18          eval   ana    pending  1     9s    Dependency\n");
+}
+
+// squeue --start: each waiting job's expected start, N/A when none is known.
+TEST(ClientFormatTest, QueueStartListsExpectedStarts) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "reason": "", "reason_code": "Resources", "expected_start_at": "2026-12-03T14:00:00Z"},
+    {"id": 7, "array_id": 6, "array_task": 1, "name": "t", "owner": "bob", "state": "pending", "gpus": 1, "reason": "", "reason_code": "Dependency", "expected_start_at": null}]})J");
+  EXPECT_EQ(FormatQueueStart(jobs),
+            "ID   NAME  OWNER  GPUS  START_TIME            REASON\n"
+            "5    big   bob    8     2026-12-03T14:00:00Z  Resources\n"
+            "6_1  t     bob    1     N/A                   Dependency\n");
+  EXPECT_EQ(FormatQueueStart(nlohmann::json::parse(R"({"jobs": []})")), "no waiting jobs\n");
+}
+
 // Ended jobs as sacct lists them, with the GPU-hours summed.
 TEST(ClientFormatTest, HistoryLikeSacct) {
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [

@@ -43,8 +43,10 @@ struct JobFilter {
 };
 
 // Every page of the jobs in `states` (comma-separated; empty = all) that `filter` picks.
-Result<nlohmann::json> ListJobs(ApiClient& c, const std::string& states, const JobFilter& filter) {
+Result<nlohmann::json> ListJobs(ApiClient& c, const std::string& states, const JobFilter& filter,
+                                bool start = false) {
   std::string path = "/v1/jobs?limit=1000";
+  if (start) path += "&start=true";
   if (!states.empty()) path += "&state=" + states;
   std::string owner = filter.user;
   if (filter.me) {
@@ -78,13 +80,18 @@ void RegisterQueue(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>&
                   "done, failed, cancelled, timeout)");
   sub->add_flag("--all", *all,
                 "Also ended jobs (by default only pending, running and checkpointing)");
+  auto start = std::make_shared<bool>(false);
+  sub->add_flag("--start", *start,
+                "Waiting jobs with their expected start (squeue --start), from the same forecast "
+                "as squeeze why");
   filter->AddFlags(*sub);
   AddConnectionFlags(*sub, *f);
-  out.emplace_back(sub, [f, state, all, filter] {
-    const std::string states =
-        !state->empty() ? *state : (*all ? "" : "pending,running,checkpointing");
-    return Run("queue", *f, [&](ApiClient& c) { return ListJobs(c, states, *filter); },
-               FormatQueue);
+  out.emplace_back(sub, [f, state, all, filter, start] {
+    const std::string states = *start            ? "pending"
+                               : !state->empty() ? *state
+                                                 : (*all ? "" : "pending,running,checkpointing");
+    return Run("queue", *f, [&](ApiClient& c) { return ListJobs(c, states, *filter, *start); },
+               *start ? FormatQueueStart : FormatQueue);
   });
 }
 

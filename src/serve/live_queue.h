@@ -170,6 +170,10 @@ class LiveQueue {
   // state, why_forecasts.h); nullopt when the published state holds it neither as waiting,
   // running nor in a retry's back-off (the caller explains from the store).
   std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;
+  // When a waiting job is expected to start (squeue --start): the why forecast's answer for a
+  // job in the queue, its begin time or back-off end for one waiting it out; nullopt when no
+  // forecast says (no estimate in the way, past the horizon) or it does not wait.
+  std::optional<Time> ExpectedStart(JobId id, Time now) const;
   // Running jobs held but idle: {"jobs": [{"id", "name", "user", "team", "gpus": [{"node",
   // "gpu"}], "mean_utilization", "idle_since"}], "threshold", "window_s"}.
   nlohmann::json HeldIdleJson() const;

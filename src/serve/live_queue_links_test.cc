@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/job_values.h"
 #include "core/testing/temp_dir.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
@@ -239,6 +240,30 @@ TEST_F(LiveQueueLinksTest, ARestartKeepsWaitingOnADependency) {
   EXPECT_EQ(queue_->ReasonCode(second), "Dependency");
   ASSERT_TRUE(StepUntil([&] { return StateOf(second) == JobState::kDone; }));
   EXPECT_EQ(StateOf(first), JobState::kDone);
+}
+
+// squeue --start: a job waiting behind a run with an estimate is expected to start at that
+// run's end (the why forecast); a job waiting on its dependency has no expected start.
+TEST_F(LiveQueueLinksTest, TheListingGivesEachWaitingJobsExpectedStart) {
+  const JobId blocker =
+      Submit(R"("command": ["sleep", "30"], "gpus": 4, "estimate": "10m")")["id"].get<JobId>();
+  ASSERT_TRUE(StepUntil([&] { return StateOf(blocker) == JobState::kRunning; }));
+  const JobId waiting = Submit(R"("command": ["true"], "gpus": 4)")["id"].get<JobId>();
+  const JobId after = Submit(R"("command": ["true"], "dependency": "afterok:)" +
+                             std::to_string(waiting) + "\"")["id"].get<JobId>();
+  queue_->Step(now_);
+  const std::optional<Time> at = queue_->ExpectedStart(waiting, now_);
+  ASSERT_TRUE(at.has_value());
+  const Time started = store_->Get(blocker)->started_at.value();
+  EXPECT_NEAR(static_cast<double>(*at), static_cast<double>(started + 600), 2.0);
+  EXPECT_FALSE(queue_->ExpectedStart(after, now_).has_value());
+  const nlohmann::json list =
+      service_->List(alice_, {{"state", "pending"}, {"start", "true"}}).Body();
+  ASSERT_EQ(list["jobs"].size(), 2u);
+  EXPECT_EQ(list["jobs"][0]["expected_start_at"], FormatDateTime(*at));
+  EXPECT_TRUE(list["jobs"][1]["expected_start_at"].is_null());
+  EXPECT_TRUE(service_->List(alice_, {{"start", "maybe"}}).error.has_value());
+  ASSERT_FALSE(service_->Cancel(alice_, blocker).error);
 }
 
 }  // namespace

@@ -229,6 +229,18 @@ LiveQueue::WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
   return w;
 }
 
+std::optional<Time> LiveQueue::ExpectedStart(JobId id, Time now) const {
+  const std::shared_ptr<const WhyView> w = CurrentWhyView();
+  if (auto live = w->jobs.find(id); live != w->jobs.end() && live->second.retry_at) {
+    return std::max(now, *live->second.retry_at);
+  }
+  const Job* job = w->state.scheduler->Find(id);
+  if (job == nullptr || job->state != JobState::kPending || job->parked) return std::nullopt;
+  const WhyForecasts::Answer answer = forecasts_.Of(w->state, id, now);
+  if (!answer.forecast.in_s) return std::nullopt;
+  return now + std::max<Time>(0, *answer.forecast.in_s - std::max<Time>(0, now - answer.made_at));
+}
+
 std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
   const std::shared_ptr<const WhyView> w = CurrentWhyView();
   if (auto answered = WhyNotWaiting(*w, id, now)) return answered;

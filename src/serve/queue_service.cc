@@ -164,7 +164,9 @@ ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Ti
 
 ApiResult QueueService::List(const Principal& who,
                              const std::map<std::string, std::string>& query) {
-  static const std::vector<std::string_view> kKeys = {"state", "owner", "team", "limit", "after"};
+  static const std::vector<std::string_view> kKeys = {"state", "owner", "team", "limit", "after",
+                                                      "start"};
+  bool with_start = false;
   ListFilter filter;
   for (const auto& [key, value] : query) {
     if (key == "state") {
@@ -176,6 +178,11 @@ ApiResult QueueService::List(const Principal& who,
         }
         filter.states.push_back(*state);
       }
+    } else if (key == "start") {
+      if (value != "true" && value != "false") {
+        return ApiResult::Fail(400, "start: '" + value + "' is not true or false");
+      }
+      with_start = value == "true";
     } else if (key == "owner") {
       filter.owner = value;
     } else if (key == "team") {
@@ -209,7 +216,16 @@ ApiResult QueueService::List(const Principal& who,
   std::string page = "{\"jobs\":[";
   for (size_t i = 0; i < jobs->size(); ++i) {
     if (i > 0) page += ',';
-    page += ListedJobText((*jobs)[i], now, MaySee(who, (*jobs)[i]));
+    const StoredJob& job = (*jobs)[i];
+    if (with_start && job.state == JobState::kPending) {
+      // squeue --start: each waiting job's expected start, from the why forecast.
+      nlohmann::json j = nlohmann::json::parse(ListedJobText(job, now, MaySee(who, job)));
+      const std::optional<Time> at = queue_.ExpectedStart(job.id, now);
+      j["expected_start_at"] = at ? nlohmann::json(FormatDateTime(*at)) : nlohmann::json();
+      page += j.dump();
+      continue;
+    }
+    page += ListedJobText(job, now, MaySee(who, job));
   }
   page += ']';
   if (static_cast<int>(jobs->size()) == filter.limit) {
