@@ -145,8 +145,11 @@ Setup* GetSetup(const std::string& policy_name, const std::string& variant, std:
 
 void ReportState(benchmark::State& state, const Setup& s) {
   state.counters["pending"] = static_cast<double>(s.scheduler->PendingCount());
+  size_t parked = 0;  // array tasks kept out of the queue by their array's limit
+  s.scheduler->ForEachParked([&](const Job&) { ++parked; });
+  state.counters["parked"] = static_cast<double>(parked);
   state.counters["running"] =
-      static_cast<double>(s.scheduler->JobCount() - s.scheduler->PendingCount());
+      static_cast<double>(s.scheduler->JobCount() - s.scheduler->PendingCount() - parked);
   state.counters["fill_skipped"] = static_cast<double>(s.fill_skipped);
 }
 
