@@ -3,6 +3,7 @@
 // whose dependency can no longer hold never runs.
 #include <algorithm>
 #include <map>
+#include <cstring>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -83,6 +84,43 @@ TEST(SimulatorLinksTest, AJobWhoseDependencyFailsNeverRunsAndSingletonsRunOneAtA
   EXPECT_EQ(by_id[3]->first_start, 50);
   EXPECT_EQ(by_id[5]->first_start, by_id[4]->end);  // after ana's first nightly
   EXPECT_EQ(by_id[6]->first_start, 0);              // bo's runs at once
+}
+
+// Three arrays of 150 tasks each (%4, %10, %25) among 300 single jobs of mixed sizes and
+// urgencies on 16 GPUs, under squeeze (preemption, slices): every start is checked against its
+// array's limit (the run fails otherwise), and the limits bind.
+TEST(SimulatorLinksTest, ArraysNeverRunMoreTasksThanTheirLimitInABusyRun) {
+  std::string csv = "id,submit_time,duration,gpus,pool,urgency,array\n";
+  uint64_t x = 12345;
+  auto next = [&](uint64_t mod) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((x >> 33) % mod);
+  };
+  const char* urgencies[] = {"low", "normal", "high"};
+  JobId id = 1;
+  for (int i = 0; i < 300; ++i) {
+    csv += std::to_string(id++) + "," + std::to_string(i * 60) + "," +
+           std::to_string(300 + next(7200)) + "," + std::to_string(1 << next(3)) + ",," +
+           urgencies[next(3)] + ",\n";
+  }
+  for (int limit : {4, 10, 25}) {
+    csv += std::to_string(id++) + "," + std::to_string(limit * 100) + "," +
+           std::to_string(600 + next(1800)) + ",1,,low,0-149%" + std::to_string(limit) + "\n";
+  }
+  const Trace trace = Read(csv);
+  ASSERT_EQ(trace.jobs.size(), 300u + 3 * 150);
+  auto r = Simulate(trace, Cluster({{"a", 2, 8}}), MakePolicy("squeeze"), SimOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->jobs.size(), trace.jobs.size());
+  EXPECT_GE(r->most_array_running, 4);
+  EXPECT_LE(r->most_array_running, 25);
+  // The same arrays with room for all their tasks: they run more at once than the tightest
+  // limit allowed, so the limits above did bind.
+  std::string loose = csv;
+  for (const char* l : {"%4\n", "%10\n", "%25\n"}) loose.replace(loose.find(l), strlen(l), "%150\n");
+  auto unlimited = Simulate(Read(loose), Cluster({{"a", 2, 8}}), MakePolicy("squeeze"), SimOptions{});
+  ASSERT_TRUE(unlimited.ok());
+  EXPECT_GT(unlimited->most_array_running, 4);
 }
 
 TEST(SimulatorLinksTest, BrokenLinksInATraceSayWhichJobAndWhy) {
