@@ -178,11 +178,13 @@ void RegisterUpdate(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>
       "update", "Change a job's urgency, GPUs or time limit while it waits; a running job's "
                 "time limit (only an admin may raise it)");
   auto f = std::make_shared<ClientFlags>();
-  auto id = std::make_shared<int64_t>(0);
+  auto id = std::make_shared<std::string>();
   auto urgency = std::make_shared<std::string>();
   auto limit = std::make_shared<std::string>();
   auto gpus = std::make_shared<int>(-1);
-  sub->add_option("ID", *id, "The job's id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("ID", *id, "The job's id: an array's id updates every task, ARRAY_TASK one")
+      ->required()
+      ->check(CheckJobRef);
   sub->add_option("--urgency", *urgency, "critical, high, normal or low");
   sub->add_option("-t,--time", *limit, "The time limit, as sbatch --time (1:00:00, 90, 2h, "
                                        "UNLIMITED)");
@@ -199,12 +201,12 @@ void RegisterUpdate(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>
     }
     return Run("update", *f, [&](ApiClient& c) {
       return c.Post(JobPath(*id, "/update"), body.dump(), "application/json");
-    }, FormatJob);
+    }, FormatCancelled);
   });
 }
 
 struct LogsFlags {
-  int64_t id = 0;
+  std::string id;  // ID or ARRAY_TASK
   int attempt = 0;
   int tail = 64 * 1024;
   int lines = 0;
@@ -255,7 +257,9 @@ void RegisterLogs(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& 
       "logs", "Print the end of a job's log (its latest run, or --attempt N); -f follows it");
   auto f = std::make_shared<ClientFlags>();
   auto l = std::make_shared<LogsFlags>();
-  sub->add_option("ID", l->id, "The job's id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("ID", l->id, "The job's id (an array's task as ARRAY_TASK, 12_4)")
+      ->required()
+      ->check(CheckJobRef);
   sub->add_option("--attempt", l->attempt, "Which run (1 = the first); default the latest")
       ->check(CLI::PositiveNumber);
   sub->add_option("-n,--lines", l->lines, "The last N lines (of the last --tail bytes)")

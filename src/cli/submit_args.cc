@@ -61,6 +61,18 @@ std::string SbatchHelp(std::string_view name) {
   }
   if (name == "error") return "A file for the job's stderr (the same % letters as -o)";
   if (name == "open-mode") return "truncate only (what squeeze does at a job's first run)";
+  if (name == "array") {
+    return "A job array: task indices 0-99, 0-99:2 or 1,3,5-7, and %N for at most N running at "
+           "once; each task gets SLURM_ARRAY_TASK_ID";
+  }
+  if (name == "dependency") {
+    return "Start after other jobs: afterok:ID[:ID], afternotok, afterany, after, singleton; ',' "
+           "all, '?' any; an array's id means all its tasks, ID_TASK one";
+  }
+  if (name == "job-name") return "The job's name (as --name)";
+  if (name == "partition") return "The job's home pool (as --pool)";
+  if (name == "hold") return "Submit it held: it waits until squeeze release ID";
+  if (name == "begin") return "Not before then: now+1hour, 16:00, 2026-12-04T10:00, tomorrow";
   return "";
 }
 
