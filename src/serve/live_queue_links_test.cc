@@ -202,6 +202,12 @@ TEST_F(LiveQueueLinksTest, AFailureCancelsWhatWaitsOnItsSuccessAndStartsWhatWait
               HasSubstr("dependency: there is no job 999"));
   EXPECT_THAT(SubmitFails(R"("command": ["true"], "dependency": "afterok:x")").message,
               HasSubstr("dependency 'afterok:x'"));
+  // An array after an array: every task names every task of the other, within a bound.
+  const JobId wide = Submit(R"("command": ["true"], "array": "0-1000", "hold": true)")["id"].get<JobId>();
+  EXPECT_THAT(SubmitFails(R"("command": ["true"], "array": "0-999", "dependency": "afterok:)" +
+                          std::to_string(wide) + "\"").message,
+              HasSubstr("1000 tasks each naming 1001 jobs is more than 1000000 links"));
+  ASSERT_FALSE(service_->Cancel(alice_, wide).error);
   const JobId bad = Submit(R"("command": ["bash", "-c", "sleep 0.3; exit 2"])")["id"].get<JobId>();
   const std::string after = std::to_string(bad);
   const JobId ok_job = Submit(R"("command": ["true"], "dependency": "afterok:)" + after + "\"")["id"].get<JobId>();

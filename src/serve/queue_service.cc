@@ -20,6 +20,8 @@ namespace squeeze {
 namespace {
 
 constexpr int kMaxPage = 1000;
+// The most job ids one submission's dependencies may hold, over all its tasks.
+constexpr size_t kMaxDependencyLinks = 1'000'000;
 
 // A job's log, command line, workdir, env and checkpoint folder are its owner's and the admins'.
 bool MaySee(const Principal& who, const StoredJob& job) {
@@ -74,6 +76,17 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
     if (!deps.ok()) return ApiResult::Fail(400, "dependency: " + deps.status().message());
     spec.dependencies = std::move(deps->clauses);
     spec.dependency_any = deps->any;
+    // Each task keeps the jobs its dependency names: an array after an array multiplies them.
+    size_t named = 0;
+    for (const Dependency& d : spec.dependencies) named += d.jobs.size();
+    const size_t tasks = std::max(1, request->array_size);
+    if (named * tasks > kMaxDependencyLinks) {
+      return ApiResult::Fail(400, "dependency: " + std::to_string(tasks) + " tasks each naming " +
+                                      std::to_string(named) + " jobs is more than " +
+                                      std::to_string(kMaxDependencyLinks) +
+                                      " links in all; name fewer jobs (one task of an array as "
+                                      "ID_TASK) or split the array");
+    }
   }
   if (!request->array.empty()) return SubmitArray(who, std::move(request).value(), now);
   auto id = store_.Submit(*request, who.user, now);
