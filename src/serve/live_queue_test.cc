@@ -196,6 +196,9 @@ TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
     ASSERT_TRUE(StepUntil(*q, [&] {
       return StateOf(running) == JobState::kRunning && StateOf(ended) == JobState::kRunning;
     }));
+    // The store says running once the starts are recorded; the runs exist once the outbox has
+    // carried them out (a loaded machine may take a while).
+    q->WaitForDispatch();
     waiting = Submit(*q, Command({"true"}, 2));
     q->Step(now_);
   }  // the "daemon" goes away without a word; its jobs run on under their supervisors
