@@ -277,6 +277,9 @@ class LiveQueue {
   void TrackStarted(JobId id, const LiveJob& job);
   // Queued unless held or before its begin time (`not_before`).
   void QueueUnlessHeld(JobId id, LiveJob& job, std::optional<Time> not_before, Time now);
+  // A job whose dependencies can never hold ends cancelled (DependencyNeverSatisfied: why)
+  // and is forgotten; the caller tells the graph when it does not know yet.
+  void EndNeverSatisfied(JobId id, const std::string& why, Time now);
   // A job that ended is forgotten; its dependents learn it at the next ApplyDependencies.
   void Forget(JobId id, bool ok);
   // What ends and first starts since the last call mean for jobs that wait on them: queued,

@@ -31,20 +31,12 @@ void LiveQueue::Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, b
   if (started) started_since_.push_back(id);
   if (!ready.ok()) {
     Log(ready.status().message());
-    (void)store_.SetState(id, JobState::kCancelled,
-                          "DependencyNeverSatisfied: " + ready.status().message(), now);
-    ++counters_.cancelled;
-    jobs_.erase(id);
+    EndNeverSatisfied(id, ready.status().message(), now);
     return;
   }
   if (*ready == DependencyGraph::Readiness::kNever) {
-    (void)store_.SetState(id, JobState::kCancelled,
-                          "DependencyNeverSatisfied: " + job.request.dependency +
-                              " can no longer hold",
-                          now);
-    ++counters_.cancelled;
-    jobs_.erase(id);
-    Forget(id, false);
+    EndNeverSatisfied(id, job.request.dependency + " can no longer hold", now);
+    ended_since_.emplace_back(id, false);  // the graph holds it: its dependents learn it
     return;
   }
   if (*ready == DependencyGraph::Readiness::kWaiting) {
@@ -53,6 +45,16 @@ void LiveQueue::Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, b
     return;
   }
   QueueUnlessHeld(id, job, not_before, now);
+}
+
+void LiveQueue::EndNeverSatisfied(JobId id, const std::string& why, Time now) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
+  if (it->second.retry_at) retries_.erase({*it->second.retry_at, id});
+  (void)store_.SetState(id, JobState::kCancelled, "DependencyNeverSatisfied: " + why, now);
+  ++counters_.cancelled;
+  jobs_.erase(it);
 }
 
 void LiveQueue::TrackStarted(JobId id, const LiveJob& job) {
@@ -90,14 +92,8 @@ void LiveQueue::ApplyDependencies(Time now) {
       for (JobId id : changes.never) {
         auto it = jobs_.find(id);
         if (it == jobs_.end()) continue;
-        if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
-        if (it->second.retry_at) retries_.erase({*it->second.retry_at, id});
-        (void)store_.SetState(id, JobState::kCancelled,
-                              "DependencyNeverSatisfied: " + it->second.request.dependency +
-                                  " can no longer hold",
-                              now);
-        ++counters_.cancelled;
-        jobs_.erase(it);  // the graph has taken it as ended already
+        // The graph has taken it as ended already.
+        EndNeverSatisfied(id, it->second.request.dependency + " can no longer hold", now);
       }
       for (JobId id : changes.ready) {
         auto it = jobs_.find(id);
