@@ -102,11 +102,14 @@ def case_pools(squeeze, source, h):
     for low in lows:
         d.wait_state(low, "running", timeout=60)
     time.sleep(3)  # some steps of work
-    # why on a job Slurm runs says what Slurm says of it.
-    status, why = d.call("GET", f"/v1/jobs/{lows[0]}/why")
-    text = " ".join(why["explanation"])
-    check(re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n\d", text),
-          f"why {lows[0]}: {why}")
+    # why on a job Slurm runs says what Slurm says of it (a loaded slurmctld may take a few
+    # seconds from squeeze's start to RUNNING: PENDING (Priority) meanwhile).
+    def slurm_running():
+        status, why = d.call("GET", f"/v1/jobs/{lows[0]}/why")
+        text = " ".join(why["explanation"])
+        found = re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n\d", text)
+        return why if found else None
+    serve_lib.wait_until(slurm_running, 30, f"why {lows[0]} to say Slurm runs it")
     urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
                        "command": ["bash", "-c", "sleep 2; echo urgent done"]})
     j = d.wait_state(urgent, ["done", "failed"], timeout=90)
