@@ -56,8 +56,10 @@ fi
 if ((status == 0 && fuzz_status == 0)); then
   summary "PASSED"
 elif ((status != 0)); then
+  log=build/Testing/Temporary/LastTest.log
+  [[ -f $log ]] && { echo; echo "Why each test failed (from $log):"; awk -f scripts/failed-digest.awk "$log"; }
   summary "FAILED (ctest exit $status)" \
-    "the failed tests are listed above; full log: build/Testing/Temporary/LastTest.log"
+    "the failed tests are listed above; full log: $log"
 else
   summary "FAILED in the fuzz targets (scripts/fuzz.sh exit $fuzz_status)" \
     "what was found is above; the inputs are in build-fuzz/findings/"

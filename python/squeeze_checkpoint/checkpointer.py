@@ -14,7 +14,9 @@ used from the main thread. See docs/python-checkpoint.md.
 
 import json
 import os
+import signal
 import sys
+import threading
 import time
 
 from . import marker as _marker
@@ -22,6 +24,16 @@ from .marker import CheckpointError
 from .signals import Requests
 from .writer import DATA_PREFIX, Writer  # noqa: F401 - DATA_PREFIX is part of the module's API
 EXIT_AFTER_SIGTERM = 128 + 15
+
+
+def _stop_watching_children():
+    """Once the job leaves after this save: SIGCHLD back to its default. squeeze sends the
+    job's process group SIGTERM once the checkpoint it asked for is on disk, which ends the
+    job's helper processes too (PyTorch's DataLoader workers); PyTorch's SIGCHLD handler would
+    turn their end into an exception in the middle of the save or of the wait for it, and the
+    job would exit 1 instead of leaving cleanly."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
 def env_interval(environ=None):
@@ -176,8 +188,11 @@ class Checkpointer:
             return False
         if checkpoint or stopped:
             self._log(f"{self.requests.describe()}: saving at the step boundary (step {step})")
+        leaving = stopped or (checkpoint and self.exit_on_request)
+        if leaving:
+            _stop_watching_children()
         self.save(step)
-        if stopped or (checkpoint and self.exit_on_request):
+        if leaving:
             self.wait()  # the checkpoint squeeze waits for is on disk before the job leaves
             if self.collective is not None:
                 self.collective.barrier()  # every rank leaves once rank 0's marker is written

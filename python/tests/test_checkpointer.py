@@ -313,6 +313,38 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 0)
         self.assertTrue(c.requests.stop)  # seen, and left for a later boundary
 
+    def test_workers_ended_by_that_sigterm_do_not_fail_the_leaving_job(self):
+        # PyTorch's DataLoader raises from its SIGCHLD handler when a worker dies; squeeze's
+        # SIGTERM after the requested save goes to the whole group, workers included.
+        def torch_like_handler(signum, frame):
+            raise RuntimeError("DataLoader worker is killed by signal: Terminated")
+
+        previous = signal.signal(signal.SIGCHLD, torch_like_handler)
+        self.addCleanup(signal.signal, signal.SIGCHLD, previous)
+        worker = os.fork()
+        if worker == 0:
+            time.sleep(30)
+            os._exit(0)
+
+        def reap():
+            os.kill(worker, signal.SIGKILL)  # gone already, unless the test failed early
+            os.waitpid(worker, 0)
+        self.addCleanup(reap)
+
+        def save(path):
+            os.kill(worker, signal.SIGTERM)  # what squeeze's group SIGTERM does to it
+            time.sleep(0.2)  # its SIGCHLD comes in the middle of the save
+            with open(path, "w") as f:
+                f.write("{}")
+
+        c = Checkpointer(save=save, load=lambda p: None, environ=self.env(), log=self.logs.append)
+        self.made.append(c)
+        c.requests.checkpoint = True
+        with self.assertRaises(SystemExit) as e:
+            c.boundary(4)
+        self.assertEqual(e.exception.code, 0)
+        self.assertEqual(self.marker()["step"], 4)
+
     def test_without_exit_on_request_it_saves_and_goes_on(self):
         state = {"a": 0}
         c = self.make(state, exit_on_request=False)
