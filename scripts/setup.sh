@@ -30,6 +30,7 @@ PACKAGES=(
   curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
   python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
   python3-torch   # the helper's PyTorch path against the real library (CPU; python/tests/test_pytorch_real.py)
+  python3-boto3   # the helper's checkpoint store (S3), tested against s3rver (python/tests/test_object_store.py)
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests
   chromium   # the dashboard's browser test (tests/browser_dashboard_test.py, label browser)
   clang libclang-rt-14-dev   # the fuzz targets (scripts/fuzz.sh): libFuzzer, ASan, UBSan
@@ -122,4 +123,16 @@ else
   "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 check_versions all || exit 1
+
+# npm fetches tests/s3-server/node_modules: s3rver, the S3-protocol server the checkpoint store's
+# tests start (python/tests/s3_server.py). Only when its lockfile changed since the last `npm ci`.
+# (web/node_modules is fetched by the build: CMake's target `web` runs npm ci in web/.)
+s3=tests/s3-server
+if [[ -f $s3/node_modules/.package-lock.json && ! $s3/package-lock.json -nt $s3/node_modules/.package-lock.json &&
+      ! $s3/package.json -nt $s3/node_modules/.package-lock.json ]]; then
+  echo "setup: $s3/node_modules is up to date"
+else
+  echo "setup: npm ci in $s3 (s3rver, the S3 server of the checkpoint store's tests)"
+  (cd "$s3" && npm ci --no-audit --no-fund)
+fi
 echo "setup: done; every tool's version is new enough"

@@ -9,7 +9,8 @@
 squeeze_checkpoint.pytorch (torch_save_load, ResumableSampler, TorchDistributed) and
 squeeze_checkpoint.huggingface (SqueezeCallback) need PyTorch and transformers only when they
 are used. `python3 -m squeeze_checkpoint.relay torchrun ...` passes squeeze's checkpoint
-request on to the training processes under a launcher.
+request on to the training processes under a launcher. With SQUEEZE_CHECKPOINT_STORE
+(s3://BUCKET/PREFIX) checkpoints also go to object storage (boto3, imported only then).
 """
 
 from .checkpointer import Checkpointer, env_interval, two_phase_save

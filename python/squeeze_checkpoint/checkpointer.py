@@ -8,8 +8,10 @@
 It resumes from SQUEEZE_CHECKPOINT_DIR when SQUEEZE_RESUME is set, saves atomically between
 steps (every `interval` seconds or SQUEEZE_CHECKPOINT_INTERVAL, whichever is shorter, and
 when squeeze sends SIGUSR1), writes the COMPLETE marker after each save, and leaves after the
-save squeeze asked for (exit 0) or after SIGTERM (a save, then exit 143). One per process,
-used from the main thread. See docs/python-checkpoint.md.
+save squeeze asked for (exit 0) or after SIGTERM (a save, then exit 143). With
+SQUEEZE_CHECKPOINT_STORE each checkpoint is also uploaded to object storage before its marker,
+and a resumed run fetches the newest complete one from there (object_store.py). One per
+process, used from the main thread. See docs/python-checkpoint.md.
 """
 
 import json
@@ -20,8 +22,10 @@ import threading
 import time
 
 from . import marker as _marker
+from . import object_store as _object_store
 from .marker import CheckpointError
 from .signals import Requests
+from .store_config import STORE, store_from_env
 from .writer import DATA_PREFIX, Writer  # noqa: F401 - DATA_PREFIX is part of the module's API
 EXIT_AFTER_SIGTERM = 128 + 15
 
@@ -75,7 +79,11 @@ class Checkpointer:
     `collective`: the ranks of a distributed job (squeeze_checkpoint.distributed.
     TorchDistributed() for torch.distributed): at every boundary they agree (an all-reduce) on
     whether any rank was asked to save or stop or is due to save, so all save at the same step;
-    rank 0 writes the checkpoint and the marker, and every rank leaves after a barrier."""
+    rank 0 writes the checkpoint and the marker, and every rank leaves after a barrier.
+
+    `store` is the object_store.ObjectStore SQUEEZE_CHECKPOINT_STORE names (None without one):
+    each save uploads the checkpoint's files and then its manifest before writing the marker,
+    and resume() takes the newest complete checkpoint of the store."""
 
     def __init__(self, save=None, load=None, *, state=None, interval=None, directory=None,
                  exit_on_request=True, install_signals=True, log=None, environ=None,
@@ -103,6 +111,10 @@ class Checkpointer:
         self.exit_on_request = exit_on_request
         self._log = log or (lambda text: print(f"squeeze_checkpoint: {text}", file=sys.stderr,
                                                flush=True))
+        self.store = store_from_env(self._env, self._log)  # None unless squeeze names one
+        if self.store is not None and not self.directory:
+            raise CheckpointError(f"{STORE}={self._env[STORE]!r} needs a local folder too: "
+                                  f"SQUEEZE_CHECKPOINT_DIR or directory=")
         self._clock = clock
         self._last_save = clock()
         self.requests = Requests()
@@ -111,11 +123,17 @@ class Checkpointer:
         self.step = None           # the next step to run, as of the last boundary
         self.saved_step = None     # the step of the last checkpoint (saved or resumed)
         self._seq = 0
-        self._writer = Writer(self.directory, self._log) if self.directory else None
+        self._writer = (Writer(self.directory, self._log, self.store, self._env)
+                        if self.directory else None)
         if self.directory:
             os.makedirs(self.directory, exist_ok=True)
         else:
             self._log("no SQUEEZE_CHECKPOINT_DIR and no directory=: checkpoints are not saved")
+        if self.store is not None:
+            cap = (f", transfers capped at {self.store.max_gbps:g} Gbit/s"
+                   if self.store.max_gbps else "")
+            self._log(f"checkpoints are uploaded to {self.store.url} (keeping the newest "
+                      f"{self.store.keep}{cap})")
         if self.interval is not None:
             self._log(f"periodic saves every {self.interval:g}s")
         if asynchronous:
@@ -133,7 +151,10 @@ class Checkpointer:
         if not self.resuming:
             self.step = default
             return default
-        found = _marker.read_marker(self.directory)
+        if self.store is not None:
+            found = self._from_store()
+        else:
+            found = _marker.read_marker(self.directory)
         if found is None:
             raise CheckpointError(
                 f"SQUEEZE_RESUME is set but there is no checkpoint marker "
@@ -154,6 +175,18 @@ class Checkpointer:
         self._log(f"resumed from {path} at step {found['step']} "
                   f"(attempt {self._env.get('SQUEEZE_ATTEMPT', '?')})")
         return found["step"]
+
+    def _from_store(self):
+        """The marker of the checkpoint to load, fetched from the store into the folder when
+        the store's is the newest complete one; CheckpointError when there is none at all."""
+        found, skipped = _object_store.resume_from_store(self.store, self.directory, self._log)
+        if found is None:
+            why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
+            raise CheckpointError(
+                f"SQUEEZE_RESUME is set but neither the checkpoint store {self.store.url}{why} "
+                f"nor {os.path.join(self.directory, _marker.MARKER)} holds a complete "
+                f"checkpoint; resubmit the job to start over")
+        return found
 
     def steps(self, start, stop):
         """Yields start, start + 1, ..., stop - 1. After each step (at the boundary) it saves

@@ -1,8 +1,10 @@
 """Writes a checkpoint into its folder so that a crash at any point leaves the last complete one
-usable: the data under a temporary name, synced and renamed into place, then the COMPLETE
-marker (the commit point), then the removal of older data. A write runs in the caller's thread
-or, for asynchronous checkpoints, in one background thread at a time; the marker of a
-background write is written by that thread, only once the data is on disk."""
+usable: the data under a temporary name, synced and renamed into place, uploaded to the
+checkpoint store when squeeze names one (object_store.py: the files, then the manifest), then
+the COMPLETE marker (the commit point), then the removal of older data (and the store's prune).
+A write runs in the caller's thread or, for asynchronous checkpoints, in one background thread
+at a time; the marker of a background write is written by that thread, only once the data is
+on disk (and in the store)."""
 
 import os
 import threading
@@ -15,11 +17,14 @@ DATA_PREFIX = "checkpoint-"
 
 
 class Writer:
-    """The checkpoints of one folder. `log`: a function for one-line messages."""
+    """The checkpoints of one folder. `log`: a function for one-line messages. `store`: an
+    object_store.ObjectStore each checkpoint is uploaded to before its marker, or None."""
 
-    def __init__(self, directory, log):
+    def __init__(self, directory, log, store=None, environ=None):
         self.directory = directory
         self._log = log
+        self.store = store
+        self._env = environ if environ is not None else {}
         self._thread = None
         self._error = None
 
@@ -29,7 +34,8 @@ class Writer:
             found = _marker.read_marker(self.directory)
         except CheckpointError:
             found = None
-        return max(seq, found["seq"] if found else 0) + 1
+        highest = self.store.highest_seq() if self.store is not None else 0
+        return max(seq, found["seq"] if found else 0, highest) + 1
 
     def write(self, seq, step, save, started, stall=None):
         """Writes checkpoint `seq` at `step` now: save(tmp_path), sync, rename, marker, removal
@@ -47,18 +53,49 @@ class Writer:
         _marker.remove(final)  # a leftover of a crash before its marker; never the current one
         os.replace(tmp, final)
         _marker.fsync_dir(self.directory)
+        uploaded = self._upload(seq, step, name)
         took = time.monotonic() - started
         timing = {"save_s": round(took, 4)}
         if stall is not None:
             timing["stall_s"] = round(stall, 4)
-        _marker.write_marker(self.directory, seq, step, name, **timing)
+        _marker.write_marker(self.directory, seq, step, name, **timing, **uploaded)
         self._remove_old(name)
+        upload = (f", uploaded {uploaded['upload_bytes']} bytes to {self.store.url} in "
+                  f"{uploaded['upload_s']:.3f}s" if uploaded else "")
         if stall is None:
-            self._log(f"saved {final} at step {step} in {took:.3f}s")
+            self._log(f"saved {final} at step {step} in {took:.3f}s{upload}")
         else:
             self._log(f"saved {final} at step {step} in {took:.3f}s in the background "
-                      f"(training paused {stall:.3f}s)")
+                      f"(training paused {stall:.3f}s){upload}")
+        self._prune()
         return final
+
+    def _upload(self, seq, step, name):
+        """Uploads checkpoint `name` to the store (nothing without one); returns the marker's
+        fields for it. CheckpointError, before any marker, when the upload fails."""
+        if self.store is None:
+            return {}
+        try:
+            done = self.store.upload(seq, step, self.directory, name, self._env)
+        except CheckpointError as e:
+            raise CheckpointError(f"the checkpoint {seq} at step {step} was not saved (no "
+                                  f"marker; the last complete one stays): {e}") from e
+        return {"store": self.store.url, "manifest": done["manifest"],
+                "upload_bytes": done["bytes"], "upload_s": round(done["seconds"], 4)}
+
+    def _prune(self):
+        """Removes the store's checkpoints beyond its `keep` newest and partial uploads. A
+        failure is logged: the checkpoint just saved is complete all the same."""
+        if self.store is None:
+            return
+        try:
+            removed, partial = self.store.prune()
+        except CheckpointError as e:
+            self._log(f"pruning {self.store.url} failed (tried again after the next save): {e}")
+            return
+        if removed or partial:
+            self._log(f"pruned {self.store.url}: {removed} old checkpoint(s) beyond the newest "
+                      f"{self.store.keep}, {partial} partial upload(s)")
 
     def start(self, seq, step, save, started, stall):
         """Runs write() in a background thread (after waiting for the one before)."""
