@@ -27,6 +27,7 @@ PACKAGES=(
   libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
   prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
+  python3-yaml python3-jsonschema   # tests/k8s: squeeze export's objects against Kueue's and Volcano's schemas
   curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
   python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
   python3-torch   # the helper's PyTorch path against the real library (CPU; python/tests/test_pytorch_real.py)

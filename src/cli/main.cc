@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/export_command.h"
 #include "cli/profile_command.h"
 #include "cli/token_command.h"
 #include "config/text_util.h"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   squeeze::RegisterClientCommands(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);
+  squeeze::RegisterExportCommand(app, commands);
   // A first word that is no command: say which, and the nearest (CLI11 would only say that
   // a subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,0 +1,25 @@
+// Cluster files the export tests share (test-only).
+#ifndef SQUEEZE_EXPORT_EXPORT_TEST_CLUSTERS_H_
+#define SQUEEZE_EXPORT_EXPORT_TEST_CLUSTERS_H_
+
+#include <string>
+
+#include "config/cluster_file.h"
+
+namespace squeeze {
+
+// examples/clusters/two-teams.yaml as it stands: owned A100s (vision 16, nlp 8 of 32) and a
+// spot pool of 16 H100s and 8 A100s, every node with CPU and memory; 56 GPUs.
+inline ClusterSpec TwoTeams() {
+  auto c = LoadClusterFile(std::string(SQUEEZE_SOURCE_DIR) + "/examples/clusters/two-teams.yaml");
+  return c.ok() ? *c : ClusterSpec{};
+}
+
+inline ClusterSpec ParseOrEmpty(const std::string& yaml) {
+  auto c = ParseClusterYaml(yaml, "c.yaml");
+  return c.ok() ? *c : ClusterSpec{};
+}
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_EXPORT_EXPORT_TEST_CLUSTERS_H_
