@@ -72,8 +72,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
-    // A flag the command does not take: name it and the nearest one it does.
-    for (auto* sub : app.get_subcommands([](CLI::App* s) { return s->parsed(); })) {
+    // A flag the command does not take: name it and the nearest one it does. Nested commands
+    // (`export kueue`, `profile export`) are looked at too, named with their parents.
+    auto parsed = [](CLI::App* s) { return s->parsed(); };
+    std::vector<CLI::App*> subs = app.get_subcommands(parsed);
+    for (size_t i = 0; i < subs.size(); ++i) {
+      for (CLI::App* nested : subs[i]->get_subcommands(parsed)) subs.push_back(nested);
+    }
+    for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
+      CLI::App* sub = *it;
+      std::string command = sub->get_name();
+      for (CLI::App* p = sub->get_parent(); p != nullptr && p != &app; p = p->get_parent()) {
+        command = p->get_name() + " " + command;
+      }
       std::vector<std::string> flags;
       for (const CLI::Option* opt : sub->get_options()) {
         for (const std::string& n : opt->get_lnames()) flags.push_back("--" + n);
@@ -83,9 +94,9 @@ int main(int argc, char** argv) {
         if (word.size() < 3 || word.rfind("--", 0) != 0) continue;
         const std::string flag = word.substr(0, word.find('='));
         const std::optional<std::string> near = squeeze::NearestName(flag, names);
-        std::cerr << "squeeze " << sub->get_name() << ": " << flag << " is not a flag of this "
+        std::cerr << "squeeze " << command << ": " << flag << " is not a flag of this "
                   << "command" << (near ? " (did you mean " + *near + "?)" : "")
-                  << "; squeeze " << sub->get_name() << " --help lists them\n";
+                  << "; squeeze " << command << " --help lists them\n";
         return 2;
       }
     }

@@ -188,6 +188,10 @@ YamlDocument LocalQueueDocument(const QueueShare& q, const std::string& ns) {
   return doc;
 }
 
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string PolicyLine(const Policy& p) {
   const bool strict = p.strict && !p.Has("backfill");
   return std::string("Policy ") + p.name + ": queueingStrategy " +
@@ -208,11 +212,10 @@ std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan
   const size_t cohorts = plan.regions.size();
   AddWrapped(h, "Kueue objects (" + std::string(kApiVersion) + ") for the cluster file " +
                     o.cluster_source + ", written by `squeeze export kueue` (docs/kubernetes.md).");
-  AddWrapped(h, std::to_string(plan.flavors.size()) +
-                    " ResourceFlavors, 4 WorkloadPriorityClasses, " +
-                    std::to_string(queues) + " ClusterQueues in " + std::to_string(cohorts) +
-                    (cohorts == 1 ? " cohort" : " cohorts, one per region,") + ", " +
-                    std::to_string(queues) + " LocalQueues; " + std::to_string(plan.Total().gpus) +
+  AddWrapped(h, Count(plan.flavors.size(), "ResourceFlavor") + ", 4 WorkloadPriorityClasses, " +
+                    Count(queues, "ClusterQueue") + " in " + Count(cohorts, "cohort") +
+                    (cohorts > 1 ? " (one per region), " : ", ") + Count(queues, "LocalQueue") +
+                    "; " + std::to_string(plan.Total().gpus) +
                     " GPUs, each in one queue's nominal quota.");
   if (!o.history_source.empty()) {
     AddWrapped(h, "Teams from the job history " + o.history_source + ": " +

@@ -148,7 +148,8 @@ std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan
   AddWrapped(h, "Volcano objects for the cluster file " + o.cluster_source +
                     ", written by `squeeze export volcano` (docs/kubernetes.md).");
   AddWrapped(h, "4 PriorityClasses, " + std::to_string(queues) +
-                    " Queues, the scheduler's ConfigMap; " + std::to_string(plan.Total().gpus) +
+                    (queues == 1 ? " Queue" : " Queues") + ", the scheduler's ConfigMap; " +
+                    std::to_string(plan.Total().gpus) +
                     " GPUs, each in one queue's deserved share.");
   if (!o.history_source.empty()) {
     AddWrapped(h, "Teams from the job history " + o.history_source + ": " +

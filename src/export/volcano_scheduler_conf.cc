@@ -25,7 +25,7 @@ std::vector<std::string> Actions(const Policy& p, std::string* why) {
     if (a == "reclaim") {
       actions.push_back("reclaim");
       *why += "# reclaim: squeeze's reclaim action; a queue below its deserved GPUs takes back "
-              "what other queues borrowed.\n";
+              "what it lent.\n";
     } else if (a == "backfill") {
       actions.push_back("backfill");
       *why += "# backfill: squeeze's backfill action; Volcano's places only pods without "
@@ -84,8 +84,8 @@ std::string VolcanoSchedulerConf(const Policy& p) {
   }
   second.push_back({"predicates", "fits, node selectors (GPU model), taints (spot)", {}});
   second.push_back({"capacity",
-                    "queues get their deserved GPUs (the teams' guarantees), borrow what is idle "
-                    "up to their capability, and give it back (reclaim)",
+                    "queues get their deserved GPUs (the guarantees), borrow idle ones up to "
+                    "their capability",
                     {}});
   const bool packing = IsPackingNodeOrder(p.node_order);
   second.push_back({"nodeorder",
@@ -95,7 +95,8 @@ std::string VolcanoSchedulerConf(const Policy& p) {
                             : std::vector<std::string>{}});
   if (packing) {
     second.push_back({"binpack",
-                      "squeeze's node order " + p.node_order + " packs: the fullest node that fits",
+                      "squeeze's node order (" + p.node_order +
+                          ") packs: the fullest node that fits",
                       {"arguments:", "  binpack.weight: 10", "  binpack.resources: nvidia.com/gpu",
                        "  binpack.resources.nvidia.com/gpu: 10"}});
   }
