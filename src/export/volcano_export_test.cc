@@ -84,6 +84,20 @@ TEST(VolcanoExportTest, SchedulerConfigurationFollowsThePolicy) {
   EXPECT_FALSE(ByName(*fifo).at("Queue/team-vision")["spec"]["reclaimable"].as<bool>());
 }
 
+TEST(VolcanoExportTest, CapabilityIsWhatThePolicyLetsAPoolsJobsReach) {
+  auto cluster = LoadClusterFile(std::string(SQUEEZE_SOURCE_DIR) +
+                                 "/examples/clusters/philly-half-two-regions.yaml");
+  ASSERT_TRUE(cluster.ok());
+  const auto capability = [&](const std::string& policy) {
+    auto text = ExportVolcano(*cluster, Options(policy));
+    EXPECT_TRUE(text.ok());
+    return ByName(*text).at("Queue/pool-6214e9")["spec"]["capability"]["nvidia.com/gpu"].as<int>();
+  };
+  EXPECT_EQ(capability("fifo"), 256);           // its own pool
+  EXPECT_EQ(capability("fifo+borrow"), 704);    // the pools of its region (us-east)
+  EXPECT_EQ(capability("sliced"), 256 + 704);   // the region action: the linked us-west too
+}
+
 TEST(VolcanoExportTest, GoDurations) {
   EXPECT_EQ(GoDuration(43200), "12h");
   EXPECT_EQ(GoDuration(5400), "1h30m");

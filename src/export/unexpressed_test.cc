@@ -1,0 +1,67 @@
+#include "export/unexpressed.h"
+
+#include <gtest/gtest.h>
+
+#include "export/export_test_clusters.h"
+
+namespace squeeze {
+namespace {
+
+bool Lists(const std::vector<std::string>& items, const std::string& start) {
+  for (const std::string& item : items) {
+    if (item.rfind(start, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> For(const ClusterSpec& cluster, const std::string& policy,
+                             ExportTarget target) {
+  auto plan = PlanCapacity(cluster, {});
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return Unexpressed(cluster, *plan, *NamedPolicy(policy), target);
+}
+
+TEST(UnexpressedTest, FollowsThePolicy) {
+  const auto sliced = For(TwoTeams(), "sliced", ExportTarget::kKueue);
+  for (const char* item : {"checkpointed slices", "checkpoint-aware victims",
+                           "preemption within a class", "job order", "deadlines",
+                           "reservations and backfill", "defragmentation", "fair share"}) {
+    EXPECT_TRUE(Lists(sliced, item)) << item;
+  }
+  const auto fifo = For(TwoTeams(), "fifo", ExportTarget::kKueue);
+  for (const char* item : {"checkpointed slices", "checkpoint-aware victims", "job order",
+                           "deadlines", "reservations and backfill", "fair share"}) {
+    EXPECT_FALSE(Lists(fifo, item)) << item;
+  }
+  EXPECT_TRUE(Lists(fifo, "fractional GPUs"));
+}
+
+TEST(UnexpressedTest, FollowsTheCluster) {
+  const auto two_teams = For(TwoTeams(), "sliced", ExportTarget::kVolcano);
+  EXPECT_TRUE(Lists(two_teams, "spot by reclaim rate"));
+  EXPECT_TRUE(Lists(two_teams, "prices"));
+  EXPECT_TRUE(Lists(two_teams, "GPU models and pool kinds"));  // Volcano has no flavors
+  EXPECT_FALSE(Lists(two_teams, "co-location caps"));
+  EXPECT_FALSE(Lists(two_teams, "region links"));
+  EXPECT_FALSE(Lists(two_teams, "home pools"));
+
+  const ClusterSpec shared = ParseOrEmpty(R"(pools:
+  - {name: a, region: east, nodes: [{count: 1}]}
+  - {name: b, region: east, nodes: [{count: 1}]}
+  - {name: c, region: west, nodes: [{count: 1}]}
+  - name: inference
+    kind: colocated
+    region: west
+    nodes: [{count: 1}]
+region_links:
+  - {from: east, to: west, bandwidth_gbps: 10}
+)");
+  const auto items = For(shared, "sliced", ExportTarget::kKueue);
+  EXPECT_TRUE(Lists(items, "co-location caps"));
+  EXPECT_TRUE(Lists(items, "region links"));
+  EXPECT_TRUE(Lists(items, "home pools"));
+  EXPECT_FALSE(Lists(items, "spot by reclaim rate"));
+}
+
+}  // namespace
+}  // namespace squeeze
