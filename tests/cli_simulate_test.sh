@@ -208,7 +208,7 @@ case_unread_settings() {
   run fifo simulate --trace "$none" --cluster "$SMALL_LAB" --policy fifo --set min_runtime=10m
   expect_error fifo
   expect_in "$WORK/fifo.err" "--set min_runtime=10m changes nothing in policy fifo" \
-    "read only by the preempt and defrag actions" "named policies that read it: las, sliced, squeeze, srtf"
+    "read only by the preempt and defrag actions" "named policies that read it: kueue, las, sliced, squeeze, srtf, volcano"
   run slice simulate --trace "$none" --cluster "$SMALL_LAB" --policy squeeze --set squeeze.slice=10m
   expect_error slice
   expect_in "$WORK/slice.err" "slice is read only by the slice action" "named policies that read it: sliced"

@@ -32,6 +32,35 @@ def one_step(state, step, pause):
     time.sleep(pause / 2)
 
 
+def ballast_checkpoint(state, megabytes, shards=8):
+    """save/load for a checkpoint that also holds `megabytes` of "weights" in `shards` files,
+    derived from the state (so that a resumed run can check it got the files of the step it
+    resumed): what makes a checkpoint big enough to take a while to upload."""
+    shard_bytes = megabytes * 2**20 // shards
+
+    def shard(i):
+        seed = hashlib.sha256(f"{state['digest']}:{i}".encode()).digest()
+        return (seed * (shard_bytes // len(seed) + 1))[:shard_bytes]
+
+    def save(path):
+        os.makedirs(path)
+        for i in range(shards):
+            with open(os.path.join(path, f"weights-{i}.bin"), "wb") as f:
+                f.write(shard(i))
+        with open(os.path.join(path, "state.json"), "w") as f:
+            json.dump(state, f)
+
+    def load(path):
+        with open(os.path.join(path, "state.json")) as f:
+            state.update(json.load(f))
+        for i in range(shards):
+            with open(os.path.join(path, f"weights-{i}.bin"), "rb") as f:
+                if f.read() != shard(i):
+                    raise SystemExit(f"{path}/weights-{i}.bin does not belong to its state")
+
+    return save, load
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=1000)
@@ -39,10 +68,16 @@ def main():
     p.add_argument("--interval", type=float, default=None, help="seconds between saves")
     p.add_argument("--print-every", type=int, default=50)
     p.add_argument("--result", help="write the final state here (JSON)")
+    p.add_argument("--ballast-mb", type=int, default=0,
+                   help="add this many MB of weights derived from the state to each checkpoint")
     args = p.parse_args()
 
     state = {"x": 1, "digest": ""}
-    ckpt = squeeze_checkpoint.Checkpointer(state=state, interval=args.interval)
+    if args.ballast_mb > 0:
+        save, load = ballast_checkpoint(state, args.ballast_mb)
+        ckpt = squeeze_checkpoint.Checkpointer(save=save, load=load, interval=args.interval)
+    else:
+        ckpt = squeeze_checkpoint.Checkpointer(state=state, interval=args.interval)
     start = ckpt.resume(default=0)
     print(f"attempt {os.environ.get('SQUEEZE_ATTEMPT', '-')}: "
           f"{'resuming' if ckpt.resuming else 'starting'} at step {start}", flush=True)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/file_io.h"
+#include "config/job_checkpoint_store.h"
 #include "config/job_tree.h"
 #include "config/job_values.h"
 #include "config/text_util.h"
@@ -115,6 +116,7 @@ class JobReader {
   Status ReadArray(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDependency(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadOutput(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadCheckpointStoreField(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadError(const JobNode& n, std::string_view f, JobRequest& out) const;
   Result<Time> DateTimeOrAhead(const JobNode& n, std::string_view f) const;
 
@@ -159,6 +161,7 @@ constexpr FieldDef kFields[] = {
     {"checkpoint_interval", &JobReader::ReadCheckpointInterval},
     {"checkpoint_cost", &JobReader::ReadCheckpointCost},
     {"checkpoint_stall", &JobReader::ReadCheckpointStall},
+    {"checkpoint_store", &JobReader::ReadCheckpointStoreField},
     {"fault_tolerant", &JobReader::ReadFaultTolerant},
     {"estimate", &JobReader::ReadEstimate},
     {"time_limit", &JobReader::ReadTimeLimit},
@@ -383,6 +386,12 @@ Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out)
       return Error(name_where, where,
                    "'" + name + "' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
     }
+    if (IsSecretEnvName(name)) {
+      return Error(name_where, where,
+                   "'" + name + "' would be stored with the job and shown by squeeze show; " +
+                       "leave it in the owner's ~/.aws or name a credentials file in " +
+                       "checkpoint_store.credentials (docs/job-file.md)");
+    }
     if (name.starts_with(kReservedEnvPrefix)) {
       return Error(
           name_where, where,
@@ -586,6 +595,11 @@ Status JobReader::ReadError(const JobNode& n, std::string_view f, JobRequest& ou
   return Assign(OutputPattern(n, f), out.error_path);
 }
 
+Status JobReader::ReadCheckpointStoreField(const JobNode& n, std::string_view,
+                                           JobRequest& out) const {
+  return Assign(ReadCheckpointStore(n, source_), out.checkpoint_store);
+}
+
 // The rules that tie fields together; checked once every field has been read.
 Status JobReader::CheckTogether(const JobNode& root, const JobRequest& out) const {
   if (out.command.empty()) {
@@ -605,7 +619,8 @@ Status JobReader::CheckTogether(const JobNode& root, const JobRequest& out) cons
 // is the part of a checkpoint that pauses training, so it needs the checkpoint's cost and is no
 // longer than it.
 Status JobReader::CheckCheckpoint(const JobNode& root, const JobRequest& out) const {
-  for (std::string_view field : {"checkpoint_interval", "checkpoint_cost", "checkpoint_stall"}) {
+  for (std::string_view field :
+       {"checkpoint_interval", "checkpoint_cost", "checkpoint_stall", "checkpoint_store"}) {
     const JobNode* at = Find(root, field);
     if (at != nullptr && !out.spec.checkpointable) {
       return Error(*at, field, "needs checkpointable: true");
@@ -654,6 +669,9 @@ Result<JobRequest> JobReader::Read(const JobNode& root) const {
   }
   if (Status s = CheckTogether(root, out); !s.ok()) return s;
   if (out.spec.name.empty()) out.spec.name = DefaultName(out.command[0]);
+  // A checkpoint is saved once it is uploaded too (what the spot model weighs against the
+  // warning); the job file's checkpoint_cost is the save alone.
+  out.spec.checkpoint_cost += UploadSeconds(out.checkpoint_store);
   return out;
 }
 

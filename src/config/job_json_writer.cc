@@ -6,6 +6,24 @@
 #include "core/duration.h"
 
 namespace squeeze {
+namespace {
+
+// checkpoint_store as a map of what is set (the defaults left out).
+nlohmann::ordered_json StoreToJson(const CheckpointStore& c) {
+  nlohmann::ordered_json j;
+  j["url"] = c.url;
+  if (!c.endpoint.empty()) j["endpoint"] = c.endpoint;
+  if (!c.region.empty()) j["region"] = c.region;
+  if (!c.credentials.empty()) j["credentials"] = c.credentials;
+  if (!c.profile.empty()) j["profile"] = c.profile;
+  if (c.keep != CheckpointStore{}.keep) j["keep"] = c.keep;
+  if (c.checkpoint_bytes > 0) j["checkpoint_size"] = std::to_string(c.checkpoint_bytes >> 20) + "MiB";
+  if (c.upload_gbps != CheckpointStore{}.upload_gbps) j["upload_gbps"] = c.upload_gbps;
+  if (c.max_upload_gbps > 0) j["max_upload_gbps"] = c.max_upload_gbps;
+  return j;
+}
+
+}  // namespace
 
 std::string FormatCpuMilli(int64_t milli) {
   std::string text = milli < 0 ? "-" : "";
@@ -39,9 +57,9 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   j["checkpointable"] = s.checkpointable;
   if (s.checkpoint_interval > 0) j["checkpoint_interval"] = FormatDuration(s.checkpoint_interval);
   // A stall needs its cost beside it, even a cost of 0s.
-  if (s.checkpoint_cost > 0 || s.checkpoint_stall) {
-    j["checkpoint_cost"] = FormatDuration(s.checkpoint_cost);
-  }
+  // The file's checkpoint_cost is the save alone: reading it adds the upload again.
+  const Time save_cost = s.checkpoint_cost - UploadSeconds(r.checkpoint_store);
+  if (save_cost > 0 || s.checkpoint_stall) j["checkpoint_cost"] = FormatDuration(save_cost);
   if (s.checkpoint_stall) j["checkpoint_stall"] = FormatDuration(*s.checkpoint_stall);
   if (s.fault_tolerant) j["fault_tolerant"] = true;
   if (s.estimate) j["estimate"] = FormatDuration(*s.estimate);
@@ -57,6 +75,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (!r.error_path.empty()) j["error"] = r.error_path;
   if (!r.array.empty()) j["array"] = r.array;
   if (!r.dependency.empty()) j["dependency"] = r.dependency;
+  if (r.checkpoint_store.named()) j["checkpoint_store"] = StoreToJson(r.checkpoint_store);
   // Bytes that are not UTF-8 cannot travel in JSON; they become U+FFFD rather than throw.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

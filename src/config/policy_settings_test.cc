@@ -48,7 +48,7 @@ TEST(PolicySettingsTest, ASettingNoPolicyReadsIsRefusedWithWhatReadsIt) {
   EXPECT_EQ(Refusal({"fifo"}, {"min_runtime=10m"}),
             "--set min_runtime=10m changes nothing in policy fifo: min_runtime is read only by "
             "the preempt and defrag actions, which move no job that ran less; named policies "
-            "that read it: las, sliced, squeeze, srtf");
+            "that read it: kueue, las, sliced, squeeze, srtf, volcano");
   EXPECT_EQ(Refusal({"squeeze"}, {"squeeze.slice=10m"}),
             "--set squeeze.slice=10m changes nothing in policy squeeze: slice is read only by "
             "the slice action; named policies that read it: sliced");

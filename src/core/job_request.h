@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checkpoint_store.h"
 #include "core/job.h"
 
 namespace squeeze {
@@ -39,6 +40,9 @@ struct JobRequest {
   // (its tasks have consecutive ids from spec.array_id).
   std::string array;
   int array_size = 0;
+  // Object storage for its checkpoints (job file checkpoint_store), besides its checkpoint
+  // folder; spec.checkpoint_cost includes its upload (UploadSeconds).
+  CheckpointStore checkpoint_store;
 };
 
 }  // namespace squeeze

@@ -84,10 +84,51 @@ Policy Sliced() {
   return p;
 }
 
+// A model of Kueue as `squeeze export kueue` configures it (docs/kubernetes.md): each pool a
+// ClusterQueue with BestEffortFIFO (priority classes, then submission order; a head that does
+// not fit lets later workloads pass, with no reservation) and preemption within a
+// ClusterQueue by priority (withinClusterQueue: LowerPriority) of the lowest priority, most
+// recently admitted workloads; kube-scheduler places the pods with its default scoring (least
+// allocated). `kueue+borrow` is the export of a policy with +borrow: the pools of a region one
+// cohort that lends unused quota to any workload and reclaims it (reclaimWithinCohort: Any).
+Policy Kueue() {
+  Policy p;
+  p.name = "kueue";
+  p.priority = true;
+  p.strict = false;
+  p.actions = {"allocate", "preempt"};
+  p.borrow_any = true;
+  p.victim_order = "priority_newest";
+  p.node_order = "least-allocated";
+  return p;
+}
+
+// A model of Volcano as `squeeze export volcano` configures it: the actions enqueue, allocate
+// and preempt (enqueue admits what fits a queue's capability, allocate places jobs in priority
+// order, skipping those that do not fit, with gang placement), the priority and drf plugins
+// (priority classes, then the team with the smaller share first), binpack (the fullest node
+// that fits), and victims of the lowest priority, most recent first. `volcano+borrow`: queues
+// take idle capacity beyond what they deserve and give it back (the capacity plugin and the
+// reclaim action). Its backfill action places only pods without resource requests, so it is
+// not modelled.
+Policy Volcano() {
+  Policy p;
+  p.name = "volcano";
+  p.priority = true;
+  p.fair_share = true;
+  p.strict = false;
+  p.actions = {"allocate", "preempt"};
+  p.borrow_any = true;
+  p.victim_order = "priority_newest";
+  p.node_order = "best-fit";
+  return p;
+}
+
 const std::map<std::string, std::function<Policy()>, std::less<>>& Registry() {
   static const auto* registry = new std::map<std::string, std::function<Policy()>, std::less<>>{
       {"fifo", Fifo}, {"sjf", Sjf},         {"srtf", Srtf},
       {"las", Las},   {"backfill", Backfill}, {"squeeze", Squeeze}, {"sliced", Sliced},
+      {"kueue", Kueue}, {"volcano", Volcano},
   };
   return *registry;
 }
@@ -158,6 +199,10 @@ Status Policy::Validate() const {
   if (defrag_max_moves_per_hour < 0) {
     return Status::Error("policy '" + name + "': defrag_max_moves_per_hour " +
                          std::to_string(defrag_max_moves_per_hour) + " is negative");
+  }
+  if (victim_order != "least_lost" && victim_order != "priority_newest") {
+    return Status::Error("policy '" + name + "': victim_order '" + victim_order +
+                         "' is not least_lost or priority_newest");
   }
   if (!std::is_sorted(order_options.las_thresholds.begin(), order_options.las_thresholds.end())) {
     return Status::Error("policy '" + name + "': las thresholds must be ascending");

@@ -54,6 +54,14 @@ struct Policy {
   // job's key by this factor (keys are times for sjf, srtf and gittins), so that jobs of about
   // the same rank do not evict each other back and forth.
   double preempt_key_ratio = 1.0;
+  // Which running jobs a preemption or reclaim stops first: "least_lost" (squeeze: those that
+  // lose the least work since their last checkpoint) or "priority_newest" (Kueue's and
+  // Volcano's order: the lowest urgency class first, then the most recently started).
+  std::string victim_order = "least_lost";
+  // With "borrow": another pool's idle GPUs are lent to any waiting job, not only to
+  // preemptible ones (Kueue's cohorts lend unused quota to every workload, and reclaim it by
+  // evicting whichever borrowed it).
+  bool borrow_any = false;
   // With "defrag": a job is moved at most this many times in any hour (0 = never).
   int defrag_max_moves_per_hour = 1;
   // With "region": a waiting job moves to another region only if its expected wait at home

@@ -135,6 +135,14 @@ std::vector<Option> CycleOptions() {
        },
        [](const Policy& p, PolicyDriver) { return p.Has("preempt") && p.preempt_by_order; },
        "the preempt action with preempt_by_order=true"},
+      {"victim_order", [](Policy& p, const std::string&, const std::string& v) {
+         p.victim_order = v;
+         return Status::Ok();
+       },
+       [](const Policy& p, PolicyDriver) { return AnyOf(p, {"preempt", "reclaim"}); },
+       "the preempt and reclaim actions"},
+      {"borrow_any", Flag<&Policy::borrow_any>,
+       [](const Policy& p, PolicyDriver) { return p.Has("borrow"); }, "the borrow action"},
       {"actions", [](Policy& p, const std::string&, const std::string& v) {
          p.actions = SplitBar(v);
          return Status::Ok();

@@ -260,7 +260,8 @@ TEST(PolicyTest, EveryOptionIsReadSomewhereAndSaysByWhat) {
   for (const std::string& key : PolicyOptionNames()) {
     bool read = false;
     for (const std::string& name : PolicyNames()) {
-      for (const std::string& variant : {name, name + "+spot+colocate+defrag+region"}) {
+      for (const std::string& variant :
+           {name, name + "+spot+colocate+defrag+region", name + "+borrow"}) {
         for (const char* aware : {"true", "false"}) {
           Policy p = Named(variant);
           ASSERT_TRUE(SetPolicyOption(p, "spot_aware", aware).ok());

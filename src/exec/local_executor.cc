@@ -67,6 +67,7 @@ std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest&
   env["SQUEEZE_JOB_ID"] = std::to_string(id);
   env["SQUEEZE_ATTEMPT"] = std::to_string(attempt);
   env["SQUEEZE_CHECKPOINT_DIR"] = checkpoint_dir;
+  for (auto& [k, v] : CheckpointStoreEnvironment(id, request.checkpoint_store)) env[k] = v;
   env["CUDA_VISIBLE_DEVICES"] = JoinIndices(gpus);
   std::vector<std::string> out;
   if (request.run_as.empty()) {

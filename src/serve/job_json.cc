@@ -50,6 +50,19 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   const auto path_or_null = [&](const std::string& path) {
     return private_fields && !path.empty() ? nlohmann::json(path) : nlohmann::json();
   };
+  // Object storage for its checkpoints: where, and how the job reaches it (no secret: the
+  // job reads its credentials itself, as its owner).
+  if (const CheckpointStore& c = job.request.checkpoint_store; c.named() && private_fields) {
+    j["checkpoint_store"] = {{"url", c.url},
+                             {"endpoint", c.endpoint.empty() ? nlohmann::json() : nlohmann::json(c.endpoint)},
+                             {"region", c.region.empty() ? nlohmann::json() : nlohmann::json(c.region)},
+                             {"credentials", c.credentials.empty() ? nlohmann::json() : nlohmann::json(c.credentials)},
+                             {"keep", c.keep},
+                             {"max_upload_gbps", c.max_upload_gbps > 0 ? nlohmann::json(c.max_upload_gbps) : nlohmann::json()},
+                             {"upload_s", UploadSeconds(c)}};
+  } else {
+    j["checkpoint_store"] = nlohmann::json();
+  }
   j["output"] = path_or_null(job.request.output_path);
   j["error"] = path_or_null(job.request.error_path);
   // A task of an array: the array's id, the task's index, the array as asked ("0-99%8").

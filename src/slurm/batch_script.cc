@@ -128,6 +128,12 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
   s += "unset SQUEEZE_RESUME\n";
   s += "mkdir -p \"$SQUEEZE_CHECKPOINT_DIR\"\n";
   s += "[[ -s \"$SQUEEZE_CHECKPOINT_DIR/COMPLETE\" ]] && export SQUEEZE_RESUME=1\n";
+  for (const auto& [key, value] : CheckpointStoreEnvironment(id, request.checkpoint_store)) {
+    s += "export " + key + "=" + ShellQuote(value) + "\n";
+  }
+  // Its checkpoints are in the store too: a run on a node that has no copy of the folder
+  // resumes from the store's newest complete one.
+  if (request.checkpoint_store.named() && shape.resume) s += "export SQUEEZE_RESUME=1\n";
   s += ShapeEnv(id, shape);
   if (!request.run_as.empty()) {
     // Its owner's run, submitted with --export=NONE: what it makes is its owner's alone, and

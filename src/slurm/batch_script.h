@@ -41,6 +41,9 @@ struct BatchShape {
   // The daemon's SLURM_CONF, given to a job whose environment has none (scontrol needs it to
   // find the first node's address), where that file exists on the node.
   std::string slurm_conf;
+  // The daemon has recorded a checkpoint of the job: with a checkpoint store, the run resumes
+  // even on a node whose folder holds no copy (without one, the folder's marker decides).
+  bool resume = false;
 };
 
 // The port rank 0 listens on for the job's processes: 20000 + id % 40000, so that jobs that

@@ -65,6 +65,36 @@ TEST(BatchScriptTest, OutputOptionsFillInTheFilesAndEscapePercent) {
   EXPECT_FALSE(SlurmOutputOptions(7, 1, r, "me", "/d/7.1.log", note).ok());
 }
 
+// A job with a checkpoint store gets the store's variables, and resumes on a node whose folder
+// holds no copy once the daemon has recorded a checkpoint (BatchShape::resume).
+TEST(BatchScriptTest, AStoredJobResumesWhereItsFolderIsEmpty) {
+  ::squeeze::testing::TempDir dir{"squeeze-batch"};
+  JobRequest r;
+  r.spec.name = "stored";
+  r.command = {"bash", "-c", "echo \"$SQUEEZE_CHECKPOINT_STORE\" ${SQUEEZE_RESUME:-none} "
+                             "$SQUEEZE_CHECKPOINT_STORE_KEEP"};
+  r.workdir = dir.path();
+  r.checkpoint_store.url = "s3://ckpt/team a";
+  r.checkpoint_store.keep = 2;
+  const std::string ckpt = dir.path() + "/empty";
+  for (bool resume : {false, true}) {
+    BatchShape shape;
+    shape.resume = resume;
+    std::ofstream(dir.path() + "/job.sh") << SlurmBatchScript(7, 2, r, ckpt, "", shape);
+    auto run = RunCommand({"bash", dir.path() + "/job.sh"});
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->out, std::string("s3://ckpt/team a/7 ") + (resume ? "1" : "none") + " 2\n");
+  }
+  r.checkpoint_store = {};  // without a store, only the folder's marker resumes
+  BatchShape shape;
+  shape.resume = true;
+  r.command = {"bash", "-c", "echo ${SQUEEZE_RESUME:-none}"};
+  std::ofstream(dir.path() + "/job.sh") << SlurmBatchScript(7, 2, r, ckpt, "", shape);
+  auto plain = RunCommand({"bash", dir.path() + "/job.sh"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->out, "none\n");
+}
+
 // The script, run by bash as Slurm would, passes every word through untouched and sets the
 // protocol's environment; SQUEEZE_RESUME appears once a checkpoint is complete.
 TEST(BatchScriptTest, RunsTheArgvAsWrittenWithTheProtocolEnvironment) {

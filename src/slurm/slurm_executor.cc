@@ -127,8 +127,9 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
     }
     starting_.insert(id);
   }
-  (void)resume;  // the script sets SQUEEZE_RESUME itself from the checkpoint marker
-  Result<Run> run = Submit(id, attempt, request, place, what);
+  // The script sets SQUEEZE_RESUME itself from the checkpoint marker, or from `resume` where
+  // the job's checkpoints are in a store too.
+  Result<Run> run = Submit(id, attempt, request, place, resume, what);
   std::lock_guard lock(mu_);
   starting_.erase(id);
   if (!run.ok()) return run.status();
@@ -137,7 +138,8 @@ Result<RunInfo> SlurmExecutor::Start(JobId id, int attempt, const JobRequest& re
 }
 
 Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const JobRequest& request,
-                                                 const RunPlace& place, const std::string& what) {
+                                                 const RunPlace& place, bool resume,
+                                                 const std::string& what) {
   const std::string name = SlurmJobName(id, attempt);
   if (auto away = Away()) return Status::Error(what + ": the controller does not answer (" + *away + ")");
   if (request.command.empty()) return Status::Error(what + ": the job has no command");
@@ -186,7 +188,7 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
     }
   }
   if (run.slurm_id == 0) {
-    Result<int64_t> slurm_id = SubmitBatch(id, attempt, job, place, owner, script, what);
+    Result<int64_t> slurm_id = SubmitBatch(id, attempt, job, place, resume, owner, script, what);
     if (!slurm_id.ok()) return slurm_id.status();
     run.slurm_id = *slurm_id;
     run.submitted_ms = SlurmWatch::SteadyMs();
@@ -233,12 +235,13 @@ Result<std::vector<std::string>> PlaceOptions(const JobRequest& job, const RunPl
 }  // namespace
 
 Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobRequest& job,
-                                           const RunPlace& place,
+                                           const RunPlace& place, bool resume,
                                            const std::optional<UnixAccount>& owner,
                                            const std::string& script, const std::string& what) {
   const RunPaths paths = PathsOf(options_.data_dir, id, attempt);
   BatchShape shape;
   shape.slurm_conf = options_.pool.conf;
+  shape.resume = resume;
   Result<std::vector<std::string>> where = PlaceOptions(job, place, shape);
   if (!where.ok()) return where.status().WithContext(what);
   const std::string name = SlurmJobName(id, attempt);

@@ -98,10 +98,10 @@ class SlurmExecutor : public Executor {
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
   Result<Run> Submit(JobId id, int attempt, const JobRequest& request, const RunPlace& place,
-                     const std::string& what);
+                     bool resume, const std::string& what);
   // Writes the attempt's exit record and batch script and submits it: the Slurm job's id.
   Result<int64_t> SubmitBatch(JobId id, int attempt, const JobRequest& job, const RunPlace& place,
-                              const std::optional<UnixAccount>& owner, const std::string& script,
+                              bool resume, const std::optional<UnixAccount>& owner, const std::string& script,
                               const std::string& what);
   // The Slurm job id of `id`'s run; an error when it does not run here.
   Result<int64_t> SlurmIdOf(JobId id) const;

@@ -120,6 +120,14 @@ std::string RequestToJson(const JobRequest& request) {
     j["array"] = request.array;
     j["array_size"] = request.array_size;
   }
+  if (const CheckpointStore& c = request.checkpoint_store; c.named()) {
+    j["checkpoint_store"] = {{"url", c.url},           {"endpoint", c.endpoint},
+                             {"region", c.region},     {"credentials", c.credentials},
+                             {"profile", c.profile},   {"keep", c.keep},
+                             {"checkpoint_bytes", c.checkpoint_bytes},
+                             {"upload_gbps", c.upload_gbps},
+                             {"max_upload_gbps", c.max_upload_gbps}};
+  }
   return j.dump();
 }
 
@@ -137,6 +145,18 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     r.dependency = j.value("dependency", r.dependency);
     r.array = j.value("array", r.array);
     r.array_size = j.value("array_size", r.array_size);
+    if (auto it = j.find("checkpoint_store"); it != j.end()) {
+      CheckpointStore& c = r.checkpoint_store;
+      c.url = it->value("url", c.url);
+      c.endpoint = it->value("endpoint", c.endpoint);
+      c.region = it->value("region", c.region);
+      c.credentials = it->value("credentials", c.credentials);
+      c.profile = it->value("profile", c.profile);
+      c.keep = it->value("keep", c.keep);
+      c.checkpoint_bytes = it->value("checkpoint_bytes", c.checkpoint_bytes);
+      c.upload_gbps = it->value("upload_gbps", c.upload_gbps);
+      c.max_upload_gbps = it->value("max_upload_gbps", c.max_upload_gbps);
+    }
     return r;
   } catch (const std::exception& e) {
     return Status::Error(std::string("stored job request is not valid: ") + e.what());

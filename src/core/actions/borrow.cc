@@ -8,7 +8,7 @@ void RunBorrow(CycleContext& c) {
       [&](const QueuePosition& p) {
         if (c.s.cluster.FreeMilli() == 0) return PendingQueue::Visit::kStop;
         const Job& job = c.job(p.entry.id);
-        if (!job.spec.preemptible || job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
+        if ((!job.spec.preemptible && !c.s.policy.borrow_any) || job.home_pool < 0 || c.s.awaiting_stops.count(job.spec.id)) {
           return PendingQueue::Visit::kNext;
         }
         for (int pool = 0; pool < c.s.cluster.PoolCount(); ++pool) {

@@ -21,6 +21,17 @@ struct NodePlan {
   std::vector<JobId> victims;
 };
 
+// What a victim costs, lowest first: the GPU-seconds of work it loses (least_lost), or, in
+// Kueue's and Volcano's order (priority_newest), its urgency class and then how recently it
+// started (the newest first), as one number that sums over a node's victims.
+double VictimCost(const CycleContext& c, const Job& v) {
+  if (c.s.policy.victim_order == "priority_newest") {
+    constexpr double kClassWeight = 1e12;  // more seconds than any trace's span
+    return static_cast<double>(c.BandOf(v)) * kClassWeight - static_cast<double>(v.run_start);
+  }
+  return v.LostGpuSecondsIfStopped(c.now);
+}
+
 // What stopping `v` frees on GPU `gpu` of `node` (milli), or whole GPUs on the node (gpu < 0).
 int Frees(const CycleContext& c, const Job& v, int node, int gpu) {
   const NodeState& n = c.s.cluster.node(node);
@@ -47,7 +58,7 @@ std::optional<NodePlan> PlanOnNode(const CycleContext& c, int node, int gpu, int
     if (v.state != JobState::kRunning || !eligible(v)) continue;
     const int frees = Frees(c, v, node, gpu);
     if (frees > 0) {
-      cands.push_back({v.LostGpuSecondsIfStopped(c.now),
+      cands.push_back({VictimCost(c, v),
                        v.UncheckpointedSeconds(c.now, c.s.checkpoints_reported), id, frees});
     }
   }

@@ -23,6 +23,7 @@ const std::map<std::string, Factory, std::less<>>& Registry() {
       {"bestfit", [] { return std::make_unique<BestFitScoreOrder>(); }},
       {"fgd", [] { return std::make_unique<FgdOrder>(); }},
       {"squeeze", [] { return std::make_unique<SqueezePlacementOrder>(); }},
+      {"least-allocated", [] { return std::make_unique<LeastAllocatedOrder>(); }},
   };
   return *registry;
 }

@@ -69,7 +69,7 @@ TEST(NodeOrderTest, NamesAndUnknownName) {
   ASSERT_FALSE(o.ok());
   EXPECT_EQ(o.status().message(),
             "unknown node order 'worst-fit' (known: best-fit, bestfit, clustering, "
-            "consolidation, dotprod, fgd, first-fit, packing, random, squeeze)");
+            "consolidation, dotprod, fgd, first-fit, least-allocated, packing, random, squeeze)");
   for (const std::string& name : NodeOrderNames()) {
     EXPECT_EQ((*MakeNodeOrder(name))->name(), name);
   }
@@ -100,6 +100,17 @@ TEST(NodeOrderTest, BestFitTakesTheFewestFreeThatSuffice) {
 TEST(NodeOrderTest, BestFitPutsTheRemainderOnTheBestFittingNode) {
   Placer p(Cluster({{"a", 5, 8}}), {8, 8, 5, 4, 6});
   EXPECT_EQ(p.Place("best-fit", NewJob(1, 12)), "a0:0,1,2,3,4,5,6,7 a3:4,5,6,7");
+}
+
+TEST(NodeOrderTest, LeastAllocatedTakesTheMostFreeThatFits) {
+  Placer p(Cluster({{"a", 4, 8}}), {8, 3, 5, 8});
+  EXPECT_EQ(p.Place("least-allocated", NewJob(1, 3)), "a0:0,1,2");  // tie 0 vs 3: lowest index
+  EXPECT_EQ(p.Place("least-allocated", NewJob(1, 6)), "a0:0,1,2,3,4,5");
+  Placer partly(Cluster({{"a", 3, 8}}), {2, 6, 4});
+  EXPECT_EQ(partly.Place("least-allocated", NewJob(1, 1)), "a1:2");
+  EXPECT_EQ(partly.Place("least-allocated", NewJob(1, 7)), "none");
+  Placer big(Cluster({{"a", 4, 8}}), {8, 3, 8, 5});
+  EXPECT_EQ(big.Place("least-allocated", NewJob(1, 12)), "a0:0,1,2,3,4,5,6,7 a2:0,1,2,3");
 }
 
 // The Helios "consolidate": g <= 8 best fit with ties to the lowest id.

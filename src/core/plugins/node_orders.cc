@@ -97,4 +97,65 @@ std::optional<Placement> ConsolidationOrder::Place(const PlaceRequest& req,
   });
 }
 
+namespace {
+
+std::optional<Placement> MostFreeOneNode(const PlaceRequest& req, const ClusterState& cluster) {
+  int best_node = -1;
+  int best_usable = 0;
+  for (int gi : req.groups) {
+    const NodeGroup& g = cluster.group(gi);
+    if (req.job->gpus > g.max_gpus_per_node) continue;
+    for (const NodeFree& f : NodesByFreeDescending(req, cluster, gi)) {
+      if (f.usable < req.job->gpus || f.usable < best_usable) break;  // most usable first
+      if (f.usable == best_usable && f.node > best_node) break;
+      if (!WholeShare(req, cluster, f.node, req.job->gpus)) continue;
+      best_node = f.node;
+      best_usable = f.usable;
+      break;
+    }
+  }
+  if (best_node < 0) return std::nullopt;
+  Placement p;
+  p.shares.push_back(*WholeShare(req, cluster, best_node, req.job->gpus));
+  return p;
+}
+
+std::optional<Placement> MostFreeFraction(const PlaceRequest& req, const ClusterState& cluster) {
+  int best_node = -1, best_gpu = -1, best_free = -1;
+  for (int gi : req.groups) {
+    for (int ni : cluster.group(gi).nodes) {
+      const NodeState& n = cluster.node(ni);
+      for (int k = 0; k < n.gpus; ++k) {
+        const int f = n.free_milli[k];
+        if (f < req.job->gpu_milli || f <= best_free) continue;
+        if (f == kMilliPerGpu && req.Usable(n) < 1) continue;
+        if (!FractionShare(req, cluster, ni, k)) continue;
+        best_node = ni;
+        best_gpu = k;
+        best_free = f;
+      }
+    }
+  }
+  if (best_node < 0) return std::nullopt;
+  Placement p;
+  p.shares.push_back(*FractionShare(req, cluster, best_node, best_gpu));
+  return p;
+}
+
+}  // namespace
+
+std::optional<Placement> LeastAllocatedOrder::Place(const PlaceRequest& req,
+                                                    const ClusterState& cluster) const {
+  const JobSpec& job = *req.job;
+  if (job.gpus <= 0) return PlaceCpuOnly(req, cluster);
+  if (!job.WholeGpus()) return MostFreeFraction(req, cluster);
+  if (auto p = MostFreeOneNode(req, cluster)) return p;
+  for (int gi : req.groups) {
+    const NodeGroup& g = cluster.group(gi);
+    if (job.gpus <= g.max_gpus_per_node || GroupTooSmall(g, job.gpus)) continue;
+    if (auto p = PlaceOnWholeNodes(req, cluster, gi, Remainder::kNextInOrder)) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace squeeze

@@ -37,6 +37,18 @@ class ConsolidationOrder : public NodeOrder {
                                  const ClusterState& cluster) const override;
 };
 
+// kube-scheduler's default scoring (NodeResourcesFit, LeastAllocated): a job that fits one
+// node goes to the node with the most free GPUs that fits (ties to the lowest index), spreading
+// work out; a bigger job on whole free nodes, its remainder on the next most free node; a
+// fraction of a GPU on the GPU with the most free share. Used by the kueue model.
+class LeastAllocatedOrder : public NodeOrder {
+ public:
+  std::string_view name() const override { return "least-allocated"; }
+  std::unique_ptr<NodeOrder> Clone() const override { return std::make_unique<LeastAllocatedOrder>(*this); }
+  std::optional<Placement> Place(const PlaceRequest& request,
+                                 const ClusterState& cluster) const override;
+};
+
 }  // namespace squeeze
 
 #endif  // SQUEEZE_CORE_PLUGINS_NODE_ORDERS_H_
