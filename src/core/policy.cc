@@ -111,15 +111,11 @@ Policy Kueue() {
 // take idle capacity beyond what they deserve and give it back (the capacity plugin and the
 // reclaim action). Its backfill action places only pods without resource requests, so it is
 // not modelled.
+// Kueue's model but for the drf plugin and binpack's placement.
 Policy Volcano() {
-  Policy p;
+  Policy p = Kueue();
   p.name = "volcano";
-  p.priority = true;
   p.fair_share = true;
-  p.strict = false;
-  p.actions = {"allocate", "preempt"};
-  p.borrow_any = true;
-  p.victim_order = "priority_newest";
   p.node_order = "best-fit";
   return p;
 }

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "config/cluster_file.h"
+#include "core/policy.h"
+#include "export/export_options.h"
 
 namespace squeeze {
 
@@ -18,6 +20,14 @@ inline ClusterSpec TwoTeams() {
 inline ClusterSpec ParseOrEmpty(const std::string& yaml) {
   auto c = ParseClusterYaml(yaml, "c.yaml");
   return c.ok() ? *c : ClusterSpec{};
+}
+
+// Export options for two-teams.yaml under a named policy.
+inline ExportOptions TwoTeamsOptions(const std::string& policy = "sliced") {
+  ExportOptions o;
+  o.cluster_source = "two-teams.yaml";
+  o.policy = *NamedPolicy(policy);
+  return o;
 }
 
 }  // namespace squeeze

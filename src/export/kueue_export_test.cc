@@ -10,13 +10,6 @@
 namespace squeeze {
 namespace {
 
-ExportOptions Options(const std::string& policy = "sliced") {
-  ExportOptions o;
-  o.cluster_source = "two-teams.yaml";
-  o.policy = *NamedPolicy(policy);
-  return o;
-}
-
 // The documents by "Kind/name" (a LocalQueue's as "LocalQueue/namespace/name").
 std::map<std::string, YAML::Node> ByName(const std::string& text) {
   std::map<std::string, YAML::Node> out;
@@ -41,7 +34,7 @@ bool Lists(const YAML::Node& cq, const std::string& flavor) {
 }
 
 TEST(KueueExportTest, TwoTeamsObjects) {
-  auto text = ExportKueue(TwoTeams(), Options());
+  auto text = ExportKueue(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
   const auto docs = ByName(*text);
   ASSERT_EQ(docs.size(), 15u);  // 3 flavors, 4 priority classes, 4 + 4 queues
@@ -91,18 +84,18 @@ TEST(KueueExportTest, TwoTeamsObjects) {
 }
 
 TEST(KueueExportTest, ListsWhatKueueCannotExpressAndIsDeterministic) {
-  auto text = ExportKueue(TwoTeams(), Options());
+  auto text = ExportKueue(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok());
   for (const char* item : {"Not expressed in Kueue", "- checkpointed slices: a checkpointable",
                            "- checkpoint-aware victims", "- spot by reclaim rate",
                            "- job order: within an urgency class squeeze runs jobs by the"}) {
     EXPECT_NE(text->find(item), std::string::npos) << item;
   }
-  EXPECT_EQ(*text, *ExportKueue(TwoTeams(), Options()));
+  EXPECT_EQ(*text, *ExportKueue(TwoTeams(), TwoTeamsOptions()));
 }
 
 TEST(KueueExportTest, FifoQueuesStrictlyAndPreemptsNothing) {
-  auto text = ExportKueue(TwoTeams(), Options("fifo"));
+  auto text = ExportKueue(TwoTeams(), TwoTeamsOptions("fifo"));
   ASSERT_TRUE(text.ok());
   const auto docs = ByName(*text);
   const YAML::Node pool = docs.at("ClusterQueue/pool-a100-owned");
@@ -115,7 +108,7 @@ TEST(KueueExportTest, FifoQueuesStrictlyAndPreemptsNothing) {
 }
 
 TEST(KueueExportTest, RefusesABadNamespace) {
-  ExportOptions o = Options();
+  ExportOptions o = TwoTeamsOptions();
   o.pool_namespace = "Team A";
   auto text = ExportKueue(TwoTeams(), o);
   ASSERT_FALSE(text.ok());

@@ -11,13 +11,6 @@
 namespace squeeze {
 namespace {
 
-ExportOptions Options(const std::string& policy = "sliced") {
-  ExportOptions o;
-  o.cluster_source = "two-teams.yaml";
-  o.policy = *NamedPolicy(policy);
-  return o;
-}
-
 std::map<std::string, YAML::Node> ByName(const std::string& text) {
   std::map<std::string, YAML::Node> out;
   for (const YAML::Node& doc : YAML::LoadAll(text)) {
@@ -27,7 +20,7 @@ std::map<std::string, YAML::Node> ByName(const std::string& text) {
 }
 
 TEST(VolcanoExportTest, TwoTeamsQueues) {
-  auto text = ExportVolcano(TwoTeams(), Options());
+  auto text = ExportVolcano(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
   const auto docs = ByName(*text);
   ASSERT_EQ(docs.size(), 9u);  // 4 priority classes, 4 queues, the ConfigMap
@@ -57,7 +50,7 @@ TEST(VolcanoExportTest, TwoTeamsQueues) {
 }
 
 TEST(VolcanoExportTest, SchedulerConfigurationFollowsThePolicy) {
-  auto text = ExportVolcano(TwoTeams(), Options());
+  auto text = ExportVolcano(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok());
   const YAML::Node cm = ByName(*text).at("ConfigMap/volcano-scheduler-configmap");
   EXPECT_EQ(cm["metadata"]["namespace"].as<std::string>(), "volcano-system");
@@ -73,7 +66,7 @@ TEST(VolcanoExportTest, SchedulerConfigurationFollowsThePolicy) {
   EXPECT_EQ(conf["tiers"][0]["plugins"][3]["arguments"]["sla-waiting-time"].as<std::string>(),
             "12h");
 
-  auto fifo = ExportVolcano(TwoTeams(), Options("fifo"));
+  auto fifo = ExportVolcano(TwoTeams(), TwoTeamsOptions("fifo"));
   ASSERT_TRUE(fifo.ok());
   const YAML::Node fifo_conf = YAML::Load(
       ByName(*fifo).at("ConfigMap/volcano-scheduler-configmap")["data"]["volcano-scheduler.conf"]
@@ -89,7 +82,7 @@ TEST(VolcanoExportTest, CapabilityIsWhatThePolicyLetsAPoolsJobsReach) {
                                  "/examples/clusters/philly-half-two-regions.yaml");
   ASSERT_TRUE(cluster.ok());
   const auto capability = [&](const std::string& policy) {
-    auto text = ExportVolcano(*cluster, Options(policy));
+    auto text = ExportVolcano(*cluster, TwoTeamsOptions(policy));
     EXPECT_TRUE(text.ok());
     return ByName(*text).at("Queue/pool-6214e9")["spec"]["capability"]["nvidia.com/gpu"].as<int>();
   };
