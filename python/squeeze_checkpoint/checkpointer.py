@@ -40,6 +40,31 @@ def _stop_watching_children():
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
+def _guard_children(requests, log):
+    """Wraps the SIGCHLD handler a library installed (PyTorch's DataLoader raises from it when
+    a worker ends): once squeeze has asked the job to checkpoint or stop, the end of a helper
+    process is squeeze's SIGTERM to the process group (sent as soon as a checkpoint is on disk,
+    maybe a periodic one the job saved before it saw the request), not a failure. The job then
+    saves and leaves at its next boundary instead of dying of an exception mid-step."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    current = signal.getsignal(signal.SIGCHLD)
+    if not callable(current) or getattr(current, "_squeeze_guard", False):
+        return
+
+    def guarded(signum, frame):
+        try:
+            current(signum, frame)
+        except Exception as e:  # noqa: BLE001 - whatever the library raises for a dead child
+            if not (requests.stop or requests.checkpoint):
+                raise
+            log(f"a helper process ended after squeeze's request ({e}); leaving at the "
+                f"next step boundary")
+
+    guarded._squeeze_guard = True
+    signal.signal(signal.SIGCHLD, guarded)
+
+
 def env_interval(environ=None):
     """SQUEEZE_CHECKPOINT_INTERVAL in seconds, or None when unset or empty."""
     value = (environ if environ is not None else os.environ).get("SQUEEZE_CHECKPOINT_INTERVAL", "")
@@ -209,6 +234,7 @@ class Checkpointer:
         if due or asked for, then exits if squeeze asked the job to leave. Returns whether it
         saved. With a collective, every rank must call it at every boundary."""
         self.step = step
+        _guard_children(self.requests, self._log)
         due = self.interval is not None and self._clock() - self._last_save >= self.interval
         if self.collective is not None:
             checkpoint, stopped, due = self._agree(due)

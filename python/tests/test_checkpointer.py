@@ -345,6 +345,39 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 0)
         self.assertEqual(self.marker()["step"], 4)
 
+    def test_a_worker_ended_by_that_sigterm_mid_step_leaves_at_the_next_boundary(self):
+        # squeeze's SIGTERM may come while the job still trains (after a periodic save that
+        # came first): PyTorch's handler must not fail the job; it saves and leaves.
+        def torch_like_handler(signum, frame):
+            raise RuntimeError("DataLoader worker is killed by signal: Terminated")
+
+        previous = signal.signal(signal.SIGCHLD, torch_like_handler)
+        self.addCleanup(signal.signal, signal.SIGCHLD, previous)
+        c = self.make({"a": 0})
+        c.boundary(0)  # wraps the handler the library installed
+        # Without a request, the library's error is the job's error.
+        other = os.fork()
+        if other == 0:
+            os._exit(0)
+        with self.assertRaises(RuntimeError):
+            os.waitpid(other, 0)
+            time.sleep(0.2)
+        worker = os.fork()
+        if worker == 0:
+            time.sleep(30)
+            os._exit(0)
+        os.kill(os.getpid(), signal.SIGUSR1)
+        time.sleep(0.05)
+        os.kill(worker, signal.SIGTERM)  # the group's SIGTERM, mid-step
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.waitpid(worker, 0)
+        time.sleep(0.1)  # the handlers run here, in the middle of the step
+        with self.assertRaises(SystemExit) as e:
+            c.boundary(1)
+        self.assertEqual(e.exception.code, 143)
+        self.assertEqual(self.marker()["step"], 1)
+        self.assertTrue(any("a helper process ended" in line for line in self.logs))
+
     def test_without_exit_on_request_it_saves_and_goes_on(self):
         state = {"a": 0}
         c = self.make(state, exit_on_request=False)
