@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -48,9 +49,17 @@ Result<int> LockDataDir(const std::string& dir) {
   const std::string path = dir + "/serve.lock";
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // A daemon killed (kill -9) while it forked a command leaves the lock to that child until it
+  // execs or exits: when the pid that took the lock is gone, wait for it a few seconds.
+  for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; ++tries) {
     std::string holder = ReadFileIfPresent(path).value_or("");
     while (!holder.empty() && holder.back() == '\n') holder.pop_back();
+    const pid_t holder_pid = static_cast<pid_t>(std::atol(holder.c_str()));
+    const bool holder_gone = holder_pid > 0 && kill(holder_pid, 0) != 0 && errno == ESRCH;
+    if (holder_gone && tries < 50) {
+      usleep(100 * 1000);
+      continue;
+    }
     close(fd);
     return Status::Error("another squeeze serve uses " + dir +
                          (holder.empty() ? "" : " (pid " + holder + ")"));
