@@ -296,6 +296,21 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 143)
         self.assertEqual(self.marker()["step"], 3)
 
+    def raise_on_sigchld_as_pytorch_does(self):
+        """PyTorch's DataLoader raises from its SIGCHLD handler when a worker dies."""
+        def torch_like_handler(signum, frame):
+            raise RuntimeError("DataLoader worker is killed by signal: Terminated")
+
+        previous = signal.signal(signal.SIGCHLD, torch_like_handler)
+        self.addCleanup(signal.signal, signal.SIGCHLD, previous)
+
+    def asked_to_checkpoint(self, save):
+        """A Checkpointer with `save`, to which squeeze has sent SIGUSR1."""
+        c = Checkpointer(save=save, load=lambda p: None, environ=self.env(), log=self.logs.append)
+        self.made.append(c)
+        c.requests.checkpoint = True
+        return c
+
     def test_a_sigterm_after_the_requested_save_still_leaves_with_exit_0(self):
         # squeeze sends SIGTERM as soon as the marker it asked for is written, which may be
         # before the job has left: the job answered the request and leaves with exit 0.
@@ -305,9 +320,7 @@ class SignalTest(Base):
             with open(path, "w") as f:
                 f.write("{}")
 
-        c = Checkpointer(save=save, load=lambda p: None, environ=self.env(), log=self.logs.append)
-        self.made.append(c)
-        c.requests.checkpoint = True
+        c = self.asked_to_checkpoint(save)
         with self.assertRaises(SystemExit) as e:
             c.boundary(4)
         self.assertEqual(e.exception.code, 0)
@@ -316,11 +329,7 @@ class SignalTest(Base):
     def test_workers_ended_by_that_sigterm_do_not_fail_the_leaving_job(self):
         # PyTorch's DataLoader raises from its SIGCHLD handler when a worker dies; squeeze's
         # SIGTERM after the requested save goes to the whole group, workers included.
-        def torch_like_handler(signum, frame):
-            raise RuntimeError("DataLoader worker is killed by signal: Terminated")
-
-        previous = signal.signal(signal.SIGCHLD, torch_like_handler)
-        self.addCleanup(signal.signal, signal.SIGCHLD, previous)
+        self.raise_on_sigchld_as_pytorch_does()
         worker = os.fork()
         if worker == 0:
             time.sleep(30)
@@ -337,9 +346,7 @@ class SignalTest(Base):
             with open(path, "w") as f:
                 f.write("{}")
 
-        c = Checkpointer(save=save, load=lambda p: None, environ=self.env(), log=self.logs.append)
-        self.made.append(c)
-        c.requests.checkpoint = True
+        c = self.asked_to_checkpoint(save)
         with self.assertRaises(SystemExit) as e:
             c.boundary(4)
         self.assertEqual(e.exception.code, 0)
@@ -348,11 +355,7 @@ class SignalTest(Base):
     def test_a_worker_ended_by_that_sigterm_mid_step_leaves_at_the_next_boundary(self):
         # squeeze's SIGTERM may come while the job still trains (after a periodic save that
         # came first): PyTorch's handler must not fail the job; it saves and leaves.
-        def torch_like_handler(signum, frame):
-            raise RuntimeError("DataLoader worker is killed by signal: Terminated")
-
-        previous = signal.signal(signal.SIGCHLD, torch_like_handler)
-        self.addCleanup(signal.signal, signal.SIGCHLD, previous)
+        self.raise_on_sigchld_as_pytorch_does()
         c = self.make({"a": 0})
         c.boundary(0)  # wraps the handler the library installed
         # Without a request, the library's error is the job's error.
