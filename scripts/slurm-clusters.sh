@@ -243,12 +243,15 @@ stop_cluster() {  # cluster
 # environment, holding a socket in that node's spool folder; other nodes' and clusters' are left
 # alone) and every process below them.
 node_procs() {  # cluster node
-  local want p kids ino inodes
+  local want p kids ino inodes env_lines
   want="SLURM_CONF=$(conf "$1")"
   inodes=$(awk -v d="$ROOT/$1/spool/$2/" 'index($8, d) == 1 { print $7 }' /proc/net/unix)
   local -a todo=()
   for p in $(pgrep slurmstepd); do
-    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "$want" || continue
+    # Read whole, then matched: grep -q leaving early would SIGPIPE tr, and pipefail would
+    # call that a miss.
+    env_lines=$({ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null) || continue
+    grep -qxF "$want" <<<"$env_lines" || continue
     for ino in $(find "/proc/$p/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n'); do
       if grep -qxF "$ino" <<<"$inodes"; then todo+=("$p"); break; fi
     done
@@ -265,7 +268,9 @@ node_procs() {  # cluster node
 
 node_named() {  # cluster [node]: the node (default the first), which must be one of the cluster's
   local n=${2:-$1-n0}
-  if ! nodes "$1" | grep -qxF "$n"; then log "cluster $1 has no node '$n' ($(node_list "$1"))"; return 1; fi
+  # Not `nodes | grep -q`: grep leaving at the match SIGPIPEs the loop still writing the
+  # names after it, and pipefail turns that into "no such node" (a clean-clone CI run did).
+  if ! grep -qxF "$n" <<<"$(nodes "$1")"; then log "cluster $1 has no node '$n' ($(node_list "$1"))"; return 1; fi
   echo "$n"
 }
 
