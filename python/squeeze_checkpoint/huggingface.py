@@ -10,8 +10,11 @@ current step, to save a checkpoint and stop; after each checkpoint the Trainer s
 writes the COMPLETE marker naming it; when training stopped for squeeze it leaves from
 on_train_end (exit 0 after SIGUSR1, 143 after SIGTERM), so the code after train() that
 expects finished training does not run. It also asks for a save every
-SQUEEZE_CHECKPOINT_INTERVAL (or `interval`) seconds. transformers is imported when present;
-without it the class still imports (on object), for tests.
+SQUEEZE_CHECKPOINT_INTERVAL (or `interval`) seconds. With SQUEEZE_CHECKPOINT_STORE each
+checkpoint the Trainer saves is uploaded to object storage (its files, then its manifest) before
+its marker, and resume_path() fetches the newest complete one from there into
+SQUEEZE_CHECKPOINT_DIR (object_store.py). transformers is imported when present; without it the
+class still imports (on object), for tests.
 """
 
 import os
@@ -19,9 +22,12 @@ import sys
 import time
 
 from . import marker as _marker
+from . import object_store as _object_store
 from .checkpointer import EXIT_AFTER_SIGTERM, env_interval, shortest
 from .marker import CheckpointError
 from .signals import Requests
+from .store_config import STORE, store_from_env
+from .writer import prune, upload, uploaded_words
 
 try:
     from transformers import TrainerCallback as _Base
@@ -31,17 +37,37 @@ except ImportError:
     HAVE_TRANSFORMERS = False
 
 
-def resume_path(environ=None):
+def _stderr(text):
+    print(f"squeeze_checkpoint: {text}", file=sys.stderr, flush=True)
+
+
+def resume_path(environ=None, log=None):
     """The checkpoint folder to give trainer.train(resume_from_checkpoint=...) when squeeze
-    says to resume (SQUEEZE_RESUME), else None. CheckpointError when it is missing."""
+    says to resume (SQUEEZE_RESUME), else None. With a checkpoint store: the newest complete
+    checkpoint of the store, downloaded into SQUEEZE_CHECKPOINT_DIR, or the local one when it
+    is newer. CheckpointError when there is none or it is missing."""
     env = environ if environ is not None else os.environ
+    log = log or _stderr
     directory = env.get("SQUEEZE_CHECKPOINT_DIR")
     if not (env.get("SQUEEZE_RESUME") and directory):
         return None
-    found = _marker.read_marker(directory)
-    if found is None:
-        raise CheckpointError(f"SQUEEZE_RESUME is set but there is no checkpoint marker "
-                              f"{os.path.join(directory, _marker.MARKER)}")
+    store = store_from_env(env, log)
+    if store is not None:
+        os.makedirs(directory, exist_ok=True)
+        try:
+            found, skipped = _object_store.resume_from_store(store, directory, log)
+        finally:
+            store.client.close()
+        if found is None:
+            why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
+            raise CheckpointError(
+                f"SQUEEZE_RESUME is set but neither the checkpoint store {store.url}{why} nor "
+                f"{os.path.join(directory, _marker.MARKER)} holds a complete checkpoint")
+    else:
+        found = _marker.read_marker(directory)
+        if found is None:
+            raise CheckpointError(f"SQUEEZE_RESUME is set but there is no checkpoint marker "
+                                  f"{os.path.join(directory, _marker.MARKER)}")
     path = _marker.data_path(directory, found)
     if not os.path.isdir(path):
         raise CheckpointError(f"the checkpoint {path} named by "
@@ -67,8 +93,16 @@ class SqueezeCallback(_Base):
         self._clock = clock
         self._last_save = clock()
         self._seq = 0
-        self._log = log or (lambda text: print(f"squeeze_checkpoint: {text}", file=sys.stderr,
-                                               flush=True))
+        self._env = env
+        self._log = log or _stderr
+        self.store = store_from_env(env, self._log)  # None unless squeeze names one
+        if self.directory:
+            os.makedirs(self.directory, exist_ok=True)
+        if self.store is not None:
+            if not self.directory:
+                raise CheckpointError(f"{STORE}={env[STORE]!r} needs SQUEEZE_CHECKPOINT_DIR too")
+            self._log(f"the Trainer's checkpoints are uploaded to {self.store.url} (keeping the "
+                      f"newest {self.store.keep})")
         if install_signals:
             self.requests.install()
 
@@ -89,7 +123,8 @@ class SqueezeCallback(_Base):
         return control
 
     def on_save(self, args, state, control, **kwargs):
-        """The Trainer has written output_dir/checkpoint-<global_step>: report it."""
+        """The Trainer has written output_dir/checkpoint-<global_step>: upload it to the store
+        (if any), then report it. CheckpointError, with no marker, when the upload fails."""
         self._last_save = self._clock()
         if not self.directory or not getattr(state, "is_world_process_zero", True):
             return control
@@ -98,10 +133,15 @@ class SqueezeCallback(_Base):
             self._log(f"the Trainer saved no {path}; no checkpoint reported")
             return control
         found = _marker.read_marker(self.directory)
-        self._seq = max(self._seq, found["seq"] if found else 0) + 1
+        highest = self.store.highest_seq() if self.store is not None else 0
+        self._seq = max(self._seq, found["seq"] if found else 0, highest) + 1
         _marker.fsync_path(path)
-        _marker.write_marker(self.directory, self._seq, state.global_step, path)
-        self._log(f"reported {path} (step {state.global_step}) to squeeze")
+        uploaded = upload(self.store, self._seq, state.global_step, os.path.dirname(path),
+                          os.path.basename(path), self._env)
+        _marker.write_marker(self.directory, self._seq, state.global_step, path, **uploaded)
+        self._log(f"reported {path} (step {state.global_step}) to squeeze"
+                  f"{uploaded_words(uploaded)}")
+        prune(self.store, self._log)
         return control
 
     def on_train_end(self, args, state, control, **kwargs):

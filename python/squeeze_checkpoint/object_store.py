@@ -237,6 +237,11 @@ def _choose(store, directory, log):
             if _same_files(directory, manifest):
                 log(f"{path} is already s3://{store.bucket}/{key}'s: nothing to download")
                 return found, skipped
+            mine = _local_copy(directory, local, seq)  # a Trainer's, outside the folder
+            if mine is not None and _same_files(mine, manifest):
+                log(f"{_marker.data_path(directory, local)} is already s3://{store.bucket}/"
+                    f"{key}'s: nothing to download")
+                return local, skipped
             started = time.monotonic()
             store.download(manifest, directory)
         except StoreProblem as p:
@@ -250,6 +255,15 @@ def _choose(store, directory, log):
         log(f"{store.url} holds no complete checkpoint: resuming from the local one, "
             f"{marker_path}")
     return local, skipped
+
+
+def _local_copy(directory, local, seq):
+    """The folder holding the local marker's checkpoint when it is checkpoint `seq` and lives
+    outside `directory` (a Hugging Face Trainer's output_dir), else None."""
+    if local is None or local["seq"] != seq:
+        return None
+    folder = os.path.dirname(_marker.data_path(directory, local))
+    return None if os.path.abspath(folder) == os.path.abspath(directory) else folder
 
 
 def _same_files(directory, manifest):

@@ -53,49 +53,21 @@ class Writer:
         _marker.remove(final)  # a leftover of a crash before its marker; never the current one
         os.replace(tmp, final)
         _marker.fsync_dir(self.directory)
-        uploaded = self._upload(seq, step, name)
+        uploaded = upload(self.store, seq, step, self.directory, name, self._env)
         took = time.monotonic() - started
         timing = {"save_s": round(took, 4)}
         if stall is not None:
             timing["stall_s"] = round(stall, 4)
         _marker.write_marker(self.directory, seq, step, name, **timing, **uploaded)
         self._remove_old(name)
-        upload = (f", uploaded {uploaded['upload_bytes']} bytes to {self.store.url} in "
-                  f"{uploaded['upload_s']:.3f}s" if uploaded else "")
+        sent = uploaded_words(uploaded)
         if stall is None:
-            self._log(f"saved {final} at step {step} in {took:.3f}s{upload}")
+            self._log(f"saved {final} at step {step} in {took:.3f}s{sent}")
         else:
             self._log(f"saved {final} at step {step} in {took:.3f}s in the background "
-                      f"(training paused {stall:.3f}s){upload}")
-        self._prune()
+                      f"(training paused {stall:.3f}s){sent}")
+        prune(self.store, self._log)
         return final
-
-    def _upload(self, seq, step, name):
-        """Uploads checkpoint `name` to the store (nothing without one); returns the marker's
-        fields for it. CheckpointError, before any marker, when the upload fails."""
-        if self.store is None:
-            return {}
-        try:
-            done = self.store.upload(seq, step, self.directory, name, self._env)
-        except CheckpointError as e:
-            raise CheckpointError(f"the checkpoint {seq} at step {step} was not saved (no "
-                                  f"marker; the last complete one stays): {e}") from e
-        return {"store": self.store.url, "manifest": done["manifest"],
-                "upload_bytes": done["bytes"], "upload_s": round(done["seconds"], 4)}
-
-    def _prune(self):
-        """Removes the store's checkpoints beyond its `keep` newest and partial uploads. A
-        failure is logged: the checkpoint just saved is complete all the same."""
-        if self.store is None:
-            return
-        try:
-            removed, partial = self.store.prune()
-        except CheckpointError as e:
-            self._log(f"pruning {self.store.url} failed (tried again after the next save): {e}")
-            return
-        if removed or partial:
-            self._log(f"pruned {self.store.url}: {removed} old checkpoint(s) beyond the newest "
-                      f"{self.store.keep}, {partial} partial upload(s)")
 
     def start(self, seq, step, save, started, stall):
         """Runs write() in a background thread (after waiting for the one before)."""
@@ -129,3 +101,40 @@ class Writer:
         for name in os.listdir(self.directory):
             if name.startswith(DATA_PREFIX) and name != keep:
                 _marker.remove(os.path.join(self.directory, name))
+
+
+def upload(store, seq, step, folder, name, environ):
+    """Uploads checkpoint `name` of `folder` to the store (nothing without one); returns the
+    marker's fields for it. CheckpointError, before any marker, when the upload fails."""
+    if store is None:
+        return {}
+    try:
+        done = store.upload(seq, step, folder, name, environ)
+    except CheckpointError as e:
+        raise CheckpointError(f"the checkpoint {seq} at step {step} was not saved (no "
+                              f"marker; the last complete one stays): {e}") from e
+    return {"store": store.url, "manifest": done["manifest"],
+            "upload_bytes": done["bytes"], "upload_s": round(done["seconds"], 4)}
+
+
+def uploaded_words(uploaded):
+    """What upload() returned, for a log line: ", uploaded N bytes to URL in S" ("" if none)."""
+    if not uploaded:
+        return ""
+    return (f", uploaded {uploaded['upload_bytes']} bytes to {uploaded['store']} in "
+            f"{uploaded['upload_s']:.3f}s")
+
+
+def prune(store, log):
+    """Removes the store's checkpoints beyond its `keep` newest and partial uploads. A failure
+    is logged: the checkpoint just saved is complete all the same."""
+    if store is None:
+        return
+    try:
+        removed, partial = store.prune()
+    except CheckpointError as e:
+        log(f"pruning {store.url} failed (tried again after the next save): {e}")
+        return
+    if removed or partial:
+        log(f"pruned {store.url}: {removed} old checkpoint(s) beyond the newest "
+            f"{store.keep}, {partial} partial upload(s)")
