@@ -172,6 +172,10 @@ def case_control(squeeze, source, h):
         lambda: (lambda r: r if r.get(first) == "Resources" else None)(reasons()), 15,
         "the REASON codes")
     check(got.get(second) == "Priority" and got.get(held) == "JobHeld", f"REASON: {got}")
+    why_held = sq("why", str(held)).stdout
+    check("submitted held" in why_held and f"squeeze release {held}" in why_held
+          and "expected" not in why_held,
+          f"squeeze why of a held job:\n{why_held}")
     # update: the second job asks for more GPUs than there are: refused; then for high urgency.
     r = sq("update", str(second), "--gpus", "4", ok=False)
     check(r.returncode != 0 and "GPU" in r.stderr, f"update to 4 GPUs: {r.stderr}")

@@ -171,8 +171,10 @@ std::string FormatWhy(const nlohmann::json& why) {
   for (const auto& line : ListOf(why, "explanation")) {
     out += (line.is_string() ? line.get<std::string>() : line.dump()) + "\n";
   }
-  // Only a waiting job has an expected start (a running or ended one says its state).
-  const bool waiting = why.is_object() && (!why.contains("state") || why["state"] == "pending");
+  // Only a waiting job has an expected start (a running or ended one says its state; a held one
+  // says it waits for its release).
+  const bool waiting = why.is_object() && (!why.contains("state") || why["state"] == "pending") &&
+                       !why.value("held", false);
   if (waiting && why.contains("expected_start_in_s")) {
     out += why["expected_start_in_s"].is_number()
                ? "expected to start in about " + ShortDuration(why["expected_start_in_s"]) +

@@ -107,6 +107,10 @@ TEST(ClientFormatTest, WhyAndNodes) {
   const auto ended = nlohmann::json::parse(R"J({"explanation": ["it has ended: done"],
     "state": "done", "expected_start_in_s": null})J");
   EXPECT_EQ(FormatWhy(ended), "it has ended: done\n");
+  // A held job waits for its release, not for GPUs: no expected start either.
+  const auto held = nlohmann::json::parse(R"J({"explanation": ["held by ana"], "state": "pending",
+    "held": true, "expected_start_in_s": null})J");
+  EXPECT_EQ(FormatWhy(held), "held by ana\n");
   const auto nodes = nlohmann::json::parse(R"J([{"name": "local", "pool": "local",
     "gpu_model": "L4", "gpus": 4, "free_gpus": 1, "virtual": true, "jobs": [3, 14]}])J");
   EXPECT_EQ(FormatNodes(nodes),

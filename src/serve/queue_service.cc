@@ -386,11 +386,18 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
   std::string line = "it has ended: " + std::string(JobStateName(job->state));
   if (!job->reason.empty()) line += " (" + job->reason + ")";
-  if (!IsFinished(job->state)) line = "just submitted: the next cycle considers it";
+  if (job->held) {
+    // Kept out of the scheduler until released: no cycle considers it, no start is expected.
+    line = (job->reason.empty() ? std::string("held") : job->reason) +
+           ": it is not started until it is released (squeeze release " + std::to_string(id) + ")";
+  } else if (!IsFinished(job->state)) {
+    line = "just submitted: the next cycle considers it";
+  }
   nlohmann::json out = {{"id", id},
                         {"state", std::string(JobStateName(job->state))},
                         {"explanation", {line}}};
-  if (IsFinished(job->state)) out["expected_start_in_s"] = nullptr;
+  if (IsFinished(job->state) || job->held) out["expected_start_in_s"] = nullptr;
+  if (job->held) out["held"] = true;
   return ApiResult::Ok(out);
 }
 

@@ -1,6 +1,7 @@
 // The queue: every job with its owner, urgency, GPUs, state, wait, why it waits and when it
-// is expected to start; filter, sort by any column, cancel a job (offered on the caller's own
-// jobs, or on every job for an admin: what the API allows). Jobs held but idle are flagged.
+// is expected to start; filter, sort by any column, cancel a job, hold a waiting one and release
+// it (offered on the caller's own jobs, or on every job for an admin: what the API allows).
+// Jobs held but idle are flagged.
 // Job arrays: a task shows as ARRAY_TASK (12_4), and each array among the jobs listed has a
 // progress line (its tasks by state, from GET /v1/jobs/ARRAY).
 import { allJobs, call, get } from './api.js';
@@ -61,6 +62,14 @@ export function queueView() {
     }).join('');
   }
 
+  // Hold (scontrol hold) a waiting job, release a held one (its REASON is JobHeld), cancel any.
+  function controls(j) {
+    const held = j.state === 'pending' && j.reason_code === 'JobHeld';
+    const toggle = j.state !== 'pending' ? ''
+      : `<button type="button" data-act="${held ? 'release' : 'hold'}" data-job="${j.id}">${held ? 'Release' : 'Hold'}</button> `;
+    return `${toggle}<button type="button" data-cancel="${j.id}">Cancel</button>`;
+  }
+
   function visible() {
     const owner = root.querySelector('#f-owner').value.trim().toLowerCase();
     const text = root.querySelector('#f-text').value.trim().toLowerCase();
@@ -89,7 +98,7 @@ export function queueView() {
         <td>${esc(j.urgency)}</td><td class="num">${esc(gpusText(j))}</td>
         <td class="state-${esc(j.state)}">${esc(j.state)}${flag}</td><td class="num">${esc(duration(j.wait_s))}</td>
         <td>${whyCell(j)}</td><td>${startCell(j)}</td>
-        <td>${cancellable ? `<button type="button" data-cancel="${j.id}">Cancel</button>` : ''}</td></tr>`;
+        <td>${cancellable ? controls(j) : ''}</td></tr>`;
     });
     const html = rows.join('') || '<tr><td colspan="10" class="na">no jobs</td></tr>';
     // Unchanged rows are left alone, so a click on a button is not lost to a refresh.
@@ -112,6 +121,16 @@ export function queueView() {
       state.message = `job ${id}: ${r.state}`;
     } catch (e) {
       state.message = `job ${id} not cancelled: ${e.message}`;
+    }
+    await refresh();
+  }
+
+  async function act(id, verb) {
+    try {
+      const r = await call('POST', `/v1/jobs/${id}/${verb}`);
+      state.message = `job ${id}: ${r.held ? 'held' : 'released'}`;
+    } catch (e) {
+      state.message = `job ${id} not ${verb === 'hold' ? 'held' : 'released'}: ${e.message}`;
     }
     await refresh();
   }
@@ -167,8 +186,9 @@ export function queueView() {
       render();
     });
     root.querySelector('tbody').addEventListener('click', (e) => {
-      const id = e.target.dataset?.cancel;
+      const { cancel: id, act: verb, job } = e.target.dataset ?? {};
       if (id) cancel(Number(id));
+      else if (verb) act(Number(job), verb);
     });
   }
 

@@ -107,6 +107,23 @@ async function run(page, requests) {
   assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
   assert.ok(ids.includes(blocker) && ids.includes(waiting), String(ids));
 
+  // --- hold and release (scontrol hold/release): offered on alice's waiting job, not on the
+  // admin's; a held job says JobHeld and gets Release, which puts it back in line.
+  assert.equal(await page.locator(`button[data-act][data-job="${blocker}"]`).count(), 0, 'no Hold on the admin\'s job for alice');
+  await page.click(`button[data-act="hold"][data-job="${waiting}"]`);
+  await until(`job ${waiting} held in the page`, async () =>
+    (await row.locator('.reason-code').textContent()) === 'JobHeld'
+    && (await page.locator(`button[data-act="release"][data-job="${waiting}"]`).count()) === 1);
+  assert.equal(await page.textContent('#q-message'), `job ${waiting}: held`);
+  const heldList = (await api('GET', '/v1/jobs?state=pending', alice)).json.jobs.find((j) => j.id === waiting);
+  assert.equal(heldList.reason_code, 'JobHeld', JSON.stringify(heldList));
+  await page.screenshot({ path: join(shots, 'queue-held.png'), fullPage: true });
+  await page.click(`button[data-act="release"][data-job="${waiting}"]`);
+  await until(`job ${waiting} released in the page`, async () =>
+    (await row.locator('.reason-code').textContent()) === 'Resources'
+    && (await page.locator(`button[data-act="hold"][data-job="${waiting}"]`).count()) === 1);
+  assert.equal(await page.textContent('#q-message'), `job ${waiting}: released`);
+
   // --- a job array: its tasks show as ARRAY_TASK and its progress line counts them by state.
   const arrayJob = await api('POST', '/v1/jobs', alice, {
     name: 'browser-sweep', command: ['sleep', '600'], gpus: 2, pool: 'owned', array: '0-5%2',
