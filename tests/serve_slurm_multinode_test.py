@@ -12,6 +12,8 @@ scripts/slurm-clusters.sh, started by the CTest fixture slurm_clusters (issue 21
   (examples/python/pytorch_train.py): a run preempted once and then one of its ranks killed
   (SIGKILL) ends, is retried and resumes from its checkpoint on both ranks, and ends with the
   weights, optimizer and loss curve of an uninterrupted two-node run beside it, bit for bit.
+- batch_script: a two-node batch script submitted with `squeeze submit` runs once, on the first
+  node, and its own srun starts its 2 x 2 tasks over both nodes (as sbatch runs it).
 - strangers: jobs sbatched behind squeeze's back hold their GPUs in squeeze's view (nodes,
   placements); nothing squeeze sends waits in Slurm because of them; their GPUs come back
   when they end. `squeeze show --json`'s run_nodes and /v1/nodes agree with squeue.
@@ -373,8 +375,51 @@ def case_strangers(squeeze, source, h):
         slurm(["scancel", *held])
 
 
+BATCH_SCRIPT = """#!/bin/bash
+#SBATCH -J two-node-sbatch
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=2
+#SBATCH --gpus-per-node=4
+#SBATCH -t 5:00
+echo "batch script on $SLURMD_NODENAME: SLURM_NTASKS=$SLURM_NTASKS nodes=$SLURM_JOB_NUM_NODES"
+srun bash -c 'echo "task $SLURM_PROCID of $SLURM_NTASKS on $SLURMD_NODENAME"'
+echo "batch script done"
+"""
+
+
+def case_batch_script(squeeze, source, h):
+    """A Perlmutter-style batch script of two nodes, submitted with `squeeze submit`: it runs
+    once, on the first node, and its own srun starts its 2 x 2 tasks over both nodes."""
+    d = start(squeeze, h)
+    script = h.path("two-node.sbatch")
+    with open(script, "w") as f:
+        f.write(BATCH_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+    env["SQUEEZE_DATA"] = d.data_dir
+    r = h.run([squeeze, "submit", script], env=env, timeout=60)
+    check(r.returncode == 0, f"squeeze submit {script}: exit {r.returncode}: {r.stderr}")
+    job = int(re.search(r"submitted job (\d+)", r.stdout).group(1))
+    j = d.wait_state(job, ["done", "failed"], timeout=120)
+    text = log_of(d, job, 1)
+    log(f"job {job}: {j['state']} on {j['run_nodes']}, tasks {j['tasks']}; its log:\n{text}")
+    check(j["state"] == "done" and j["tasks"] == 4 and j["gpus"] == 8,
+          f"job {job}: {json.dumps({k: j[k] for k in ('state', 'tasks', 'gpus', 'reason')})}")
+    ran = re.findall(r"^batch script on (\S+): SLURM_NTASKS=(\d+) nodes=(\d+)$", text, re.M)
+    check(len(ran) == 1, f"the script ran {len(ran)} times, not once (as sbatch runs it)")
+    check(ran[0][1:] == ("4", "2"), f"the script's allocation: {ran[0]}")
+    tasks = re.findall(r"^task (\d+) of (\d+) on (\S+)$", text, re.M)
+    check(sorted(int(t[0]) for t in tasks) == [0, 1, 2, 3] and {t[1] for t in tasks} == {"4"},
+          f"its srun started {tasks}, not tasks 0..3 of 4")
+    nodes = sorted({t[2] for t in tasks})
+    check(len(nodes) == 2 and nodes == sorted(j["run_nodes"]) and ran[0][0] in nodes,
+          f"tasks on {nodes}, the script on {ran[0][0]}, the run on {j['run_nodes']}")
+    per_node = sorted(sum(1 for t in tasks if t[2] == n) for n in nodes)
+    check(per_node == [2, 2], f"--ntasks-per-node=2: tasks per node {per_node}")
+    check(text.count("batch script done") == 1, "the script did not end once")
+
+
 CASES = {"distributed": case_distributed, "reservation": case_reservation,
-         "strangers": case_strangers, "torch": case_torch}
+         "strangers": case_strangers, "torch": case_torch, "batch_script": case_batch_script}
 
 if __name__ == "__main__":
     if len(sys.argv) > 3:

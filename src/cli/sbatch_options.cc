@@ -320,6 +320,7 @@ bool Exportable(const std::string& name) {
 Result<SbatchConversion> Converter::Finish() {
   const Shape& s = shape_;
   const int64_t tasks = s.ntasks.value_or(s.nodes * s.ntasks_per_node.value_or(1));
+  out_.tasks = tasks;
   std::optional<int64_t> gpus = s.gpus_total;
   if (!gpus && s.gpus_per_node) gpus = *s.gpus_per_node * s.nodes;
   if (!gpus && s.gpus_per_task) gpus = *s.gpus_per_task * tasks;

@@ -19,6 +19,9 @@ namespace squeeze {
 
 struct SbatchConversion {
   SubmitFlags flags;                  // the fields the options set (command and workdir aside)
+  // The tasks they ask for: --ntasks, else --nodes x --ntasks-per-node (1 each by default);
+  // a batch script's or --wrap's job field `tasks`.
+  int64_t tasks = 1;
   std::vector<std::string> warnings;  // options left out (with ignore_unsupported)
 };
 

@@ -105,6 +105,8 @@ TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
   EXPECT_EQ(s.time_limit, 1800);
   EXPECT_EQ(s.gpus, 8);                       // 2 nodes x 4
   EXPECT_EQ(s.cpu_milli, 2 * 4 * 32 * 1000);  // nodes x tasks per node x cpus per task
+  // Its `srun python train.py` starts 2 x 4 tasks: the script runs once, as sbatch runs it.
+  EXPECT_EQ(b.job.tasks, 8);
   EXPECT_EQ(b.job.output_path, "logs/%x.%j.out");
   EXPECT_EQ(b.job.error_path, "logs/%x.%j.err");
   ASSERT_EQ(b.warnings.size(), 1u);
@@ -220,6 +222,7 @@ TEST(SbatchOptionsTest, SbatchFlagsWithACommandAndWrap) {
   EXPECT_EQ(b.job.spec.urgency, Urgency::kCritical);
   EXPECT_THAT(b.job.env, IsEmpty());  // no --export: no environment with a plain command
   EXPECT_THAT(b.job.command, ElementsAre("python", "prep.py"));
+  EXPECT_EQ(b.job.tasks, 0);  // a plain command runs on each node, not as a batch script
 
   SubmitFlags wrap;
   wrap.wrap = "echo hi; sleep 1";
@@ -229,6 +232,7 @@ TEST(SbatchOptionsTest, SbatchFlagsWithACommandAndWrap) {
   EXPECT_EQ(b.job.spec.time_limit, 60);
   EXPECT_THAT(b.job.command, ElementsAre("/bin/sh", "-c", "echo hi; sleep 1"));
   EXPECT_EQ(b.job.env.count("PATH"), 1u);  // --wrap exports the environment, as sbatch does
+  EXPECT_EQ(b.job.tasks, 1);                 // and runs once, as a batch script
   wrap.command = {"true"};
   EXPECT_THAT(Error(std::nullopt, wrap), HasSubstr("--wrap: the shell line is the whole job"));
 }

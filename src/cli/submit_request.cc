@@ -190,6 +190,8 @@ Status OverlaySbatch(const std::optional<std::string>& file, const std::string* 
   if (Status s = Overlay(converted->flags, cwd, job, ignored); !s.ok()) {
     return script != nullptr ? s.WithContext(*file) : s;
   }
+  // As sbatch runs them: once, on the first node, starting the tasks asked for with srun.
+  if (whole_job) job["tasks"] = converted->tasks;
   if (script != nullptr) {
     const std::string path = Absolute(cwd, *file);
     job["command"] = BatchScriptCommand(path, *script, flags.command, warnings);

@@ -26,6 +26,7 @@ constexpr size_t kMaxRegions = 64;
 constexpr double kMaxDataGb = 1e12;
 constexpr int64_t kMaxGpus = 1024;
 constexpr int64_t kMaxRetries = 100;
+constexpr int64_t kMaxTasks = 100000;
 constexpr std::string_view kReservedEnvPrefix = "SQUEEZE_";
 constexpr std::string_view kJsonSource = "JSON request";
 
@@ -111,6 +112,7 @@ class JobReader {
   Status ReadCpus(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadTasks(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadHold(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadBegin(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadArray(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -170,6 +172,7 @@ constexpr FieldDef kFields[] = {
     {"cpus", &JobReader::ReadCpus},
     {"memory", &JobReader::ReadMemory},
     {"max_retries", &JobReader::ReadMaxRetries},
+    {"tasks", &JobReader::ReadTasks},
     {"hold", &JobReader::ReadHold},
     {"begin", &JobReader::ReadBegin},
     {"array", &JobReader::ReadArray},
@@ -572,6 +575,10 @@ Status JobReader::ReadMemory(const JobNode& n, std::string_view f, JobRequest& o
 
 Status JobReader::ReadMaxRetries(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(Int(n, f, 0, kMaxRetries), out.max_retries);
+}
+
+Status JobReader::ReadTasks(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Int(n, f, 1, kMaxTasks), out.tasks);
 }
 
 // A file for the run's stdout or stderr (core/output_path.h): its % letters are filled in at

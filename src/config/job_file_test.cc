@@ -41,6 +41,7 @@ team: ml
 cpus: 4
 memory: 16GiB
 max_retries: 3
+tasks: 8
 output: logs/%x_%j.out
 error: /scratch/me/%j.err
 )";
@@ -56,7 +57,7 @@ constexpr std::string_view kFullJson = R"({
   "checkpoint_interval": "30m", "checkpoint_cost": "2m", "checkpoint_stall": "5s",
   "fault_tolerant": true, "estimate": "2h",
   "deadline": "2026-12-01T18:00:00Z",
-  "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3,
+  "team": "ml", "cpus": 4, "memory": "16GiB", "max_retries": 3, "tasks": 8,
   "output": "logs/%x_%j.out", "error": "/scratch/me/%j.err"
 })";
 
@@ -102,6 +103,7 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_EQ(s.cpu_milli, 4000);
   EXPECT_EQ(s.memory_mib, 16 * 1024);
   EXPECT_EQ(r->max_retries, 3);
+  EXPECT_EQ(r->tasks, 8);
   EXPECT_EQ(r->output_path, "logs/%x_%j.out");
   EXPECT_EQ(r->error_path, "/scratch/me/%j.err");
   EXPECT_EQ(s.submit_time, kNow);
@@ -132,6 +134,7 @@ TEST(JobFileTest, DefaultsWhenOnlyTheCommandIsGiven) {
   EXPECT_EQ(s.cpu_milli, 0);
   EXPECT_EQ(s.memory_mib, 0);
   EXPECT_EQ(r->max_retries, -1);
+  EXPECT_EQ(r->tasks, 0);
   EXPECT_EQ(r->output_path, "");
   EXPECT_EQ(r->error_path, "");
 }
@@ -145,6 +148,7 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(y->workdir, j->workdir);
   EXPECT_EQ(y->env, j->env);
   EXPECT_EQ(y->max_retries, j->max_retries);
+  EXPECT_EQ(y->tasks, j->tasks);
   EXPECT_EQ(y->output_path, j->output_path);
   EXPECT_EQ(y->error_path, j->error_path);
   const JobSpec& a = y->spec;
@@ -314,6 +318,8 @@ TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
       {"gpus: [1]", "job.yaml:2:7: gpus: expected an integer, got a list"},
       {"gpus: 1025", "gpus: value '1025' is outside 0..1024"},
       {"max_retries: 101", "max_retries: value '101' is outside 0..100"},
+      {"tasks: 0", "tasks: value '0' is outside 1..100000"},
+      {"tasks: many", "job.yaml:2:8: tasks: value 'many' is not an integer"},
       {"preemptible: maybe", "preemptible: value 'maybe' is not true or false"},
       {"urgency: urgent", "urgency: value 'urgent' is not one of critical, high, normal, low"},
       {"name: my job", "name: value 'my job' is not a valid name"},

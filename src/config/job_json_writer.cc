@@ -69,6 +69,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (s.cpu_milli > 0) j["cpus"] = FormatCpuMilli(s.cpu_milli);
   if (s.memory_mib > 0) j["memory"] = std::to_string(s.memory_mib) + "MiB";
   if (r.max_retries >= 0) j["max_retries"] = r.max_retries;
+  if (r.tasks > 0) j["tasks"] = r.tasks;
   if (r.hold) j["hold"] = true;
   if (r.begin) j["begin"] = FormatDateTime(*r.begin);
   if (!r.output_path.empty()) j["output"] = r.output_path;

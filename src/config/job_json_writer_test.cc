@@ -38,6 +38,7 @@ void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
   EXPECT_EQ(got.spec.cpu_milli, want.spec.cpu_milli);
   EXPECT_EQ(got.spec.memory_mib, want.spec.memory_mib);
   EXPECT_EQ(got.max_retries, want.max_retries);
+  EXPECT_EQ(got.tasks, want.tasks);
   EXPECT_EQ(got.output_path, want.output_path);
   EXPECT_EQ(got.error_path, want.error_path);
   EXPECT_EQ(got.spec.submit_time, want.spec.submit_time);
@@ -74,6 +75,7 @@ TEST(JobJsonWriterTest, EveryFieldRoundTrips) {
   r.spec.cpu_milli = 1500;
   r.spec.memory_mib = 16 * 1024 + 3;
   r.max_retries = 0;
+  r.tasks = 16;
   r.output_path = "logs/%x-%j_100%%.out";
   r.error_path = "/scratch/%u/%A_%a.err";
   r.spec.submit_time = kNow;
@@ -105,7 +107,7 @@ TEST(JobJsonWriterTest, MinimalRequestRoundTripsAndLeavesUnsetFieldsOut) {
   for (const char* absent :
        {"workdir", "env", "gpu_models", "pool", "regions", "data_gb", "checkpoint_interval",
         "checkpoint_cost", "checkpoint_stall", "estimate", "deadline", "team", "cpus", "memory",
-        "max_retries"}) {
+        "max_retries", "tasks"}) {
     EXPECT_THAT(json, ::testing::Not(HasSubstr(std::string("\"") + absent + "\""))) << json;
   }
   const JobRequest back = RoundTrip(*minimal);

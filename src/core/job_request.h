@@ -23,6 +23,11 @@ struct JobRequest {
   // the daemon's own user. Set by the daemon when it starts the run, never by the submitter.
   std::string run_as;
   int max_retries = -1;                    // -1 = the daemon's default
+  // A batch script's tasks (sbatch's --ntasks, or --nodes x --ntasks-per-node): the command
+  // runs once, on the first of the run's nodes, as sbatch runs a script, in an allocation of
+  // that many tasks that its own srun starts. 0: on a run of several nodes, the command runs
+  // once on each node (SQUEEZE_NODE_RANK), with no srun of its own.
+  int tasks = 0;
   // Submitted held (sbatch --hold): it waits, whatever is free, until released.
   bool hold = false;
   // Not to start before then (sbatch --begin); a time already past changes nothing.

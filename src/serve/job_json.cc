@@ -63,6 +63,8 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   } else {
     j["checkpoint_store"] = nlohmann::json();
   }
+  // A batch script's tasks: it runs once and starts them with srun (null: once per node).
+  j["tasks"] = job.request.tasks > 0 ? nlohmann::json(job.request.tasks) : nlohmann::json();
   j["output"] = path_or_null(job.request.output_path);
   j["error"] = path_or_null(job.request.error_path);
   // A task of an array: the array's id, the task's index, the array as asked ("0-99%8").

@@ -100,10 +100,11 @@ std::string ShapeEnv(JobId id, const BatchShape& shape) {
   return s;
 }
 
-// The command as the script runs it: itself on one node, one srun task per node on several.
+// The command as the script runs it: itself on one node, one srun task per node on several;
+// a batch script's (request.tasks) itself, once, whose own srun starts its tasks.
 std::string CommandWords(const JobRequest& request, const BatchShape& shape) {
   std::string s;
-  if (shape.nodes > 1) {
+  if (shape.nodes > 1 && request.tasks == 0) {
     s += "srun --nodes=" + std::to_string(shape.nodes) + " --ntasks=" +
          std::to_string(shape.nodes) +
          " --ntasks-per-node=1 --kill-on-bad-exit=1 --export=ALL bash -c "

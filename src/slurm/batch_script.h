@@ -30,7 +30,8 @@ bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt);
 
 // How a run is spread over the cluster: `nodes` nodes with `gpus_per_node` GPUs each. With more
 // than one node, the command runs once on each (srun, one task per node, every task killed when
-// one fails) and the signals the script is sent reach every task. Every run learns its shape
+// one fails) and the signals the script is sent reach every task; a batch script's command
+// (JobRequest::tasks) runs once, on the first node, and starts its tasks with its own srun. Every run learns its shape
 // (docs/serve.md, "Distributed jobs"): SQUEEZE_NNODES, SQUEEZE_NODE_RANK (per task),
 // SQUEEZE_NODELIST, SQUEEZE_GPUS_PER_NODE, SQUEEZE_WORLD_SIZE (nodes x GPUs per node, the
 // processes `torchrun --nproc-per-node=$SQUEEZE_GPUS_PER_NODE` starts), SQUEEZE_MASTER_ADDR

@@ -13,6 +13,7 @@ namespace squeeze {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(BatchScriptTest, NamesRoundTripAndOthersAreNotOurs) {
   JobId id = 0;
@@ -152,6 +153,14 @@ TEST(BatchScriptTest, AOneNodeRunLearnsItsShape) {
       SlurmBatchScript(7, 1, r, dir.path() + "/ckpt", "", BatchShape{4, 4, "/etc/slurm.conf"});
   EXPECT_THAT(spread, HasSubstr("srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --kill-on-bad-exit=1"));
   EXPECT_THAT(spread, HasSubstr("export SQUEEZE_WORLD_SIZE=16\n"));
+  // A batch script (tasks given) runs once, on the first node, as sbatch runs it: its own
+  // srun starts its tasks, so squeeze's per-node srun would nest them.
+  r.tasks = 8;
+  const std::string once =
+      SlurmBatchScript(7, 1, r, dir.path() + "/ckpt", "", BatchShape{4, 4, "/etc/slurm.conf"});
+  EXPECT_THAT(once, Not(HasSubstr("srun")));
+  EXPECT_THAT(once, HasSubstr("exec 'bash' '-c' "));
+  EXPECT_THAT(once, HasSubstr("export SQUEEZE_NNODES=4\n"));
 }
 
 // With an exit record, the command runs as the script's child: its exit status is written down

@@ -1,5 +1,7 @@
 #include "slurm/slurm_executor.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -203,15 +205,36 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
 
 namespace {
 
-// sbatch's options for where the scheduler placed the run: its nodes by name, one task on each,
-// and the same GPUs on each (the scheduler places a job of a Slurm pool in that shape); with no
-// nodes named, Slurm picks one node with the job's GPUs.
+// sbatch's --ntasks and --cpus-per-task of a batch script's run (JobRequest::tasks): the tasks
+// it asked for, at least one per node, each with its share of the job's CPUs; as many on each
+// node when they divide evenly (as --ntasks-per-node asked), else as Slurm lays them out.
+std::vector<std::string> TaskOptions(const JobRequest& job, int nodes) {
+  const int64_t tasks = std::max<int64_t>(job.tasks, nodes);
+  std::vector<std::string> argv = {"--ntasks=" + std::to_string(tasks)};
+  if (nodes > 1 && tasks % nodes == 0) {
+    argv.push_back("--ntasks-per-node=" + std::to_string(tasks / nodes));
+  }
+  if (job.spec.cpu_milli > 0) {
+    const int64_t per_task = std::max<int64_t>(1, (job.spec.cpu_milli / 1000 + tasks - 1) / tasks);
+    argv.push_back("--cpus-per-task=" + std::to_string(per_task));
+  }
+  return argv;
+}
+
+// sbatch's options for where the scheduler placed the run: its nodes by name, one task on each
+// (a batch script's tasks instead), and the same GPUs on each (the scheduler places a job of a
+// Slurm pool in that shape); with no nodes named, Slurm picks one node with the job's GPUs.
 Result<std::vector<std::string>> PlaceOptions(const JobRequest& job, const RunPlace& place,
                                               BatchShape& shape) {
   shape.gpus_per_node = job.spec.gpus;
   if (place.nodes.empty()) {
-    if (job.spec.gpus > 0) return std::vector<std::string>{"--gres=gpu:" + std::to_string(job.spec.gpus)};
-    return std::vector<std::string>{};
+    std::vector<std::string> argv;
+    if (job.spec.gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(job.spec.gpus));
+    if (job.tasks > 0) {
+      const std::vector<std::string> tasks = TaskOptions(job, 1);
+      argv.insert(argv.end(), tasks.begin(), tasks.end());
+    }
+    return argv;
   }
   std::string names;
   for (const RunPlace::Node& n : place.nodes) {
@@ -227,7 +250,13 @@ Result<std::vector<std::string>> PlaceOptions(const JobRequest& job, const RunPl
   shape.nodes = static_cast<int>(place.nodes.size());
   shape.gpus_per_node = static_cast<int>(place.nodes.front().gpus.size());
   std::vector<std::string> argv = {"--nodes=" + std::to_string(shape.nodes),
-                                   "--nodelist=" + names, "--ntasks-per-node=1"};
+                                   "--nodelist=" + names};
+  if (job.tasks > 0) {
+    const std::vector<std::string> tasks = TaskOptions(job, shape.nodes);
+    argv.insert(argv.end(), tasks.begin(), tasks.end());
+  } else {
+    argv.push_back("--ntasks-per-node=1");
+  }
   if (shape.gpus_per_node > 0) argv.push_back("--gres=gpu:" + std::to_string(shape.gpus_per_node));
   return argv;
 }

@@ -61,6 +61,7 @@ JobRequest FullRequest() {
   r.workdir = "/work/jobs/1";
   r.env = {{"A", "1"}, {"QUOTE", "x\"y\n"}};
   r.max_retries = 5;
+  r.tasks = 8;
   s.time_limit = 3600;
   r.output_path = "out_%j.txt";
   r.error_path = "err_%x.txt";
@@ -109,6 +110,7 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.workdir, b.workdir);
   EXPECT_EQ(a.env, b.env);
   EXPECT_EQ(a.max_retries, b.max_retries);
+  EXPECT_EQ(a.tasks, b.tasks);
   EXPECT_EQ(a.spec.time_limit, b.spec.time_limit);
   EXPECT_EQ(a.output_path, b.output_path);
   EXPECT_EQ(a.error_path, b.error_path);

@@ -113,6 +113,7 @@ std::string RequestToJson(const JobRequest& request) {
             {"workdir", request.workdir},
             {"env", request.env},
             {"max_retries", request.max_retries}};
+  if (request.tasks > 0) j["tasks"] = request.tasks;
   if (!request.output_path.empty()) j["output_path"] = request.output_path;
   if (!request.error_path.empty()) j["error_path"] = request.error_path;
   if (!request.dependency.empty()) j["dependency"] = request.dependency;
@@ -140,6 +141,7 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
     r.workdir = j.value("workdir", r.workdir);
     r.env = j.value("env", r.env);
     r.max_retries = j.value("max_retries", r.max_retries);
+    r.tasks = j.value("tasks", r.tasks);
     r.output_path = j.value("output_path", r.output_path);
     r.error_path = j.value("error_path", r.error_path);
     r.dependency = j.value("dependency", r.dependency);
