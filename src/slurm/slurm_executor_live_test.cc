@@ -34,6 +34,20 @@ class SlurmExecutorLiveTest : public ::testing::Test {
   void SetUp() override {
     conf_ = SlurmRoot() + "/east/etc/slurm.conf";
     if (!std::filesystem::exists(conf_)) GTEST_SKIP() << "no test cluster at " << conf_;
+    // The Slurm tests take turns (RESOURCE_LOCK slurm), but an earlier one's daemon leaves
+    // its runs to Slurm when it stops (a 16-GPU run of serve_slurm_multinode.distributed took
+    // every node of east): cancel whatever is left and wait until the nodes are free.
+    for (int i = 0; i < 120; ++i) {
+      auto out = RunCommand({"squeue", "-h", "-o", "%i"}, {{"SLURM_CONF", conf_}});
+      if (!out.ok() || out->out.empty()) return;
+      if (i == 0) {
+        std::istringstream ids(out->out);
+        std::vector<std::string> argv = {"scancel"};
+        for (std::string id; ids >> id;) argv.push_back(id);
+        (void)RunCommand(argv, {{"SLURM_CONF", conf_}});
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
   }
   void TearDown() override {
     // Whatever a failed test left: cancel this test's jobs.
