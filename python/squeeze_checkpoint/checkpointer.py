@@ -257,11 +257,13 @@ class Checkpointer:
                 self.collective.barrier()  # every rank leaves once rank 0's marker is written
         if stopped:
             self._log(f"leaving after SIGTERM (exit {EXIT_AFTER_SIGTERM})")
+            self.requests.ignore_stop()
             sys.exit(EXIT_AFTER_SIGTERM)
         if checkpoint:
             self.requests.clear_checkpoint()
             if self.exit_on_request:
                 self._log("leaving after the checkpoint squeeze asked for (exit 0)")
+                self.requests.ignore_stop()
                 sys.exit(0)
         return True
 

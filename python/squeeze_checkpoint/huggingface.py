@@ -148,5 +148,6 @@ class SqueezeCallback(_Base):
         if self.stopped_for_squeeze and self.exit_on_request:
             code = EXIT_AFTER_SIGTERM if self.requests.stop else 0
             self._log(f"leaving after the checkpoint squeeze asked for (exit {code})")
+            self.requests.ignore_stop()
             sys.exit(code)
         return control

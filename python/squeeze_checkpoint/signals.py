@@ -46,6 +46,16 @@ class Requests:
         self._previous.clear()
         self.installed = False
 
+    def ignore_stop(self):
+        """Once the job leaves (its checkpoint is on disk): SIGTERM is ignored from then on.
+        squeeze sends the job's process group SIGTERM as soon as the checkpoint it asked for
+        is written, which may be while the job exits; Python puts its own handlers back to the
+        default as it shuts down, and that SIGTERM would then kill the job (`signal 15`)
+        instead of letting it end with its exit code. A job that does not end is still killed
+        by squeeze after its stop grace. Only when these handlers are installed."""
+        if self.installed and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
     def _note(self, signum):
         """False in a forked child, where SIGUSR1 is ignored from then on and SIGTERM gets its
         default action."""

@@ -326,6 +326,30 @@ class SignalTest(Base):
         self.assertEqual(e.exception.code, 0)
         self.assertTrue(c.requests.stop)  # seen, and left for a later boundary
 
+    def test_that_sigterm_while_the_interpreter_exits_does_not_kill_the_job(self):
+        # squeeze's SIGTERM may land after sys.exit, while Python shuts down and puts its
+        # handlers back to the default (CPython's _PySignal_Fini leaves SIG_IGN alone): a job
+        # that had left with 0 was then recorded as `signal 15` (a clean-clone CI run). The
+        # atexit hook does what that shutdown does, then takes the SIGTERM.
+        child = textwrap.dedent("""
+            import atexit, os, signal, time
+            from squeeze_checkpoint import Checkpointer
+            def shutting_down():
+                if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.2)
+            atexit.register(shutting_down)
+            c = Checkpointer(state={"x": 1})
+            os.kill(os.getpid(), signal.SIGUSR1)
+            time.sleep(0.05)
+            c.boundary(3)
+        """)
+        r = subprocess.run([sys.executable, "-c", child], env=dict(os.environ, **self.env()),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("leaving after the checkpoint squeeze asked for (exit 0)", r.stderr)
+
     def test_workers_ended_by_that_sigterm_do_not_fail_the_leaving_job(self):
         # PyTorch's DataLoader raises from its SIGCHLD handler when a worker dies; squeeze's
         # SIGTERM after the requested save goes to the whole group, workers included.
