@@ -331,8 +331,9 @@ class SignalTest(Base):
         # handlers back to the default (CPython's _PySignal_Fini leaves SIG_IGN alone): a job
         # that had left with 0 was then recorded as `signal 15` (a clean-clone CI run). The
         # atexit hook does what that shutdown does, then takes the SIGTERM.
-        child = textwrap.dedent("""
-            import atexit, os, signal, time
+        child = textwrap.dedent(f"""
+            import atexit, os, signal, sys, time
+            sys.path.insert(0, {PYTHON_DIR!r})
             from squeeze_checkpoint import Checkpointer
             def shutting_down():
                 if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:
@@ -340,7 +341,7 @@ class SignalTest(Base):
                 os.kill(os.getpid(), signal.SIGTERM)
                 time.sleep(0.2)
             atexit.register(shutting_down)
-            c = Checkpointer(state={"x": 1})
+            c = Checkpointer(state={{"x": 1}})
             os.kill(os.getpid(), signal.SIGUSR1)
             time.sleep(0.05)
             c.boundary(3)
