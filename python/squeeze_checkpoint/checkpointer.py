@@ -177,7 +177,7 @@ class Checkpointer:
             self.step = default
             return default
         if self.store is not None:
-            found = self._from_store()
+            found = _object_store.newest_complete(self.store, self.directory, self._log)
         else:
             found = _marker.read_marker(self.directory)
         if found is None:
@@ -200,18 +200,6 @@ class Checkpointer:
         self._log(f"resumed from {path} at step {found['step']} "
                   f"(attempt {self._env.get('SQUEEZE_ATTEMPT', '?')})")
         return found["step"]
-
-    def _from_store(self):
-        """The marker of the checkpoint to load, fetched from the store into the folder when
-        the store's is the newest complete one; CheckpointError when there is none at all."""
-        found, skipped = _object_store.resume_from_store(self.store, self.directory, self._log)
-        if found is None:
-            why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
-            raise CheckpointError(
-                f"SQUEEZE_RESUME is set but neither the checkpoint store {self.store.url}{why} "
-                f"nor {os.path.join(self.directory, _marker.MARKER)} holds a complete "
-                f"checkpoint; resubmit the job to start over")
-        return found
 
     def steps(self, start, stop):
         """Yields start, start + 1, ..., stop - 1. After each step (at the boundary) it saves

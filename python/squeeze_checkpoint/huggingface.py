@@ -55,14 +55,9 @@ def resume_path(environ=None, log=None):
     if store is not None:
         os.makedirs(directory, exist_ok=True)
         try:
-            found, skipped = _object_store.resume_from_store(store, directory, log)
+            found = _object_store.newest_complete(store, directory, log)
         finally:
             store.client.close()
-        if found is None:
-            why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
-            raise CheckpointError(
-                f"SQUEEZE_RESUME is set but neither the checkpoint store {store.url}{why} nor "
-                f"{os.path.join(directory, _marker.MARKER)} holds a complete checkpoint")
     else:
         found = _marker.read_marker(directory)
         if found is None:

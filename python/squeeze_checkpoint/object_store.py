@@ -215,6 +215,19 @@ def resume_from_store(store, directory, log):
         return _choose(store, directory, log)
 
 
+def newest_complete(store, directory, log):
+    """resume_from_store()'s checkpoint (a marker-like dict), or CheckpointError naming the
+    store, what was skipped and the folder's marker when neither holds a complete one."""
+    found, skipped = resume_from_store(store, directory, log)
+    if found is None:
+        why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
+        raise CheckpointError(
+            f"SQUEEZE_RESUME is set but neither the checkpoint store {store.url}{why} nor "
+            f"{os.path.join(directory, _marker.MARKER)} holds a complete checkpoint; resubmit "
+            f"the job to start over")
+    return found
+
+
 def _choose(store, directory, log):
     marker_path = os.path.join(directory, _marker.MARKER)
     try:

@@ -115,22 +115,14 @@ export function queueView() {
     }
   }
 
-  async function cancel(id) {
-    try {
-      const r = await call('POST', `/v1/jobs/${id}/cancel`);
-      state.message = `job ${id}: ${r.state}`;
-    } catch (e) {
-      state.message = `job ${id} not cancelled: ${e.message}`;
-    }
-    await refresh();
-  }
-
+  // POST /v1/jobs/ID/cancel, /hold or /release, and what came of it in the message line.
+  const DONE = { cancel: 'cancelled', hold: 'held', release: 'released' };
   async function act(id, verb) {
     try {
       const r = await call('POST', `/v1/jobs/${id}/${verb}`);
-      state.message = `job ${id}: ${r.held ? 'held' : 'released'}`;
+      state.message = `job ${id}: ${verb === 'cancel' ? r.state : DONE[verb]}`;
     } catch (e) {
-      state.message = `job ${id} not ${verb === 'hold' ? 'held' : 'released'}: ${e.message}`;
+      state.message = `job ${id} not ${DONE[verb]}: ${e.message}`;
     }
     await refresh();
   }
@@ -187,7 +179,7 @@ export function queueView() {
     });
     root.querySelector('tbody').addEventListener('click', (e) => {
       const { cancel: id, act: verb, job } = e.target.dataset ?? {};
-      if (id) cancel(Number(id));
+      if (id) act(Number(id), 'cancel');
       else if (verb) act(Number(job), verb);
     });
   }
