@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "config/job_values.h"
 #include "core/duration.h"
 #include "serve/daemon.h"
 
@@ -88,6 +89,19 @@ CommandRun RegisterServe(CLI::App& app) {
                  "The utilization (0..1, sampled or from telemetry) below which a job's GPU counts as idle "
                  "(default 0.1)")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--process-tracking", o->process_tracking,
+                 "How every process of a local run is found and ended with it (a setsid child, "
+                 "a double fork): cgroup (a cgroup v2 of its own per run, with the job's cpus and "
+                 "memory as limits where the controllers are there; needs root), subreaper (the "
+                 "run's supervisor adopts what leaves its parent), or auto (cgroup where the "
+                 "daemon may, else subreaper); what is in force is printed at start")
+      ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}))
+      ->capture_default_str();
+  auto max_log = std::make_shared<std::string>("1GiB");
+  app.add_option("--max-log-size", *max_log,
+                 "The most a local run's log (DIR/logs/ID.ATTEMPT.log, written by its root "
+                 "supervisor) may hold, e.g. 512MiB or 4GiB; the rest of the run's output is "
+                 "dropped, with a note; 0: no limit (default 1GiB)");
   auto fsync = std::make_shared<std::string>("full");
   app.add_option("--sync", *fsync,
                  "full: every accepted job is fsynced before it is acknowledged (survives power "
@@ -95,7 +109,15 @@ CommandRun RegisterServe(CLI::App& app) {
                  "crash of squeeze)")
       ->check(CLI::IsMember({"full", "normal"}))
       ->capture_default_str();
-  return [o, durations, fsync] {
+  return [o, durations, fsync, max_log] {
+    if (*max_log == "0") {
+      o->max_log_bytes = 0;
+    } else if (Result<int64_t> mib = ParseMemoryMib(*max_log); mib.ok()) {
+      o->max_log_bytes = *mib << 20;
+    } else {
+      std::fprintf(stderr, "squeeze serve: --max-log-size: %s\n", mib.status().message().c_str());
+      return 2;
+    }
     std::map<std::string, Time*> targets = {
         {"--retry-backoff", &o->queue.retry_backoff},
         {"--retry-backoff-max", &o->queue.retry_backoff_max},

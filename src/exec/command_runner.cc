@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,24 +61,76 @@ void LowerThisThreadsPriority(int nicer) {
   if (errno == 0) (void)setpriority(PRIO_PROCESS, tid, std::min(19, now + nicer));
 }
 
-Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
-                                 const std::map<std::string, std::string>& env, int timeout_ms,
-                                 int nicer) {
+namespace {
+
+// Reads the command's stdout and stderr, and writes `input` to its stdin, until both outputs
+// end or the deadline passes (the command is then killed).
+void Exchange(pid_t pid, int out_fd, int err_fd, int in_fd, const std::string& input,
+              int timeout_ms, CommandOutput& result) {
+  const int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
+  pollfd fds[3] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {in_fd, POLLOUT, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  size_t written = 0;
+  if (in_fd >= 0 && input.empty()) {
+    close(in_fd);
+    fds[2].fd = -1;
+  }
+  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      wait_ms = static_cast<int>(std::max<int64_t>(0, deadline - NowMs()));
+      if (wait_ms == 0) {
+        kill(pid, SIGKILL);
+        result.timed_out = true;
+        break;
+      }
+    }
+    if (poll(fds, 3, wait_ms) < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+      }
+    }
+    if (fds[2].fd >= 0 && fds[2].revents != 0) {
+      const ssize_t n = (fds[2].revents & POLLOUT)
+                            ? send(fds[2].fd, input.data() + written, input.size() - written,
+                                   MSG_NOSIGNAL | MSG_DONTWAIT)
+                            : -1;
+      if (n > 0) written += static_cast<size_t>(n);
+      if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input.size()) {
+        close(fds[2].fd);
+        fds[2].fd = -1;
+      }
+    }
+  }
+  for (pollfd& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+}
+
+Result<CommandOutput> Run(const std::vector<std::string>& argv, std::vector<std::string> envs,
+                          const std::string* input, int timeout_ms, int nicer) {
   if (argv.empty()) return Status::Error("no command to run");
   std::vector<std::string> args = argv;
-  std::vector<std::string> envs = EnvironmentWith(env);
   std::vector<char*> argp = ExecPointers(args);
   std::vector<char*> envp = ExecPointers(envs);
-  int out_pipe[2], err_pipe[2], exec_pipe[2];
+  int out_pipe[2], err_pipe[2], exec_pipe[2], in_pair[2] = {-1, -1};
   if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
-      pipe2(exec_pipe, O_CLOEXEC) != 0) {
+      pipe2(exec_pipe, O_CLOEXEC) != 0 ||
+      (input != nullptr && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)) {
     return Status::Error(CommandLine(argv) + ": cannot make pipes: " + std::strerror(errno));
   }
   const pid_t pid = fork();
   if (pid < 0) return Status::Error(CommandLine(argv) + ": cannot fork: " + std::strerror(errno));
   if (pid == 0) {  // async-signal-safe calls only
-    int null_fd = open("/dev/null", O_RDONLY);
-    dup2(null_fd, 0);
+    int in_fd = input != nullptr ? in_pair[1] : open("/dev/null", O_RDONLY);
+    dup2(in_fd, 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     // Nothing else of the daemon's reaches the tool (4 = CLOSE_RANGE_CLOEXEC: closed at exec,
@@ -96,41 +149,13 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(exec_pipe[1]);
+  if (input != nullptr) close(in_pair[1]);
   int exec_errno = 0;
   const bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
   close(exec_pipe[0]);
   CommandOutput result;
-  const int64_t deadline = timeout_ms > 0 ? NowMs() + timeout_ms : 0;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&result.out, &result.err};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    int wait_ms = -1;
-    if (deadline > 0) {
-      wait_ms = static_cast<int>(std::max<int64_t>(0, deadline - NowMs()));
-      if (wait_ms == 0) {
-        kill(pid, SIGKILL);
-        result.timed_out = true;
-        break;
-      }
-    }
-    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[65536];
-      const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (pollfd& f : fds) {
-    if (f.fd >= 0) close(f.fd);
-  }
+  Exchange(pid, out_pipe[0], err_pipe[0], in_pair[0], input ? *input : std::string(), timeout_ms,
+           result);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -139,6 +164,20 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   }
   result.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   return result;
+}
+
+}  // namespace
+
+Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                 const std::map<std::string, std::string>& env, int timeout_ms,
+                                 int nicer) {
+  return Run(argv, EnvironmentWith(env), nullptr, timeout_ms, nicer);
+}
+
+Result<CommandOutput> RunCommandWithInput(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& env,
+                                          const std::string& input, int timeout_ms) {
+  return Run(argv, env, &input, timeout_ms, 0);
 }
 
 }  // namespace squeeze

@@ -27,6 +27,12 @@ struct CommandOutput {
 Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                  const std::map<std::string, std::string>& env = {},
                                  int timeout_ms = 30000, int nicer = 0);
+// The same with exactly `env` as the command's environment (KEY=VALUE, none of this
+// process's) and `input` on its standard input: how the daemon runs squeeze-supervisor's
+// helpers, which must see nothing of the daemon's or a job's environment.
+Result<CommandOutput> RunCommandWithInput(const std::vector<std::string>& argv,
+                                          const std::vector<std::string>& env,
+                                          const std::string& input, int timeout_ms);
 // How much lower background work runs: a backend's commands (sbatch, squeue), forecasts.
 constexpr int kBackgroundNicer = 10;
 // Lowers the calling thread's CPU priority by `nicer` (a background thread's); ignored where

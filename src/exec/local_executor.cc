@@ -1,11 +1,10 @@
 #include "exec/local_executor.h"
 
-#include "exec/command_runner.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <tuple>
 
 #include "core/output_path.h"
+#include "exec/command_runner.h"
 #include "exec/supervisor.h"
 #include "exec/unix_account.h"
 
@@ -27,14 +27,6 @@ namespace squeeze {
 namespace {
 
 constexpr char kOwnerPath[] = "/usr/local/bin:/usr/bin:/bin";
-
-std::string SupervisorBesideSelf() {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "squeeze-supervisor";
-  std::string path(self, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/') + 1) + "squeeze-supervisor";
-}
 
 std::string JoinIndices(const std::vector<int>& gpus) {
   std::string out;
@@ -57,7 +49,8 @@ std::map<std::string, std::string> OwnerBaseEnvironment() {
 }
 
 // The daemon's environment (another user's run: OwnerBaseEnvironment), then the job's, then
-// squeeze's own variables, which win.
+// squeeze's own variables, which win. It is data for the supervisor, applied only by the
+// process that has become the job's account.
 std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest& request,
                                         const std::vector<int>& gpus, bool resume,
                                         const std::string& checkpoint_dir) {
@@ -99,7 +92,7 @@ std::string StartingPath(const RunPaths& paths) {
 // The job's own output files for this run (core/output_path.h), opened by the supervisor as
 // the job's account: emptied at the first attempt, appended to at later ones.
 Status SetOutputFiles(JobId id, int attempt, const JobRequest& request,
-                      const std::optional<UnixAccount>& owner, SupervisorArgs& args) {
+                      const std::optional<UnixAccount>& owner, RunSpec& args) {
   if (request.output_path.empty() && request.error_path.empty()) return Status::Ok();
   OutputRun run{id, request.spec.array_id, request.spec.array_task, request.spec.name, "",
                 args.workdir};
@@ -118,6 +111,17 @@ Status SetOutputFiles(JobId id, int attempt, const JobRequest& request,
   }
   args.append = attempt > 1;
   return Status::Ok();
+}
+
+// Writes the run's spec to the supervisor's standard input (it reads it whole before it
+// detaches); a supervisor that died first is seen by WaitForRunRecord.
+void SendSpec(int fd, const std::string& spec) {
+  for (size_t done = 0; done < spec.size();) {
+    const ssize_t n = send(fd, spec.data() + done, spec.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
 }
 
 ExitStatus LostExit() {
@@ -159,8 +163,20 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   if (Exists(paths.run) || Exists(paths.exit)) {
     return Status::Error(what + " was already started (" + paths.run + " exists)");
   }
-  SupervisorArgs args{options_.data_dir, id, attempt, request.workdir, request.run_as,
-                      request.command, "", "", false};
+  RunSpec args;
+  args.data_dir = options_.data_dir;
+  args.id = id;
+  args.attempt = attempt;
+  args.workdir = request.workdir;
+  args.user = request.run_as;
+  args.command = request.command;
+  args.cgroup_parent = options_.tracking.cgroup_parent;
+  if (options_.tracking.limits) {
+    args.cpu_milli = request.spec.cpu_milli;
+    args.memory_bytes = request.spec.memory_mib * (int64_t{1} << 20);
+  }
+  args.max_log_bytes = options_.max_log_bytes;
+  args.leftover_grace_s = options_.leftover_grace_s;
   std::optional<UnixAccount> owner;
   if (!request.run_as.empty()) {
     Result<UnixAccount> account = AccountNamed(request.run_as);
@@ -178,13 +194,14 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   if (Status s = SetOutputFiles(id, attempt, request, owner, args); !s.ok()) {
     return s.WithContext(what);
   }
-  // The checkpoint folder is the owner's alone (the daemon, root, reads its marker).
+  // The checkpoint folder is the owner's alone (the supervisor reads its marker as the owner).
   if (owner) {
     if (Status s = GiveTo(paths.checkpoint_dir, *owner, 0700); !s.ok()) return s.WithContext(what);
   }
-  std::vector<std::string> argv_strings = SupervisorCommandLine(options_.supervisor_path, args);
-  std::vector<std::string> env_strings =
-      JobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir);
+  args.env = JobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir);
+  const std::string spec = EncodeRunSpec(args);
+  std::vector<std::string> argv_strings = {options_.supervisor_path, "--run"};
+  std::vector<std::string> env_strings = SupervisorEnvironment();
   std::vector<char*> argv = ExecPointers(argv_strings);
   std::vector<char*> envp = ExecPointers(env_strings);
   const char* supervisor = options_.supervisor_path.c_str();
@@ -197,41 +214,63 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   } else {
     return Status::Error(what + ": cannot create " + starting + ": " + std::strerror(errno));
   }
+  int spec_pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, spec_pair) != 0) {
+    unlink(starting.c_str());
+    return Status::Error(what + ": cannot make a socket pair: " + std::strerror(errno));
+  }
   pid_t pid = fork();
   if (pid < 0) {
     unlink(starting.c_str());
+    close(spec_pair[0]);
+    close(spec_pair[1]);
     return Status::Error(what + ": cannot fork: " + std::strerror(errno));
   }
   if (pid == 0) {  // only async-signal-safe calls from here to exec
-    // Nothing of the daemon's (API sockets, the store) reaches the supervisor or the job:
-    // descriptors opened without O_CLOEXEC by libraries would otherwise leak into the job and
-    // outlive the daemon.
+    // The spec on stdin; nothing of the daemon's (API sockets, the store) reaches the
+    // supervisor or the job: descriptors opened without O_CLOEXEC by libraries would otherwise
+    // leak into the job and outlive the daemon.
+    dup2(spec_pair[1], 0);
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
       for (int fd = 3; fd < 65536; ++fd) close(fd);
     }
     execve(supervisor, argv.data(), envp.data());
     _exit(127);
   }
+  close(spec_pair[1]);
+  SendSpec(spec_pair[0], spec);
+  close(spec_pair[0]);
   Result<RunRecord> record = WaitForRunRecord(pid, paths);
   unlink(starting.c_str());
   if (!record.ok()) return record.status().WithContext(what);
+  return RunFrom(id, attempt, *record);
+}
+
+LocalExecutor::Run LocalExecutor::RunFrom(JobId id, int attempt, const RunRecord& record) const {
+  const RunPaths paths = PathsOf(options_.data_dir, id, attempt);
   Run run;
-  run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
-                     paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
-  run.supervisor_start = record->supervisor_start;
+  run.info = RunInfo{id, attempt, record.supervisor_pid, record.job_pid, std::nullopt,
+                     paths.log, TrimMarker(ReadFileIfPresent(paths.marker).value_or("")), ""};
+  run.supervisor_start = record.supervisor_start;
+  run.cgroup = record.cgroup;
   return run;
 }
 
 Status LocalExecutor::CheckRunnable(const JobRequest& request) const {
   if (request.command.empty()) return Status::Error("command: the job has no command");
-  RunnableCheck check{request.run_as, request.workdir, request.command};
-  std::map<std::string, std::string> env = request.env;
-  if (!request.run_as.empty() && !env.count("PATH")) env["PATH"] = kOwnerPath;
-  auto out = RunCommand(CheckCommandLine(options_.supervisor_path, check), env, 10000);
+  CheckSpec check{request.run_as, request.workdir, "", request.command};
+  if (auto path = request.env.find("PATH"); path != request.env.end()) {
+    check.path = path->second;
+  } else if (request.run_as.empty()) {
+    check.path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  }
+  auto out = RunCommandWithInput({options_.supervisor_path, "--check"}, SupervisorEnvironment(),
+                                 EncodeCheckSpec(check), 10000);
   if (!out.ok()) return Status::Error("cannot check the job: " + out.status().message());
   if (out->exit_code == 0) return Status::Ok();
   std::string problem = out->out.empty() ? out->err : out->out;
   while (!problem.empty() && problem.back() == '\n') problem.pop_back();
+  if (out->timed_out) problem = "the check of its workdir and command took over 10 s";
   if (problem.empty()) problem = "the check exited " + std::to_string(out->exit_code);
   return Status::Error(problem);
 }
@@ -268,10 +307,16 @@ Status LocalExecutor::Signal(JobId id, bool group, int sig) {
       !ProcessIsAlive(run.info.supervisor_pid, run.supervisor_start)) {
     return Status::Error("job " + std::to_string(id) + " has already ended");
   }
-  pid_t target = group ? -run.info.pgid : run.info.pgid;
-  if (kill(target, sig) != 0 && errno != ESRCH) {
-    return Status::Error("cannot signal job " + std::to_string(id) + ": " + std::strerror(errno));
+  if (!group) {
+    if (kill(run.info.pgid, sig) != 0 && errno != ESRCH) {
+      return Status::Error("cannot signal job " + std::to_string(id) + ": " + std::strerror(errno));
+    }
+    return Status::Ok();
   }
+  // The group first (the job's own processes, at once), then every process of the run that
+  // left it (setsid, a double fork): its cgroup, or its supervisor's descendants.
+  kill(-run.info.pgid, sig);
+  SignalRun(RunProcesses{run.cgroup, run.info.supervisor_pid}, sig);
   return Status::Ok();
 }
 
@@ -290,8 +335,8 @@ Status LocalExecutor::Stop(JobId id, Time now, Time grace) {
 }
 
 std::optional<std::string> LocalExecutor::NewCheckpoint(Run& run) const {
-  std::string marker =
-      ReadCheckpointMarker(PathsOf(options_.data_dir, run.info.id, run.info.attempt).checkpoint_dir);
+  const std::string marker = TrimMarker(
+      ReadFileIfPresent(PathsOf(options_.data_dir, run.info.id, run.info.attempt).marker).value_or(""));
   if (marker.empty() || marker == run.info.last_checkpoint) return std::nullopt;
   run.info.last_checkpoint = marker;
   return marker;
@@ -304,6 +349,8 @@ std::vector<ExecEvent> LocalExecutor::Poll(Time now) {
     Run& run = it->second;
     const RunInfo& info = run.info;
     bool alive = ProcessIsAlive(info.supervisor_pid, run.supervisor_start);
+    // The exit first: the supervisor relays the marker's last word before it records the exit,
+    // so a marker read after an exit was seen is the run's last.
     std::optional<ExitStatus> exit =
         ReadExit(PathsOf(options_.data_dir, info.id, info.attempt).exit);
     if (std::optional<std::string> marker = NewCheckpoint(run)) {
@@ -324,6 +371,7 @@ std::vector<ExecEvent> LocalExecutor::Poll(Time now) {
     }
     if (run.kill_at && now >= *run.kill_at) {
       kill(-info.pgid, SIGKILL);
+      SignalRun(RunProcesses{run.cgroup, info.supervisor_pid}, SIGKILL);
       run.kill_at.reset();
     }
     ++it;
@@ -380,10 +428,7 @@ Result<std::vector<RunInfo>> LocalExecutor::Reattach() {
     std::optional<std::string> text = ReadFileIfPresent(paths.run);
     std::optional<RunRecord> record = text ? ParseRunRecord(*text) : std::nullopt;
     if (!record) return Status::Error("unreadable run file " + paths.run);
-    Run run;
-    run.info = RunInfo{id, attempt, record->supervisor_pid, record->job_pid, std::nullopt,
-                       paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
-    run.supervisor_start = record->supervisor_start;
+    Run run = RunFrom(id, attempt, *record);
     bool alive = ProcessIsAlive(record->supervisor_pid, record->supervisor_start);
     run.info.exit = ReadExit(paths.exit);
     if (!run.info.exit && !alive) {

@@ -4,9 +4,11 @@
 // once (the daemon's outbox forks several supervisors in parallel).
 // Signals (see docs/checkpoint-protocol.md): a checkpoint request is SIGUSR1 to the job's main
 // process only (its helpers keep the default action, which would kill them); Stop is SIGTERM
-// to the job's whole process group, then SIGKILL to the group once the grace has passed, as
-// Poll(now) finds it. The executor never sleeps except briefly in Start, until the supervisor
-// has recorded the job's pid.
+// to the job's process group and to every other process of the run (its cgroup, or the
+// supervisor's descendants: run_tracking.h), then SIGKILL to all of them once the grace has
+// passed, as Poll(now) finds it. The executor never sleeps except briefly in Start, until the
+// supervisor has recorded the job's pid. It never opens a file a job's account controls: the
+// supervisor relays the checkpoint marker into a file of its own (marker_relay.h).
 #ifndef SQUEEZE_EXEC_LOCAL_EXECUTOR_H_
 #define SQUEEZE_EXEC_LOCAL_EXECUTOR_H_
 
@@ -24,6 +26,7 @@
 #include "core/types.h"
 #include "exec/executor.h"
 #include "exec/run_files.h"
+#include "exec/run_tracking.h"
 
 namespace squeeze {
 
@@ -31,6 +34,9 @@ struct ExecutorOptions {
   std::string data_dir;         // DIR: runs/, logs/, checkpoints/, jobs/ live under it
   std::string supervisor_path;  // empty = squeeze-supervisor beside /proc/self/exe
   int start_timeout_ms = 5000;   // how long Start waits for the supervisor's run file
+  TrackingSetup tracking;        // how each run's processes are tracked (run_tracking.h)
+  int64_t max_log_bytes = 0;     // what each run's log may hold; 0 = no limit
+  int leftover_grace_s = 10;     // processes left when a job's main process ends: SIGTERM, this, SIGKILL
 };
 
 class LocalExecutor : public Executor {
@@ -74,6 +80,7 @@ class LocalExecutor : public Executor {
   struct Run {
     RunInfo info;
     uint64_t supervisor_start = 0;
+    std::string cgroup;           // the run's cgroup; empty = tracked by its supervisor
     std::optional<Time> kill_at;  // set by Stop
   };
 
@@ -83,6 +90,8 @@ class LocalExecutor : public Executor {
   Result<RunRecord> WaitForRunRecord(pid_t intermediate, const RunPaths& paths);
   std::optional<std::string> NewCheckpoint(Run& run) const;
   Status Signal(JobId id, bool group, int sig);  // under mu_
+  // The run from its run file (Start, Reattach).
+  Run RunFrom(JobId id, int attempt, const RunRecord& record) const;
 
   ExecutorOptions options_;
   mutable std::mutex mu_;  // guards runs_ and starting_ (never held while a start waits)

@@ -34,7 +34,7 @@ std::string DirOf(const std::string& path) {
 RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt) {
   std::string stem = std::to_string(id) + "." + std::to_string(attempt);
   return RunPaths{data_dir + "/runs/" + stem + ".run", data_dir + "/runs/" + stem + ".exit",
-                  data_dir + "/logs/" + stem + ".log",
+                  data_dir + "/runs/" + stem + ".marker", data_dir + "/logs/" + stem + ".log",
                   data_dir + "/checkpoints/" + std::to_string(id)};
 }
 
@@ -87,8 +87,8 @@ std::optional<std::string> ReadFileIfPresent(const std::string& path) {
   return text.str();
 }
 
-Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t from,
-                                     int64_t max) {
+Result<FileSlice> ReadOwnedFileSlice(const std::string& path, const std::vector<uid_t>& uids,
+                                     int64_t from, int64_t max) {
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ELOOP) return Status::Error("it is a symbolic link");
@@ -100,9 +100,9 @@ Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t
     refused = Status::Error(std::strerror(errno));
   } else if (!S_ISREG(st.st_mode)) {
     refused = Status::Error("it is not a regular file");
-  } else if (st.st_uid != uid) {
-    refused = Status::Error("it is owned by uid " + std::to_string(st.st_uid) + ", not " +
-                            std::to_string(uid) + ", the account the job runs as");
+  } else if (std::find(uids.begin(), uids.end(), st.st_uid) == uids.end()) {
+    refused = Status::Error("it is owned by uid " + std::to_string(st.st_uid) +
+                            ", not by the account the job runs as");
   }
   if (!refused.ok()) {
     close(fd);
@@ -124,6 +124,14 @@ Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t
   slice.text.resize(got);
   close(fd);
   return slice;
+}
+
+Result<std::string> ReadOwnedSmallFile(const std::string& path, const std::vector<uid_t>& uids,
+                                       int64_t max) {
+  Result<FileSlice> slice = ReadOwnedFileSlice(path, uids, 0, max);
+  if (!slice.ok()) return slice.status();
+  if (slice->size > max) return Status::Error("it is over " + std::to_string(max) + " bytes");
+  return std::move(slice->text);
 }
 
 std::optional<uint64_t> ProcessStartTime(pid_t pid) {
@@ -150,7 +158,8 @@ bool ProcessIsAlive(pid_t pid, uint64_t start_time) {
 
 std::string FormatRunRecord(const RunRecord& r) {
   return "supervisor " + std::to_string(r.supervisor_pid) + " " +
-         std::to_string(r.supervisor_start) + "\njob " + std::to_string(r.job_pid) + "\n";
+         std::to_string(r.supervisor_start) + "\njob " + std::to_string(r.job_pid) + "\n" +
+         (r.cgroup.empty() ? "" : "cgroup " + r.cgroup + "\n");
 }
 
 std::optional<RunRecord> ParseRunRecord(const std::string& text) {
@@ -161,6 +170,9 @@ std::optional<RunRecord> ParseRunRecord(const std::string& text) {
       supervisor != "supervisor" || job != "job" || r.supervisor_pid <= 0 || r.job_pid <= 0) {
     return std::nullopt;
   }
+  std::string line;
+  std::getline(in, line);  // the rest of the job line
+  if (std::getline(in, line) && line.rfind("cgroup ", 0) == 0) r.cgroup = line.substr(7);
   return r;
 }
 
@@ -182,12 +194,17 @@ std::optional<ExitStatus> ParseExitStatus(const std::string& text) {
   return e;
 }
 
-std::string ReadCheckpointMarker(const std::string& checkpoint_dir) {
-  std::string text = ReadFileIfPresent(checkpoint_dir + "/" + kCheckpointMarker).value_or("");
+std::string TrimMarker(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
     text.pop_back();
   }
   return text;
+}
+
+std::string ReadCheckpointMarker(const std::string& checkpoint_dir, const std::vector<uid_t>& uids) {
+  Result<std::string> text = ReadOwnedSmallFile(checkpoint_dir + "/" + kCheckpointMarker, uids,
+                                                static_cast<int64_t>(kMaxMarkerBytes));
+  return text.ok() ? TrimMarker(std::move(*text)) : "";
 }
 
 }  // namespace squeeze

@@ -1,7 +1,8 @@
 // The files through which the executor and the supervisor talk, under the data directory DIR:
 //   DIR/runs/<id>.<attempt>.run   the supervisor's pid, its start time and the job's pid (= pgid)
 //   DIR/runs/<id>.<attempt>.exit  how the job ended, written once, atomically
-//   DIR/logs/<id>.<attempt>.log   the job's stdout and stderr
+//   DIR/runs/<id>.<attempt>.marker  the checkpoint marker as the supervisor last read it
+//   DIR/logs/<id>.<attempt>.log   the job's stdout and stderr (written by the supervisor)
 //   DIR/checkpoints/<id>/         the job's checkpoint folder, kept across attempts; the job
 //                                 marks a complete checkpoint by renaming a file to COMPLETE
 // Plain functions and data; no state. See docs/checkpoint-protocol.md.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "core/types.h"
@@ -20,10 +22,13 @@
 namespace squeeze {
 
 inline constexpr char kCheckpointMarker[] = "COMPLETE";
+// The most of a checkpoint marker squeeze reads; a longer one is not taken.
+inline constexpr size_t kMaxMarkerBytes = 4096;
 
 struct RunPaths {
   std::string run;             // DIR/runs/<id>.<attempt>.run
   std::string exit;            // DIR/runs/<id>.<attempt>.exit
+  std::string marker;          // DIR/runs/<id>.<attempt>.marker
   std::string log;             // DIR/logs/<id>.<attempt>.log
   std::string checkpoint_dir;  // DIR/checkpoints/<id>
 };
@@ -38,20 +43,28 @@ Status WriteFileAtomically(const std::string& path, const std::string& text);
 // The whole file, or nullopt when it cannot be read (missing, say).
 std::optional<std::string> ReadFileIfPresent(const std::string& path);
 
-// A stretch of a job's own output file (sbatch -o), read for `squeeze logs` by a daemon that
-// may be root: only a regular file owned by `uid` (the account the job runs as), opened
-// without following a symlink at its end, so that nobody reads through it what they could not
-// read themselves. `from` < 0: the last `max` bytes; else at most `max` bytes from `from`.
-// The error says why not ("not a regular file", "owned by uid 0, not 1000", strerror).
+// A stretch of a file in the data directory that a job's account may write (a run's log, a
+// Slurm run's exit record and checkpoint marker), read by a daemon that may be root: opened
+// without following a symlink at its end and without blocking (a FIFO is no hold), only a
+// regular file owned by one of `uids`, at most `max` bytes. `from` < 0: the last `max` bytes;
+// else at most `max` bytes from `from`. The error says why not ("it is a symbolic link", "it
+// is not a regular file", "it is owned by uid 0, ...", strerror).
 struct FileSlice {
   int64_t size = 0;  // the whole file's
   std::string text;
 };
-Result<FileSlice> ReadOwnedFileSlice(const std::string& path, uid_t uid, int64_t from,
-                                     int64_t max);
+Result<FileSlice> ReadOwnedFileSlice(const std::string& path, const std::vector<uid_t>& uids,
+                                     int64_t from, int64_t max);
+// A small file of that kind whole: an error too when it is over `max` bytes.
+Result<std::string> ReadOwnedSmallFile(const std::string& path, const std::vector<uid_t>& uids,
+                                       int64_t max);
 
-// The content of `checkpoint_dir`/COMPLETE without its trailing newline; empty when absent.
-std::string ReadCheckpointMarker(const std::string& checkpoint_dir);
+// The content of `checkpoint_dir`/COMPLETE, a file of the job's account (one of `uids`), read
+// as ReadOwnedSmallFile reads (at most 4096 bytes), without its trailing newline; empty when
+// absent or not taken. For backends whose runs have no supervisor to relay it (Slurm).
+std::string ReadCheckpointMarker(const std::string& checkpoint_dir, const std::vector<uid_t>& uids);
+// What a marker holds, as squeeze records it: trailing spaces and line ends cut.
+std::string TrimMarker(std::string text);
 
 // A live process is identified by its pid and its start time (field 22 of /proc/<pid>/stat),
 // so that a reused pid is not mistaken for it.
@@ -62,6 +75,7 @@ struct RunRecord {
   pid_t supervisor_pid = 0;
   uint64_t supervisor_start = 0;
   pid_t job_pid = 0;  // also the job's process group id
+  std::string cgroup;  // the run's cgroup folder (run_tracking.h); empty = none
 };
 std::string FormatRunRecord(const RunRecord& r);
 std::optional<RunRecord> ParseRunRecord(const std::string& text);

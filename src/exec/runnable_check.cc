@@ -1,5 +1,5 @@
 // squeeze-supervisor --check (supervisor.h): a job's workdir and command, checked as its owner
-// in a process of their own, before the job is accepted.
+// in a process of their own, before the job is accepted; the job's PATH comes as data.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,26 +32,7 @@ int Runnable(const std::string& path, bool searching) {
 
 }  // namespace
 
-std::vector<std::string> CheckCommandLine(const std::string& supervisor_path,
-                                          const RunnableCheck& c) {
-  std::vector<std::string> line = {supervisor_path, "--check", c.user.empty() ? "-" : c.user,
-                                   c.workdir.empty() ? "-" : c.workdir, "--"};
-  line.insert(line.end(), c.command.begin(), c.command.end());
-  return line;
-}
-
-std::optional<RunnableCheck> ParseCheckArgs(int argc, char** argv) {
-  if (argc < 6 || std::string(argv[1]) != "--check" || std::string(argv[4]) != "--") {
-    return std::nullopt;
-  }
-  RunnableCheck c;
-  if (std::string(argv[2]) != "-") c.user = argv[2];
-  if (std::string(argv[3]) != "-") c.workdir = argv[3];
-  for (int i = 5; i < argc; ++i) c.command.push_back(argv[i]);
-  return c;
-}
-
-int RunCheck(const RunnableCheck& c) {
+int RunCheck(const CheckSpec& c) {
   std::string who;
   if (!c.user.empty()) {
     Result<UnixAccount> account = AccountNamed(c.user);
@@ -74,8 +55,7 @@ int RunCheck(const RunnableCheck& c) {
     }
     return 0;
   }
-  const char* env = std::getenv("PATH");
-  const std::string path = env && *env ? env : kDefaultPath;
+  const std::string path = c.path.empty() ? kDefaultPath : c.path;
   std::string denied;
   for (size_t start = 0; start <= path.size();) {
     size_t colon = path.find(':', start);

@@ -2,27 +2,46 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
+#include <optional>
 
+#include "exec/marker_relay.h"
 #include "exec/run_files.h"
+#include "exec/run_tracking.h"
+#include "exec/run_watch.h"
 #include "exec/unix_account.h"
+
+extern char** environ;
 
 namespace squeeze {
 namespace {
 
 constexpr int kCannotRun = 127;
 
-void AppendToLog(int log_fd, const std::string& line) {
-  std::string text = "squeeze-supervisor: " + line + "\n";
+void Note(int log_fd, const std::string& line) {
+  const std::string text = "squeeze-supervisor: " + line + "\n";
   if (write(log_fd, text.data(), text.size()) < 0) {
   }
+}
+
+// Standard input, whole, up to kMaxSpecBytes (one byte more says it was over).
+std::string ReadInput() {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(0, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxSpecBytes) break;
+  }
+  return text;
 }
 
 // Failure steps of ExecJob, written to the supervisor with errno.
@@ -36,75 +55,126 @@ int OpenOutput(const std::string& path, bool append) {
               0644);
 }
 
-// In the forked job process: its own group, its owner's account (for good), the workdir, its
-// output files (opened as that account) or the log, default signal handling, then exec. On
-// failure writes the step and errno to `err_fd` and exits 127.
-[[noreturn]] void ExecJob(const SupervisorArgs& args, const UnixAccount* owner, char** argv,
-                          int log_fd, int err_fd) {
+// What ExecJob needs, made before the fork.
+struct JobLaunch {
+  const RunSpec& spec;
+  const UnixAccount* owner;
+  std::string cgroup;            // "" = none
+  std::vector<std::string> env;  // the job's environment, HOME/USER/LOGNAME of the owner set
+  int log_fd;                    // the write end of the pipe into the run's log
+  int err_fd;                    // where a failure is reported
+};
+
+// In the forked job process: its own group and cgroup, default signal handling, its owner's
+// account (for good), the workdir, its output files (opened as that account) or the log, its
+// own environment, then exec. On failure writes the step and errno to `err_fd`, exits 127.
+[[noreturn]] void ExecJob(JobLaunch& job) {
   setpgid(0, 0);
+  if (!job.cgroup.empty()) (void)JoinCgroup(job.cgroup);  // else the subreaper still tracks it
   // Default handling first, then unblock: a stop (SIGTERM) sent to the group while the
-  // supervisor's SIG_IGN was still inherited was held blocked (RunJob), and ends the job now.
+  // supervisor's SIG_IGN was still inherited was held blocked (StartJob), and ends the job now.
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2 below gives fd 0 without it
+  const RunSpec& spec = job.spec;
   int err[2] = {0, 0};
   errno = 0;
-  int out_fd = log_fd, error_fd = log_fd;
-  if (owner != nullptr && !BecomeAccount(*owner).ok()) {
+  int out_fd = job.log_fd, error_fd = job.log_fd;
+  if (job.owner != nullptr && !BecomeAccount(*job.owner).ok()) {
     err[0] = kBecome;
-  } else if (chdir(args.workdir.c_str()) != 0) {
+  } else if (chdir(spec.workdir.c_str()) != 0) {
     err[0] = kEnterWorkdir;
-  } else if (!args.output.empty() && (out_fd = OpenOutput(args.output, args.append)) < 0) {
+  } else if (!spec.output.empty() && (out_fd = OpenOutput(spec.output, spec.append)) < 0) {
     err[0] = kOpenOutput;
-  } else if (error_fd = args.error.empty() || args.error == args.output
+  } else if (error_fd = spec.error.empty() || spec.error == spec.output
                             ? out_fd
-                            : OpenOutput(args.error, args.append);
+                            : OpenOutput(spec.error, spec.append);
              error_fd < 0) {
     err[0] = kOpenError;
   } else if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
              dup2(error_fd, 2) < 0) {
     err[0] = kRedirect;
   } else {
-    execvp(argv[0], argv);
+    std::vector<char*> argv, envp;
+    for (const std::string& a : spec.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (std::string& e : job.env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    environ = envp.data();  // execvp searches the job's PATH, as the job's account
+    execvp(argv[0], argv.data());
     err[0] = kExec;
   }
   err[1] = errno;
-  if (write(err_fd, err, sizeof(err)) < 0) {
+  if (write(job.err_fd, err, sizeof(err)) < 0) {
   }
   _exit(kCannotRun);
 }
 
-std::string DescribeFailure(const SupervisorArgs& args, int step, int err) {
+std::string DescribeFailure(const RunSpec& spec, int step, int err) {
   std::string why = std::strerror(err);
-  const std::string as = args.user.empty() ? "" : " as user '" + args.user + "'";
-  if (step == kBecome) return "cannot run as user '" + args.user + "': " + why;
-  if (step == kEnterWorkdir) return "cannot enter workdir '" + args.workdir + "'" + as + ": " + why;
-  if (step == kOpenOutput) return "cannot open the output file '" + args.output + "'" + as + ": " + why;
-  if (step == kOpenError) return "cannot open the error file '" + args.error + "'" + as + ": " + why;
+  const std::string as = spec.user.empty() ? "" : " as user '" + spec.user + "'";
+  if (step == kBecome) return "cannot run as user '" + spec.user + "': " + why;
+  if (step == kEnterWorkdir) return "cannot enter workdir '" + spec.workdir + "'" + as + ": " + why;
+  if (step == kOpenOutput) return "cannot open the output file '" + spec.output + "'" + as + ": " + why;
+  if (step == kOpenError) return "cannot open the error file '" + spec.error + "'" + as + ": " + why;
   if (step == kRedirect) return "cannot redirect the job's output: " + why;
-  return "cannot run '" + args.command[0] + "'" + as + ": " + why;
+  return "cannot run '" + spec.command[0] + "'" + as + ": " + why;
 }
 
-ExitStatus WaitForJob(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      return ExitStatus{false, -1, std::string("lost the job: ") + std::strerror(errno)};
+// The job's environment as given, with the owner's HOME, USER and LOGNAME.
+std::vector<std::string> JobEnvironment(const RunSpec& spec, const UnixAccount* owner) {
+  std::vector<std::string> env;
+  for (const std::string& e : spec.env) {
+    if (owner && (e.rfind("HOME=", 0) == 0 || e.rfind("USER=", 0) == 0 ||
+                  e.rfind("LOGNAME=", 0) == 0)) {
+      continue;
     }
+    env.push_back(e);
   }
-  if (WIFSIGNALED(status)) return ExitStatus{true, WTERMSIG(status), ""};
-  return ExitStatus{false, WEXITSTATUS(status), ""};
+  if (owner) {
+    env.push_back("HOME=" + owner->home);
+    env.push_back("USER=" + owner->name);
+    env.push_back("LOGNAME=" + owner->name);
+  }
+  return env;
+}
+
+// The run's log, the supervisor's own (a job cannot rewrite what squeeze wrote there).
+int OpenLog(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  return fd;
+}
+
+// The run's cgroup, made with its limits; "" when the run is tracked as a subreaper only.
+std::string MakeCgroup(const RunSpec& spec, int log_fd) {
+  if (spec.cgroup_parent.empty()) return "";
+  const std::string path = RunCgroupPath(spec.cgroup_parent, spec.id, spec.attempt);
+  const bool limits = spec.cpu_milli > 0 || spec.memory_bytes > 0;
+  if (Status s = MakeRunCgroup(path, limits, spec.cpu_milli, spec.memory_bytes); !s.ok()) {
+    Note(log_fd, s.message() + "; the run's processes are tracked by the supervisor instead");
+    RemoveRunCgroup(path);
+    return "";
+  }
+  return path;
+}
+
+void RecordExit(const RunPaths& paths, const ExitStatus& exit, int log_fd) {
+  if (Status s = WriteFileAtomically(paths.exit, FormatExitStatus(exit)); !s.ok()) {
+    Note(log_fd, s.message());
+  }
 }
 
 // The detached part: runs the job to its end and records how it ended.
-int Supervise(const SupervisorArgs& args) {
+int Supervise(const RunSpec& spec) {
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE}) signal(sig, SIG_IGN);
-  RunPaths paths = PathsOf(args.data_dir, args.id, args.attempt);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);  // a process that leaves its parent stays in the run
+  const RunPaths paths = PathsOf(spec.data_dir, spec.id, spec.attempt);
   std::optional<UnixAccount> owner;
-  if (!args.user.empty()) {
-    Result<UnixAccount> account = AccountNamed(args.user);
+  if (!spec.user.empty()) {
+    Result<UnixAccount> account = AccountNamed(spec.user);
     if (!account.ok()) {
       (void)WriteFileAtomically(paths.exit,
                                 FormatExitStatus({false, kCannotRun, account.status().message()}));
@@ -112,28 +182,24 @@ int Supervise(const SupervisorArgs& args) {
     }
     owner = std::move(*account);
   }
-  // The log is the owner's alone (the daemon, root, reads it for the API).
-  int log_fd = open(paths.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                    owner ? 0600 : 0644);
-  if (log_fd >= 0 && owner && fchown(log_fd, owner->uid, owner->gid) != 0) {
-    AppendToLog(log_fd, "cannot give the log to user '" + owner->name + "': " +
-                            std::strerror(errno));
+  const int log_fd = OpenLog(paths.log);
+  if (!spec.output.empty() || !spec.error.empty()) {
+    const std::string out = spec.output.empty() ? "this log" : spec.output;
+    Note(log_fd, "job " + std::to_string(spec.id) + " attempt " + std::to_string(spec.attempt) +
+                     ": stdout goes to " + out +
+                     (spec.error.empty() || spec.error == spec.output ? ", stderr with it"
+                                                                      : ", stderr to " + spec.error) +
+                     (spec.append ? " (appended to)" : ""));
   }
-  if (log_fd < 0) log_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-  if (!args.output.empty() || !args.error.empty()) {
-    const std::string out = args.output.empty() ? "this log" : args.output;
-    AppendToLog(log_fd, "job " + std::to_string(args.id) + " attempt " +
-                            std::to_string(args.attempt) + ": stdout goes to " + out +
-                            (args.error.empty() || args.error == args.output
-                                 ? ", stderr with it"
-                                 : ", stderr to " + args.error) +
-                            (args.append ? " (appended to)" : ""));
+  MarkerRelay marker(owner, paths.checkpoint_dir, paths.marker, log_fd);
+  marker.Check();  // the marker as the run begins: only a newer one is a checkpoint of this run
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    RecordExit(paths, {false, kCannotRun, "cannot make pipes"}, log_fd);
+    return 1;
   }
-  int err_pipe[2];
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) return 1;
-  std::vector<char*> argv;
-  for (const std::string& a : args.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  JobLaunch launch{spec, owner ? &*owner : nullptr, MakeCgroup(spec, log_fd),
+                   JobEnvironment(spec, owner ? &*owner : nullptr), out_pipe[1], err_pipe[1]};
 
   // The stop signals stay blocked from the fork until the job resets their handling
   // (ExecJob): one sent as soon as the run is known is kept pending, not dropped as ignored.
@@ -141,81 +207,51 @@ int Supervise(const SupervisorArgs& args) {
   sigemptyset(&stops);
   for (int sig : {SIGHUP, SIGINT, SIGTERM}) sigaddset(&stops, sig);
   sigprocmask(SIG_BLOCK, &stops, &before);
-  pid_t pid = fork();
+  const pid_t pid = fork();
   if (pid != 0) sigprocmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
-    (void)WriteFileAtomically(paths.exit, FormatExitStatus({false, kCannotRun, "cannot fork"}));
+    RecordExit(paths, {false, kCannotRun, "cannot fork"}, log_fd);
     return 1;
   }
-  if (pid == 0) ExecJob(args, owner ? &*owner : nullptr, argv.data(), log_fd, err_pipe[1]);
+  if (pid == 0) ExecJob(launch);
   setpgid(pid, pid);
+  close(out_pipe[1]);
   close(err_pipe[1]);
-  RunRecord record{getpid(), ProcessStartTime(getpid()).value_or(0), pid};
-  Status written = WriteFileAtomically(paths.run, FormatRunRecord(record));
-  if (!written.ok()) AppendToLog(log_fd, written.message());
-
-  int err[2] = {0, 0};
-  ssize_t n;
-  while ((n = read(err_pipe[0], err, sizeof(err))) < 0 && errno == EINTR) {
+  RunRecord record{getpid(), ProcessStartTime(getpid()).value_or(0), pid, launch.cgroup};
+  if (Status written = WriteFileAtomically(paths.run, FormatRunRecord(record)); !written.ok()) {
+    Note(log_fd, written.message());
   }
-  close(err_pipe[0]);
-  ExitStatus exit = WaitForJob(pid);
-  if (n == static_cast<ssize_t>(sizeof(err))) exit.error = DescribeFailure(args, err[0], err[1]);
-  if (!exit.error.empty()) AppendToLog(log_fd, exit.error);
-  std::string ended = FormatExitStatus(exit);
-  AppendToLog(log_fd, "job " + std::to_string(args.id) + " attempt " +
-                          std::to_string(args.attempt) + " ended: " +
-                          ended.substr(0, ended.find('\n')));
-  Status recorded = WriteFileAtomically(paths.exit, FormatExitStatus(exit));
-  if (!recorded.ok()) AppendToLog(log_fd, recorded.message());
-  return recorded.ok() ? 0 : 1;
+
+  RunWatch watch({pid, out_pipe[0], err_pipe[0], log_fd, spec.max_log_bytes,
+                  spec.leftover_grace_s, RunProcesses{launch.cgroup, getpid()}},
+                 marker);
+  ExitStatus exit = watch.Run();
+  RemoveRunCgroup(launch.cgroup);
+  if (watch.failure()) exit.error = DescribeFailure(spec, watch.failure()->first, watch.failure()->second);
+  if (!exit.error.empty()) Note(log_fd, exit.error);
+  const std::string ended = FormatExitStatus(exit);
+  Note(log_fd, "job " + std::to_string(spec.id) + " attempt " + std::to_string(spec.attempt) +
+                   " ended: " + ended.substr(0, ended.find('\n')));
+  marker.Check();  // a checkpoint the job made as it ended is relayed before its exit
+  RecordExit(paths, exit, log_fd);
+  return 0;
 }
 
 }  // namespace
 
-std::vector<std::string> SupervisorCommandLine(const std::string& supervisor_path,
-                                               const SupervisorArgs& args) {
-  std::vector<std::string> line = {supervisor_path};
-  if (!args.output.empty()) line.push_back("--output=" + args.output);
-  if (!args.error.empty()) line.push_back("--error=" + args.error);
-  if (args.append) line.push_back("--append");
-  line.insert(line.end(), {args.data_dir, std::to_string(args.id), std::to_string(args.attempt),
-                           args.workdir, args.user.empty() ? "-" : args.user, "--"});
-  line.insert(line.end(), args.command.begin(), args.command.end());
-  return line;
+std::string SupervisorBesideSelf() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "squeeze-supervisor";
+  std::string path(self, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/') + 1) + "squeeze-supervisor";
 }
 
-std::optional<SupervisorArgs> ParseSupervisorArgs(int argc, char** argv) {
-  SupervisorArgs args;
-  int options = 0;  // the --output=, --error= and --append before DATA_DIR
-  for (; 1 + options < argc; ++options) {
-    const std::string_view word = argv[1 + options];
-    if (word.starts_with("--output=")) {
-      args.output = word.substr(9);
-    } else if (word.starts_with("--error=")) {
-      args.error = word.substr(8);
-    } else if (word == "--append") {
-      args.append = true;
-    } else {
-      break;
-    }
-  }
-  argc -= options;
-  argv += options;
-  if (argc < 8 || std::string(argv[6]) != "--") return std::nullopt;
-  args.data_dir = argv[1];
-  char* end = nullptr;
-  args.id = std::strtoll(argv[2], &end, 10);
-  if (*end != '\0') return std::nullopt;
-  args.attempt = static_cast<int>(std::strtol(argv[3], &end, 10));
-  if (*end != '\0') return std::nullopt;
-  args.workdir = argv[4];
-  if (std::string(argv[5]) != "-") args.user = argv[5];
-  for (int i = 7; i < argc; ++i) args.command.push_back(argv[i]);
-  return args;
+std::vector<std::string> SupervisorEnvironment() {
+  return {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"};
 }
 
-int RunSupervisor(const SupervisorArgs& args) {
+int RunSupervisor(const RunSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) return 1;
   if (pid > 0) return 0;
@@ -227,7 +263,33 @@ int RunSupervisor(const SupervisorArgs& args) {
     dup2(null_fd, 2);
     if (null_fd > 2) close(null_fd);
   }
-  _exit(Supervise(args));
+  _exit(Supervise(spec));
+}
+
+int SupervisorMain(int argc, char** argv) {
+  const std::string mode = argc == 2 ? argv[1] : "";
+  if (mode == "--run" || mode == "--check" || mode == "--read") {
+    const std::string input = ReadInput();
+    if (mode == "--run") {
+      Result<RunSpec> spec = DecodeRunSpec(input);
+      if (spec.ok()) return RunSupervisor(*spec);
+      std::fprintf(stderr, "squeeze-supervisor: %s\n", spec.status().message().c_str());
+    } else if (mode == "--check") {
+      Result<CheckSpec> spec = DecodeCheckSpec(input);
+      if (spec.ok()) return RunCheck(*spec);
+      std::printf("%s\n", spec.status().message().c_str());
+    } else {
+      Result<ReadSpec> spec = DecodeReadSpec(input);
+      if (spec.ok()) return RunRead(*spec);
+      std::printf("error %s\n", spec.status().message().c_str());
+    }
+    return 2;
+  }
+  std::fprintf(stderr,
+               "usage: squeeze-supervisor --run|--check|--read < SPEC\n"
+               "(started by squeeze serve, which writes what to do on its standard input; not "
+               "meant to be run by hand)\n");
+  return 2;
 }
 
 }  // namespace squeeze

@@ -18,6 +18,7 @@
 
 #include "config/cluster_file.h"
 #include "config/policy_settings.h"
+#include "exec/run_tracking.h"
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
@@ -367,7 +368,10 @@ int RunDaemon(const DaemonOptions& options) {
   auto samples = GpuSampleStore::Open(dir, GpuSampleStore::Options());
   if (!samples.ok()) return fail(samples.status());
 
-  LocalExecutor executor(ExecutorOptions{dir, "", 5000});
+  auto tracking = PrepareTracking(options.process_tracking, dir);
+  if (!tracking.ok()) return fail(tracking.status());
+  LocalExecutor executor(ExecutorOptions{dir, "", 5000, *tracking, options.max_log_bytes,
+                                         static_cast<int>(o.queue.stop_grace)});
   if (Status s = CheckSupervisor(executor); !s.ok()) return fail(s);
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
@@ -376,6 +380,7 @@ int RunDaemon(const DaemonOptions& options) {
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
+  Say("processes: " + tracking->description);
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });
   QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
@@ -403,6 +408,9 @@ int RunDaemon(const DaemonOptions& options) {
     api.Stop();
     return fail(s);
   }
+  // The executors' polls (their runs' ends, checkpoints; a Slurm pool's scontrol) never hold
+  // up the scheduling thread.
+  (*queue)->PollInBackground(Now);
   std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
   std::thread signals([&] { WaitForStopSignal(stop_signals, waker); });
   RunLoop(**queue, **samples, waker);

@@ -30,6 +30,9 @@ struct DaemonOptions {
   bool allow_root_jobs = false;  // a root daemon runs root's own jobs (as root)
   std::string socket_path;       // the Unix socket of local users; empty = DIR/squeeze.sock
   std::string admin_group;       // its members are admins on the socket; empty = root only
+  // How each local run's processes are tracked: auto, cgroup or subreaper (exec/run_tracking.h).
+  std::string process_tracking = "auto";
+  int64_t max_log_bytes = int64_t{1} << 30;  // what each local run's log may hold; 0 = no limit
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

@@ -71,6 +71,7 @@ void LiveQueue::WaitForDispatch() {
 }
 
 size_t LiveQueue::StopDispatch() {
+  if (polls_) polls_->Stop();
   std::lock_guard lock(outboxes_mu_);
   size_t dropped = 0;
   for (auto& [executor, outbox] : outboxes_) dropped += outbox->Close();
@@ -225,11 +226,17 @@ std::vector<ExecEvent> LiveQueue::PollExecutors(Time now) {
   // The backends are asked before the lock is taken (a slow squeue or scontrol holds up no
   // API call); pool_executors_ does not change after Recover. A start carried out since is
   // seen at the next step.
+  if (polls_) return polls_->Take();
   std::vector<ExecEvent> events;
   for (Executor* executor : AllExecutors()) {
     for (ExecEvent& e : executor->Poll(now)) events.push_back(std::move(e));
   }
   return events;
+}
+
+void LiveQueue::PollInBackground(std::function<Time()> clock) {
+  polls_ = std::make_unique<ExecutorPolls>(AllExecutors(), std::move(clock),
+                                           [this] { if (wake_) wake_(); });
 }
 
 std::optional<Time> LiveQueue::StepIfEvents(Time now) {

@@ -34,6 +34,7 @@
 #include "exec/executor.h"
 #include "serve/access.h"
 #include "serve/capacity_requests.h"
+#include "serve/executor_polls.h"
 #include "serve/held_idle_tracker.h"
 #include "serve/history_views.h"
 #include "serve/job_service.h"
@@ -111,6 +112,10 @@ class LiveQueue {
   void SetPoolExecutor(int pool, Executor& executor);
   // After a start of the daemon: the store's unfinished jobs and the executors' runs.
   Result<RecoverySummary> Recover(Time now);
+  // From now on the executors are polled on threads of their own (executor_polls.h) and a
+  // step takes what they found, instead of polling on the caller's thread. After Recover; the
+  // daemon's choice (tests step synchronously).
+  void PollInBackground(std::function<Time()> clock);
   // Before a job of `owner` is accepted: the scheduling core could ever run it (the rule its
   // cycle applies; else 400), the account it would run as (run_as) may run jobs (else 403), and
   // where every pool the job may use runs jobs here, its workdir and command
@@ -245,6 +250,7 @@ class LiveQueue {
   std::vector<Executor*> AllExecutors();
 
   std::vector<ExecEvent> PollExecutors(Time now);
+  std::unique_ptr<ExecutorPolls> polls_;  // set by PollInBackground
   Time StepWith(Time now, const std::vector<ExecEvent>& events);
   void DrainInbox(Time now);
   // The outbox of `executor`'s work, made on first use.

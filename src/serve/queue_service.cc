@@ -11,6 +11,8 @@
 #include "core/duration.h"
 #include "core/output_path.h"
 #include "exec/run_files.h"
+#include "exec/supervisor.h"
+#include "exec/user_file.h"
 #include "exec/unix_account.h"
 #include "serve/capacity_requests.h"
 #include "serve/job_json.h"
@@ -404,8 +406,8 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
 namespace {
 
 // `squeeze logs` of a job with a file of its own for stdout (sbatch -o): that file, which every
-// run of the job writes, read only as a regular file of the account the job runs as
-// (ReadOwnedFileSlice); else an error that says where the output is.
+// run of the job writes, read as the account the job runs as (squeeze-supervisor --read,
+// exec/user_file.h), never by the daemon itself; else an error that says where the output is.
 ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
                         const std::string& data_dir, int64_t attempt, int64_t tail,
                         std::optional<int64_t> from) {
@@ -425,7 +427,9 @@ ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
   }
   const std::string where = "job " + id + " writes its output to " + *path + " (as user '" +
                             owner->name + "'), not to its log";
-  Result<FileSlice> slice = ReadOwnedFileSlice(*path, owner->uid, from.value_or(-1), tail);
+  constexpr int kReadTimeoutMs = 5000;
+  Result<FileSlice> slice = ReadFileAsUser(
+      SupervisorBesideSelf(), ReadSpec{*account, *path, from.value_or(-1), tail}, kReadTimeoutMs);
   if (!slice.ok()) {
     return ApiResult::Fail(409, where + "; it cannot be shown: " + slice.status().message());
   }
@@ -488,23 +492,22 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
   const std::string relative = PathsOf(".", id, static_cast<int>(attempt)).log;
   auto path = ResolveInside(data_dir_, relative);
   if (!path.ok()) return ApiResult::Fail(400, path.status().message());
-  std::string text = ReadFileIfPresent(*path).value_or("");
-  const int64_t size = static_cast<int64_t>(text.size());
-  // From `from` (at most tail_bytes of it, the first ones), else the last tail_bytes.
-  bool truncated = false;
-  if (from) {
-    text = text.substr(static_cast<size_t>(std::min(*from, size)));
-    if (static_cast<int64_t>(text.size()) > tail) text.resize(static_cast<size_t>(tail));
-  } else if (size > tail) {
-    truncated = true;
-    text = text.substr(static_cast<size_t>(size - tail));
+  // The daemon's own log of a local run (its supervisor writes it), or a Slurm run's, which
+  // the job's account writes: read without following a link, at most tail_bytes of it.
+  std::vector<uid_t> writers = {geteuid()};
+  if (Result<std::string> account = queue_.run_as().AccountFor(job->owner);
+      account.ok() && !account->empty()) {
+    if (Result<UnixAccount> owner = AccountNamed(*account); owner.ok()) writers.push_back(owner->uid);
   }
+  Result<FileSlice> slice = ReadOwnedFileSlice(*path, writers, from.value_or(-1), tail);
+  FileSlice empty;
+  const FileSlice& read = slice.ok() ? *slice : empty;  // no log yet: nothing to show
   return ApiResult::Ok({{"id", id},
                         {"attempt", attempt},
                         {"path", *path},
-                        {"truncated", truncated},
-                        {"size", size},
-                        {"text", text}});
+                        {"truncated", !from && read.size > tail},
+                        {"size", read.size},
+                        {"text", read.text}});
 }
 
 ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }

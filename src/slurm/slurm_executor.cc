@@ -81,6 +81,27 @@ std::string SlurmExecutor::ExitRecordPath(JobId id, int attempt) const {
          ".exit";
 }
 
+std::vector<uid_t> SlurmExecutor::AccountsOf(JobId id) const {
+  std::vector<uid_t> uids = {geteuid()};
+  struct stat st;
+  if (lstat(PathsOf(options_.data_dir, id, 0).checkpoint_dir.c_str(), &st) == 0 &&
+      S_ISDIR(st.st_mode)) {
+    uids.push_back(st.st_uid);
+  }
+  if (!options_.pool.user.empty()) {
+    if (Result<UnixAccount> account = AccountNamed(options_.pool.user); account.ok()) {
+      uids.push_back(account->uid);
+    }
+  }
+  return uids;
+}
+
+std::string SlurmExecutor::ReadExitRecord(JobId id, int attempt) const {
+  constexpr int64_t kMaxRecord = 4096;
+  Result<std::string> text = ReadOwnedSmallFile(ExitRecordPath(id, attempt), AccountsOf(id), kMaxRecord);
+  return text.ok() ? *text : "";
+}
+
 std::string SlurmExecutor::SubmittedPath(JobId id, int attempt) const {
   return options_.data_dir + "/slurm/" + std::to_string(id) + "." + std::to_string(attempt) +
          ".sbatch";
@@ -169,7 +190,7 @@ Result<SlurmExecutor::Run> SlurmExecutor::Submit(JobId id, int attempt, const Jo
   }
 
   Run run;
-  run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir), ""};
+  run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir, AccountsOf(id)), ""};
   // The batch script is written (atomically) just before sbatch: without it, no sbatch of this
   // attempt can have happened, and Slurm need not be asked (a whole-cluster `squeue --json`
   // per start made dispatch slow as the cluster filled: bench/README.md slurm_bench). With it,
@@ -364,7 +385,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
     Run run;
     run.slurm_id = job->id;
     run.last_seen = *job;
-    run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir),
+    run.info = RunInfo{id, attempt, 0, 0, std::nullopt, paths.log, ReadCheckpointMarker(paths.checkpoint_dir, AccountsOf(id)),
                        std::to_string(job->id)};
     // The nodes it runs on (the nodes it was sent to, for a run that runs): what its verdicts
     // need (a run of several nodes, one kept waiting behind others' jobs).

@@ -130,6 +130,12 @@ class SlurmExecutor : public Executor {
   std::string SubmittedPath(JobId id, int attempt) const;
   // DIR/logs/ID.ATTEMPT.exit: what the batch script writes as its command ends.
   std::string ExitRecordPath(JobId id, int attempt) const;
+  // The accounts whose files a run of `id` may leave in the data directory (its exit record,
+  // its checkpoint marker): the owner of its checkpoint folder (given to the job's account at
+  // its start), the pool's slurm.user and the daemon's own. Nothing else is read.
+  std::vector<uid_t> AccountsOf(JobId id) const;
+  // The run's exit record (a file its batch script writes), read as ReadOwnedSmallFile reads.
+  std::string ReadExitRecord(JobId id, int attempt) const;
   void FollowEndedByRecord(const SlurmLook& look);
   // The exit a run's record holds, once its script has written it.
   std::optional<ExitStatus> ExitRecorded(JobId id, const Run& run) const;

@@ -15,7 +15,7 @@ Result<int64_t> SlurmExecutor::SlurmIdOf(JobId id) const {
 }
 
 bool SlurmExecutor::ScriptStarted(JobId id, int attempt) const {
-  return !ReadFileIfPresent(ExitRecordPath(id, attempt)).value_or("").empty();
+  return !ReadExitRecord(id, attempt).empty();
 }
 
 Status SlurmExecutor::RequestCheckpoint(JobId id) {
@@ -66,7 +66,8 @@ SlurmExecutor::Known SlurmExecutor::Ended(int64_t slurm_id, SlurmJob* ended) con
 
 void SlurmExecutor::CheckpointEvent(JobId id, Run& run, std::vector<ExecEvent>& events) {
   const std::string marker =
-      ReadCheckpointMarker(PathsOf(options_.data_dir, id, run.info.attempt).checkpoint_dir);
+      ReadCheckpointMarker(PathsOf(options_.data_dir, id, run.info.attempt).checkpoint_dir,
+                           AccountsOf(id));
   if (marker.empty() || marker == run.info.last_checkpoint) return;
   run.info.last_checkpoint = marker;
   ExecEvent& e = events.emplace_back();
@@ -166,9 +167,9 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look,
 }
 
 std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, const Run& run) const {
-  auto text = ReadFileIfPresent(ExitRecordPath(id, run.info.attempt));
-  if (!text || text->empty()) return std::nullopt;
-  return ParseExitStatus(*text);
+  const std::string text = ReadExitRecord(id, run.info.attempt);
+  if (text.empty()) return std::nullopt;
+  return ParseExitStatus(text);
 }
 
 // A run whose record says it ended: Slurm should end it within moments (its epilog). One that

@@ -1,0 +1,51 @@
+// The daemon's executors polled off the scheduling thread: one thread per executor asks it
+// (Executor::Poll) every `interval`, keeps what it reports and wakes the loop, which takes it
+// (Take) at its next step. So a backend that answers slowly (scontrol) or a file a job's
+// account controls (a Slurm run's checkpoint marker on a hung file system) holds up that
+// executor's thread at most, never a cycle, an API call or another backend. Thread-safe.
+#ifndef SQUEEZE_SERVE_EXECUTOR_POLLS_H_
+#define SQUEEZE_SERVE_EXECUTOR_POLLS_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "exec/executor.h"
+
+namespace squeeze {
+
+class ExecutorPolls {
+ public:
+  // Starts the threads. `clock`: the time Poll is given; `wake`: called (no lock held) when a
+  // poll found something.
+  ExecutorPolls(std::vector<Executor*> executors, std::function<Time()> clock,
+                std::function<void()> wake,
+                std::chrono::milliseconds interval = std::chrono::milliseconds(200));
+  ~ExecutorPolls();  // Stop()
+  ExecutorPolls(const ExecutorPolls&) = delete;
+  ExecutorPolls& operator=(const ExecutorPolls&) = delete;
+
+  // What the polls reported since the last Take, in the order each executor reported it.
+  std::vector<ExecEvent> Take();
+  // Ends the threads after the polls in progress.
+  void Stop();
+
+ private:
+  void Loop(Executor* executor);
+
+  const std::function<Time()> clock_;
+  const std::function<void()> wake_;
+  const std::chrono::milliseconds interval_;
+  std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::vector<ExecEvent> events_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace squeeze
+
+#endif  // SQUEEZE_SERVE_EXECUTOR_POLLS_H_
