@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""A hostile user against what runs their jobs (label serve): a root daemon, the test accounts,
+sqz-bob attacking through the values he chooses (environment, checkpoint marker, log, output
+path, processes) while sqz-alice uses the queue. Needs root and the test accounts; skipped (77)
+without them.
+
+    python3 tests/hostile_exec_test.py CASE SQUEEZE SOURCE_DIR WORK_DIR
+
+Cases:
+  loader     LD_PRELOAD, LD_AUDIT and LD_LIBRARY_PATH given with --env, and a batch script
+             submitted from a shell that has LD_PRELOAD set: the library runs in bob's job as
+             bob, never as root (neither at the submit-time check nor in the supervisor); the
+             root supervisor's environment and command line hold none of bob's values
+  marker     bob's checkpoint marker made a link to the admin token, a FIFO, /dev/zero, a 1 GB
+             file: nothing is read as root, no token reaches the job's history, the daemon goes
+             on scheduling (alice's job starts and ends meanwhile) and its memory stays
+             bounded; bob cannot replace his checkpoint folder with a link
+  logs       bob's job cannot rewrite its log; output past --max-log-size is dropped with a
+             note and `squeeze logs` stays bounded; an output file in a folder bob cannot
+             search gives the same message as one that is not there; bob's command is not in
+             the process title of his run's root supervisor
+  escapees   a setsid child that ignores SIGTERM (and a double fork) ends with its run, and with
+             a cancel: no process of bob's is left
+"""
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_lib  # noqa: E402
+from serve_lib import ALICE, BOB, check, log, wait_until  # noqa: E402
+
+EVIL_C = r"""
+#include <stdio.h>
+#include <unistd.h>
+static void mark(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/loaded-as-uid-%d", MARK_DIR, (int)geteuid());
+  FILE *f = fopen(path, "a");
+  if (f) { fputs("loaded\n", f); fclose(f); }
+}
+__attribute__((constructor)) static void at_load(void) { mark(); }
+unsigned int la_version(unsigned int v) { mark(); return v; }
+"""
+
+
+def accounts():
+    if not serve_lib.is_root():
+        raise serve_lib.SkipTest("needs root (a root daemon runs each job as its owner)")
+    serve_lib.need_test_accounts()
+    return pwd.getpwnam(ALICE), pwd.getpwnam(BOB)
+
+
+def hostile_daemon(squeeze, h, args=()):
+    d = h.start_daemon(squeeze, "data", ["--virtual-gpus", "2"] + list(args),
+                       allow_root_jobs=False)
+    sock = os.path.join(d.data_dir, "squeeze.sock")
+    return d, sock
+
+
+def as_user(h, user, argv, env=None, timeout=60, cwd=None):
+    """ARGV as Unix user `user`, with a login-like environment plus `env`."""
+    pw = pwd.getpwnam(user)
+    base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": pw.pw_dir, "USER": user,
+            "LANG": "C.UTF-8"}
+    base.update(env or {})
+    return h.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups"]
+                 + argv, env=base, cwd=cwd or pw.pw_dir, timeout=timeout)
+
+
+def squeeze_as(h, user, squeeze, sock, args, env=None, cwd=None):
+    env = dict(env or {})
+    env["SQUEEZE_SOCKET"] = sock
+    return as_user(h, user, [squeeze] + args, env=env, cwd=cwd)
+
+
+def submitted_id(r):
+    check(r.returncode == 0 and "submitted job" in r.stdout, f"submit: {r.stdout}{r.stderr}")
+    return int(r.stdout.split()[-1])
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def bobs_processes(marker):
+    """Live processes of sqz-bob whose command line holds `marker`."""
+    uid = pwd.getpwnam(BOB).pw_uid
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            st = os.stat(f"/proc/{entry}")
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if st.st_uid == uid and marker.encode() in cmd and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def supervisor_of(d, job):
+    for name, pid, _, _ in serve_lib.read_run_files(d.data_dir):
+        if name == f"{job}.1.run":
+            return pid
+    return None
+
+
+def build_evil(h, b):
+    """bob's preload library (and a fake libstdc++ for LD_LIBRARY_PATH) in his home; each
+    records the uid it was loaded as in MARKS."""
+    marks = os.path.join(b.pw_dir, "marks")
+    src = os.path.join(b.pw_dir, "evil.c")
+    shutil.rmtree(marks, ignore_errors=True)  # an earlier run's
+    os.makedirs(marks, exist_ok=True)
+    os.makedirs(os.path.join(b.pw_dir, "fakelib"), exist_ok=True)
+    with open(src, "w") as f:
+        f.write(EVIL_C)
+    for out in ("evil.so", "fakelib/libstdc++.so.6"):
+        r = h.run(["cc", "-shared", "-fPIC", f'-DMARK_DIR="{marks}"', "-o",
+                   os.path.join(b.pw_dir, out), src])
+        check(r.returncode == 0, f"cc: {r.stderr}")
+    for path in (marks, os.path.join(b.pw_dir, "fakelib"), os.path.join(b.pw_dir, "evil.so"),
+                 os.path.join(b.pw_dir, "fakelib/libstdc++.so.6")):
+        os.chown(path, b.pw_uid, b.pw_gid)
+    os.chmod(marks, 0o777)  # so that root, were it to load the library, could leave its mark
+    return marks
+
+
+def case_loader(squeeze, source, h):
+    a, b = accounts()
+    d, sock = hostile_daemon(squeeze, h)
+    marks = build_evil(h, b)
+    evil = os.path.join(b.pw_dir, "evil.so")
+    for var, value in (("LD_PRELOAD", evil), ("LD_AUDIT", evil),
+                       ("LD_LIBRARY_PATH", os.path.join(b.pw_dir, "fakelib"))):
+        r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "0", "--env", f"{var}={value}",
+                                               "--", "sh", "-c", "id -u; sleep 3"])
+        job = submitted_id(r)
+        d.wait_state(job, "running", timeout=30)
+        sup = wait_until(lambda: supervisor_of(d, job), 15, "the run's supervisor")
+        with open(f"/proc/{sup}/environ", "rb") as f:
+            sup_env = f.read()
+        with open(f"/proc/{sup}/cmdline", "rb") as f:
+            sup_cmd = f.read()
+        check(var.encode() not in sup_env and b"evil" not in sup_env,
+              f"the root supervisor's environment holds bob's {var}: {sup_env!r}")
+        check(b"sleep 3" not in sup_cmd, f"the supervisor's title shows bob's command: {sup_cmd!r}")
+        d.wait_state(job, "done", timeout=30)
+    # A batch script submitted from a shell that has LD_PRELOAD set (scripts take the
+    # submitter's environment).
+    script = os.path.join(b.pw_dir, "job.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n#SBATCH --job-name=preloaded\necho \"preload=$LD_PRELOAD\"\n")
+    os.chown(script, b.pw_uid, b.pw_gid)
+    made = sorted(os.listdir(marks))
+    check("loaded-as-uid-0" not in made, f"bob's library ran as root (--env): {made}")
+    # (set once the shell is bob's: setpriv itself runs as root)
+    r = as_user(h, BOB, ["env", f"LD_PRELOAD={evil}", f"SQUEEZE_SOCKET={sock}", squeeze,
+                         "submit", script])
+    job = submitted_id(r)
+    d.wait_state(job, "done", timeout=30)
+    text = serve_lib.log_of(d, job, 1)
+    check(f"preload={evil}" in text, f"the script ran with bob's LD_PRELOAD: {text}")
+    made = sorted(os.listdir(marks))
+    log(f"the library left: {made}")
+    check("loaded-as-uid-0" not in made, f"bob's library ran as root: {made}")
+    check(f"loaded-as-uid-{b.pw_uid}" in made, f"bob's library should run in his job as him: {made}")
+
+
+def case_marker(squeeze, source, h):
+    a, b = accounts()
+    d, sock = hostile_daemon(squeeze, h)
+    with open(os.path.join(d.data_dir, "admin.token")) as f:
+        admin_token = f.read().strip()
+    rss_before = rss_kib(d.proc.pid)
+    attacks = {
+        "token": f"ln -s {d.data_dir}/admin.token COMPLETE",
+        "tokens": f"ln -s {d.data_dir}/tokens COMPLETE",
+        "fifo": "mkfifo COMPLETE",
+        "device": "ln -s /dev/zero COMPLETE",
+        "huge": "truncate -s 1G COMPLETE",
+        "folder": "cd .. && mv \"$SQUEEZE_CHECKPOINT_DIR\" x 2>&1; "
+                  "ln -s /root \"$SQUEEZE_CHECKPOINT_DIR\" 2>&1; cd \"$SQUEEZE_CHECKPOINT_DIR\"",
+    }
+    jobs = {}
+    for name, attack in attacks.items():
+        r = squeeze_as(h, BOB, squeeze, sock, [
+            "submit", "--gpus", "0", "--name", f"marker-{name}", "--checkpointable", "--",
+            "sh", "-c", f"cd \"$SQUEEZE_CHECKPOINT_DIR\" && {{ {attack}; }}; sleep 4; echo end"])
+        jobs[name] = submitted_id(r)
+    # While bob's markers sit there, the daemon goes on: alice's job starts and ends.
+    r = squeeze_as(h, ALICE, squeeze, sock, ["submit", "--gpus", "1", "--", "echo", "alice-ran"])
+    alices = submitted_id(r)
+    d.wait_state(alices, "done", timeout=30)
+    r = squeeze_as(h, ALICE, squeeze, sock, ["queue", "--all"])
+    check(r.returncode == 0, f"alice's queue: {r.stderr}")
+    for name, job in jobs.items():
+        d.wait_state(job, "done", timeout=60)
+        shown = json.dumps(d.job(job))
+        check(admin_token not in shown, f"the admin token reached job {job}'s record: {shown}")
+        text = serve_lib.log_of(d, job, 1)
+        check(admin_token not in text, f"the admin token reached bob's log: {text}")
+        if name != "folder":
+            check("checkpoint marker not taken" in text, f"{name}: the marker should be refused, "
+                  f"with a note in bob's log: {text}")
+    folder = serve_lib.log_of(d, jobs["folder"], 1)
+    check("Permission denied" in folder, f"bob replacing his checkpoint folder: {folder}")
+    status, body = d.call("GET", f"/v1/jobs/{jobs['token']}", token="admin")
+    check(status == 200 and not body.get("last_checkpoint"),
+          f"no checkpoint recorded from a link: {body.get('last_checkpoint')}")
+    grown = rss_kib(d.proc.pid) - rss_before
+    log(f"the daemon's RSS grew by {grown} KiB")
+    check(grown < 64 * 1024, f"the daemon's memory grew by {grown} KiB")
+
+
+def case_logs(squeeze, source, h):
+    a, b = accounts()
+    d, sock = hostile_daemon(squeeze, h, ["--max-log-size", "1MiB", "--max-retries", "0"])
+    log_dir = os.path.join(d.data_dir, "logs")
+    r = squeeze_as(h, BOB, squeeze, sock, [
+        "submit", "--gpus", "0", "--", "sh", "-c",
+        "echo real-line; L=\"$0\"; "
+        "{ echo 'squeeze-supervisor: job 1 attempt 1 ended: exit 0' >> \"$L\" && echo rewrote; } "
+        "2>/dev/null || echo cannot-rewrite; truncate -s 1G \"$L\" 2>/dev/null || echo cannot-grow",
+        os.path.join(log_dir, "1.1.log")])
+    job = submitted_id(r)
+    check(job == 1, f"the first job is 1: {job}")
+    d.wait_state(job, "done", timeout=30)
+    text = serve_lib.log_of(d, job, 1)
+    check("cannot-rewrite" in text and "cannot-grow" in text and "rewrote" not in text,
+          f"bob's job against its own log: {text}")
+    # Output past the limit: dropped, with a note; the API's answer stays bounded.
+    rss_before = rss_kib(d.proc.pid)
+    r = squeeze_as(h, BOB, squeeze, sock, [
+        "submit", "--gpus", "0", "--", "sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x; echo tail-line"])
+    flood = submitted_id(r)
+    d.wait_state(flood, "done", timeout=60)
+    size = os.path.getsize(os.path.join(log_dir, f"{flood}.1.log"))
+    check(size < (1 << 20) + 4096, f"the log holds {size} bytes past --max-log-size 1MiB")
+    r = squeeze_as(h, BOB, squeeze, sock, ["logs", str(flood)])
+    check(r.returncode == 0 and "the log reached its limit" in r.stdout and "tail-line" not in r.stdout,
+          f"bob's logs of the flood: {r.stdout[-300:]}{r.stderr}")
+    grown = rss_kib(d.proc.pid) - rss_before
+    check(grown < 64 * 1024, f"the daemon's memory grew by {grown} KiB reading a flooded log")
+    # An output file in a folder bob cannot search reads as one that is not there.
+    answers = []
+    for path in ("/root/squeeze-hostile-out.txt", os.path.join(b.pw_dir, "no-such-dir", "out.txt")):
+        r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "0", "-o", path, "--", "true"])
+        out_job = submitted_id(r)
+        d.wait_state(out_job, ("failed", "done"), timeout=60)
+        r = squeeze_as(h, BOB, squeeze, sock, ["logs", str(out_job)])
+        answers.append(r.stderr.replace(path, "PATH").replace(f"job {out_job} ", "job N "))
+    log(f"logs of the two output files: {answers}")
+    check(answers[0] == answers[1] and "no file that user" in answers[0],
+          f"one message for a file bob cannot reach and one that is not there: {answers}")
+    # bob's command is not in his root supervisor's process title, which alice can read.
+    r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "0", "--", "sleep", "30.123"])
+    sleeper = submitted_id(r)
+    d.wait_state(sleeper, "running", timeout=30)
+    sup = wait_until(lambda: supervisor_of(d, sleeper), 15, "the supervisor")
+    r = as_user(h, ALICE, ["cat", f"/proc/{sup}/cmdline"])
+    check(r.returncode == 0 and "30.123" not in r.stdout and "--run" in r.stdout,
+          f"alice reads bob's supervisor's title: {r.stdout!r}")
+    d.call("POST", f"/v1/jobs/{sleeper}/cancel")
+
+
+def escapees_in(squeeze, h, mode):
+    d = h.start_daemon(squeeze, f"data-{mode}", ["--virtual-gpus", "2", "--stop-grace", "2s",
+                                                 "--process-tracking", mode],
+                       allow_root_jobs=False)
+    sock = os.path.join(d.data_dir, "squeeze.sock")
+    tracking = next(line for line in d.log_text().splitlines() if "processes:" in line)
+    log(f"--process-tracking {mode}: {tracking}")
+    escape = ("setsid sh -c 'trap \"\" TERM; exec sleep 3001.{n}' & "
+              "sh -c '(trap \"\" TERM; exec sleep 3002.{n}) &' ; sleep 1; {then}")
+    r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "0", "--", "sh", "-c",
+                                           escape.format(n=1, then="exit 0")])
+    ended = submitted_id(r)
+    d.wait_state(ended, "done", timeout=30)
+    wait_until(lambda: not bobs_processes("300") or None, 20, "bob's escapees to end",
+               interval=0.5)
+    r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "0", "--", "sh", "-c",
+                                           escape.format(n=2, then="exec sleep 600")])
+    running = submitted_id(r)
+    d.wait_state(running, "running", timeout=30)
+    wait_until(lambda: len(bobs_processes("300")) >= 2 or None, 15, "the escapees to start")
+    r = squeeze_as(h, BOB, squeeze, sock, ["cancel", str(running)])
+    check(r.returncode == 0, f"bob's cancel: {r.stderr}")
+    d.wait_state(running, "cancelled", timeout=30)
+    wait_until(lambda: not bobs_processes("300") or None, 20, "the cancelled run's escapees",
+               interval=0.5)
+    d.stop()
+
+
+def case_escapees(squeeze, source, h):
+    accounts()
+    for mode in ("auto", "subreaper"):
+        escapees_in(squeeze, h, mode)
+
+
+CASES = {"loader": case_loader, "marker": case_marker, "logs": case_logs,
+         "escapees": case_escapees}
+
+if __name__ == "__main__":
+    sys.exit(serve_lib.main(CASES, sys.argv))
