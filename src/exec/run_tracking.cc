@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
@@ -109,6 +110,21 @@ std::string EnableLimits(const std::string& own, const std::string& parent, bool
   return "";
 }
 
+// The run cgroups an earlier daemon's runs left empty (a supervisor killed before it removed
+// its run's): a live run's is never empty, but for the moment between its making and its
+// job joining it, and a job that finds it gone is still tracked by its supervisor.
+void RemoveEmptyRunCgroups(const std::string& parent) {
+  DIR* dir = opendir(parent.c_str());
+  if (dir == nullptr) return;
+  while (dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    const std::string run = parent + "/" + name;
+    if (ReadSmall(run + "/cgroup.procs").empty()) rmdir(run.c_str());
+  }
+  closedir(dir);
+}
+
 TrackingSetup Subreaper(const std::string& why) {
   TrackingSetup s;
   s.description = "each run's processes are tracked through its supervisor (a child subreaper: "
@@ -144,6 +160,7 @@ Result<TrackingSetup> PrepareTracking(const std::string& want, const std::string
     if (want == "cgroup") return Status::Error("--process-tracking cgroup: " + why);
     return Subreaper(why);
   }
+  RemoveEmptyRunCgroups(parent);
   TrackingSetup s;
   s.cgroup_parent = parent;
   const std::string no_limits = EnableLimits(own, parent, own_path == "/");
