@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "serve/live_queue.h"
+#include "serve/serve_limits.h"
 
 namespace squeeze {
 
@@ -30,6 +31,7 @@ struct DaemonOptions {
   bool allow_root_jobs = false;  // a root daemon runs root's own jobs (as root)
   std::string socket_path;       // the Unix socket of local users; empty = DIR/squeeze.sock
   std::string admin_group;       // its members are admins on the socket; empty = root only
+  ServeLimits api_limits;        // connections, request sizes and deadlines, workers
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.
