@@ -120,28 +120,65 @@ def stream(args):
 
 def hold(args):
     """Opens n_sock + n_tcp connections and keeps them; says how many the server answered at
-    once (503), then holds the rest until its stdin closes."""
+    once (503), then holds the rest until its stdin closes. With "slow": N, the first N of each
+    kind send a byte of a request head every 2 s, and every connection the server closes is
+    opened again (as a patient attacker would)."""
     conns = []
     for where, n in (("sock", args["n_sock"]), ("tcp", args["n_tcp"])):
-        for _ in range(n):
-            conns.append(connect(where, args))
+        for i in range(n):
+            conns.append([where, connect(where, args), i < args.get("slow", 0)])
     time.sleep(1.0)  # refusals are answered at once
-    refused, messages = 0, set()
-    for s in conns:
+    refused, closed, messages = 0, 0, set()
+    for _, s, _ in conns:
         s.setblocking(False)
         try:
             got = s.recv(65536)
             if got:
                 refused += 1
                 messages.add(got.split(b"\r\n\r\n", 1)[-1].decode("utf-8", "replace"))
+            else:
+                closed += 1  # refused unanswered (beyond the refusals the server answers)
         except BlockingIOError:
             pass
-    print(json.dumps({"opened": len(conns), "refused": refused, "messages": sorted(messages)}),
-          flush=True)
+        except OSError:
+            closed += 1
+    print(json.dumps({"opened": len(conns), "refused": refused, "closed": closed,
+                      "messages": sorted(messages)}), flush=True)
+    done = threading.Event()
+    if args.get("slow") or args.get("reopen"):
+        threading.Thread(target=keep_up, args=(conns, args, done), daemon=True).start()
     sys.stdin.read()  # until the test is done with us
-    for s in conns:
+    done.set()
+    for _, s, _ in conns:
         s.close()
     return None
+
+
+def keep_up(conns, args, done):
+    """Every 2 s: a head byte on the slow connections; those the server closed, opened again."""
+    head = b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nX-Slow: "
+    sent = [0] * len(conns)
+    while not done.wait(2.0):
+        for i, (where, s, slow) in enumerate(conns):
+            try:
+                if s.recv(65536) == b"":
+                    raise ConnectionResetError("closed")
+            except BlockingIOError:
+                pass
+            except OSError:
+                s.close()
+                try:
+                    s = connect(where, args)
+                    s.setblocking(False)
+                except OSError:
+                    continue
+                conns[i][1], sent[i] = s, 0
+            if slow:
+                try:
+                    s.send(head[sent[i]:sent[i] + 1] if sent[i] < len(head) else b"a")
+                    sent[i] += 1
+                except OSError:
+                    pass
 
 
 def attack_main(argv):
@@ -217,16 +254,21 @@ class Scene:
     def target(self, where, **kw):
         return dict(where=where, sock=self.sock, port=self.port, **kw)
 
+    def alice_command(self, how):
+        """(argv, env) of alice's `squeeze queue` over "socket" or "HTTP" (her token)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
+        pw = pwd.getpwnam(ALICE)
+        env["HOME"] = pw.pw_dir
+        env.update({"SQUEEZE_SOCKET": self.sock} if how == "socket" else
+                   {"SQUEEZE_URL": self.d.url, "SQUEEZE_TOKEN": self.alice})
+        return (["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups",
+                 self.squeeze, "queue"], env)
+
     def alice_queue(self, why):
         """alice's `squeeze queue`, over the socket and over HTTP with her token: both work."""
-        base = {k: v for k, v in os.environ.items() if not k.startswith("SQUEEZE_")}
-        pw = pwd.getpwnam(ALICE)
-        base["HOME"] = pw.pw_dir
-        for how, env in (("socket", {"SQUEEZE_SOCKET": self.sock}),
-                         ("HTTP", {"SQUEEZE_URL": self.d.url, "SQUEEZE_TOKEN": self.alice})):
-            r = self.h.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}",
-                            "--init-groups", self.squeeze, "queue"], env={**base, **env},
-                           cwd="/tmp", timeout=60)
+        for how in ("socket", "HTTP"):
+            argv, env = self.alice_command(how)
+            r = self.h.run(argv, env=env, cwd="/tmp", timeout=60)
             check(r.returncode == 0 and "alices" in r.stdout,
                   f"{why}: alice's `squeeze queue` over {how} failed: {r.returncode} "
                   f"{r.stdout} {r.stderr}")
@@ -257,7 +299,8 @@ def case_idle_flood(squeeze, source, h):
         proc = s.as_bob("hold", s.target("both", n_sock=200, n_tcp=200))
         seen = json.loads(proc.stdout.readline())
         log(f"bob holds: {seen}")
-        check(seen["opened"] == 400 and seen["refused"] == 0, f"bob's 400 connections: {seen}")
+        check(seen["opened"] == 400 and seen["refused"] == 0 and seen["closed"] == 0,
+              f"bob's 400 connections: {seen}")
         s.alice_queue("with bob's 400 idle connections")
         check(serve_lib.http("GET", s.d.url + "/healthz", timeout=10)[0] == 200, "/healthz")
         s.check_rss(before, "400 idle connections")
