@@ -78,8 +78,7 @@ def main():
         sys.exit("serve_idle_bench: needs root (a root daemon, bob's and alice's accounts)")
     work = tempfile.mkdtemp(prefix="squeeze-idle-bench-")
     with serve_lib.Harness(work) as h:
-        scene = hostile.Scene(os.path.abspath(a.squeeze), h, a.serve_flags)
-        try:
+        with hostile.Scene(os.path.abspath(a.squeeze), h, a.serve_flags) as scene:
             baseline = {how: time_runs(scene, how, 5) for how in ("socket", "HTTP")}
             bob = scene.as_bob("hold", scene.target("both", n_sock=a.hold, n_tcp=a.hold,
                                                     slow=a.slow, reopen=True))
@@ -89,8 +88,6 @@ def main():
             rss = scene.rss_mib()
             bob.stdin.close()
             bob.wait(timeout=30)
-        finally:
-            scene.close()
     label = a.label or os.path.abspath(a.squeeze)
     print(f"serve_idle_bench: {label} {' '.join(a.serve_flags)}".rstrip())
     print(f"  cores={os.cpu_count()} bob holds {a.hold} on the socket + {a.hold} on TCP "

@@ -6,11 +6,8 @@
 // (config/job_file.h). Only the queue behind the routes is a stand-in: it answers every call
 // and does nothing. Each reply is then read back by the Unix socket client's reply parser
 // (serve/unix_http.h), and the input itself is given to it too.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -22,6 +19,7 @@
 #include "exec/unix_account.h"
 #include "serve/api_server.h"
 #include "serve/local_users.h"
+#include "serve/testing/sockets.h"
 #include "serve/unix_http.h"
 
 namespace {
@@ -102,30 +100,10 @@ struct Server {
   }
 };
 
-// A connected socket: loopback TCP to `port`, or the Unix socket at `path`; -1 on failure.
-int Connect(int port, const std::string& path) {
-  if (!path.empty()) {
-    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) return fd;
-    close(fd);
-    return -1;
-  }
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) return fd;
-  close(fd);
-  return -1;
-}
-
 // Sends `data`, closes the sending side and reads the whole reply (at most 2 s).
 std::string Exchange(int port, const std::string& path, const uint8_t* data, size_t size) {
-  const int fd = Connect(port, path);
+  const int fd = path.empty() ? squeeze::testing::ConnectLoopback(port)
+                              : squeeze::testing::ConnectUnix(path);
   std::string reply;
   if (fd >= 0) {
     for (size_t sent = 0; sent < size;) {

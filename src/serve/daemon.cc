@@ -349,6 +349,7 @@ int RunDaemon(const DaemonOptions& options) {
   // Nothing the daemon writes is for others unless it says so (serve.url, the socket); each
   // job's log and checkpoint folder are given to its owner.
   umask(077);
+  if (Status s = options.api_limits.Validate(); !s.ok()) return fail(s);
   Result<UnixAccount> self = CurrentAccount();
   if (!self.ok()) return fail(self.status());
   DaemonOptions o = options;
@@ -363,7 +364,6 @@ int RunDaemon(const DaemonOptions& options) {
   if (Status s = ParseListen(options.listen, api_options); !s.ok()) return fail(s);
   api_options.web_dir = options.web_dir.empty() ? DefaultWebDir() : options.web_dir;
   api_options.socket_path = options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
-  if (Status s = options.api_limits.Validate(); !s.ok()) return fail(s);
   api_options.limits = LimitsWithinOpenFiles(options.api_limits);
   auto policy = BuildPolicy(options);
   if (!policy.ok()) return fail(policy.status());

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "serve/testing/sockets.h"
+
 namespace squeeze {
 namespace {
 
@@ -26,14 +28,7 @@ int Listen(int& port) {
   return fd;
 }
 
-int Connect(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 ? fd : -1;
-}
+int Connect(int port) { return ::squeeze::testing::ConnectLoopback(port); }
 
 TEST(SocketOwnerTest, TheKernelTellsWhoConnected) {
   int port = 0;
