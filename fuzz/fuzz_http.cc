@@ -1,11 +1,11 @@
 // libFuzzer target: the HTTP layer of `squeeze serve` as a client meets it. Each input is sent
-// as it is to the daemon's real ApiServer (cpp-httplib with squeeze's routes, token check,
-// query and body limits, chunked bodies) on a loopback port of this process, and a job body
-// reaches the real JSON job reader (config/job_file.h). Only the queue behind the routes is a
-// stand-in: it answers every call and does nothing. The reply is then read back by the Unix
-// socket client's reply parser (serve/unix_http.h), and the input itself is given to it too.
-#include <arpa/inet.h>
-#include <netinet/in.h>
+// as it is to the daemon's real ApiServer (its Boost.Beast server with squeeze's routes, token
+// check, query, head and body limits, chunked bodies), once on a loopback TCP port of this
+// process and once on its Unix socket, where the caller is known by its credentials (the
+// local users' path, no token); a job body reaches the real JSON job reader
+// (config/job_file.h). Only the queue behind the routes is a stand-in: it answers every call
+// and does nothing. Each reply is then read back by the Unix socket client's reply parser
+// (serve/unix_http.h), and the input itself is given to it too.
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,7 +16,10 @@
 #include <string>
 
 #include "config/job_file.h"
+#include "exec/unix_account.h"
 #include "serve/api_server.h"
+#include "serve/local_users.h"
+#include "serve/testing/sockets.h"
 #include "serve/unix_http.h"
 
 namespace {
@@ -75,27 +78,34 @@ class StandIn : public squeeze::JobService {
 struct Server {
   StandIn service;
   OneToken tokens;
+  std::unique_ptr<squeeze::LocalUsers> local;
   std::unique_ptr<squeeze::ApiServer> api;
+  std::string socket_path;
   int port = 0;
 
   Server() {
+    auto me = squeeze::CurrentAccount();
+    if (!me.ok()) std::abort();
+    local = std::make_unique<squeeze::LocalUsers>(
+        tokens, "", squeeze::RunAsPolicy::For(geteuid(), me->name, false), geteuid());
+    char dir[] = "/tmp/squeeze-fuzz-http-XXXXXX";
+    if (mkdtemp(dir) == nullptr) std::abort();
+    socket_path = std::string(dir) + "/squeeze.sock";
     squeeze::ApiOptions options;
     options.port = 0;
-    api = std::make_unique<squeeze::ApiServer>(service, tokens, options);
+    options.socket_path = socket_path;
+    api = std::make_unique<squeeze::ApiServer>(service, tokens, options, local.get());
     if (!api->Start().ok()) std::abort();
     port = api->port();
   }
 };
 
 // Sends `data`, closes the sending side and reads the whole reply (at most 2 s).
-std::string Exchange(int port, const uint8_t* data, size_t size) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+std::string Exchange(int port, const std::string& path, const uint8_t* data, size_t size) {
+  const int fd = path.empty() ? squeeze::testing::ConnectLoopback(port)
+                              : squeeze::testing::ConnectUnix(path);
   std::string reply;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+  if (fd >= 0) {
     for (size_t sent = 0; sent < size;) {
       const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
       if (n <= 0) break;
@@ -110,7 +120,7 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
       reply.append(buf, static_cast<size_t>(n));
     }
   }
-  close(fd);
+  if (fd >= 0) close(fd);
   return reply;
 }
 
@@ -118,8 +128,9 @@ std::string Exchange(int port, const uint8_t* data, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Server* server = new Server();  // one for the whole run, as a daemon has
-  const std::string reply = Exchange(server->port, data, size);
-  (void)squeeze::ParseHttpReply(reply);
+  for (const std::string& path : {std::string(), server->socket_path}) {
+    (void)squeeze::ParseHttpReply(Exchange(server->port, path, data, size));
+  }
   (void)squeeze::ParseHttpReply(std::string(reinterpret_cast<const char*>(data), size));
   return 0;
 }

@@ -22,7 +22,8 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev libcpp-httplib-dev   # squeeze serve: the job store and the HTTP API
+  libsqlite3-dev libcpp-httplib-dev   # squeeze serve: the job store and the HTTP client
+  libboost-dev   # squeeze serve's HTTP server: Boost.Beast and Asio (header-only), docs/serve.md
   zlib1g-dev   # the simulator reads gzipped traces (the inference load .tar.gz)
   libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
   prometheus   # promtool checks the /metrics text in the tests

@@ -42,6 +42,24 @@ void AddPlaceOptions(CLI::App& app, DaemonOptions* o) {
                  "A Unix group whose members are admins on the socket (root always is)");
 }
 
+// What one client may hold of the API (docs/serve.md "Limits of the API").
+void AddApiLimitOptions(CLI::App& app, ServeLimits* l) {
+  app.add_option("--api-workers", l->workers,
+                 "Threads that answer API requests; one client (a local user, or a remote "
+                 "address) may keep at most half of them busy")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--max-connections-per-peer", l->max_connections_per_peer,
+                 "Open API connections one client may hold (a local user, on the socket or "
+                 "on 127.0.0.1, or a remote address); more are answered 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--max-connections", l->max_connections,
+                 "Open API connections in all (kept under half of the open-file limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
+}
+
 }  // namespace
 
 CommandRun RegisterServe(CLI::App& app) {
@@ -49,6 +67,7 @@ CommandRun RegisterServe(CLI::App& app) {
   o->queue.forecast_in_background = true;  // a why never waits for a forecast it can do without
   auto durations = std::make_shared<std::map<std::string, std::string>>();
   AddPlaceOptions(app, o.get());
+  AddApiLimitOptions(app, &o->api_limits);
   app.add_flag("--allow-root-jobs", o->allow_root_jobs,
                "When run as root (each job as its owner): also run the jobs root submits, as "
                "root. Without it they are refused");
@@ -81,7 +100,15 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--gpu-sample-interval",
          "How often the daemon reads the utilization and memory of the GPUs it found (NVML, "
          "else nvidia-smi) into its store; 0 or off: never (virtual GPUs are never read)",
-         "60s"}}) {
+         "60s"},
+        {"--request-timeout",
+         "An API request's line and headers must arrive within this, from its first byte "
+         "(else 408 and the connection is closed)",
+         "10s"},
+        {"--body-timeout", "An API request's whole body must arrive within this (else 408)",
+         "30s"},
+        {"--idle-timeout", "An API connection with no request in flight is closed after this",
+         "30s"}}) {
     (*durations)[flag] = fallback;
     app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
   }
@@ -125,7 +152,10 @@ CommandRun RegisterServe(CLI::App& app) {
         {"--stop-grace", &o->queue.stop_grace},
         {"--slurm-watch", &o->slurm_watch},
         {"--held-idle-window", &o->queue.held_idle.window},
-        {"--gpu-sample-interval", &o->gpu_sample_interval}};
+        {"--gpu-sample-interval", &o->gpu_sample_interval},
+        {"--request-timeout", &o->api_limits.head_timeout_s},
+        {"--body-timeout", &o->api_limits.body_timeout_s},
+        {"--idle-timeout", &o->api_limits.idle_timeout_s}};
     for (const auto& [flag, text] : *durations) {
       if (flag == "--gpu-sample-interval" && (text == "0" || text == "off")) {
         o->gpu_sample_interval = 0;

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +27,6 @@
 #include "exec/gpu_utilization.h"
 #include "serve/api_server.h"
 #include "serve/local_users.h"
-#include "serve/unix_gateway.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
 #include "serve/web_dir.h"
@@ -304,15 +304,23 @@ Status CheckSupervisor(const LocalExecutor& executor) {
                        " (it is installed beside squeeze)");
 }
 
-// The Unix socket local users reach the API on, its path written to DIR/serve.socket.
-Status StartGateway(UnixGateway& gateway, const std::string& dir, const std::string& socket_path,
-                    const std::string& admin_group) {
-  if (Status s = gateway.Start(); !s.ok()) return s;
-  WritePublicFile(dir + "/serve.socket", socket_path);
-  Say("local users: unix:" + socket_path + " (no token needed; the path is also in " + dir +
-      "/serve.socket)" +
-      (admin_group.empty() ? "" : "; admins: root and group '" + admin_group + "'"));
-  return Status::Ok();
+// The API's limits as set, with the global cap kept under half of the open-file limit, which
+// is first raised as far as the hard limit allows: each connection holds a descriptor.
+ServeLimits LimitsWithinOpenFiles(const ServeLimits& wanted) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0) return wanted;
+  if (files.rlim_cur < files.rlim_max) {
+    rlimit raised = files;
+    raised.rlim_cur = files.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+  }
+  ServeLimits limits = wanted.WithinOpenFiles(files.rlim_cur);
+  if (limits.max_connections < wanted.max_connections) {
+    Say("--max-connections " + std::to_string(wanted.max_connections) + " lowered to " +
+        std::to_string(limits.max_connections) + ": half of the open-file limit " +
+        std::to_string(files.rlim_cur) + " (ulimit -n)");
+  }
+  return limits;
 }
 
 // On its own thread: SIGTERM or SIGINT stops the loop.
@@ -342,6 +350,7 @@ int RunDaemon(const DaemonOptions& options) {
   // Nothing the daemon writes is for others unless it says so (serve.url, the socket); each
   // job's log and checkpoint folder are given to its owner.
   umask(077);
+  if (Status s = options.api_limits.Validate(); !s.ok()) return fail(s);
   Result<UnixAccount> self = CurrentAccount();
   if (!self.ok()) return fail(self.status());
   DaemonOptions o = options;
@@ -355,6 +364,8 @@ int RunDaemon(const DaemonOptions& options) {
   ApiOptions api_options;
   if (Status s = ParseListen(options.listen, api_options); !s.ok()) return fail(s);
   api_options.web_dir = options.web_dir.empty() ? DefaultWebDir() : options.web_dir;
+  api_options.socket_path = options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
+  api_options.limits = LimitsWithinOpenFiles(options.api_limits);
   auto policy = BuildPolicy(options);
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
@@ -384,27 +395,25 @@ int RunDaemon(const DaemonOptions& options) {
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });
   QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
-  PeerRegistry peers(UnixGateway::ConnectHost(api_options.host));
-  LocalUsers local_users(peers, **tokens, options.admin_group, o.queue.run_as, geteuid());
-  ApiServer api(service, **tokens, api_options, &local_users);
-  if (Status s = api.Start(); !s.ok()) return fail(s.WithContext("--listen"));
+  LocalUsers local_users(**tokens, options.admin_group, o.queue.run_as, geteuid());
+  ApiServer api(service, **tokens, api_options, &local_users, Say);
+  if (Status s = api.Start(); !s.ok()) {
+    return fail(s.message().rfind("--socket", 0) == 0 ? s : s.WithContext("--listen"));
+  }
   const std::string url = "http://" + api_options.host + ":" + std::to_string(api.port());
   WritePublicFile(dir + "/serve.url", url);
   Say("listening on " + url + " (the URL is also in " + dir + "/serve.url)");
-  const std::string socket_path =
-      options.socket_path.empty() ? dir + "/squeeze.sock" : options.socket_path;
-  UnixGateway gateway(socket_path, api_options.host, api.port(), peers);
-  if (Status s = StartGateway(gateway, dir, socket_path, options.admin_group); !s.ok()) {
-    api.Stop();
-    return fail(s);
-  }
+  WritePublicFile(dir + "/serve.socket", api_options.socket_path);
+  Say("local users: unix:" + api_options.socket_path + " (no token needed; the path is also in " +
+      dir + "/serve.socket)" +
+      (options.admin_group.empty() ? "" : "; admins: root and group '" + options.admin_group + "'"));
+  Say("API limits: " + api_options.limits.Describe());
   Say(WebDirBuilt(api_options.web_dir)
           ? "dashboard at " + url + "/ (files in " + api_options.web_dir + ")"
           : "no dashboard: " + api_options.web_dir + " has no index.html (see --web-dir)");
   // The API answers while the queue is taken back: reads come from the store, submissions wait
   // in the queue's inbox, and calls on the queue (cancel, why, nodes) wait for the recovery.
   if (Status s = RecoverQueue(**queue); !s.ok()) {
-    gateway.Stop();
     api.Stop();
     return fail(s);
   }
@@ -416,7 +425,6 @@ int RunDaemon(const DaemonOptions& options) {
   RunLoop(**queue, **samples, waker);
   StopDispatch(**queue);
   if (sampler) sampler->Stop();
-  gateway.Stop();
   api.Stop();
   signals.join();
   close(*lock);

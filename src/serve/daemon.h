@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "serve/live_queue.h"
+#include "serve/serve_limits.h"
 
 namespace squeeze {
 
@@ -33,6 +34,7 @@ struct DaemonOptions {
   // How each local run's processes are tracked: auto, cgroup or subreaper (exec/run_tracking.h).
   std::string process_tracking = "auto";
   int64_t max_log_bytes = int64_t{1} << 30;  // what each local run's log may hold; 0 = no limit
+  ServeLimits api_limits;        // connections, request sizes and deadlines, workers
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.

@@ -4,20 +4,12 @@
 
 namespace squeeze {
 
-LocalUsers::LocalUsers(const PeerRegistry& peers, const Authenticator& tokens,
-                       std::string admin_group, RunAsPolicy run_as, unsigned daemon_uid)
-    : peers_(peers),
-      tokens_(tokens),
+LocalUsers::LocalUsers(const Authenticator& tokens, std::string admin_group, RunAsPolicy run_as,
+                       unsigned daemon_uid)
+    : tokens_(tokens),
       admin_group_(std::move(admin_group)),
       run_as_(std::move(run_as)),
       daemon_uid_(daemon_uid) {}
-
-std::optional<Result<Principal>> LocalUsers::Identify(const std::string& remote_addr,
-                                                      int remote_port) const {
-  std::optional<PeerCredentials> peer = peers_.Find(remote_addr, remote_port);
-  if (!peer) return std::nullopt;
-  return PrincipalOf(*peer);
-}
 
 Result<Principal> LocalUsers::PrincipalOf(const PeerCredentials& peer) const {
   Result<UnixAccount> account = AccountOfUid(peer.uid);

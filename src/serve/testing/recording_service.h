@@ -109,7 +109,7 @@ class ServedApiTest : public ::testing::Test {
     tokens_ = *TokenRegistry::Load(dir_);
     ApiOptions options;
     options.port = 0;
-    options.max_body_bytes = max_body_bytes_;
+    options.limits.max_body_bytes = max_body_bytes_;
     server_ = std::make_unique<ApiServer>(service_, tokens_, options);
     ASSERT_TRUE(server_->Start().ok());
     url_ = "http://127.0.0.1:" + std::to_string(server_->port());
