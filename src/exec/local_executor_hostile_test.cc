@@ -54,7 +54,7 @@ pid_t PidIn(const std::string& path) {
 
 TEST_F(LocalExecutorTest, TheSupervisorSeesNoneOfTheJobsEnvironmentOrArgv) {
   LocalExecutor ex(Options());
-  JobRequest request = Request({"sleep", "30", "secret-argument-x1"},
+  JobRequest request = Request({"sh", "-c", "exec sleep 30", "secret-argument-x1"},
                                {{"LD_PRELOAD", "/nonexistent/evil-x1.so"},
                                 {"SECRET_X1", "secret-value-x1"}});
   const RunInfo run = MustStart(ex, 1, 1, request);
@@ -64,9 +64,15 @@ TEST_F(LocalExecutorTest, TheSupervisorSeesNoneOfTheJobsEnvironmentOrArgv) {
   EXPECT_THAT(environ, Not(HasSubstr("secret-value-x1")));
   EXPECT_THAT(cmdline, Not(HasSubstr("secret-argument-x1")));
   EXPECT_THAT(cmdline, HasSubstr("--run"));
-  // The job itself got all of it.
-  EXPECT_THAT(ProcFile(run.pgid, "environ"), HasSubstr("SECRET_X1=secret-value-x1"));
-  EXPECT_THAT(ProcFile(run.pgid, "environ"), HasSubstr("LD_PRELOAD=/nonexistent/evil-x1.so"));
+  // The job itself got all of it (once it has exec'd: until then it is a copy of the supervisor).
+  std::string job_environ;
+  for (int waited = 0; waited < 5000; waited += 10) {
+    job_environ = ProcFile(run.pgid, "environ");
+    if (job_environ.find("SECRET_X1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_THAT(job_environ, HasSubstr("SECRET_X1=secret-value-x1"));
+  EXPECT_THAT(job_environ, HasSubstr("LD_PRELOAD=/nonexistent/evil-x1.so"));
   ASSERT_TRUE(ex.Stop(1, 0, 0).ok());
   PollUntilExit(ex, 1);
 }
