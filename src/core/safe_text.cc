@@ -142,6 +142,25 @@ std::string EscapeControls(std::string_view text, std::string_view keep) {
   return Escape(text, keep, /*show_bytes=*/false, std::string_view::npos);
 }
 
+std::string JsonForTerminal(std::string_view json_text) {
+  std::string out;
+  out.reserve(json_text.size());
+  for (size_t i = 0; i < json_text.size();) {
+    const Decoded d = DecodeOne(json_text.substr(i));
+    if (!d.valid) {
+      out += "\xEF\xBF\xBD";
+    } else if (d.code >= 0x7F && IsControl(d.code)) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(d.code));
+      out += escape;
+    } else {
+      out.append(json_text.substr(i, d.length));
+    }
+    i += d.length;
+  }
+  return out;
+}
+
 std::string QuotedValue(std::string_view text, size_t max_chars) {
   return "'" + Escape(text, {}, /*show_bytes=*/true, max_chars) + "'";
 }

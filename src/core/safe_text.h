@@ -40,6 +40,11 @@ std::optional<ControlChar> FindControl(std::string_view text, std::string_view a
 // The controls in `keep` (like "\n" for a multi-line message) are left as they are.
 std::string EscapeControls(std::string_view text, std::string_view keep = {});
 
+// JSON text as nlohmann::json writes it (C0 controls escaped, the rest as it is) with the other
+// control characters (DEL, C1, the formats) written as \uXXXX escapes too: the same JSON,
+// safe to print on a terminal (`--json`). Invalid UTF-8 becomes U+FFFD.
+std::string JsonForTerminal(std::string_view json_text);
+
 // A value quoted for an error message: 'VALUE' with its control characters escaped as
 // EscapeControls does and its invalid bytes as \xff (what was sent, byte for byte), cut to
 // `max_chars` characters with "..." after.

@@ -86,6 +86,14 @@ TEST(SafeTextTest, EscapesControlsVisiblyAndReplacesBrokenBytes) {
   EXPECT_EQ(FindControl(shown), std::nullopt);
 }
 
+TEST(SafeTextTest, JsonForATerminalEscapesWhatJsonLeavesRaw) {
+  // As nlohmann::json dumps it: C0 escaped, DEL, C1 and the formats as they are.
+  const std::string dumped = "{\n  \"name\": \"a\\u001b\x7f\xC2\x9b\xE2\x80\xAE \xC3\xA9\"\n}";
+  EXPECT_EQ(JsonForTerminal(dumped),
+            "{\n  \"name\": \"a\\u001b\\u007f\\u009b\\u202e \xC3\xA9\"\n}");
+  EXPECT_EQ(JsonForTerminal("[\"\xFF\"]"), "[\"\xEF\xBF\xBD\"]");
+}
+
 TEST(SafeTextTest, QuotesAValueByteForByteAndCutsALongOne) {
   EXPECT_EQ(QuotedValue("a\x1b" "b\xFF"), "'a\\x1bb\\xff'");
   EXPECT_EQ(QuotedValue("\xC0\xAF"), "'\\xc0\\xaf'");
