@@ -447,15 +447,13 @@ ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
   if (!slice.ok()) {
     return ApiResult::Fail(409, where + "; it cannot be shown: " + slice.status().message());
   }
-  const LogText shown = LogTextOf(slice->text, slice->size, from);
   nlohmann::json out = {{"id", job.id},
                         {"attempt", attempt},
                         {"path", *path},
                         {"all_runs", true},  // every run writes (appends to) the one file
                         {"truncated", !from && slice->size > tail},
                         {"size", slice->size},
-                        {"text", shown.text},
-                        {"next_from_byte", shown.next_from_byte}};
+                        {"text", slice->text}};
   if (!r.error_path.empty()) {
     Result<std::string> error = ExpandOutputPath(r.error_path, run);
     if (error.ok()) out["error_path"] = *error;
@@ -465,8 +463,22 @@ ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
 
 }  // namespace
 
+// The stretch as read is bytes a job wrote; JSON carries UTF-8 (log_text.h).
 ApiResult QueueService::Log(const Principal& who, int64_t id,
                             const std::map<std::string, std::string>& query) {
+  ApiResult read = ReadLog(who, id, query);
+  if (read.error || !read.value.contains("text")) return read;
+  std::optional<int64_t> from;
+  if (auto it = query.find("from_byte"); it != query.end()) from = ParseInt64(it->second);
+  const LogText shown = LogTextOf(read.value["text"].get_ref<const std::string&>(),
+                                  read.value.value("size", int64_t{0}), from);
+  read.value["text"] = shown.text;
+  read.value["next_from_byte"] = shown.next_from_byte;
+  return read;
+}
+
+ApiResult QueueService::ReadLog(const Principal& who, int64_t id,
+                                const std::map<std::string, std::string>& query) {
   constexpr int64_t kMaxTail = 1 << 20;
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
@@ -519,14 +531,12 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
     truncated = true;
     text = text.substr(static_cast<size_t>(size - tail));
   }
-  const LogText shown = LogTextOf(text, size, from);
   return ApiResult::Ok({{"id", id},
                         {"attempt", attempt},
                         {"path", *path},
                         {"truncated", truncated},
                         {"size", size},
-                        {"text", shown.text},
-                        {"next_from_byte", shown.next_from_byte}});
+                        {"text", text}});
 }
 
 ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }
