@@ -15,7 +15,7 @@ constexpr int kMaxQueryParams = 16;
 
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+  res.set_content(body.dump(), "application/json");
 }
 
 void SendError(httplib::Response& res, int status, const std::string& message) {
