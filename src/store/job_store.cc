@@ -193,11 +193,11 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
     return s.WithContext("opening job store");
   }
   if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
+  if (Status s = AddDetailColumns(**writer); !s.ok()) return s.WithContext("opening job store");
   // Not part of the versioned schema: an older squeeze leaves it alone.
   if (Status s = (*writer)->Exec(kNodeEventsTable); !s.ok()) {
     return s.WithContext("opening job store");
   }
-  if (Status s = AddDetailColumns(**writer); !s.ok()) return s.WithContext("opening job store");
   auto reader = SqliteDb::Open(path);
   if (!reader.ok()) return reader.status();
   if (Status s = (*reader)->Exec("PRAGMA query_only=1"); !s.ok()) return s;
