@@ -122,7 +122,8 @@ def case_private(squeeze, source, h):
     d, alice, bob = owners_daemon(squeeze, h)
     sock = socket_of(d)
     hidden = f"/home/{BOB}/secret-project-x9/missing/out.txt"
-    failed = d.submit({"name": "train", "command": ["true"], "gpus": 0, "output": hidden},
+    failed = d.submit({"name": "train", "command": ["true"], "gpus": 0, "output": hidden,
+                       "max_retries": 0},
                       token=bob)
     d.wait_state(failed, "failed", timeout=60)
     marker = d.submit({"name": "saves", "gpus": 0, "checkpointable": True, "command": [
