@@ -2,22 +2,14 @@
 // running real processes on virtual GPUs): a reason built from private fields reaches only the
 // job's owner and the admins, a checkpoint marker's text likewise, and text that is not UTF-8
 // (a log, a row an older squeeze left) is answered with U+FFFD instead of failing.
-#include <signal.h>
-
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/safe_text.h"
-#include "core/testing/temp_dir.h"
-#include "exec/local_executor.h"
-#include "exec/run_files.h"
-#include "serve/live_queue.h"
-#include "serve/queue_service.h"
+#include "serve/testing/live_service.h"
 #include "store/sqlite_db.h"
 
 namespace squeeze {
@@ -28,28 +20,10 @@ using ::testing::Not;
 
 class QueueServiceTextTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    store_ = std::move(JobStore::Open(dir_.path()).value());
-    executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
-    GpuInventory found{"virtual", VirtualGpus("2").value(), {}};
+  static LiveQueueOptions NoRetries() {
     LiveQueueOptions options;
     options.max_retries = 0;
-    queue_ = LiveQueue::Create(BuildLocalCluster(found, std::nullopt, "testhost").value(),
-                               NamedPolicy("fifo").value(), *store_, *executor_, options)
-                 .value();
-    service_ = std::make_unique<QueueService>(dir_.path(), *store_, *queue_,
-                                              [this] { return now_; }, [] {});
-    std::filesystem::create_directories(work_);
-  }
-  void TearDown() override {
-    service_.reset();
-    queue_.reset();
-    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
-    if (auto runs = sweeper.Reattach(); runs.ok()) {
-      for (const RunInfo& r : *runs) {
-        if (!r.exit) kill(-r.pgid, SIGKILL);
-      }
-    }
+    return options;
   }
 
   // bob's job of `fields` (its workdir the test's).
@@ -76,16 +50,16 @@ class QueueServiceTextTest : public ::testing::Test {
     return list.text + "\n" + one.value.dump() + "\n" + why.value.dump();
   }
 
-  ::squeeze::testing::TempDir dir_{"squeeze-service-text"};
-  const std::string work_ = dir_.path() + "/work";
-  std::unique_ptr<JobStore> store_;
-  std::unique_ptr<LocalExecutor> executor_;
-  std::unique_ptr<LiveQueue> queue_;
-  std::unique_ptr<QueueService> service_;
+  ::squeeze::testing::LiveService live_{"squeeze-service-text", "2", "fifo", NoRetries()};
+  const std::string& work_ = live_.work;
+  const std::unique_ptr<JobStore>& store_ = live_.store;
+  const std::unique_ptr<LiveQueue>& queue_ = live_.queue;
+  const std::unique_ptr<QueueService>& service_ = live_.service;
+  const std::string dir_ = live_.dir.path();
+  Time& now_ = live_.now;
   const Principal bob_{"bob", "ml", false};
   const Principal alice_{"alice", "ml", false};
   const Principal admin_{"root", "admin", true};
-  Time now_ = 1'800'000'000;
 };
 
 // The case: a run that fails on a private path. Alice's list, show and why hold
@@ -136,7 +110,7 @@ TEST_F(QueueServiceTextTest, TextThatIsNotUtf8IsAnsweredWithReplacementCharacter
   EXPECT_NO_THROW((void)log.value.dump());
 
   {
-    auto db = SqliteDb::Open(dir_.path() + "/squeeze.db");
+    auto db = SqliteDb::Open(dir_ + "/squeeze.db");
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)->Exec("UPDATE jobs SET reason = CAST(X'1B5B324A6F6C64FF' AS TEXT); "
                             "UPDATE events SET text = CAST(X'7374657020FE' AS TEXT)")
