@@ -13,8 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "config/job_values.h"
+#include "core/testing/temp_dir.h"
+#include "exec/local_executor.h"
 #include "exec/run_files.h"
-#include "serve/testing/live_service.h"
+#include "serve/live_queue.h"
+#include "serve/queue_service.h"
 
 namespace squeeze {
 namespace {
@@ -24,11 +27,30 @@ using ::testing::HasSubstr;
 
 class LiveQueueLinksTest : public ::testing::Test {
  protected:
-  static LiveQueueOptions QuickRetries() {
+  void SetUp() override {
+    store_ = std::move(JobStore::Open(dir_.path()).value());
+    executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
+    GpuInventory found{"virtual", VirtualGpus("4").value(), {}};
+    LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
     LiveQueueOptions options;
     options.retry_backoff = 1;
     options.max_retries = 0;
-    return options;
+    queue_ = LiveQueue::Create(cluster, NamedPolicy("backfill").value(), *store_, *executor_,
+                               options)
+                 .value();
+    service_ = std::make_unique<QueueService>(dir_.path(), *store_, *queue_,
+                                              [this] { return now_; }, [] {});
+    std::filesystem::create_directories(work_);
+  }
+  void TearDown() override {
+    service_.reset();
+    queue_.reset();
+    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
+    if (auto runs = sweeper.Reattach(); runs.ok()) {
+      for (const RunInfo& r : *runs) {
+        if (!r.exit) kill(-r.pgid, SIGKILL);
+      }
+    }
   }
 
   // Submits a job's JSON (the workdir is the test's); returns the answer's value.
@@ -66,15 +88,14 @@ class LiveQueueLinksTest : public ::testing::Test {
     return out;
   }
 
-  ::squeeze::testing::LiveService live_{"squeeze-live-links", "4", "backfill", QuickRetries()};
-  ::squeeze::testing::TempDir& dir_ = live_.dir;
-  const std::string& work_ = live_.work;
-  std::unique_ptr<JobStore>& store_ = live_.store;
-  std::unique_ptr<LocalExecutor>& executor_ = live_.executor;
-  std::unique_ptr<LiveQueue>& queue_ = live_.queue;
-  std::unique_ptr<QueueService>& service_ = live_.service;
+  ::squeeze::testing::TempDir dir_{"squeeze-live-links"};
+  const std::string work_ = dir_.path() + "/work";
+  std::unique_ptr<JobStore> store_;
+  std::unique_ptr<LocalExecutor> executor_;
+  std::unique_ptr<LiveQueue> queue_;
+  std::unique_ptr<QueueService> service_;
   const Principal alice_{"alice", "ml", false};
-  Time& now_ = live_.now;
+  Time now_ = 1'800'000'000;
 };
 
 // An array of 6 tasks limited to 2 on 4 GPUs: consecutive ids, each task sees its index as
