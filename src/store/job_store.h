@@ -135,6 +135,8 @@ class JobStore {
   // The last `limit` node events, oldest first.
   Result<std::vector<NodeEvent>> NodeEvents(int64_t limit);
 
+  // The texts a job's rows hold (its reason, its events') are read as UTF-8, U+FFFD in place
+  // of bytes that are not (a row written by hand or by an older squeeze).
   Result<StoredJob> Get(JobId id);
   // How many jobs of ids first..last are in each state (an array's tasks, by their ids).
   Result<std::map<JobState, int>> CountStates(JobId first, JobId last);

@@ -121,14 +121,16 @@ TEST(JobStoreDetailTest, ARowThatIsNotUtf8IsReadWithReplacementCharacters) {
     ASSERT_TRUE((*db)
                     ->Exec("UPDATE jobs SET request = CAST(X'7B2273706563223A7B226E616D65223A22"
                            "61FF62227D2C22636F6D6D616E64223A5B2274727565225D7D' AS TEXT), "
-                           "reason = CAST(X'1B5B324A6FFF' AS TEXT)")
+                           "reason = CAST(X'1B5B324A6FFF' AS TEXT); "
+                           "UPDATE events SET text = CAST(X'7374657020FE' AS TEXT)")
                     .ok());  // {"spec":{"name":"a\xffb"},"command":["true"]}, "\x1b[2Jo\xff"
   }
   auto store = Open(dir.path());
   auto job = store->Get(id);
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_EQ(job->request.spec.name, "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(job->reason, "\x1b[2Jo\xff");  // kept as it is; printers escape and replace it
+  EXPECT_EQ(job->reason, "\x1b[2Jo\xEF\xBF\xBD");  // the controls are the printers' to escape
+  EXPECT_EQ(store->Events(id)->front().text, "step \xEF\xBF\xBD");
   EXPECT_EQ(RequestFromJson("{\"spec\": {\"name\": \"x\xc0\xaf\"}}")->spec.name,
             "x\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_FALSE(RequestFromJson("{\"command\": [").ok());

@@ -2,6 +2,7 @@
 // history. They run on the reader connection and see the last committed state.
 #include <string>
 
+#include "core/safe_text.h"
 #include "store/job_store.h"
 #include "store/request_json.h"
 
@@ -36,7 +37,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.attempts = static_cast<int>(row.Int(7));
   r.preemptions = static_cast<int>(row.Int(8));
   r.last_checkpoint = row.OptionalInt(9);
-  r.reason = row.Text(10);
+  r.reason = ValidUtf8(row.Text(10));  // what a row an older squeeze left holds, made UTF-8
   auto gpus = GpusFromJson(row.Text(11));
   if (!gpus.ok()) return gpus.status().WithContext("job " + std::to_string(r.id));
   r.gpus = std::move(gpus).value();
@@ -52,7 +53,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.waited = row.Int(15);
   r.ran = row.Int(16);
   r.held = row.Int(17) != 0;
-  r.reason_detail = row.Text(18);
+  r.reason_detail = ValidUtf8(row.Text(18));
   return r;
 }
 
@@ -182,8 +183,8 @@ Result<std::vector<JobEvent>> EventRows(SqliteStmt& stmt) {
     auto row = stmt.Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    events.push_back(
-        {stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), stmt.Text(4), stmt.Text(5)});
+    events.push_back({stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), ValidUtf8(stmt.Text(4)),
+                      ValidUtf8(stmt.Text(5))});
   }
   return events;
 }
