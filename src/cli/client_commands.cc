@@ -17,6 +17,7 @@
 #include "cli/submit_request.h"
 #include "config/job_json_writer.h"
 #include "core/duration.h"
+#include "core/safe_text.h"
 #include "serve/api_client.h"
 
 namespace squeeze {
@@ -44,10 +45,12 @@ int Submit(const ClientFlags& f, const SubmitArgs& args) {
     }
     std::vector<std::string> warnings;
     job = BuildSubmitRequest(args.file(), *flags, cwd, now, &warnings);
-    for (const std::string& w : warnings) std::cerr << "squeeze submit: warning: " << w << "\n";
+    for (const std::string& w : warnings) {
+      std::cerr << "squeeze submit: warning: " << EscapeControls(w, "\n") << "\n";
+    }
   }
   if (!job.ok()) {
-    std::cerr << "squeeze submit: " << job.status().message() << "\n";
+    std::cerr << "squeeze submit: " << EscapeControls(job.status().message(), "\n") << "\n";
     return 1;
   }
   const std::string body = JobRequestToJobJson(*job);
@@ -110,9 +113,11 @@ void RegisterClusterCommands(CLI::App& app,
       return Run("reclaim", *f, [&](ApiClient& c) {
         return c.Post("/v1/nodes/" + *node + "/reclaim", body.dump(), "application/json");
       }, [](const nlohmann::json& j) {
-        return "node " + j.value("node", std::string()) + " is reclaimed; its jobs " +
-               j.value("jobs", nlohmann::json::array()).dump() + " leave by " +
-               j.value("leave_by", std::string()) + "\n";
+        const std::string node = j.value("node", std::string());
+        return EscapeControls("node " + node + " is reclaimed; its jobs " +
+                              j.value("jobs", nlohmann::json::array()).dump() + " leave by " +
+                              j.value("leave_by", std::string())) +
+               "\n";
       });
     });
   }
@@ -127,7 +132,8 @@ void RegisterClusterCommands(CLI::App& app,
       return Run("node-return", *f, [&](ApiClient& c) {
         return c.Post("/v1/nodes/" + *node + "/return", "", "application/json");
       }, [](const nlohmann::json& j) {
-        return "node " + j.value("node", std::string()) + " takes jobs again\n";
+        return EscapeControls("node " + j.value("node", std::string()) + " takes jobs again") +
+               "\n";
       });
     });
   }

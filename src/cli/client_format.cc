@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "core/job_array.h"
+#include "core/safe_text.h"
 
 #include <fmt/format.h>
 
@@ -13,17 +14,22 @@
 namespace squeeze {
 namespace {
 
+// A value as one printed line: a string as it is, anything else as JSON, its control
+// characters escaped (core/safe_text.h): what a user chose never reaches a terminal raw.
+std::string Text(const nlohmann::json& v) {
+  return EscapeControls(v.is_string() ? v.get_ref<const std::string&>() : v.dump());
+}
+
 std::string Str(const nlohmann::json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "-";
   const auto& v = j[key];
-  if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_array()) {
     std::string out;
-    for (const auto& e : v) out += (out.empty() ? "" : ",") + (e.is_string() ? e.get<std::string>() : e.dump());
+    for (const auto& e : v) out += (out.empty() ? "" : ",") + Text(e);
     return out.empty() ? "-" : out;
   }
-  return v.dump();
+  return Text(v);
 }
 
 const nlohmann::json& ListOf(const nlohmann::json& j, const char* key) {
@@ -155,7 +161,7 @@ std::string FormatJob(const nlohmann::json& job) {
   std::string out;
   for (const auto& [k, v] : job.items()) {
     if (k == "history" && v.is_array()) continue;
-    out += fmt::format("{}: {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+    out += fmt::format("{}: {}\n", EscapeControls(k), Text(v));
   }
   if (job.is_object() && job.contains("history") && job["history"].is_array()) {
     out += "history:\n";
@@ -169,7 +175,7 @@ std::string FormatJob(const nlohmann::json& job) {
 std::string FormatWhy(const nlohmann::json& why) {
   std::string out;
   for (const auto& line : ListOf(why, "explanation")) {
-    out += (line.is_string() ? line.get<std::string>() : line.dump()) + "\n";
+    out += Text(line) + "\n";
   }
   // Only a waiting job has an expected start (a running or ended one says its state; a held one
   // says it waits for its release).
@@ -181,7 +187,7 @@ std::string FormatWhy(const nlohmann::json& why) {
                      " (by the running and waiting jobs' estimates)\n"
                : "no expected start: some job in the way has no estimate\n";
   }
-  return out.empty() ? why.dump(2) + "\n" : out;
+  return out.empty() ? EscapeControls(why.dump(2), "\n") + "\n" : out;
 }
 
 std::string FormatNodes(const nlohmann::json& nodes) {
@@ -199,7 +205,7 @@ std::string FormatNodes(const nlohmann::json& nodes) {
   }
   for (const auto& n : ListOf(nodes, "nodes")) {
     if (n.contains("unavailable") && n["unavailable"].is_string()) {
-      out += Str(n, "name") + " takes no new jobs: " + n["unavailable"].get<std::string>() + "\n";
+      out += Str(n, "name") + " takes no new jobs: " + Str(n, "unavailable") + "\n";
     }
     if (n.contains("gpus_held_by_others")) {
       out += Str(n, "name") + ": " + Str(n, "gpus_held_by_others") +

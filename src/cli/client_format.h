@@ -1,6 +1,8 @@
 // How the client commands print what the API returns (docs/serve.md): the queue as a table
 // like squeue's, a job as "key: value" lines, `why` as sentences, the nodes and the held-idle jobs as tables. Pure
-// functions of the JSON; thread-safe.
+// functions of the JSON; thread-safe. Every text in them came from some user (a job's name,
+// a reason, a path): its control characters are printed escaped and invalid UTF-8 as U+FFFD
+// (core/safe_text.h's EscapeControls), so no user can draw on another's terminal.
 #ifndef SQUEEZE_CLI_CLIENT_FORMAT_H_
 #define SQUEEZE_CLI_CLIENT_FORMAT_H_
 

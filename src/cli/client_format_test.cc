@@ -146,5 +146,46 @@ TEST(ClientFormatTest, HeldIdleJobsAsATable) {
             "no job is held but idle (every GPU below 10% for 30m0s)\n");
 }
 
+// What a user chose reaches no terminal raw: the fake row (a CR and a cursor-up in an
+// -o path, shown in the REASON of an older daemon's queue), a name that clears the screen,
+// bytes that are not UTF-8, a C1 control and a right-to-left override are printed escaped,
+// on one line each.
+TEST(ClientFormatTest, TextFromUsersIsPrintedEscaped) {
+  nlohmann::json jobs = {{"jobs", nlohmann::json::array()}};
+  jobs["jobs"].push_back({{"id", 7}, {"name", "\x1b[2Jx"}, {"owner", "bob"}, {"state", "failed"},
+                          {"gpus", 1}, {"wait_s", 1},
+                          {"reason", "cannot open '/tmp/o\r\x1b[1A7  fake  alice  running'"}});
+  jobs["jobs"].push_back({{"id", 8}, {"name", std::string("bad\xff")}, {"owner", "bob"},
+                          {"state", "done"}, {"gpus", 1}, {"wait_s", 1},
+                          {"reason", "c1 \xC2\x9b" "31m rtl \xE2\x80\xAE"}});
+  const std::string queue = FormatQueue(jobs);
+  EXPECT_EQ(queue,
+            "ID  NAME      OWNER  STATE   GPUS  WAIT  REASON\n"
+            "7   \\x1b[2Jx  bob    failed  1     1s    cannot open '/tmp/o\\r\\x1b[1A7  fake  alice  "
+            "running'\n"
+            "8   bad\xEF\xBF\xBD      bob    done    1     1s    c1 \\u009b31m rtl \\u202e\n");
+  const std::string history = FormatHistory(jobs);
+  EXPECT_EQ(history.find('\x1b'), std::string::npos) << history;
+  EXPECT_NE(history.find("\\x1b[2Jx"), std::string::npos) << history;
+
+  const nlohmann::json job = {{"id", 7},
+                              {"name", "\x1b]0;owned\x07"},
+                              {"command", {"python3", "-c", "print(1)\n\tprint(2)"}},
+                              {"env", {{"PS1", "\x1b[32m$ \xC2\x85"}}},
+                              {"history", {{{"at", "t"}, {"kind", "end"}, {"text", "a\rb"}}}}};
+  EXPECT_EQ(FormatJob(job),
+            "command: [\"python3\",\"-c\",\"print(1)\\n\\tprint(2)\"]\n"
+            "env: {\"PS1\":\"\\u001b[32m$ \\u0085\"}\n"
+            "id: 7\n"
+            "name: \\x1b]0;owned\\x07\n"
+            "history:\n"
+            "  t  end        a\\rb\n");
+  EXPECT_EQ(FormatWhy({{"explanation", {"line\x1b[K"}}}), "line\\x1b[K\n");
+  const nlohmann::json nodes = {
+      {"nodes", {{{"name", "n0\x1b"}, {"unavailable", "down\r"}, {"gpus", 1}}}}};
+  EXPECT_EQ(FormatNodes(nodes).find('\x1b'), std::string::npos);
+  EXPECT_NE(FormatNodes(nodes).find("n0\\x1b takes no new jobs: down\\r"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace squeeze

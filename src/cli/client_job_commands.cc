@@ -11,6 +11,7 @@
 #include "cli/client_format.h"
 #include "cli/client_run.h"
 #include "cli/commands.h"
+#include "core/safe_text.h"
 
 namespace squeeze {
 namespace {
@@ -123,7 +124,7 @@ std::string FormatCancelled(const nlohmann::json& j) {
   int shown = 0;
   for (const auto& one : j["jobs"]) {
     if (!one.contains("error") || ++shown > 5) continue;
-    out += "  job " + one["id"].dump() + ": " + one["error"].get<std::string>() + "\n";
+    out += "  job " + one["id"].dump() + ": " + EscapeControls(one.value("error", "")) + "\n";
   }
   return out;
 }
@@ -242,9 +243,14 @@ Result<nlohmann::json> Follow(ApiClient& c, const LogsFlags& l) {
       if (from < 0 && l.lines > 0) text = LastLines(text, l.lines);
       std::cout << text << std::flush;
       const int64_t size = log->value("size", int64_t{0});
-      const bool more =
-          from >= 0 && from + static_cast<int64_t>(log->value("text", "").size()) < size;
-      from = from < 0 ? size : from + static_cast<int64_t>(log->value("text", "").size());
+      // Where the next read starts, in the file's bytes (the text may differ from them: bytes
+      // that are not UTF-8 come as U+FFFD); an older daemon's answer has no next_from_byte.
+      const int64_t next =
+          from < 0 ? size
+                   : log->value("next_from_byte",
+                                from + static_cast<int64_t>(log->value("text", "").size()));
+      const bool more = from >= 0 && next > from && next < size;
+      from = next;
       if (more) continue;  // a long stretch: read on at once
     }
     if (Ended(*job) && (l.attempt != 0 || latest == attempt)) return nlohmann::json::object();

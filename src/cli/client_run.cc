@@ -1,6 +1,7 @@
 #include "cli/client_run.h"
 
 #include "core/job_array.h"
+#include "core/safe_text.h"
 
 #include <iostream>
 
@@ -24,15 +25,18 @@ int Run(const std::string& command, const ClientFlags& f,
         const std::function<std::string(const nlohmann::json&)>& format) {
   auto client = ApiClient::Connect(f.connect);
   if (!client.ok()) {
-    std::cerr << "squeeze " << command << ": " << client.status().message() << "\n";
+    std::cerr << "squeeze " << command << ": " << EscapeControls(client.status().message(), "\n")
+              << "\n";
     return 1;
   }
   auto result = call(**client);
   if (!result.ok()) {
-    std::cerr << "squeeze " << command << ": " << result.status().message() << "\n";
+    // The daemon's message may quote a value some user chose.
+    std::cerr << "squeeze " << command << ": " << EscapeControls(result.status().message(), "\n")
+              << "\n";
     return 1;
   }
-  std::cout << (f.json ? result->dump(2) + "\n" : format(*result));
+  std::cout << (f.json ? JsonForTerminal(result->dump(2)) + "\n" : format(*result));
   return 0;
 }
 

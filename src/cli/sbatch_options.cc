@@ -11,6 +11,7 @@
 #include "core/duration.h"
 #include "core/job_array.h"
 #include "core/output_path.h"
+#include "core/safe_text.h"
 
 namespace squeeze {
 namespace {
@@ -48,7 +49,8 @@ class Converter {
  private:
   std::string Where(const SbatchDirective& d) const {
     const std::string written = d.written.empty() ? "--" + d.option : d.written;
-    const std::string value = d.value ? (d.written.size() == 2 ? " " : "=") + *d.value : "";
+    const std::string value =
+        d.value ? (d.written.size() == 2 ? " " : "=") + EscapeControls(*d.value) : "";
     if (d.line == 0) return written + value;
     return std::string(source_) + ":" + std::to_string(d.line) + ": #SBATCH " + written + value;
   }
@@ -228,6 +230,14 @@ Status Converter::Unsupported(const SbatchDirective& d) {
 Status Converter::Take(const SbatchDirective& d) {
   const std::string& o = d.option;
   const std::string value = d.value.value_or("");
+  // What becomes the job's name, paths, team, ... is printed to other users: no control
+  // characters (a shell line, --wrap, and the environment, --export, are the job's own).
+  if (d.value && o != "wrap" && o != "export") {
+    if (Status s = CheckPlainText(Where(d), value, "squeeze prints it in its tables and messages");
+        !s.ok()) {
+      return s;
+    }
+  }
   if (o == "job-name") {
     out_.flags.name = value;
   } else if (o == "gres") {

@@ -143,6 +143,30 @@ TEST(SbatchOptionsTest, OutputAndErrorFilesAndTheirMistakes) {
                                                 "pattern squeeze fills in"));
 }
 
+// A directive's value becomes a name, a path, a team: no control characters, refused with
+// the line and the value escaped (the script's own lines and --export keep theirs).
+TEST(SbatchOptionsTest, ADirectiveWithAControlCharacterIsRefusedWithItsLine) {
+  const std::string script = std::string(::testing::TempDir()) + "/escape.sbatch";
+  std::ofstream(script) << "#!/bin/bash\n#SBATCH -J ok\n#SBATCH -o /tmp/x\x1b[1Afake\n"
+                        << "printf '\x1b[31mred\\n'\n";
+  EXPECT_EQ(Error(script),
+            script + ":3: #SBATCH -o /tmp/x\\x1b[1Afake: '/tmp/x\\x1b[1Afake' holds a "
+                     "control character (\\x1b); squeeze prints it in its tables and messages");
+  SubmitFlags flags;
+  flags.command = {"true"};
+  flags.sbatch = {Flag("job-name", "a\x1b]0;title\x07")};
+  EXPECT_THAT(Error(std::nullopt, flags),
+              HasSubstr("--job-name=a\\x1b]0;title\\x07: 'a\\x1b]0;title\\x07' holds a control "
+                        "character (\\x1b)"));
+  flags.sbatch = {Flag("account", "ml\xC2\x9b")};
+  EXPECT_THAT(Error(std::nullopt, flags), HasSubstr("holds a control character (\\u009b)"));
+  // The script's own text may hold any control: it is the program.
+  const std::string colours = std::string(::testing::TempDir()) + "/colours.sbatch";
+  std::ofstream(colours) << "#!/bin/bash\n#SBATCH -J colours\nprintf '\x1b[31mred\\n'\r\n";
+  Built b = Build(colours);
+  EXPECT_EQ(b.job.spec.name, "colours");
+}
+
 TEST(SbatchOptionsTest, ALabStyleScriptIsPreemptibleAndCheckpointsOnUsr1) {
   const std::string path = Corpus("mila-style.sbatch");
   const Built b = Build(path);

@@ -12,6 +12,7 @@
 #include "config/job_file.h"
 #include "config/job_json_writer.h"
 #include "config/text_util.h"
+#include "core/safe_text.h"
 
 namespace squeeze {
 namespace {
@@ -203,6 +204,29 @@ Status OverlaySbatch(const std::optional<std::string>& file, const std::string* 
   return Status::Ok();
 }
 
+// The first text of `job` that is not UTF-8 (an argument or a flag's value taken from a
+// non-UTF-8 locale, say), named as the reader names fields; the env's values are left to the
+// JSON writer, which replaces such bytes (an environment inherited whole, as sbatch's
+// --export=ALL, may hold a variable the job never reads).
+Status CheckUtf8(const Json& value, const std::string& field) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (!InvalidUtf8At(text)) return Status::Ok();
+    return CheckPlainText(field, text, "squeeze sends a job as UTF-8 JSON");
+  }
+  if (field == "env") return Status::Ok();
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (Status s = CheckUtf8(value[i], field + "[" + std::to_string(i) + "]"); !s.ok()) return s;
+    }
+  } else if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      if (Status s = CheckUtf8(item, field.empty() ? key : field + "." + key); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
@@ -239,6 +263,7 @@ Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
   if (script) own.command.clear();  // the script's arguments, not a command
   std::set<std::string> from_flags;
   if (Status s = Overlay(own, cwd, job, from_flags); !s.ok()) return s;
+  if (Status s = CheckUtf8(job, ""); !s.ok()) return Relabel(s, from_flags, file);
   Result<JobRequest> request =
       ParseJobJson(job.dump(-1, ' ', false, Json::error_handler_t::replace), now);
   if (!request.ok()) return Relabel(request.status(), from_flags, file);

@@ -206,6 +206,40 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
   EXPECT_EQ(flag_error(&SubmitFlags::workdir, ""), "--workdir: the path is empty");
 }
 
+TEST_F(SubmitRequestTest, ControlCharactersInFlagsAreRefusedNamingTheFlag) {
+  SubmitFlags f = Command({"true"});
+  f.name = "\x1b[2Jhi";
+  EXPECT_EQ(Error(std::nullopt, f),
+            "--name: '\\x1b[2Jhi' holds a control character (\\x1b); names are printed to "
+            "other users");
+  f = Command({"true"});
+  f.output = "/tmp/out\r\x1b[1A 12 bob fake";
+  EXPECT_THAT(Error(std::nullopt, f),
+              StartsWith("--output: '/tmp/out\\r\\x1b[1A 12 bob fake' holds a control character "
+                         "(\\r)"));
+  f = Command({"true"});
+  f.team = "ml\x7f";
+  EXPECT_THAT(Error(std::nullopt, f), StartsWith("--team: 'ml\\x7f' holds a control character"));
+  const std::string file = WriteFile("command: [x]\nerror: \"/tmp/e\\e[2J\"\n");
+  EXPECT_THAT(Error(file, {}), HasSubstr(":2:8: error: '/tmp/e\\x1b[2J' holds a control "
+                                         "character"));
+}
+
+TEST_F(SubmitRequestTest, TextThatIsNotUtf8IsRefusedExceptInTheEnvironment) {
+  SubmitFlags f = Command({"cat", "caf\xE9.txt"});  // Latin-1, not UTF-8
+  EXPECT_EQ(Error(std::nullopt, f),
+            "the command after --: command[1]: 'caf\\xe9.txt' is not valid UTF-8 (byte \\xe9 at "
+            "offset 3); squeeze sends a job as UTF-8 JSON");
+  f = Command({"true"});
+  f.output = "/tmp/\xC0\xAF";  // an overlong '/'
+  EXPECT_THAT(Error(std::nullopt, f), StartsWith("--output: '/tmp/\\xc0\\xaf' is not valid UTF-8"));
+  // A variable of the environment a job takes whole (as sbatch's --export=ALL) is replaced.
+  f = Command({"true"});
+  f.env = {"LEGACY=caf\xE9"};
+  const JobRequest r = Build(std::nullopt, f);
+  EXPECT_EQ(r.env.at("LEGACY"), "caf\xEF\xBF\xBD");
+}
+
 TEST_F(SubmitRequestTest, BadEnvAndCommandNameThem) {
   SubmitFlags f = Command({"x"});
   f.env = {"NOEQUALS"};

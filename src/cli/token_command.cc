@@ -8,6 +8,7 @@
 #include <memory>
 #include <system_error>
 
+#include "core/safe_text.h"
 #include "exec/unix_account.h"
 #include "serve/access.h"
 #include "serve/daemon.h"
@@ -70,7 +71,8 @@ int RunTokenList(const std::string& data_dir, std::ostream& out, std::ostream& e
   for (const TokenLine& t : *tokens) {
     char row[160];
     std::snprintf(row, sizeof row, "%-12s %-20s %-20s %s\n", TokenPrefix(t.token).c_str(),
-                  t.user.c_str(), t.team.c_str(), t.admin ? "admin" : "user");
+                  EscapeControls(t.user).c_str(), EscapeControls(t.team).c_str(),
+                  t.admin ? "admin" : "user");
     out << row;
   }
   return 0;

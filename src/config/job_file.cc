@@ -8,12 +8,14 @@
 
 #include "config/file_io.h"
 #include "config/job_checkpoint_store.h"
+#include "config/job_text.h"
 #include "config/job_tree.h"
 #include "config/job_values.h"
 #include "config/text_util.h"
 #include "core/duration.h"
 #include "core/job_array.h"
 #include "core/output_path.h"
+#include "core/safe_text.h"
 
 namespace squeeze {
 namespace {
@@ -587,9 +589,7 @@ Result<std::string> JobReader::OutputPattern(const JobNode& n, std::string_view 
   Result<std::string> text = Scalar(n, f, "a file path");
   if (!text.ok()) return text;
   if (Status s = CheckOutputPattern(*text); !s.ok()) {
-    std::string shown = *text;
-    for (size_t at; (at = shown.find('\0')) != std::string::npos;) shown.replace(at, 1, "\\0");
-    return Error(n, f, "'" + shown + "': " + s.message());
+    return Error(n, f, QuotedValue(*text) + ": " + s.message());
   }
   return text;
 }
@@ -655,6 +655,7 @@ Result<JobRequest> JobReader::Read(const JobNode& root) const {
                  "a job is a map of fields (name, command, ...), got " +
                      std::string(JobNodeKindName(root.kind)));
   }
+  if (Status s = CheckJobText(root, source_); !s.ok()) return s;
   JobRequest out;
   out.spec.submit_time = now_;
   for (const auto& [key, key_where, node] : root.entries) {

@@ -353,7 +353,7 @@ TEST(JobFileTest, BadValuesNameWhereTheFieldAndTheValue) {
   EXPECT_THAT(JsonError(R"({"command": ["a"], "env": ["A=1"]})"),
               HasSubstr("JSON request: env: expected a map of NAME: value, got a list"));
   EXPECT_THAT(JsonError(R"({"command": ["a"], "output": "out\u0000x"})"),
-              HasSubstr("JSON request: a value holds a NUL character"));
+              HasSubstr("JSON request: output: 'out\\x00x' holds a control character (\\x00)"));
 }
 
 TEST(JobFileTest, BadPoolRegionsAndDataGbNameTheFieldAndTheValue) {

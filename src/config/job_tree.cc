@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/yaml_documents.h"
+#include "core/safe_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,55 +17,14 @@ std::string YamlWhere(const std::string& source, const YAML::Mark& mark) {
   return source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
-// Checks what every scalar and key must satisfy, whichever the format.
+// Checks what every scalar and key must satisfy, whichever the format (its characters are
+// checked with the fields it belongs to: job_text.h).
 Status CheckText(const std::string& text, const std::string& where) {
   if (text.size() > kMaxJobStringBytes) {
     return Status::Error(where + ": a value is " + std::to_string(text.size()) +
                          " bytes long; the limit is " + std::to_string(kMaxJobStringBytes));
   }
-  if (text.find('\0') != std::string::npos) {
-    return Status::Error(where + ": a value holds a NUL character");
-  }
   return Status::Ok();
-}
-
-// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
-// surrogates or code points past U+10FFFF), or npos.
-size_t FirstNonUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = 0;
-    unsigned cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return i;
-    }
-    for (size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return i;
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return i;
-    }
-    i += n + 1;
-  }
-  return std::string_view::npos;
 }
 
 Status CheckSize(std::string_view text, const std::string& source) {
@@ -72,10 +32,10 @@ Status CheckSize(std::string_view text, const std::string& source) {
     return Status::Error(source + ": the job is " + std::to_string(text.size()) +
                          " bytes long; the limit is " + std::to_string(kMaxJobTextBytes));
   }
-  if (const size_t bad = FirstNonUtf8(text); bad != std::string_view::npos) {
+  if (const std::optional<size_t> bad = InvalidUtf8At(text)) {
     static const char kHex[] = "0123456789ABCDEF";
-    const auto b = static_cast<unsigned char>(text[bad]);
-    return Status::Error(source + ": byte " + std::to_string(bad) + " (0x" + kHex[b >> 4] +
+    const auto b = static_cast<unsigned char>(text[*bad]);
+    return Status::Error(source + ": byte " + std::to_string(*bad) + " (0x" + kHex[b >> 4] +
                          kHex[b & 15] + ") is not UTF-8: a job is UTF-8 text");
   }
   return Status::Ok();

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/safe_text.h"
+
 namespace squeeze {
 namespace {
 
@@ -129,8 +131,9 @@ Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_di
 
 Result<std::string> AddToken(const std::string& data_dir, const std::string& user,
                              const std::string& team, bool admin) {
-  if (!ValidName(user)) return Status::Error("user '" + user + "': use 1-64 of A-Z a-z 0-9 . _ -");
-  if (!ValidName(team)) return Status::Error("team '" + team + "': use 1-64 of A-Z a-z 0-9 . _ -");
+  constexpr std::string_view kNames = ": use 1-64 of A-Z a-z 0-9 . _ -";
+  if (!ValidName(user)) return Status::Error("user " + QuotedValue(user) + std::string(kNames));
+  if (!ValidName(team)) return Status::Error("team " + QuotedValue(team) + std::string(kNames));
   auto token = RandomToken();
   if (!token.ok()) return token.status();
   const std::string line = *token + " " + user + " " + team + (admin ? " admin\n" : " user\n");

@@ -22,7 +22,8 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["owner"] = job.owner;
   j["team"] = spec.team;
   j["state"] = std::string(JobStateName(job.state));
-  j["reason"] = job.reason;
+  // Its owner and the admins see the reason with what is theirs (a path, the command).
+  j["reason"] = private_fields && !job.reason_detail.empty() ? job.reason_detail : job.reason;
   j["urgency"] = std::string(UrgencyName(spec.urgency));
   j["gpus"] = spec.gpus;
   j["gpu_milli"] = spec.gpu_milli;

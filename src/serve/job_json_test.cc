@@ -57,5 +57,22 @@ TEST(JobJsonTest, CheckpointFieldsNotGivenAreNull) {
   }
 }
 
+// The reason's detail (a path, the command) is its owner's and the admins'; every other user
+// sees the public reason, and none of the private fields.
+TEST(JobJsonTest, TheReasonsDetailIsShownOnlyWithThePrivateFields) {
+  StoredJob job;
+  job.request.command = {"/home/bob/secret/train.sh"};
+  job.request.output_path = "/home/bob/secret/out.txt";
+  job.reason = "the output file could not be opened (exit 127)";
+  job.reason_detail = "cannot open the output file '/home/bob/secret/out.txt': No such file";
+  const nlohmann::json mine = StoredJobJson(job, 100, true);
+  EXPECT_EQ(mine["reason"], job.reason_detail);
+  const nlohmann::json theirs = StoredJobJson(job, 100, false);
+  EXPECT_EQ(theirs["reason"], job.reason);
+  EXPECT_EQ(theirs.dump().find("secret"), std::string::npos) << theirs.dump();
+  job.reason_detail.clear();
+  EXPECT_EQ(StoredJobJson(job, 100, true)["reason"], job.reason);
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -5,6 +5,8 @@
 
 #include "config/job_values.h"
 #include "core/duration.h"
+#include "core/safe_text.h"
+#include "serve/reason_text.h"
 
 namespace squeeze {
 
@@ -14,12 +16,6 @@ const std::vector<double> kWaitBounds = {1, 5, 15, 60, 300, 900, 3600, 4 * 3600,
 namespace {
 
 int ExitCode(const ExitStatus& e) { return e.signaled ? 128 + e.code : e.code; }
-
-std::string ExitWords(const ExitStatus& e) {
-  if (!e.error.empty()) return e.error;
-  if (e.signaled) return "killed by signal " + std::to_string(e.code);
-  return "exit " + std::to_string(e.code);
-}
 
 bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 0; }
 
@@ -102,7 +98,7 @@ void LiveQueue::ApplyDispatched(Time now) {
           (void)EndCancelled(d.job, job.cancelled_by, now);
           break;
         }
-        Fail(d.job, job, 127, "cannot start: " + d.status.message(), now);
+        Fail(d.job, job, 127, StartFailure(d.status), now);
         break;
       case Outbox::Kind::kCheckpoint:
         if (d.status.ok() || job.stopping != Stopping::kAwaitCheckpoint) break;
@@ -146,7 +142,8 @@ std::vector<Executor*> LiveQueue::AllExecutors() {
 }
 
 void LiveQueue::Log(const std::string& line) const {
-  std::fprintf(stderr, "squeeze serve: %s\n", line.c_str());
+  // A line may quote what a user chose (a path, a marker's text): escaped for the terminal.
+  std::fprintf(stderr, "squeeze serve: %s\n", EscapeControls(line).c_str());
 }
 
 ApiResult LiveQueue::CheckSubmission(const std::string& owner, const JobRequest& request) const {
@@ -371,7 +368,7 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
     Forget(id, true);
     return;
   }
-  Fail(id, job, code, ExitWords(exit), now);
+  Fail(id, job, code, ExitReason(exit), now);
 }
 
 void LiveQueue::RequeueRun(JobId id, LiveJob& job, Time now, Time back_at) {
@@ -386,7 +383,7 @@ void LiveQueue::RequeueRun(JobId id, LiveJob& job, Time now, Time back_at) {
   if (back_at <= now) Queue(id, job, now);  // may forget `job`
 }
 
-void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now) {
+void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const ReasonText& what, Time now) {
   ++counters_.failures;
   ++job.failures;
   const int limit = job.request.max_retries >= 0 ? job.request.max_retries : options_.max_retries;
@@ -394,9 +391,10 @@ void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& w
     if (const Job* known = scheduler_->Find(id); known != nullptr && known->IsActive()) {
       (void)scheduler_->Finished(id, now, false);
     }
-    std::string reason = what;
-    if (limit > 0) reason += " (no retry left after " + std::to_string(limit) + ")";
-    RunEnd end{exit_code, JobState::kFailed, reason, false, job.failures, std::nullopt};
+    const ReasonText reason =
+        what.Then(limit > 0 ? " (no retry left after " + std::to_string(limit) + ")" : "");
+    RunEnd end{exit_code, JobState::kFailed, reason.shown, false, job.failures, std::nullopt,
+               reason.detail};
     if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
     ++counters_.finished_failed;
     Forget(id, false);
@@ -406,9 +404,9 @@ void LiveQueue::Fail(JobId id, LiveJob& job, int exit_code, const std::string& w
   for (int i = 1; i < job.failures && backoff < options_.retry_backoff_max; ++i) backoff *= 2;
   backoff = std::min(backoff, options_.retry_backoff_max);
   const Time at = now + backoff;
-  const std::string reason = what + "; retry " + std::to_string(job.failures) + " of " +
-                             std::to_string(limit) + " at " + FormatDateTime(at);
-  RunEnd end{exit_code, JobState::kPending, reason, false, job.failures, at};
+  const ReasonText reason = what.Then("; retry " + std::to_string(job.failures) + " of " +
+                                      std::to_string(limit) + " at " + FormatDateTime(at));
+  RunEnd end{exit_code, JobState::kPending, reason.shown, false, job.failures, at, reason.detail};
   if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
   ++counters_.retries;
   job.retry_at = at;
@@ -494,7 +492,7 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   Result<std::string> account = options_.run_as.AccountFor(job.owner);
   if (!account.ok()) {
     Log("job " + std::to_string(d.job) + ": " + account.status().message());
-    Fail(d.job, job, 127, "cannot start: " + account.status().message(), now);
+    Fail(d.job, job, 127, StartFailure(account.status()), now);
     return;
   }
   request.run_as = *account;

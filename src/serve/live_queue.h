@@ -40,6 +40,7 @@
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
 #include "serve/outbox.h"
+#include "serve/reason_text.h"
 #include "serve/run_as.h"
 #include "serve/why_forecasts.h"
 #include "sim/forecast_start.h"
@@ -320,7 +321,7 @@ class LiveQueue {
   // when the scheduler does not hold it as running.
   void RequeueRun(JobId id, LiveJob& job, Time now, Time back_at = 0);
   // A run that failed (or could not start): a retry after back-off, or failed for good.
-  void Fail(JobId id, LiveJob& job, int exit_code, const std::string& what, Time now);
+  void Fail(JobId id, LiveJob& job, int exit_code, const ReasonText& what, Time now);
   // A cycle's starts: recorded in the store in one transaction, then each given to its
   // backend's outbox (StartJob).
   void StartJobs(const std::vector<Decision>& starts, Time now);

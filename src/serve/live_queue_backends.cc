@@ -188,12 +188,15 @@ void LiveQueue::HoldForeignGpus(int pool, const BackendReport& report) {
 
 void LiveQueue::OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now) {
   ++counters_.lost;
-  const std::string reason =
-      exit.error + "; queued again, " +
-      (job.has_checkpoint ? "resumes from its checkpoint" : "restarts from the start") +
-      " (not counted as a failure)";
-  Log("job " + std::to_string(id) + " attempt " + std::to_string(job.attempts) + ": " + reason);
-  RunEnd end{-1, JobState::kPending, reason, false, job.failures, std::nullopt};
+  const ReasonText reason =
+      ExitReason(exit).Then(std::string("; queued again, ") +
+                            (job.has_checkpoint ? "resumes from its checkpoint"
+                                                : "restarts from the start") +
+                            " (not counted as a failure)");
+  Log("job " + std::to_string(id) + " attempt " + std::to_string(job.attempts) + ": " +
+      (reason.detail.empty() ? reason.shown : reason.detail));
+  RunEnd end{-1, JobState::kPending, reason.shown, false, job.failures, std::nullopt,
+             reason.detail};
   if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
   job.queued_since = now;
   RequeueRun(id, job, now);  // may forget `job`; its history kept

@@ -16,6 +16,7 @@
 #include "exec/unix_account.h"
 #include "serve/capacity_requests.h"
 #include "serve/job_json.h"
+#include "serve/log_text.h"
 #include "serve/prometheus_text.h"
 
 namespace squeeze {
@@ -28,6 +29,20 @@ constexpr size_t kMaxDependencyLinks = 1'000'000;
 // A job's log, command line, workdir, env and checkpoint folder are its owner's and the admins'.
 bool MaySee(const Principal& who, const StoredJob& job) {
   return who.admin || who.user == job.owner;
+}
+
+// JSON text as the daemon writes it: a byte that is not UTF-8 (in a row an older squeeze
+// left, say) becomes U+FFFD instead of an exception and a 500.
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// An event as `who` sees it: its detail for the job's owner and the admins, else its text. A
+// checkpoint event an older squeeze stored with the marker's text in it shows none of it.
+std::string EventText(const JobEvent& e, bool private_fields) {
+  if (private_fields) return e.detail.empty() ? e.text : e.detail;
+  if (e.kind == "checkpoint" && e.text.starts_with("checkpoint saved: ")) return "checkpoint saved";
+  return e.text;
 }
 
 // A job the store has just accepted, handed to the live queue as the store holds it.
@@ -237,7 +252,7 @@ ApiResult QueueService::List(const Principal& who,
       nlohmann::json j = nlohmann::json::parse(ListedJobText(job, now, MaySee(who, job)));
       const std::optional<Time> at = queue_.ExpectedStart(job.id, now);
       j["expected_start_at"] = at ? nlohmann::json(FormatDateTime(*at)) : nlohmann::json();
-      page += j.dump();
+      page += JsonText(j);
       continue;
     }
     page += ListedJobText(job, now, MaySee(who, job));
@@ -260,14 +275,14 @@ std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool pri
   if (!IsFinished(job.state)) {
     nlohmann::json j = StoredJobJson(job, now, private_fields, nodes);
     AddReasonCode(job, j);
-    return j.dump();
+    return JsonText(j);
   }
   const int64_t key = FinishedTextKey(job.id, private_fields);
   {
     std::lock_guard lock(finished_text_mu_);
     if (auto it = finished_text_.find(key); it != finished_text_.end()) return it->second;
   }
-  std::string text = StoredJobJson(job, now, private_fields, nodes).dump();
+  std::string text = JsonText(StoredJobJson(job, now, private_fields, nodes));
   std::lock_guard lock(finished_text_mu_);
   if (finished_text_.size() >= kFinishedTextKept) finished_text_.clear();
   finished_text_.emplace(key, text);
@@ -286,7 +301,8 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
   nlohmann::json history = nlohmann::json::array();
   if (auto events = store_.Events(id); events.ok()) {
     for (const JobEvent& e : *events) {
-      history.push_back({{"at", FormatDateTime(e.at)}, {"kind", e.kind}, {"text", e.text}});
+      history.push_back(
+          {{"at", FormatDateTime(e.at)}, {"kind", e.kind}, {"text", EventText(e, own)}});
     }
   }
   out["history"] = std::move(history);
@@ -386,6 +402,8 @@ ApiResult QueueService::Why(const Principal& who, int64_t id) {
   if (auto why = queue_.WhyJson(id, now)) return ApiResult::Ok(*why);
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  // Its owner and the admins are told the reason's detail (a path, the command).
+  if (MaySee(who, *job) && !job->reason_detail.empty()) job->reason = job->reason_detail;
   std::string line = "it has ended: " + std::string(JobStateName(job->state));
   if (!job->reason.empty()) line += " (" + job->reason + ")";
   if (job->held) {
@@ -449,8 +467,22 @@ ApiResult OutputFileLog(const StoredJob& job, const RunAsPolicy& run_as,
 
 }  // namespace
 
+// The stretch as read is bytes a job wrote; JSON carries UTF-8 (log_text.h).
 ApiResult QueueService::Log(const Principal& who, int64_t id,
                             const std::map<std::string, std::string>& query) {
+  ApiResult read = ReadLog(who, id, query);
+  if (read.error || !read.value.contains("text")) return read;
+  std::optional<int64_t> from;
+  if (auto it = query.find("from_byte"); it != query.end()) from = ParseInt64(it->second);
+  const LogText shown = LogTextOf(read.value["text"].get_ref<const std::string&>(),
+                                  read.value.value("size", int64_t{0}), from);
+  read.value["text"] = shown.text;
+  read.value["next_from_byte"] = shown.next_from_byte;
+  return read;
+}
+
+ApiResult QueueService::ReadLog(const Principal& who, int64_t id,
+                                const std::map<std::string, std::string>& query) {
   constexpr int64_t kMaxTail = 1 << 20;
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));

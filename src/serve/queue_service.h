@@ -70,6 +70,9 @@ class QueueService : public JobService {
   void AddArrayProgress(const StoredJob& job, nlohmann::json& out);
   // A waiting job's REASON code (LiveQueue::ReasonCode) as "reason_code".
   void AddReasonCode(const StoredJob& job, nlohmann::json& out) const;
+  // Log's stretch of a run's log (or its -o file) as read: the job's bytes, as they are.
+  ApiResult ReadLog(const Principal& who, int64_t id,
+                    const std::map<std::string, std::string>& query);
   // One job of a listing as JSON text; a finished job's is kept (by id and whether its private
   // fields are shown), the most recent kFinishedTextKept of them.
   std::string ListedJobText(const StoredJob& job, Time now, bool private_fields);

@@ -60,6 +60,12 @@ ALTER TABLE jobs ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE jobs ADD COLUMN not_before INTEGER;
 )sql";
 
+// Columns added to a store of any version when missing (not part of the versioned schema: an
+// older squeeze reads and writes around them): each reason's and event's detail, the form its
+// job's owner and the admins see (a path, the command, the checkpoint marker's text).
+constexpr std::pair<const char*, const char*> kDetailColumns[] = {{"jobs", "reason_detail"},
+                                                                  {"events", "detail"}};
+
 // 2 -> 3: the waits before each run and the runs' times, summed (from what was kept: the wait
 // before the first run and the last run's time; earlier runs' were not kept).
 constexpr const char* kMigrate2To3 = R"sql(
@@ -133,6 +139,28 @@ Status EnsureSchema(SqliteDb& db) {
   });
 }
 
+Status AddDetailColumns(SqliteDb& db) {
+  return InTransaction(db, [&db]() -> Status {
+    for (const auto& [table, column] : kDetailColumns) {
+      auto has = QueryInt(db, std::string("SELECT COUNT(*) FROM pragma_table_info('") + table +
+                                  "') WHERE name = '" + column + "'");
+      if (!has.ok()) return has.status();
+      if (*has > 0) continue;
+      if (Status s = db.Exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column +
+                             " TEXT NOT NULL DEFAULT ''");
+          !s.ok()) {
+        return s;
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+// An event's detail for a change whose reason has one: "NAME: DETAIL"; empty without.
+std::string DetailText(const std::string& prefix, const std::string& detail) {
+  return detail.empty() ? std::string() : prefix + detail;
+}
+
 std::string ExitText(int exit_code) {
   if (exit_code > 128) return "killed by signal " + std::to_string(exit_code - 128);
   return "exit code " + std::to_string(exit_code);
@@ -165,6 +193,7 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
     return s.WithContext("opening job store");
   }
   if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
+  if (Status s = AddDetailColumns(**writer); !s.ok()) return s.WithContext("opening job store");
   // Not part of the versioned schema: an older squeeze leaves it alone.
   if (Status s = (*writer)->Exec(kNodeEventsTable); !s.ok()) {
     return s.WithContext("opening job store");
@@ -284,13 +313,15 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
 }
 
 Status JobStore::InsertEvent(JobId id, Time at, const std::string& kind,
-                             const std::string& text) {
-  auto stmt = writer_->Prepare("INSERT INTO events(job_id, at, kind, text) VALUES (?1,?2,?3,?4)");
+                             const std::string& text, const std::string& detail) {
+  auto stmt = writer_->Prepare(
+      "INSERT INTO events(job_id, at, kind, text, detail) VALUES (?1,?2,?3,?4,?5)");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
   stmt->Bind(2, at);
   stmt->Bind(3, kind);
   stmt->Bind(4, text);
+  stmt->Bind(5, detail);
   return stmt->Run();
 }
 
@@ -327,15 +358,18 @@ Status JobStore::WriteBatch::Commit() {
 
 Status JobStore::Update(JobId id, const std::string& sql,
                         const std::function<void(SqliteStmt&)>& bind, Time now,
-                        const std::string& kind, const std::string& text) {
-  if (InBatch()) return UpdateRow(id, sql, bind, now, kind, text);
+                        const std::string& kind, const std::string& text,
+                        const std::string& detail) {
+  if (InBatch()) return UpdateRow(id, sql, bind, now, kind, text, detail);
   std::lock_guard lock(write_mu_);
-  return InTransaction(*writer_, [&] { return UpdateRow(id, sql, bind, now, kind, text); });
+  return InTransaction(*writer_,
+                       [&] { return UpdateRow(id, sql, bind, now, kind, text, detail); });
 }
 
 Status JobStore::UpdateRow(JobId id, const std::string& sql,
                            const std::function<void(SqliteStmt&)>& bind, Time now,
-                           const std::string& kind, const std::string& text) {
+                           const std::string& kind, const std::string& text,
+                           const std::string& detail) {
   auto stmt = writer_->Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
@@ -344,24 +378,27 @@ Status JobStore::UpdateRow(JobId id, const std::string& sql,
   if (writer_->Changes() == 0) {
     return Status::Error("job " + std::to_string(id) + " not found in " + path_);
   }
-  return InsertEvent(id, now, kind, text);
+  return InsertEvent(id, now, kind, text, detail);
 }
 
-Status JobStore::SetState(JobId id, JobState state, const std::string& reason, Time now) {
+Status JobStore::SetState(JobId id, JobState state, const std::string& reason, Time now,
+                          const std::string& detail) {
   const std::string name(JobStateName(state));
   const std::optional<int64_t> ended = IsFinished(state) ? std::optional<int64_t>(now)
                                                          : std::nullopt;
   return Update(
       id,
-      "UPDATE jobs SET state=?2, reason=?3, ended_at=COALESCE(ended_at, ?4), "
+      "UPDATE jobs SET state=?2, reason=?3, reason_detail=?5, ended_at=COALESCE(ended_at, ?4), "
       "ran=ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
       "THEN MAX(0, ?4-started_at) ELSE 0 END WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, name);
         s.Bind(3, reason);
         s.Bind(4, ended);
+        s.Bind(5, detail);
       },
-      now, "state", reason.empty() ? name : name + ": " + reason);
+      now, "state", reason.empty() ? name : name + ": " + reason,
+      DetailText(name + ": ", detail));
 }
 
 Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
@@ -387,7 +424,7 @@ Status JobStore::UpdateStart(const Start& start, Time now) {
       start.id,
       "UPDATE jobs SET state='running', attempts=?2, run_gpus=?3, started_at=?4, "
       "waited=waited+MAX(0, ?4-COALESCE(ended_at, submitted_at)), "
-      "ended_at=NULL, exit_code=NULL, reason='' WHERE id=?1",
+      "ended_at=NULL, exit_code=NULL, reason='', reason_detail='' WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(start.attempt));
         s.Bind(3, gpu_json);
@@ -408,7 +445,7 @@ Status JobStore::RecordRunGpus(JobId id, const std::vector<int>& gpus, Time now,
 
 Status JobStore::SetHeld(JobId id, bool held, const std::string& text, Time now) {
   return Update(
-      id, "UPDATE jobs SET held=?2, reason=?3 WHERE id=?1",
+      id, "UPDATE jobs SET held=?2, reason=?3, reason_detail='' WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(held ? 1 : 0));
         s.Bind(3, held ? text : std::string());
@@ -441,17 +478,17 @@ Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
 Status JobStore::RecordCheckpoint(JobId id, Time now, const std::string& label) {
   return Update(
       id, "UPDATE jobs SET last_checkpoint=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, now); },
-      now, "checkpoint", label.empty() ? "checkpoint saved" : "checkpoint saved: " + label);
+      now, "checkpoint", "checkpoint saved", DetailText("checkpoint saved: ", label));
 }
 
 Status JobStore::RecordRunEnd(JobId id, const RunEnd& end, Time now) {
   const std::string name(JobStateName(end.next));
-  std::string text = ExitText(end.exit_code) + " -> " + name;
-  if (!end.reason.empty()) text += ": " + end.reason;
+  const std::string text = ExitText(end.exit_code) + " -> " + name +
+                           (end.reason.empty() ? "" : ": " + end.reason);
   return Update(
       id,
       "UPDATE jobs SET exit_code=?2, " + std::string(kRunTime) +
-          ", ended_at=?3, state=?4, reason=?5, "
+          ", ended_at=?3, state=?4, reason=?5, reason_detail=?9, "
           "preemptions=preemptions+?6, failures=?7, not_before=?8 WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(end.exit_code));
@@ -461,8 +498,9 @@ Status JobStore::RecordRunEnd(JobId id, const RunEnd& end, Time now) {
         s.Bind(6, static_cast<int64_t>(end.preempted ? 1 : 0));
         s.Bind(7, static_cast<int64_t>(end.failures));
         s.Bind(8, end.not_before);
+        s.Bind(9, end.detail);
       },
-      now, "end", text);
+      now, "end", text, DetailText(ExitText(end.exit_code) + " -> " + name + ": ", end.detail));
 }
 
 Status JobStore::RecordPreemption(JobId id, Time now) {
@@ -472,9 +510,9 @@ Status JobStore::RecordPreemption(JobId id, Time now) {
 }
 
 Status JobStore::AppendEvent(JobId id, Time at, const std::string& kind,
-                             const std::string& text) {
+                             const std::string& text, const std::string& detail) {
   return Update(
-      id, "UPDATE jobs SET id=id WHERE id=?1", [](SqliteStmt&) {}, at, kind, text);
+      id, "UPDATE jobs SET id=id WHERE id=?1", [](SqliteStmt&) {}, at, kind, text, detail);
 }
 
 Status JobStore::AppendNodeEvent(Time at, const std::string& node, const std::string& kind,

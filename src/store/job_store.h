@@ -45,6 +45,9 @@ struct RunEnd {
   bool preempted = false;  // counts a preemption (a stop the scheduler asked for)
   int failures = 0;        // the job's failed runs so far, this one included
   std::optional<Time> not_before;  // pending again, but not before then (retry back-off)
+  // The reason as the job's owner and the admins see it (StoredJob::reason_detail); empty:
+  // `reason` says all, and every user sees it.
+  std::string detail;
 };
 
 class JobStore {
@@ -91,8 +94,11 @@ class JobStore {
   };
   WriteBatch BeginWrites();
 
-  // Each update also appends an event. An unknown id is an error.
-  Status SetState(JobId id, JobState state, const std::string& reason, Time now);
+  // Each update also appends an event. An unknown id is an error. A `detail` is the reason as
+  // the job's owner and the admins see it (StoredJob::reason_detail, JobEvent::detail); every
+  // other user sees `reason`.
+  Status SetState(JobId id, JobState state, const std::string& reason, Time now,
+                  const std::string& detail = "");
   // A run begins: state running, attempts = attempt, the run's GPUs; clears the last exit.
   // `pool`, when given, is named in the event ("... in pool P"): the history's cost per pool.
   Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
@@ -110,7 +116,8 @@ class JobStore {
   Status RecordRunGpus(JobId id, const std::vector<int>& gpus, Time now, const std::string& text);
   // A run ended with `exit_code` (128 + signal for a signal). The state is left to SetState.
   Status RecordExit(JobId id, int exit_code, Time now);
-  // A complete checkpoint; `label` is the marker's content (the step, say).
+  // A complete checkpoint; `label` is the marker's content (the step, say), text the job
+  // wrote: it is the event's detail, its owner's and the admins' to see.
   Status RecordCheckpoint(JobId id, Time now, const std::string& label = "");
   // A run ended: exit code, the job's next state and reason, preemption and failure counts.
   // A waiting job held (it is not scheduled until released) or released; `text` is the event
@@ -120,13 +127,16 @@ class JobStore {
   Status UpdateRequest(JobId id, const JobRequest& request, const std::string& text, Time now);
   Status RecordRunEnd(JobId id, const RunEnd& end, Time now);
   Status RecordPreemption(JobId id, Time now);
-  Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text);
+  Status AppendEvent(JobId id, Time at, const std::string& kind, const std::string& text,
+                     const std::string& detail = "");
   // The nodes' history (table node_events, added to any store at open).
   Status AppendNodeEvent(Time at, const std::string& node, const std::string& kind,
                          const std::string& text);
   // The last `limit` node events, oldest first.
   Result<std::vector<NodeEvent>> NodeEvents(int64_t limit);
 
+  // The texts a job's rows hold (its reason, its events') are read as UTF-8, U+FFFD in place
+  // of bytes that are not (a row written by hand or by an older squeeze).
   Result<StoredJob> Get(JobId id);
   // How many jobs of ids first..last are in each state (an array's tasks, by their ids).
   Result<std::map<JobState, int>> CountStates(JobId first, JobId last);
@@ -152,13 +162,16 @@ class JobStore {
   Status InsertBatch(std::vector<PendingSubmit*>& batch);
   // Runs `sql` (?1 = id, the rest bound by `bind`) and appends an event, in one transaction.
   Status Update(JobId id, const std::string& sql, const std::function<void(SqliteStmt&)>& bind,
-                Time now, const std::string& kind, const std::string& text);
+                Time now, const std::string& kind, const std::string& text,
+                const std::string& detail = "");
   // The same inside a transaction the caller holds (under write_mu_).
   Status UpdateRow(JobId id, const std::string& sql,
                    const std::function<void(SqliteStmt&)>& bind, Time now,
-                   const std::string& kind, const std::string& text);
+                   const std::string& kind, const std::string& text,
+                   const std::string& detail = "");
   Status UpdateStart(const Start& start, Time now);
-  Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text);
+  Status InsertEvent(JobId id, Time at, const std::string& kind, const std::string& text,
+                     const std::string& detail = "");
   // Rows of jobs matching `where` (parameters bound by `bind`), in id order; with
   // `wants_request`, rows it declines come without their request.
   Result<std::vector<StoredJob>> Query(

@@ -2,6 +2,7 @@
 // history. They run on the reader connection and see the last committed state.
 #include <string>
 
+#include "core/safe_text.h"
 #include "store/job_store.h"
 #include "store/request_json.h"
 
@@ -11,7 +12,7 @@ namespace {
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
     "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
-    "ran, held FROM jobs ";
+    "ran, held, reason_detail FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -36,7 +37,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.attempts = static_cast<int>(row.Int(7));
   r.preemptions = static_cast<int>(row.Int(8));
   r.last_checkpoint = row.OptionalInt(9);
-  r.reason = row.Text(10);
+  r.reason = ValidUtf8(row.Text(10));  // what a row an older squeeze left holds, made UTF-8
   auto gpus = GpusFromJson(row.Text(11));
   if (!gpus.ok()) return gpus.status().WithContext("job " + std::to_string(r.id));
   r.gpus = std::move(gpus).value();
@@ -52,6 +53,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.waited = row.Int(15);
   r.ran = row.Int(16);
   r.held = row.Int(17) != 0;
+  r.reason_detail = ValidUtf8(row.Text(18));
   return r;
 }
 
@@ -174,14 +176,15 @@ Result<std::map<JobState, int64_t>> JobStore::CountByState() {
 
 namespace {
 
-// The rows of a bound "SELECT seq, job_id, at, kind, text FROM events ..." statement.
+// The rows of a bound "SELECT seq, job_id, at, kind, text, detail FROM events ..." statement.
 Result<std::vector<JobEvent>> EventRows(SqliteStmt& stmt) {
   std::vector<JobEvent> events;
   while (true) {
     auto row = stmt.Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    events.push_back({stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), stmt.Text(4)});
+    events.push_back({stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), ValidUtf8(stmt.Text(4)),
+                      ValidUtf8(stmt.Text(5))});
   }
   return events;
 }
@@ -191,7 +194,7 @@ Result<std::vector<JobEvent>> EventRows(SqliteStmt& stmt) {
 Result<std::vector<JobEvent>> JobStore::Events(JobId id) {
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(
-      "SELECT seq, job_id, at, kind, text FROM events WHERE job_id=?1 ORDER BY seq");
+      "SELECT seq, job_id, at, kind, text, detail FROM events WHERE job_id=?1 ORDER BY seq");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
   return EventRows(*stmt);
@@ -201,7 +204,7 @@ Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
   std::lock_guard lock(read_mu_);
   // Every job with an event in the range, or running through it without one.
   auto stmt = reader_->Prepare(
-      "SELECT seq, job_id, at, kind, text FROM events "
+      "SELECT seq, job_id, at, kind, text, detail FROM events "
       "WHERE kind IN ('submit','start','exit','end') AND at < ?2 AND job_id IN ("
       "SELECT job_id FROM events WHERE at >= ?1 AND at < ?2 "
       "UNION SELECT id FROM jobs WHERE state IN ('running','checkpointing')) "

@@ -583,7 +583,9 @@ TEST(JobStoreTest, RunEndRecordsExitStateAndCountsInOneStep) {
   EXPECT_EQ(r.reason, "exit 3; retry 1 of 2");
   auto events = *store->Events(id);
   bool saw_label = false;
-  for (const auto& e : events) saw_label |= e.text == "checkpoint saved: step 40";
+  for (const auto& e : events) {
+    saw_label |= e.text == "checkpoint saved" && e.detail == "checkpoint saved: step 40";
+  }
   EXPECT_TRUE(saw_label);
   EXPECT_EQ(events.back().kind, "end");
   EXPECT_EQ(events.back().text, "exit code 3 -> pending: exit 3; retry 1 of 2");

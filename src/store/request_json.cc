@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/safe_text.h"
+
 namespace squeeze {
 namespace {
 
@@ -129,12 +131,17 @@ std::string RequestToJson(const JobRequest& request) {
                              {"upload_gbps", c.upload_gbps},
                              {"max_upload_gbps", c.max_upload_gbps}};
   }
-  return j.dump();
+  // Bytes that are not UTF-8 become U+FFFD rather than a throw (the reader refuses them, so
+  // none should come).
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Result<JobRequest> RequestFromJson(const std::string& text) {
   try {
-    const json j = json::parse(text);
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // A row whose text is not UTF-8 (written by hand, or by an older squeeze): read with
+    // U+FFFD in place of the broken bytes, rather than lost.
+    if (j.is_discarded()) j = json::parse(ValidUtf8(text));
     JobRequest r;
     if (auto it = j.find("spec"); it != j.end()) r.spec = SpecFromJson(*it);
     r.command = j.value("command", r.command);
@@ -165,7 +172,7 @@ Result<JobRequest> RequestFromJson(const std::string& text) {
   }
 }
 
-std::string GpusToJson(const std::vector<int>& gpus) { return json(gpus).dump(); }
+std::string GpusToJson(const std::vector<int>& gpus) { return json(gpus).dump(); }  // numbers
 
 Result<std::vector<int>> GpusFromJson(const std::string& text) {
   if (text.empty() || text == "[]") return std::vector<int>{};

@@ -12,6 +12,8 @@
 namespace squeeze {
 
 std::string RequestToJson(const JobRequest& request);
+// Text that is not UTF-8 (a row written by hand or by an older squeeze) is read with U+FFFD in
+// place of its broken bytes.
 Result<JobRequest> RequestFromJson(const std::string& text);
 
 // GPU index lists as compact JSON arrays ("[0,3]").

@@ -26,6 +26,9 @@ struct StoredJob {
   int preemptions = 0;
   std::optional<Time> last_checkpoint;
   std::string reason;     // why it is in its state ("preempted by 17", "exit 3", ...)
+  // The same reason as its owner and the admins see it, with what is theirs alone (a path, the
+  // command, the checkpoint marker's text); empty: the same as `reason`, which every user sees.
+  std::string reason_detail;
   std::vector<int> gpus;  // GPU indices of the current or last run
   int failures = 0;       // runs that failed (counted against the job's retry limit)
   std::optional<Time> not_before;  // a retry waits until then (back-off)
@@ -51,7 +54,8 @@ struct JobEvent {
   JobId job = 0;
   Time at = 0;
   std::string kind;  // "submit", "state", "start", "exit", "checkpoint", "preempt", ...
-  std::string text;
+  std::string text;    // what every user sees
+  std::string detail;  // what its owner and the admins see instead; empty: the same as text
 };
 
 // The inverse of core's JobStateName.
