@@ -167,6 +167,7 @@ TEST_F(LocalExecutorTest, MissingCommandExits127WithTheReason) {
   EXPECT_FALSE(events.back().exit.signaled);
   EXPECT_THAT(events.back().exit.error,
               HasSubstr("cannot run '/nonexistent/squeeze-no-such-command': No such file"));
+  EXPECT_EQ(events.back().exit.step, "exec");
   EXPECT_THAT(Log(3, 1), HasSubstr("cannot run '/nonexistent/squeeze-no-such-command'"));
 }
 

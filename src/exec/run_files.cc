@@ -179,6 +179,7 @@ std::optional<RunRecord> ParseRunRecord(const std::string& text) {
 std::string FormatExitStatus(const ExitStatus& e) {
   std::string text = (e.signaled ? "signal " : "exit ") + std::to_string(e.code) + "\n";
   if (!e.error.empty()) text += "error " + e.error + "\n";
+  if (!e.step.empty()) text += "step " + e.step + "\n";
   return text;
 }
 
@@ -190,7 +191,10 @@ std::optional<ExitStatus> ParseExitStatus(const std::string& text) {
   e.signaled = kind == "signal";
   std::string line;
   std::getline(in, line);
-  if (std::getline(in, line) && line.rfind("error ", 0) == 0) e.error = line.substr(6);
+  while (std::getline(in, line)) {
+    if (line.rfind("error ", 0) == 0) e.error = line.substr(6);
+    if (line.rfind("step ", 0) == 0) e.step = line.substr(5);
+  }
   return e;
 }
 

@@ -90,10 +90,15 @@ struct ExitStatus {
   // The backend lost the run (its node failed, Slurm requeued or forgot it): not the job's
   // failure; `error` says what happened. Never written to an .exit file.
   bool lost = false;
+  // Which step of starting the job failed, when the supervisor could not run it: "account",
+  // "become", "workdir", "output", "error", "redirect" or "exec"; empty otherwise. What every
+  // user may be told, where `error` names the job's paths and command.
+  std::string step;
   bool Succeeded() const { return !signaled && code == 0; }
   bool operator==(const ExitStatus&) const = default;
 };
-std::string FormatExitStatus(const ExitStatus& e);  // "exit 0\n", "signal 9\n", + "error ...\n"
+// "exit 0\n", "signal 9\n", + "error ...\n" + "step ...\n"
+std::string FormatExitStatus(const ExitStatus& e);
 std::optional<ExitStatus> ParseExitStatus(const std::string& text);
 
 }  // namespace squeeze

@@ -112,6 +112,17 @@ struct JobLaunch {
   _exit(kCannotRun);
 }
 
+const char* StepName(int step) {
+  switch (step) {
+    case kBecome: return "become";
+    case kEnterWorkdir: return "workdir";
+    case kOpenOutput: return "output";
+    case kOpenError: return "error";
+    case kRedirect: return "redirect";
+    default: return "exec";
+  }
+}
+
 std::string DescribeFailure(const RunSpec& spec, int step, int err) {
   std::string why = std::strerror(err);
   const std::string as = spec.user.empty() ? "" : " as user '" + spec.user + "'";
@@ -176,8 +187,8 @@ int Supervise(const RunSpec& spec) {
   if (!spec.user.empty()) {
     Result<UnixAccount> account = AccountNamed(spec.user);
     if (!account.ok()) {
-      (void)WriteFileAtomically(paths.exit,
-                                FormatExitStatus({false, kCannotRun, account.status().message()}));
+      (void)WriteFileAtomically(
+          paths.exit, FormatExitStatus({false, kCannotRun, account.status().message(), false, "account"}));
       return 1;
     }
     owner = std::move(*account);
@@ -227,7 +238,10 @@ int Supervise(const RunSpec& spec) {
                  marker);
   ExitStatus exit = watch.Run();
   RemoveRunCgroup(launch.cgroup);
-  if (watch.failure()) exit.error = DescribeFailure(spec, watch.failure()->first, watch.failure()->second);
+  if (watch.failure()) {
+    exit.error = DescribeFailure(spec, watch.failure()->first, watch.failure()->second);
+    exit.step = StepName(watch.failure()->first);
+  }
   if (!exit.error.empty()) Note(log_fd, exit.error);
   const std::string ended = FormatExitStatus(exit);
   Note(log_fd, "job " + std::to_string(spec.id) + " attempt " + std::to_string(spec.attempt) +

@@ -10,7 +10,11 @@ namespace {
 constexpr size_t kMaxQueryValue = 256;
 constexpr int kMaxQueryParams = 16;
 
-HttpResponse Json(int status, const nlohmann::json& body) { return JsonText(status, body.dump()); }
+// Text that is not UTF-8 (a marker, a log, a row an older squeeze wrote) becomes U+FFFD, never
+// a failed answer.
+HttpResponse Json(int status, const nlohmann::json& body) {
+  return JsonText(status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
 HttpResponse Send(const ApiResult& r, int ok_status = 200) {
   if (r.error) return JsonError(r.error->http_status, r.error->message);

@@ -5,8 +5,20 @@
 namespace squeeze {
 namespace {
 
-// What the supervisor's messages begin with (src/exec/supervisor.cc), and what every user is
-// told instead. Keyed on the text until ExitStatus says which step failed.
+// The step of starting a job that failed (ExitStatus::step, written by the supervisor), and
+// what every user is told of it.
+constexpr std::pair<std::string_view, std::string_view> kStepWords[] = {
+    {"account", "the run's user has no account here"},
+    {"become", "the run could not become its user"},
+    {"workdir", "the workdir could not be entered"},
+    {"output", "the output file could not be opened"},
+    {"error", "the error file could not be opened"},
+    {"redirect", "the job's output could not be redirected"},
+    {"exec", "the command could not be run"},
+};
+
+// What the supervisor's messages begin with, for an exit record of a supervisor from before it
+// wrote the step.
 constexpr std::pair<std::string_view, std::string_view> kSupervisorSteps[] = {
     {"cannot run as user '", "the run could not become its user"},
     {"cannot enter workdir '", "the workdir could not be entered"},
@@ -42,8 +54,14 @@ ReasonText ExitReason(const ExitStatus& e) {
   }
   std::string_view step = e.code == 127 && !e.signaled ? "the run could not start"
                                                       : "the run failed";
-  for (const auto& [prefix, words] : kSupervisorSteps) {
-    if (e.error.starts_with(prefix)) step = words;
+  if (!e.step.empty()) {
+    for (const auto& [name, words] : kStepWords) {
+      if (e.step == name) step = words;
+    }
+  } else {
+    for (const auto& [prefix, words] : kSupervisorSteps) {
+      if (e.error.starts_with(prefix)) step = words;
+    }
   }
   return {std::string(step) + " (" + Code(e) + ")", e.error};
 }

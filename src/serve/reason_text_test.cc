@@ -46,6 +46,17 @@ TEST(ReasonTextTest, TheSupervisorsMessagesKeepTheirPathsForTheOwner) {
             "the run failed (exit -1)");
 }
 
+TEST(ReasonTextTest, TheStepTheSupervisorRecordedChoosesTheWordsWhateverTheMessage) {
+  ExitStatus e = CannotRun("cannot open the output file '/home/bob/secret/o': EACCES");
+  e.step = "workdir";  // the step wins over the message's words
+  EXPECT_EQ(ExitReason(e).shown, "the workdir could not be entered (exit 127)");
+  e.step = "account";
+  EXPECT_EQ(ExitReason(e).shown, "the run's user has no account here (exit 127)");
+  e.step = "a-step-from-a-newer-supervisor";
+  EXPECT_EQ(ExitReason(e).shown, "the run could not start (exit 127)");
+  EXPECT_EQ(ExitReason(e).detail, e.error);
+}
+
 TEST(ReasonTextTest, WhatABackendSaysOfItsOwnNodesAndStatesIsPublic) {
   ExitStatus lost{false, -1, "Slurm lost it: node east-n0 failed (NODE_FAIL)"};
   lost.lost = true;
