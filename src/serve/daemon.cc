@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "config/cluster_file.h"
+#include "config/job_values.h"
+#include "config/limits.h"
 #include "config/policy_settings.h"
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
@@ -28,6 +30,7 @@
 #include "serve/unix_gateway.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
+#include "serve/store_purger.h"
 #include "serve/web_dir.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
@@ -227,6 +230,23 @@ std::unique_ptr<GpuSampler> StartSampler(const LocalCluster& cluster, const Daem
   return sampler;
 }
 
+// Finished jobs' details purged after the retention, on a thread of its own (store_purger.h).
+StorePurger MakePurger(JobStore& store, Time retention, QueueService& service) {
+  StorePurgerOptions po;
+  po.retention = retention;
+  po.interval = PurgeInterval(retention);
+  return StorePurger(
+      store, po, Now,
+      [&service](const StorePurger::Round& r) {
+        service.DetailsPurged();
+        Say("store: purged the details of " + std::to_string(r.purged) +
+            " finished jobs that ended before " + FormatDateTime(r.before) + "; " +
+            std::to_string(r.bytes_before >> 20) + " MiB before, " +
+            std::to_string(r.bytes_after >> 20) + " MiB after");
+      },
+      [](const std::string& line) { Say(line); });
+}
+
 // Wakes the daemon's loop early (a submission, a capacity call, a stop signal).
 struct Waker {
   std::mutex mu;
@@ -358,12 +378,15 @@ int RunDaemon(const DaemonOptions& options) {
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
   if (!cluster.ok()) return fail(cluster.status());
+  auto limits = LoadDaemonLimits(options.config_path, options.limits_path);
+  if (!limits.ok()) return fail(limits.status());
   auto admin = EnsureAdminToken(dir, self->name);
   if (!admin.ok()) return fail(admin.status());
   auto tokens = LiveTokens::Load(dir);
   if (!tokens.ok()) return fail(tokens.status());
-  auto store = JobStore::Open(dir, JobStore::Options{options.fsync_each_commit});
+  auto store = JobStore::Open(dir, JobStore::Options{options.fsync_each_commit, true});
   if (!store.ok()) return fail(store.status());
+  if (!(*store)->open_note().empty()) Say((*store)->open_note());
   auto samples = GpuSampleStore::Open(dir, GpuSampleStore::Options());
   if (!samples.ok()) return fail(samples.status());
 
@@ -376,9 +399,11 @@ int RunDaemon(const DaemonOptions& options) {
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
+  Say("limits: " + limits->Describe());
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });
-  QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
+  QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get(),
+                       *limits);
   PeerRegistry peers(UnixGateway::ConnectHost(api_options.host));
   LocalUsers local_users(peers, **tokens, options.admin_group, o.queue.run_as, geteuid());
   ApiServer api(service, **tokens, api_options, &local_users);
@@ -404,9 +429,12 @@ int RunDaemon(const DaemonOptions& options) {
     return fail(s);
   }
   std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
+  StorePurger purger = MakePurger(**store, limits->purge_job_details_after, service);
+  purger.Start();
   std::thread signals([&] { WaitForStopSignal(stop_signals, waker); });
   RunLoop(**queue, **samples, waker);
   StopDispatch(**queue);
+  purger.Stop();
   if (sampler) sampler->Stop();
   gateway.Stop();
   api.Stop();

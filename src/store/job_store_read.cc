@@ -11,7 +11,7 @@ namespace {
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
     "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
-    "ran, held FROM jobs ";
+    "ran, held, purged_at FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -52,6 +52,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.waited = row.Int(15);
   r.ran = row.Int(16);
   r.held = row.Int(17) != 0;
+  r.details_purged_at = row.OptionalInt(18);
   return r;
 }
 

@@ -1,0 +1,129 @@
+// JobStore's bound on its own growth: finished jobs' details purged after the retention an
+// admin sets (config/limits.h), and the pages they took given back to the file system
+// (incremental auto_vacuum). Called from the daemon's purger thread (serve/store_purger.h),
+// in small transactions so that the scheduling step's writes never wait long.
+#include <chrono>
+
+#include "store/job_store.h"
+
+namespace squeeze {
+namespace {
+
+// The request without what only a run needed; the profile (spec) stays for advise's replays,
+// bar its dependencies (a list of job ids that may be long).
+constexpr const char* kSlimRequest =
+    "UPDATE jobs SET request=json_remove(json_set(request, '$.command', json('[]'), "
+    "'$.env', json('{}'), '$.workdir', ''), '$.output_path', '$.error_path', '$.dependency', "
+    "'$.checkpoint_store', '$.spec.dependencies', '$.spec.dependency_any'), purged_at=?2 "
+    "WHERE id=?1";
+// Every event but the accounting ones (serve/history_views.h reads these).
+constexpr const char* kDropEvents =
+    "DELETE FROM events WHERE job_id=?1 AND kind NOT IN ('submit', 'start', 'exit', 'end')";
+// Through the partial index of the finished jobs not purged yet, by end (without INDEXED BY the
+// planner takes jobs_by_state, a walk over every finished job, purged or not); its terms match
+// the index's, as SQLite requires to use it.
+constexpr const char* kDue =
+    "SELECT id FROM jobs INDEXED BY jobs_to_purge WHERE purged_at IS NULL AND "
+    "state IN ('done', 'failed', 'cancelled', 'timeout') AND ended_at < ?1 "
+    "ORDER BY ended_at LIMIT ?2";
+
+Result<int64_t> PragmaInt(SqliteDb& db, const std::string& pragma) {
+  auto stmt = db.Prepare("PRAGMA " + pragma);
+  if (!stmt.ok()) return stmt.status();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row ? stmt->Int(0) : int64_t{0};
+}
+
+}  // namespace
+
+Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::string& why) {
+  std::lock_guard lock(write_mu_);
+  int purged = 0;
+  Status status = [&]() -> Status {
+    if (Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    auto due = writer_->Prepare(kDue);
+    if (!due.ok()) return due.status();
+    due->Bind(1, before);
+    due->Bind(2, static_cast<int64_t>(limit));
+    std::vector<JobId> ids;
+    for (;;) {
+      auto row = due->Step();
+      if (!row.ok()) return row.status();
+      if (!*row) break;
+      ids.push_back(due->Int(0));
+    }
+    auto slim = writer_->Prepare(kSlimRequest);
+    if (!slim.ok()) return slim.status();
+    auto drop = writer_->Prepare(kDropEvents);
+    if (!drop.ok()) return drop.status();
+    for (JobId id : ids) {
+      slim->Bind(1, id);
+      slim->Bind(2, now);
+      drop->Bind(1, id);
+      for (SqliteStmt* stmt : {&*slim, &*drop}) {
+        if (Status s = stmt->Run(); !s.ok()) return s;
+        stmt->Reset();
+      }
+      if (Status s = InsertEvent(id, now, "purge", why); !s.ok()) return s;
+    }
+    purged = static_cast<int>(ids.size());
+    return writer_->Exec("COMMIT");
+  }();
+  if (!status.ok()) {
+    (void)writer_->Exec("ROLLBACK");
+    return status;
+  }
+  return purged;
+}
+
+Result<int64_t> JobStore::ReclaimFreePages(int64_t pages) {
+  std::lock_guard lock(write_mu_);
+  auto mode = PragmaInt(*writer_, "auto_vacuum");
+  if (!mode.ok()) return mode.status();
+  if (*mode != 2) return PragmaInt(*writer_, "freelist_count");
+  if (Status s = writer_->Exec("PRAGMA incremental_vacuum(" + std::to_string(pages) + ")");
+      !s.ok()) {
+    return s;
+  }
+  auto left = PragmaInt(*writer_, "freelist_count");
+  // The file shrinks when the WAL is checkpointed: now, as far as readers allow (no wait).
+  if (left.ok() && *left == 0) (void)writer_->Exec("PRAGMA wal_checkpoint(PASSIVE)");
+  return left;
+}
+
+Result<JobStore::Space> JobStore::SpaceUsed() {
+  std::lock_guard lock(write_mu_);
+  Space out;
+  for (auto [pragma, target] : {std::pair<const char*, int64_t*>{"page_size", &out.page_size},
+                                {"page_count", &out.pages},
+                                {"freelist_count", &out.free_pages}}) {
+    auto v = PragmaInt(*writer_, pragma);
+    if (!v.ok()) return v.status();
+    *target = *v;
+  }
+  auto mode = PragmaInt(*writer_, "auto_vacuum");
+  if (!mode.ok()) return mode.status();
+  out.incremental_vacuum = *mode == 2;
+  return out;
+}
+
+std::string JobStore::ConvertToIncrementalVacuum(SqliteDb& db) {
+  auto mode = PragmaInt(db, "auto_vacuum");
+  if (!mode.ok()) return "auto_vacuum not read: " + mode.status().message();
+  if (*mode == 2) return "";
+  const auto began = std::chrono::steady_clock::now();
+  Status s = db.Exec("PRAGMA auto_vacuum=INCREMENTAL");
+  if (s.ok()) s = db.Exec("VACUUM");
+  if (!s.ok()) {
+    return "the store keeps the space of purged jobs for reuse (its one-time conversion to "
+           "incremental auto_vacuum failed: " + s.message() + "; it is tried at each start)";
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return "converted the store to incremental auto_vacuum (a one-time VACUUM, " +
+         std::to_string(static_cast<int64_t>(seconds * 1000)) + " ms), so that the space of "
+         "purged jobs goes back to the file system";
+}
+
+}  // namespace squeeze
