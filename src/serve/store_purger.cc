@@ -43,8 +43,8 @@ void StorePurger::Loop() {
     lock.unlock();
     Result<Round> round = RunOnce();
     if (!round.ok()) {
-      say_("purging finished jobs' details: " + round.status().message());
-    } else if (round->purged > 0) {
+      if (say_) say_("purging finished jobs' details: " + round.status().message());
+    } else if (round->purged > 0 && done_) {
       done_(*round);
     }
     lock.lock();
@@ -53,6 +53,7 @@ void StorePurger::Loop() {
 
 Result<StorePurger::Round> StorePurger::RunOnce() {
   Round round;
+  if (options_.retention <= 0) return round;
   round.before = clock_() - options_.retention;
   auto space = store_.SpaceUsed();
   if (!space.ok()) return space.status();
