@@ -230,6 +230,12 @@ std::unique_ptr<GpuSampler> StartSampler(const LocalCluster& cluster, const Daem
   return sampler;
 }
 
+std::string Mib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
 // Finished jobs' details purged after the retention, on a thread of its own (store_purger.h).
 StorePurger MakePurger(JobStore& store, Time retention, QueueService& service) {
   StorePurgerOptions po;
@@ -240,9 +246,8 @@ StorePurger MakePurger(JobStore& store, Time retention, QueueService& service) {
       [&service](const StorePurger::Round& r) {
         service.DetailsPurged();
         Say("store: purged the details of " + std::to_string(r.purged) +
-            " finished jobs that ended before " + FormatDateTime(r.before) + "; " +
-            std::to_string(r.bytes_before >> 20) + " MiB before, " +
-            std::to_string(r.bytes_after >> 20) + " MiB after");
+            " finished jobs that ended before " + FormatDateTime(r.before) + "; the store " +
+            Mib(r.bytes_before) + " before, " + Mib(r.bytes_after) + " after");
       },
       [](const std::string& line) { Say(line); });
 }
