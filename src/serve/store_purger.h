@@ -25,9 +25,11 @@ namespace squeeze {
 struct StorePurgerOptions {
   Time retention = 0;  // 0: details are kept forever (Start starts nothing)
   Time interval = 3600;                 // between rounds; the first comes `interval` after Start
-  int batch = 500;                      // jobs per transaction
+  // Jobs per transaction, pages given back per transaction (2 MiB of 4 KiB): each about 15 ms
+  // on a virtual disk (bench/README.md, "store_bench --purge").
+  int batch = 200;
   std::chrono::milliseconds pause{20};  // between transactions
-  int64_t reclaim_pages = 2048;         // pages given back per transaction (8 MiB of 4 KiB)
+  int64_t reclaim_pages = 512;
 };
 
 // The round's interval for a retention: a quarter of it, from 1 s to 1 h.

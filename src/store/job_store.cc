@@ -184,6 +184,8 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
   // The WAL file is cut back to 64 MiB after a checkpoint that emptied it (a purge's or a
   // conversion's rewrite can make it large once).
   if (Status s = (*writer)->Exec("PRAGMA journal_size_limit=67108864"); !s.ok()) return s;
+  // A purge's batch goes through a temporary table: in memory, not a file.
+  if (Status s = (*writer)->Exec("PRAGMA temp_store=MEMORY"); !s.ok()) return s;
   if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
   // Not part of the versioned schema: an older squeeze leaves it alone.
   if (Status s = (*writer)->Exec(kNodeEventsTable); !s.ok()) {

@@ -9,72 +9,74 @@
 namespace squeeze {
 namespace {
 
-// The request without what only a run needed; the profile (spec) stays for advise's replays,
-// bar its dependencies (a list of job ids that may be long).
-constexpr const char* kSlimRequest =
-    "UPDATE jobs SET request=json_remove(json_set(request, '$.command', json('[]'), "
-    "'$.env', json('{}'), '$.workdir', ''), '$.output_path', '$.error_path', '$.dependency', "
-    "'$.checkpoint_store', '$.spec.dependencies', '$.spec.dependency_any'), purged_at=?2 "
-    "WHERE id=?1";
-// Every event but the accounting ones (serve/history_views.h reads these).
-constexpr const char* kDropEvents =
-    "DELETE FROM events WHERE job_id=?1 AND kind NOT IN ('submit', 'start', 'exit', 'end')";
-// Through the partial index of the finished jobs not purged yet, by end (without INDEXED BY the
-// planner takes jobs_by_state, a walk over every finished job, purged or not); its terms match
-// the index's, as SQLite requires to use it.
-constexpr const char* kDue =
-    "SELECT id FROM jobs INDEXED BY jobs_to_purge WHERE purged_at IS NULL AND "
+// A purge rewrites each row rather than updating it in place: SQLite leaves a page that an
+// update shrank where it is, a row of 2 KiB to 0.5 KiB still filling its page alone, while a
+// delete merges the pages it empties, whose space then goes back (ReclaimFreePages). The
+// batch's rows are copied to a temporary table, slimmed there, deleted and inserted back with
+// their ids.
+constexpr const char* kPurgeSteps[] = {
+    "CREATE TEMP TABLE IF NOT EXISTS purging AS SELECT * FROM main.jobs WHERE 0",
+    "DELETE FROM temp.purging",
+    // Through the partial index of the finished jobs not purged yet, by end (without INDEXED
+    // BY the planner takes jobs_by_state, a walk over every finished job, purged or not); its
+    // terms match the index's, as SQLite requires to use it.
+    "INSERT INTO temp.purging SELECT * FROM main.jobs WHERE id IN (SELECT id FROM main.jobs "
+    "INDEXED BY jobs_to_purge WHERE purged_at IS NULL AND "
     "state IN ('done', 'failed', 'cancelled', 'timeout') AND ended_at < ?1 "
-    "ORDER BY ended_at LIMIT ?2";
+    "ORDER BY ended_at LIMIT ?2)",
+    // What only a run needed goes; the profile (spec) stays for advise's replays, bar its
+    // dependencies (a list of job ids that may be long).
+    "UPDATE temp.purging SET request=json_remove(json_set(request, '$.command', json('[]'), "
+    "'$.env', json('{}'), '$.workdir', ''), '$.output_path', '$.error_path', '$.dependency', "
+    "'$.checkpoint_store', '$.spec.dependencies', '$.spec.dependency_any'), purged_at=?3",
+    "DELETE FROM main.jobs WHERE id IN (SELECT id FROM temp.purging)",
+    "INSERT INTO main.jobs SELECT * FROM temp.purging ORDER BY id",
+    // Every event but the accounting ones (serve/history_views.h reads these).
+    "DELETE FROM main.events WHERE job_id IN (SELECT id FROM temp.purging) AND "
+    "kind NOT IN ('submit', 'start', 'exit', 'end')",
+    "INSERT INTO main.events(job_id, at, kind, text) "
+    "SELECT id, ?3, 'purge', ?4 FROM temp.purging ORDER BY id",
+};
 
-Result<int64_t> PragmaInt(SqliteDb& db, const std::string& pragma) {
-  auto stmt = db.Prepare("PRAGMA " + pragma);
+Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   auto row = stmt->Step();
   if (!row.ok()) return row.status();
   return *row ? stmt->Int(0) : int64_t{0};
 }
 
+Result<int64_t> PragmaInt(SqliteDb& db, const std::string& pragma) {
+  return QueryInt(db, "PRAGMA " + pragma);
+}
+
 }  // namespace
 
 Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::string& why) {
   std::lock_guard lock(write_mu_);
-  int purged = 0;
+  int64_t purged = 0;
   Status status = [&]() -> Status {
     if (Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-    auto due = writer_->Prepare(kDue);
-    if (!due.ok()) return due.status();
-    due->Bind(1, before);
-    due->Bind(2, static_cast<int64_t>(limit));
-    std::vector<JobId> ids;
-    for (;;) {
-      auto row = due->Step();
-      if (!row.ok()) return row.status();
-      if (!*row) break;
-      ids.push_back(due->Int(0));
+    for (const char* sql : kPurgeSteps) {
+      auto stmt = writer_->Prepare(sql);
+      if (!stmt.ok()) return stmt.status();
+      // Each step takes the parameters it names (SQLite leaves out those it has not).
+      stmt->Bind(1, before);
+      stmt->Bind(2, static_cast<int64_t>(limit));
+      stmt->Bind(3, now);
+      stmt->Bind(4, why);
+      if (Status s = stmt->Run(); !s.ok()) return s;
     }
-    auto slim = writer_->Prepare(kSlimRequest);
-    if (!slim.ok()) return slim.status();
-    auto drop = writer_->Prepare(kDropEvents);
-    if (!drop.ok()) return drop.status();
-    for (JobId id : ids) {
-      slim->Bind(1, id);
-      slim->Bind(2, now);
-      drop->Bind(1, id);
-      for (SqliteStmt* stmt : {&*slim, &*drop}) {
-        if (Status s = stmt->Run(); !s.ok()) return s;
-        stmt->Reset();
-      }
-      if (Status s = InsertEvent(id, now, "purge", why); !s.ok()) return s;
-    }
-    purged = static_cast<int>(ids.size());
+    auto count = QueryInt(*writer_, "SELECT COUNT(*) FROM temp.purging");
+    if (!count.ok()) return count.status();
+    purged = *count;
     return writer_->Exec("COMMIT");
   }();
   if (!status.ok()) {
     (void)writer_->Exec("ROLLBACK");
     return status;
   }
-  return purged;
+  return static_cast<int>(purged);
 }
 
 Result<int64_t> JobStore::ReclaimFreePages(int64_t pages) {
