@@ -400,6 +400,7 @@ int RunDaemon(const DaemonOptions& options) {
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
   auto slurm_executors = StartSlurmExecutors(*cluster, dir, options, **queue);
+  if (Status s = (*queue)->CountWaitingInStore(); !s.ok()) return fail(s);
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);

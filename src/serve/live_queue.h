@@ -124,6 +124,10 @@ class LiveQueue {
   // a submission reserves its jobs there before they are stored. Recounted at each
   // publication. Thread-safe.
   WaitingCounts& waiting() const { return waiting_; }
+  // At a daemon's start, before Recover: the store's waiting jobs counted by owner and team
+  // (one query), so that the caps hold while the queue is taken back (the API answers during
+  // the recovery); the publications count them again from Recover on.
+  Status CountWaitingInStore();
   // Executor events, due retries, one cycle and its decisions. Returns when to step next.
   Time Step(Time now);
   // A step, but only when the backends report something (a run ended, a checkpoint came):
@@ -438,6 +442,7 @@ class LiveQueue {
   mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;
   mutable WaitingCounts waiting_;  // thread-safe; recounted under mu_ (RecountWaiting)
+  std::atomic<bool> waiting_from_store_{false};  // CountWaitingInStore's, until Recover
 };
 
 }  // namespace squeeze

@@ -181,7 +181,21 @@ LiveQueue::Gauges LiveQueue::BuildGauges() const {
   return g;
 }
 
+Status LiveQueue::CountWaitingInStore() {
+  auto counts = store_.CountWaiting();
+  if (!counts.ok()) return counts.status();
+  WaitingCounts::ByName by_user, by_team;
+  for (const WaitingByOwner& c : *counts) {
+    by_user[c.owner] += c.jobs;
+    by_team[c.team] += c.jobs;
+  }
+  waiting_from_store_ = true;
+  waiting_.Rebase(std::move(by_user), std::move(by_team));
+  return Status::Ok();
+}
+
 void LiveQueue::RecountWaiting() const {
+  if (waiting_from_store_) return;  // a publication before Recover knows none of them
   WaitingCounts::ByName by_user, by_team;
   auto count = [&](const std::string& owner, const std::string& team) {
     ++by_user[owner];

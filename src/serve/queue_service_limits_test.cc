@@ -118,6 +118,24 @@ TEST_F(QueueServiceLimitsTest, OneByOneTheCapHoldsAndFreesAsJobsStart) {
   EXPECT_TRUE(Submit(bob_, R"("gpus": 1)").error);
 }
 
+// A restarted daemon answers while it takes its queue back: the store's waiting jobs count
+// from the start, not from the end of the recovery.
+TEST_F(QueueServiceLimitsTest, TheCapHoldsWhileTheQueueIsTakenBack) {
+  JobRequest r;
+  r.command = {"sleep", "30"};
+  r.spec.team = "ml";
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(store_->Submit(r, "bob", now_).ok());
+  ASSERT_TRUE(queue_->CountWaitingInStore().ok());
+  EXPECT_EQ(service_->Nodes(bob_).value["limits"]["yours"]["waiting_jobs"], 3);  // publishes
+  ApiResult refused = Submit(bob_, R"("gpus": 1)");
+  ASSERT_TRUE(refused.error);
+  EXPECT_THAT(refused.error->message, HasSubstr("bob has 3 waiting jobs, the cap is 3"));
+  ASSERT_TRUE(queue_->Recover(now_).ok());
+  EXPECT_TRUE(Submit(bob_, R"("gpus": 1)").error);
+  queue_->Step(now_);  // one of them takes the GPU
+  EXPECT_FALSE(Submit(bob_, R"("gpus": 1)").error);
+}
+
 TEST_F(QueueServiceLimitsTest, AnUpdateAboveTheCeilingIsRefusedButALowerOneIsNot) {
   const JobId id = Submit(bob_, R"("gpus": 1)").value["id"].get<JobId>();
   const JobId second = Submit(bob_, R"("gpus": 1)").value["id"].get<JobId>();

@@ -37,6 +37,12 @@ struct ListFilter {
   std::function<bool(const StoredJob&)> wants_request;
 };
 
+struct WaitingByOwner {
+  std::string owner;
+  std::string team;
+  int64_t jobs = 0;
+};
+
 // How a run ended and what becomes of the job, recorded in one transaction.
 struct RunEnd {
   int exit_code = 0;  // 128 + signal for a run a signal ended
@@ -141,6 +147,8 @@ class JobStore {
   // error, the callback's included.
   Status ForEachUnfinished(const std::function<Status(StoredJob&&)>& each);
   Result<std::map<JobState, int64_t>> CountByState();
+  // The waiting (pending, held included) jobs of each owner in each team.
+  Result<std::vector<WaitingByOwner>> CountWaiting();
   Result<std::vector<JobEvent>> Events(JobId id);
   // The submit, start, exit and end events (in store order, before `to`) of every job with an
   // event in [from, to) or still running: what the runs' history over that range needs.

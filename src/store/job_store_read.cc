@@ -173,6 +173,20 @@ Result<std::map<JobState, int64_t>> JobStore::CountByState() {
   return counts;
 }
 
+Result<std::vector<WaitingByOwner>> JobStore::CountWaiting() {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(
+      "SELECT owner, team, COUNT(*) FROM jobs WHERE state='pending' GROUP BY owner, team");
+  if (!stmt.ok()) return stmt.status();
+  std::vector<WaitingByOwner> out;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    out.push_back({stmt->Text(0), stmt->Text(1), stmt->Int(2)});
+  }
+}
+
 namespace {
 
 // The rows of a bound "SELECT seq, job_id, at, kind, text FROM events ..." statement.
