@@ -23,17 +23,6 @@ constexpr std::string_view kTeamKeys[] = {"max_urgency", "max_waiting_jobs_per_u
 constexpr std::string_view kUserKeys[] = {"max_urgency", "max_waiting_jobs_per_user",
                                           "max_tasks_per_submission"};
 
-// A user's or team's name as tokens take them (serve/access.h): [A-Za-z0-9._-]{1,64}.
-bool IsEntryName(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Status ClusterYamlReader::ReadLimitSettings(const Fields& f, const std::string& path,
@@ -79,7 +68,7 @@ Status ClusterYamlReader::ReadLimitEntries(const Fields& f, std::string_view key
   }
   for (const auto& entry : it->second.value) {
     const std::string name = entry.first.IsScalar() ? entry.first.Scalar() : "";
-    if (!IsEntryName(name)) {
+    if (!IsPlainName(name)) {
       return Error(entry.first, where,
                    std::string("a ") + what + " name is 1 to 64 of A-Z a-z 0-9 . _ -, not '" +
                        name + "'");

@@ -104,47 +104,35 @@ std::string Limits::Describe() const {
 
 Result<Limits> ParseLimitsYaml(std::string_view text, const std::string& source,
                                bool in_cluster_file) {
-  Limits out;
-  try {
-    const YamlDocuments docs = LoadYamlDocuments(std::string(StripBom(text)));
-    if (docs.count > 1) {
-      return Status::Error(source + ":" + std::to_string(docs.second.line + 1) +
-                           ": holds more than one YAML document; expected one");
-    }
-    if (docs.count == 0 || docs.first.IsNull()) {
-      if (in_cluster_file) return out;
-      return Status::Error(source + ": the file is empty; expected a map with key 'limits'");
-    }
-    const cluster_yaml::ClusterYamlReader reader(source);
-    cluster_yaml::Fields root;
-    if (!docs.first.IsMap()) {
-      return Status::Error(source + ": expected a map with key 'limits', got " +
-                           cluster_yaml::TypeName(docs.first));
-    }
-    for (const auto& entry : docs.first) {
-      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
-      if (key == "limits") {
-        root.emplace(key, cluster_yaml::Field{entry.first, entry.second});
-      } else if (!in_cluster_file) {
-        const int line = entry.first.Mark().is_null() ? 0 : entry.first.Mark().line + 1;
-        return Status::Error(source + ":" + std::to_string(line) + ": unknown key '" + key +
-                             "'; a limits file holds only 'limits' (the same section as a "
-                             "cluster file's)");
-      }
-    }
-    if (root.empty() && !in_cluster_file) {
-      return Status::Error(source + ": missing required key 'limits'");
-    }
-    if (root.empty()) return out;
-    if (Status s = reader.ReadLimits(root, out); !s.ok()) return s;
-    out.source = source;
-  } catch (const YAML::ParserException& e) {
-    return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    return Status::Error(source + ": cannot read the YAML: " + std::string(e.what()));
-  }
-  return out;
+  return ReadOneYamlDocument<Limits>(
+      text, source, "a map with key 'limits'", [&](const YAML::Node& doc) -> Result<Limits> {
+        Limits out;
+        if (!doc.IsMap()) {
+          return Status::Error(source + ": expected a map with key 'limits', got " +
+                               cluster_yaml::TypeName(doc));
+        }
+        cluster_yaml::Fields root;
+        for (const auto& entry : doc) {
+          const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+          if (key == "limits") {
+            root.emplace(key, cluster_yaml::Field{entry.first, entry.second});
+          } else if (!in_cluster_file) {
+            const int line = entry.first.Mark().is_null() ? 0 : entry.first.Mark().line + 1;
+            return Status::Error(source + ":" + std::to_string(line) + ": unknown key '" + key +
+                                 "'; a limits file holds only 'limits' (the same section as a "
+                                 "cluster file's)");
+          }
+        }
+        if (root.empty()) {
+          if (in_cluster_file) return out;
+          return Status::Error(source + ": missing required key 'limits'");
+        }
+        if (Status s = cluster_yaml::ClusterYamlReader(source).ReadLimits(root, out); !s.ok()) {
+          return s;
+        }
+        out.source = source;
+        return out;
+      });
 }
 
 Result<Limits> LoadDaemonLimits(const std::string& cluster_file, const std::string& limits_file) {

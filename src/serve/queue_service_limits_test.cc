@@ -10,6 +10,7 @@
 #include "exec/local_executor.h"
 #include "serve/live_queue.h"
 #include "serve/queue_service.h"
+#include "serve/testing/run_sweeper.h"
 
 namespace squeeze {
 namespace {
@@ -37,12 +38,7 @@ class QueueServiceLimitsTest : public ::testing::Test {
   void TearDown() override {
     service_.reset();
     queue_.reset();
-    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
-    if (auto runs = sweeper.Reattach(); runs.ok()) {
-      for (const RunInfo& r : *runs) {
-        if (!r.exit) kill(-r.pgid, SIGKILL);
-      }
-    }
+    ::squeeze::testing::KillRunsLeftIn(dir_.path());
   }
 
   ApiResult Submit(const Principal& who, const std::string& fields) {

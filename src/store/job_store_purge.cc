@@ -38,16 +38,8 @@ constexpr const char* kPurgeSteps[] = {
     "SELECT id, ?3, 'purge', ?4 FROM temp.purging ORDER BY id",
 };
 
-Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) {
-  auto stmt = db.Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  auto row = stmt->Step();
-  if (!row.ok()) return row.status();
-  return *row ? stmt->Int(0) : int64_t{0};
-}
-
 Result<int64_t> PragmaInt(SqliteDb& db, const std::string& pragma) {
-  return QueryInt(db, "PRAGMA " + pragma);
+  return db.QueryInt("PRAGMA " + pragma);
 }
 
 }  // namespace
@@ -67,7 +59,7 @@ Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::
       stmt->Bind(4, why);
       if (Status s = stmt->Run(); !s.ok()) return s;
     }
-    auto count = QueryInt(*writer_, "SELECT COUNT(*) FROM temp.purging");
+    auto count = writer_->QueryInt("SELECT COUNT(*) FROM temp.purging");
     if (!count.ok()) return count.status();
     purged = *count;
     return writer_->Exec("COMMIT");
