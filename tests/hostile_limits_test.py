@@ -90,7 +90,7 @@ CEILING = "is above the ceiling 'normal' for user sqz-bob of team ml"
 def case_urgency(squeeze, source, h):
     accounts()
     d, bob, alice, sock = limits_daemon(squeeze, h, "limits:\n  teams:\n    vision: {max_urgency: critical}\n")
-    check("limits: urgency up to normal (above it: team vision critical)" in d.log_text(),
+    check("job limits: urgency up to normal (above it: team vision critical)" in d.log_text(),
           f"the daemon should say its limits at start:\n{d.log_text()}")
     files = public_dir()
     try:

@@ -24,7 +24,7 @@
 //         - count: 4           # a group of identical nodes named a100-0 .. a100-3;
 //           name_prefix: a100- # name_prefix defaults to "<pool name>-"
 //   limits: {max_urgency: normal}  # optional: who may ask for what on squeeze serve
-//                                  # (config/limits.h; checked here, read by LoadDaemonLimits)
+//                                  # (config/job_limits.h; checked here, read by LoadJobLimits)
 //
 // Unknown keys are errors (they are usually typos). A node entry has either `name` or `count`
 // (with an optional `name_prefix`), never both a name and a count other than 1.

@@ -293,7 +293,7 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
   }
   if (Status s = ReadRegionLinks(f, spec); !s.ok()) return s;
   if (Status s = ReadPriceFactors(f, spec); !s.ok()) return s;
-  Limits limits;  // squeeze serve's (LoadDaemonLimits); checked here for every reader
+  JobLimits limits;  // squeeze serve's (LoadJobLimits); checked here for every reader
   if (Status s = ReadLimits(f, limits); !s.ok()) return s;
   if (Status s = spec.Validate(); !s.ok()) return s.WithContext(source_);
   return spec;

@@ -1,10 +1,10 @@
-// The `limits:` section of a cluster file or of a limits file (config/limits.h): who may ask
+// The `limits:` section of a cluster file or of a limits file (config/job_limits.h): who may ask
 // for what on squeeze serve. Every key is checked; errors name the source, the line, the key
 // and the value.
 #include <yaml-cpp/yaml.h>
 
 #include "config/cluster_yaml_reader.h"
-#include "config/limits.h"
+#include "config/job_limits.h"
 #include "config/text_util.h"
 #include "core/job_array.h"
 
@@ -26,7 +26,7 @@ constexpr std::string_view kUserKeys[] = {"max_urgency", "max_waiting_jobs_per_u
 }  // namespace
 
 Status ClusterYamlReader::ReadLimitSettings(const Fields& f, const std::string& path,
-                                            LimitSettings& out) const {
+                                            JobLimitSettings& out) const {
   if (const auto it = f.find("max_urgency"); it != f.end()) {
     const std::string where = Child(path, "max_urgency");
     Result<std::string> text = Scalar(it->second, where, "an urgency");
@@ -56,7 +56,7 @@ Status ClusterYamlReader::ReadLimitSettings(const Fields& f, const std::string& 
 
 Status ClusterYamlReader::ReadLimitEntries(const Fields& f, std::string_view key,
                                            bool user_entries,
-                                           std::map<std::string, LimitSettings>& out) const {
+                                           std::map<std::string, JobLimitSettings>& out) const {
   const auto it = f.find(key);
   if (it == f.end()) return Status::Ok();
   const std::string where = Child("limits", key);
@@ -91,7 +91,7 @@ Status ClusterYamlReader::ReadLimitEntries(const Fields& f, std::string_view key
   return Status::Ok();
 }
 
-Status ClusterYamlReader::ReadLimits(const Fields& root, Limits& out) const {
+Status ClusterYamlReader::ReadLimits(const Fields& root, JobLimits& out) const {
   const auto it = root.find("limits");
   if (it == root.end()) return Status::Ok();
   Fields f;

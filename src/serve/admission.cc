@@ -7,7 +7,7 @@ std::string UserOfTeam(const Principal& who, const std::string& team) {
   return "user " + who.user + " of team " + (team.empty() ? "(none)" : team);
 }
 
-nlohmann::json SettingsJson(const LimitSettings& s) {
+nlohmann::json SettingsJson(const JobLimitSettings& s) {
   nlohmann::json j = nlohmann::json::object();
   if (s.max_urgency) j["max_urgency"] = std::string(UrgencyName(*s.max_urgency));
   if (s.max_waiting_jobs_per_user) j["max_waiting_jobs_per_user"] = *s.max_waiting_jobs_per_user;
@@ -18,7 +18,7 @@ nlohmann::json SettingsJson(const LimitSettings& s) {
 
 }  // namespace
 
-Admission::Admission(Limits limits, WaitingCounts& waiting)
+Admission::Admission(JobLimits limits, WaitingCounts& waiting)
     : limits_(std::move(limits)), waiting_(waiting) {}
 
 Status Admission::CheckUrgency(const Principal& who, const std::string& team, Urgency asked,
@@ -66,7 +66,7 @@ void Admission::Unreserve(const Principal& who, const std::string& team, int64_t
 }
 
 nlohmann::json Admission::Json(const Principal& who) const {
-  const LimitSettings& e = limits_.everyone;
+  const JobLimitSettings& e = limits_.everyone;
   const WaitingCounts::Counts now = waiting_.Of(who.user, who.team);
   nlohmann::json j = {
       {"source", limits_.source.empty() ? nlohmann::json() : nlohmann::json(limits_.source)},

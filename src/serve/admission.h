@@ -1,4 +1,4 @@
-// Who may ask for what (config/limits.h), applied to the API's submissions and updates: the
+// Who may ask for what (config/job_limits.h), applied to the API's submissions and updates: the
 // urgency ceiling (admins are not capped), the cap on tasks per submission, and the caps on
 // waiting jobs per user and per team, reserved in WaitingCounts before the jobs are stored so
 // that a refused submission stores nothing. A refusal is an error naming the limit, its value,
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/limits.h"
+#include "config/job_limits.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "serve/access.h"
@@ -24,9 +24,9 @@ namespace squeeze {
 class Admission {
  public:
   // `waiting` (the live queue's) outlives this.
-  Admission(Limits limits, WaitingCounts& waiting);
+  Admission(JobLimits limits, WaitingCounts& waiting);
 
-  const Limits& limits() const { return limits_; }
+  const JobLimits& limits() const { return limits_; }
   // `asked` for a job of `team`: refused above the ceiling of `who` in `team`, unless `who` is
   // an admin or (an update) it does not raise the job's `current` urgency.
   Status CheckUrgency(const Principal& who, const std::string& team, Urgency asked,
@@ -43,7 +43,7 @@ class Admission {
   nlohmann::json Json(const Principal& who) const;
 
  private:
-  const Limits limits_;
+  const JobLimits limits_;
   WaitingCounts& waiting_;
 };
 

@@ -8,8 +8,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Limits Configured() {
-  Limits l;
+JobLimits Configured() {
+  JobLimits l;
   l.source = "/etc/squeeze/cluster.yaml";
   l.everyone.max_waiting_jobs_per_user = 3;
   l.everyone.max_waiting_jobs_per_team = 5;
@@ -46,7 +46,7 @@ TEST(AdmissionTest, UrgencyAboveTheCeilingIsRefusedNamingItAndWhoSetsIt) {
 
 TEST(AdmissionTest, AnUpdateMayKeepOrLowerAnUrgencyAboveTheCeilingButNotRaiseOne) {
   WaitingCounts w;
-  Admission a(Limits(), w);  // no limits: section at all
+  Admission a(JobLimits(), w);  // no limits: section at all
   EXPECT_TRUE(a.CheckUrgency(kBob, "ml", Urgency::kCritical, Urgency::kCritical).ok());
   EXPECT_TRUE(a.CheckUrgency(kBob, "ml", Urgency::kHigh, Urgency::kCritical).ok());
   Status s = a.CheckUrgency(kBob, "ml", Urgency::kHigh, Urgency::kNormal);

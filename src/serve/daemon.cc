@@ -18,7 +18,7 @@
 
 #include "config/cluster_file.h"
 #include "config/job_values.h"
-#include "config/limits.h"
+#include "config/job_limits.h"
 #include "config/policy_settings.h"
 #include "exec/command_runner.h"
 #include "exec/local_executor.h"
@@ -383,7 +383,7 @@ int RunDaemon(const DaemonOptions& options) {
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
   if (!cluster.ok()) return fail(cluster.status());
-  auto limits = LoadDaemonLimits(options.config_path, options.limits_path);
+  auto limits = LoadJobLimits(options.config_path, options.limits_path);
   if (!limits.ok()) return fail(limits.status());
   auto admin = EnsureAdminToken(dir, self->name);
   if (!admin.ok()) return fail(admin.status());
@@ -405,7 +405,7 @@ int RunDaemon(const DaemonOptions& options) {
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
-  Say("limits: " + limits->Describe());
+  Say("job limits: " + limits->Describe());
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });
   QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get(),

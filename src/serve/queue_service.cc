@@ -47,7 +47,7 @@ void HandToQueue(LiveQueue& queue, JobId id, JobRequest request, const std::stri
 
 QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
                            std::function<Time()> clock, std::function<void()> wake,
-                           GpuSampleStore* samples, Limits limits)
+                           GpuSampleStore* samples, JobLimits limits)
     : data_dir_(std::move(data_dir)),
       store_(store),
       queue_(queue),

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "config/limits.h"
+#include "config/job_limits.h"
 #include "serve/admission.h"
 #include "serve/history_views.h"
 #include "serve/job_service.h"
@@ -27,7 +27,7 @@ class QueueService : public JobService {
   // for what (admission.h), applied at submit and update.
   QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
                std::function<Time()> clock, std::function<void()> wake,
-               GpuSampleStore* samples = nullptr, Limits limits = Limits());
+               GpuSampleStore* samples = nullptr, JobLimits limits = JobLimits());
 
   ApiResult Submit(const Principal& who, const std::string& body) override;
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;

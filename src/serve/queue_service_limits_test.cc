@@ -27,7 +27,7 @@ class QueueServiceLimitsTest : public ::testing::Test {
     queue_ = LiveQueue::Create(cluster, NamedPolicy("backfill").value(), *store_, *executor_,
                                LiveQueueOptions())
                  .value();
-    Limits limits;
+    JobLimits limits;
     limits.source = "limits.yaml";
     limits.everyone.max_waiting_jobs_per_user = 3;
     limits.everyone.max_tasks_per_submission = 50;

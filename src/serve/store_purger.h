@@ -1,4 +1,4 @@
-// The retention of finished jobs' details (limits.purge_job_details_after, config/limits.h): a
+// The retention of finished jobs' details (limits.purge_job_details_after, config/job_limits.h): a
 // thread of its own that, every interval, purges the details of the jobs that ended longer ago
 // than the retention (JobStore::PurgeDetails: the accounting rows stay) in small transactions
 // with a pause between them, then gives the freed pages back to the file system. It never

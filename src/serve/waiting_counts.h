@@ -1,5 +1,5 @@
 // How many jobs of each user and of each team wait (pending or held; each task of an array
-// counts), for the caps on waiting jobs (config/limits.h) checked at every submission without a
+// counts), for the caps on waiting jobs (config/job_limits.h) checked at every submission without a
 // scan of the store or the scheduling lock. The live queue counts its waiting jobs exactly at
 // each publication (Rebase); a submission reserves its jobs before they are stored (Reserve),
 // and the reservation stands until the queue has taken them from its inbox and published

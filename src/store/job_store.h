@@ -154,7 +154,7 @@ class JobStore {
   // event in [from, to) or still running: what the runs' history over that range needs.
   Result<std::vector<JobEvent>> RunEvents(Time from, Time to);
 
-  // job_store_purge.cc: the retention of finished jobs' details (config/limits.h).
+  // job_store_purge.cc: the retention of finished jobs' details (config/job_limits.h).
   // Up to `limit` finished jobs that ended before `before` and still have their details lose
   // them, in one transaction: the request's command, environment, workdir, output paths,
   // dependency and checkpoint store (the scheduling profile stays: name, team, GPUs, urgency,

@@ -1,5 +1,5 @@
 // JobStore's bound on its own growth: finished jobs' details purged after the retention an
-// admin sets (config/limits.h), and the pages they took given back to the file system
+// admin sets (config/job_limits.h), and the pages they took given back to the file system
 // (incremental auto_vacuum). Called from the daemon's purger thread (serve/store_purger.h),
 // in small transactions so that the scheduling step's writes never wait long.
 #include <chrono>

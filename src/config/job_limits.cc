@@ -1,4 +1,4 @@
-#include "config/limits.h"
+#include "config/job_limits.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -15,7 +15,7 @@ namespace {
 // A setting from the most specific level that sets it: the user's entry, the team's, the top
 // level; else the default. `Get` picks the setting out of a level.
 template <typename T, typename Get>
-AppliedLimit<T> Resolve(const Limits& limits, const std::string* user, const std::string& team,
+AppliedLimit<T> Resolve(const JobLimits& limits, const std::string* user, const std::string& team,
                         std::string_view key, T fallback, Get get) {
   auto set = [&](const std::string& where, T value) {
     return AppliedLimit<T>{value, "set by an admin as " + where + "." + std::string(key) +
@@ -37,7 +37,7 @@ AppliedLimit<T> Resolve(const Limits& limits, const std::string* user, const std
                                                : limits.source)};
 }
 
-std::string Entries(const std::map<std::string, LimitSettings>& entries, const char* kind) {
+std::string Entries(const std::map<std::string, JobLimitSettings>& entries, const char* kind) {
   std::string out;
   for (const auto& [name, s] : entries) {
     if (!s.max_urgency || *s.max_urgency <= kDefaultMaxUrgency) continue;
@@ -49,33 +49,34 @@ std::string Entries(const std::map<std::string, LimitSettings>& entries, const c
 
 }  // namespace
 
-AppliedLimit<Urgency> Limits::MaxUrgency(const std::string& user, const std::string& team) const {
+AppliedLimit<Urgency> JobLimits::MaxUrgency(const std::string& user,
+                                             const std::string& team) const {
   return Resolve<Urgency>(*this, &user, team, "max_urgency", kDefaultMaxUrgency,
-                          [](const LimitSettings& s) { return s.max_urgency; });
+                          [](const JobLimitSettings& s) { return s.max_urgency; });
 }
 
-AppliedLimit<int64_t> Limits::MaxWaitingJobsPerUser(const std::string& user,
+AppliedLimit<int64_t> JobLimits::MaxWaitingJobsPerUser(const std::string& user,
                                                     const std::string& team) const {
   return Resolve<int64_t>(*this, &user, team, "max_waiting_jobs_per_user",
                           kDefaultMaxWaitingJobsPerUser,
-                          [](const LimitSettings& s) { return s.max_waiting_jobs_per_user; });
+                          [](const JobLimitSettings& s) { return s.max_waiting_jobs_per_user; });
 }
 
-AppliedLimit<int64_t> Limits::MaxWaitingJobsPerTeam(const std::string& team) const {
+AppliedLimit<int64_t> JobLimits::MaxWaitingJobsPerTeam(const std::string& team) const {
   return Resolve<int64_t>(*this, nullptr, team, "max_waiting_jobs_per_team",
                           kDefaultMaxWaitingJobsPerTeam,
-                          [](const LimitSettings& s) { return s.max_waiting_jobs_per_team; });
+                          [](const JobLimitSettings& s) { return s.max_waiting_jobs_per_team; });
 }
 
-AppliedLimit<int64_t> Limits::MaxTasksPerSubmission(const std::string& user,
+AppliedLimit<int64_t> JobLimits::MaxTasksPerSubmission(const std::string& user,
                                                     const std::string& team) const {
   return Resolve<int64_t>(*this, &user, team, "max_tasks_per_submission",
                           kDefaultMaxTasksPerSubmission,
-                          [](const LimitSettings& s) { return s.max_tasks_per_submission; });
+                          [](const JobLimitSettings& s) { return s.max_tasks_per_submission; });
 }
 
-std::string Limits::Describe() const {
-  const LimitSettings& e = everyone;
+std::string JobLimits::Describe() const {
+  const JobLimitSettings& e = everyone;
   std::string above = Entries(teams, "team");
   const std::string users_above = Entries(users, "user");
   above += (above.empty() || users_above.empty() ? "" : ", ") + users_above;
@@ -102,11 +103,11 @@ std::string Limits::Describe() const {
   return out + (source.empty() ? " (squeeze's defaults)" : " (from " + source + ")");
 }
 
-Result<Limits> ParseLimitsYaml(std::string_view text, const std::string& source,
+Result<JobLimits> ParseJobLimitsYaml(std::string_view text, const std::string& source,
                                bool in_cluster_file) {
-  return ReadOneYamlDocument<Limits>(
-      text, source, "a map with key 'limits'", [&](const YAML::Node& doc) -> Result<Limits> {
-        Limits out;
+  return ReadOneYamlDocument<JobLimits>(
+      text, source, "a map with key 'limits'", [&](const YAML::Node& doc) -> Result<JobLimits> {
+        JobLimits out;
         if (!doc.IsMap()) {
           return Status::Error(source + ": expected a map with key 'limits', got " +
                                cluster_yaml::TypeName(doc));
@@ -135,13 +136,13 @@ Result<Limits> ParseLimitsYaml(std::string_view text, const std::string& source,
       });
 }
 
-Result<Limits> LoadDaemonLimits(const std::string& cluster_file, const std::string& limits_file) {
-  Limits from_cluster, from_file;
+Result<JobLimits> LoadJobLimits(const std::string& cluster_file, const std::string& limits_file) {
+  JobLimits from_cluster, from_file;
   if (!cluster_file.empty()) {
     const Result<std::string> text = ReadWholeFile(cluster_file);
     if (!text.ok()) return text.status().WithContext("cluster file");
     if (!IsCsvClusterFile(cluster_file, *text)) {
-      auto read = ParseLimitsYaml(*text, cluster_file, /*in_cluster_file=*/true);
+      auto read = ParseJobLimitsYaml(*text, cluster_file, /*in_cluster_file=*/true);
       if (!read.ok()) return read.status();
       from_cluster = std::move(read).value();
     }
@@ -149,7 +150,7 @@ Result<Limits> LoadDaemonLimits(const std::string& cluster_file, const std::stri
   if (!limits_file.empty()) {
     const Result<std::string> text = ReadWholeFile(limits_file);
     if (!text.ok()) return text.status().WithContext("limits file");
-    auto read = ParseLimitsYaml(*text, limits_file, /*in_cluster_file=*/false);
+    auto read = ParseJobLimitsYaml(*text, limits_file, /*in_cluster_file=*/false);
     if (!read.ok()) return read.status();
     from_file = std::move(read).value();
   }

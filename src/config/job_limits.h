@@ -17,8 +17,8 @@
 //
 // A setting applies from the most specific place that sets it: the user's entry, then the
 // team's, then the top level, then squeeze's default. Plain data once read; thread-safe to read.
-#ifndef SQUEEZE_CONFIG_LIMITS_H_
-#define SQUEEZE_CONFIG_LIMITS_H_
+#ifndef SQUEEZE_CONFIG_JOB_LIMITS_H_
+#define SQUEEZE_CONFIG_JOB_LIMITS_H_
 
 #include <cstdint>
 #include <map>
@@ -39,7 +39,7 @@ inline constexpr Time kDefaultPurgeJobDetailsAfter = 30 * 86400;
 inline constexpr int64_t kMaxWaitingJobsCap = 10'000'000;
 
 // The settings of one level (the top level, a team, a user); unset: the next level's.
-struct LimitSettings {
+struct JobLimitSettings {
   std::optional<Urgency> max_urgency;
   std::optional<int64_t> max_waiting_jobs_per_user;
   std::optional<int64_t> max_waiting_jobs_per_team;  // not in a user's entry
@@ -54,12 +54,12 @@ struct AppliedLimit {
   std::string origin;
 };
 
-struct Limits {
+struct JobLimits {
   // Where they were read (a cluster file or a --limits file); empty: squeeze's defaults.
   std::string source;
-  LimitSettings everyone;
-  std::map<std::string, LimitSettings> teams;
-  std::map<std::string, LimitSettings> users;
+  JobLimitSettings everyone;
+  std::map<std::string, JobLimitSettings> teams;
+  std::map<std::string, JobLimitSettings> users;
   Time purge_job_details_after = kDefaultPurgeJobDetailsAfter;  // 0: never
 
   AppliedLimit<Urgency> MaxUrgency(const std::string& user, const std::string& team) const;
@@ -76,14 +76,14 @@ struct Limits {
 // file (its other keys are the cluster's, read by ParseClusterYaml); else a limits file, whose
 // only key is `limits`. A document without the section gives squeeze's defaults. Every error
 // names `source`, the line, the key and the value.
-Result<Limits> ParseLimitsYaml(std::string_view text, const std::string& source,
+Result<JobLimits> ParseJobLimitsYaml(std::string_view text, const std::string& source,
                                bool in_cluster_file);
 
 // The limits of a daemon: those of its cluster file (`--config`; a CSV file has none) and of a
 // limits file (`--limits`), at most one of them with a `limits:` section. Empty paths: not
 // given. Errors name the file.
-Result<Limits> LoadDaemonLimits(const std::string& cluster_file, const std::string& limits_file);
+Result<JobLimits> LoadJobLimits(const std::string& cluster_file, const std::string& limits_file);
 
 }  // namespace squeeze
 
-#endif  // SQUEEZE_CONFIG_LIMITS_H_
+#endif  // SQUEEZE_CONFIG_JOB_LIMITS_H_

@@ -1,4 +1,4 @@
-#include "config/limits.h"
+#include "config/job_limits.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 namespace squeeze {
 namespace {
 
-void ExpectError(const Result<Limits>& r, const std::vector<std::string>& parts) {
+void ExpectError(const Result<JobLimits>& r, const std::vector<std::string>& parts) {
   ASSERT_FALSE(r.ok()) << "expected an error containing '" << parts.front() << "'";
   for (const std::string& part : parts) {
     EXPECT_NE(r.status().message().find(part), std::string::npos)
@@ -20,14 +20,14 @@ void ExpectError(const Result<Limits>& r, const std::vector<std::string>& parts)
   }
 }
 
-Result<Limits> ParseFile(const std::string& text) {
-  return ParseLimitsYaml(text, "l.yaml", /*in_cluster_file=*/false);
+Result<JobLimits> ParseFile(const std::string& text) {
+  return ParseJobLimitsYaml(text, "l.yaml", /*in_cluster_file=*/false);
 }
 
 constexpr const char* kPools = "pools:\n  - name: p\n    nodes: [{name: n0}]\n";
 
-TEST(LimitsTest, WithoutASectionEveryoneGetsTheDefaults) {
-  const Result<Limits> r = ParseLimitsYaml(kPools, "c.yaml", /*in_cluster_file=*/true);
+TEST(JobLimitsTest, WithoutASectionEveryoneGetsTheDefaults) {
+  const Result<JobLimits> r = ParseJobLimitsYaml(kPools, "c.yaml", /*in_cluster_file=*/true);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->source.empty());
   EXPECT_EQ(r->MaxUrgency("bob", "ml").value, Urgency::kNormal);
@@ -40,8 +40,8 @@ TEST(LimitsTest, WithoutASectionEveryoneGetsTheDefaults) {
 
 // The user's entry wins over the team's, the team's over the top level, that over the default;
 // each answer says where it was set.
-TEST(LimitsTest, TheMostSpecificLevelThatSetsASettingApplies) {
-  const Result<Limits> r = ParseLimitsYaml(std::string(kPools) + R"(
+TEST(JobLimitsTest, TheMostSpecificLevelThatSetsASettingApplies) {
+  const Result<JobLimits> r = ParseJobLimitsYaml(std::string(kPools) + R"(
 limits:
   max_urgency: low
   max_waiting_jobs_per_user: 500
@@ -86,7 +86,7 @@ limits:
 }
 
 // A cluster file's limits are checked by every reader of the file (the simulator's too).
-TEST(LimitsTest, AClusterFileWithBrokenLimitsIsRefusedByItsReader) {
+TEST(JobLimitsTest, AClusterFileWithBrokenLimitsIsRefusedByItsReader) {
   const Result<ClusterSpec> r =
       ParseClusterYaml(std::string(kPools) + "limits: {max_urgency: urgent}\n", "c.yaml");
   ASSERT_FALSE(r.ok());
@@ -94,10 +94,11 @@ TEST(LimitsTest, AClusterFileWithBrokenLimitsIsRefusedByItsReader) {
                                       "urgency; expected critical, high, normal or low"),
             std::string::npos)
       << r.status().message();
-  EXPECT_TRUE(ParseClusterYaml(std::string(kPools) + "limits: {max_urgency: high}\n", "c.yaml").ok());
+  EXPECT_TRUE(
+      ParseClusterYaml(std::string(kPools) + "limits: {max_urgency: high}\n", "c.yaml").ok());
 }
 
-TEST(LimitsTest, BrokenSettingsAreRefusedNamingTheKeyAndTheValue) {
+TEST(JobLimitsTest, BrokenSettingsAreRefusedNamingTheKeyAndTheValue) {
   ExpectError(ParseFile("limits: {max_urgency: [high]}"),
               {"l.yaml:1: limits.max_urgency: expected an urgency, got a list"});
   ExpectError(ParseFile("limits:\n  max_waiting_jobs_per_user: lots\n"),
@@ -119,7 +120,7 @@ TEST(LimitsTest, BrokenSettingsAreRefusedNamingTheKeyAndTheValue) {
   ExpectError(ParseFile("limits: 5\n"), {"l.yaml:1: limits: expected a map"});
 }
 
-TEST(LimitsTest, BrokenEntriesAreRefusedNamingTheEntry) {
+TEST(JobLimitsTest, BrokenEntriesAreRefusedNamingTheEntry) {
   ExpectError(ParseFile("limits:\n  teams: [ml]\n"),
               {"l.yaml:2: limits.teams: expected a map of team: settings, got a list"});
   ExpectError(ParseFile("limits:\n  teams:\n    'm l': {max_urgency: high}\n"),
@@ -136,35 +137,36 @@ TEST(LimitsTest, BrokenEntriesAreRefusedNamingTheEntry) {
               {"l.yaml:3: limits.users.bob: expected a map with keys max_urgency"});
 }
 
-TEST(LimitsTest, ALimitsFileHoldsOnlyTheSection) {
+TEST(JobLimitsTest, ALimitsFileHoldsOnlyTheSection) {
   ExpectError(ParseFile(""), {"l.yaml: the file is empty; expected a map with key 'limits'"});
   ExpectError(ParseFile(kPools), {"l.yaml:1: unknown key 'pools'; a limits file holds only"});
   ExpectError(ParseFile("other: 1\n"), {"unknown key 'other'"});
   ExpectError(ParseFile("limits: {}\n---\nlimits: {}\n"), {"more than one YAML document"});
   ExpectError(ParseFile("limits: {max_urgency: high"), {"l.yaml:1:", "YAML syntax error"});
-  const Result<Limits> r = ParseFile("limits: {purge_job_details_after: 0}\n");
+  const Result<JobLimits> r = ParseFile("limits: {purge_job_details_after: 0}\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->purge_job_details_after, 0);
   EXPECT_NE(r->Describe().find("kept forever"), std::string::npos);
 }
 
-TEST(LimitsTest, ADaemonTakesItsLimitsFromOneFileNotTwo) {
+TEST(JobLimitsTest, ADaemonTakesItsLimitsFromOneFileNotTwo) {
   testing::TempDir dir("squeeze-limits");
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir.path() + "/" + name) << text;
     return dir.path() + "/" + name;
   };
   const std::string plain = write("plain.yaml", kPools);
-  const std::string with = write("with.yaml", std::string(kPools) + "limits: {max_urgency: high}\n");
+  const std::string with =
+      write("with.yaml", std::string(kPools) + "limits: {max_urgency: high}\n");
   const std::string csv = write("c.csv", "pool,nodes,gpus_per_node\np,1,8\n");
   const std::string file = write("limits.yaml", "limits: {max_urgency: low}\n");
-  EXPECT_TRUE(LoadDaemonLimits("", "").value().source.empty());
-  EXPECT_EQ(LoadDaemonLimits(with, "").value().everyone.max_urgency, Urgency::kHigh);
-  EXPECT_EQ(LoadDaemonLimits(plain, file).value().everyone.max_urgency, Urgency::kLow);
-  EXPECT_EQ(LoadDaemonLimits(csv, file).value().source, file);
-  EXPECT_TRUE(LoadDaemonLimits(csv, "").value().source.empty());
-  ExpectError(LoadDaemonLimits(with, file), {"limits: given twice", with, file});
-  ExpectError(LoadDaemonLimits("", dir.path() + "/none.yaml"), {"limits file", "none.yaml"});
+  EXPECT_TRUE(LoadJobLimits("", "").value().source.empty());
+  EXPECT_EQ(LoadJobLimits(with, "").value().everyone.max_urgency, Urgency::kHigh);
+  EXPECT_EQ(LoadJobLimits(plain, file).value().everyone.max_urgency, Urgency::kLow);
+  EXPECT_EQ(LoadJobLimits(csv, file).value().source, file);
+  EXPECT_TRUE(LoadJobLimits(csv, "").value().source.empty());
+  ExpectError(LoadJobLimits(with, file), {"limits: given twice", with, file});
+  ExpectError(LoadJobLimits("", dir.path() + "/none.yaml"), {"limits file", "none.yaml"});
 }
 
 }  // namespace
