@@ -232,6 +232,43 @@ std::string Percentiles(const std::vector<double>& ms) {
 constexpr int kPurgeBatch = 200;
 constexpr int kReclaimPages = 512;
 
+// Purges every finished job as the daemon's purger does (transactions with a pause between
+// them), then gives the pages back; prints each part's times and the sizes.
+void PurgeAndReclaim(JobStore& store, int jobs) {
+  const JobStore::Space before = store.SpaceUsed().value();
+  std::vector<double> batch_ms, reclaim_ms;
+  auto began = Clock::now();
+  for (;;) {
+    const auto t = Clock::now();
+    auto n = store.PurgeDetails(5000, kPurgeBatch, 9000, "bench");
+    if (!n.ok()) std::abort();
+    batch_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    if (*n < kPurgeBatch) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the purger's pause
+  }
+  const double purge_s = Seconds(Clock::now() - began);
+  const JobStore::Space purged = store.SpaceUsed().value();
+  began = Clock::now();
+  for (int64_t left = 1; left > 0;) {
+    const auto t = Clock::now();
+    left = store.ReclaimFreePages(kReclaimPages).value();
+    reclaim_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double reclaim_s = Seconds(Clock::now() - began);
+  const JobStore::Space after = store.SpaceUsed().value();
+  std::sort(batch_ms.begin(), batch_ms.end());
+  std::sort(reclaim_ms.begin(), reclaim_ms.end());
+  std::printf("store: %.1f MiB before; purged in %.2f s with the pauses (%zu transactions of %d "
+              "jobs: %s), %.1f MiB of it free\n",
+              MiB(before), purge_s, batch_ms.size(), kPurgeBatch, Percentiles(batch_ms).c_str(),
+              static_cast<double>(purged.free_pages * purged.page_size) / (1 << 20));
+  std::printf("given back in %.2f s with the pauses (%zu steps of %d pages: %s): %.1f MiB after, "
+              "%.0f bytes per job\n",
+              reclaim_s, reclaim_ms.size(), kReclaimPages, Percentiles(reclaim_ms).c_str(),
+              MiB(after), static_cast<double>(after.pages * after.page_size) / jobs);
+}
+
 void PurgeBench(const std::string& base, int jobs) {
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
   const std::string dir = base + "/purge";
@@ -247,43 +284,9 @@ void PurgeBench(const std::string& base, int jobs) {
   std::printf("one-time conversion at open (VACUUM to incremental auto_vacuum): %.2f s "
               "(a plain VACUUM of the same store: %.2f s)\n  %s\n",
               Seconds(Clock::now() - began), to_old, store->open_note().c_str());
-  const JobStore::Space before = store->SpaceUsed().value();
   const JobId probe = *store->Submit(FinishedRequest(0), "probe", 1000);  // not finished
-  std::vector<double> batch_ms, reclaim_ms;
-  double purge_s = 0, reclaim_s = 0;
-  JobStore::Space purged;
-  const std::vector<double> step_ms = WritesDuring(*store, probe, [&] {
-    began = Clock::now();
-    for (;;) {
-      const auto t = Clock::now();
-      auto n = store->PurgeDetails(5000, kPurgeBatch, 9000, "bench");
-      if (!n.ok()) std::abort();
-      batch_ms.push_back(Seconds(Clock::now() - t) * 1000);
-      if (*n < kPurgeBatch) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the purger's pause
-    }
-    purge_s = Seconds(Clock::now() - began);
-    purged = store->SpaceUsed().value();
-    began = Clock::now();
-    for (int64_t left = 1; left > 0;) {
-      const auto t = Clock::now();
-      left = store->ReclaimFreePages(kReclaimPages).value();
-      reclaim_ms.push_back(Seconds(Clock::now() - t) * 1000);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    reclaim_s = Seconds(Clock::now() - began);
-  });
-  const JobStore::Space after = store->SpaceUsed().value();
-  std::sort(batch_ms.begin(), batch_ms.end());
-  std::sort(reclaim_ms.begin(), reclaim_ms.end());
-  std::printf("store: %.1f MiB before; purged in %.2f s with the pauses (%zu transactions of %d "
-              "jobs: %s), %.1f MiB of it free\n",
-              MiB(before), purge_s, batch_ms.size(), kPurgeBatch, Percentiles(batch_ms).c_str(),
-              static_cast<double>(purged.free_pages * purged.page_size) / (1 << 20));
-  std::printf("given back in %.2f s with the pauses (%zu steps of %d pages: %s): %.1f MiB after, "
-              "%.0f bytes per job\n",
-              reclaim_s, reclaim_ms.size(), kReclaimPages, Percentiles(reclaim_ms).c_str(),
-              MiB(after), static_cast<double>(after.pages * after.page_size) / jobs);
+  const std::vector<double> step_ms =
+      WritesDuring(*store, probe, [&] { PurgeAndReclaim(*store, jobs); });
   std::printf("a step's writes meanwhile (every 20 ms): %zu, %s\n", step_ms.size(),
               Percentiles(step_ms).c_str());
   const std::vector<double> alone = WritesDuring(*store, probe, [] {

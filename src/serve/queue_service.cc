@@ -56,10 +56,6 @@ QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& que
       samples_(samples),
       admission_(std::move(limits), queue.waiting()) {}
 
-void QueueService::DetailsPurged() {
-  std::lock_guard lock(finished_text_mu_);
-  finished_text_.clear();
-}
 
 ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   const Time now = clock_();
@@ -351,24 +347,6 @@ ApiResult QueueService::Control(const Principal& who, int64_t id, const std::str
   return ApiResult::Ok({{"id", id}, {"tasks", done}, {"jobs", std::move(jobs)}});
 }
 
-// An update of its own job's urgency above the owner's ceiling (not an admin's; lowering or
-// keeping it is always allowed). Anything else about the update is LiveQueue::Update's to say.
-std::optional<ApiResult> QueueService::UrgencyRefused(const Principal& who, int64_t id,
-                                                      const std::string& body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (who.admin || !j.is_object() || !j.contains("urgency") || !j["urgency"].is_string()) {
-    return std::nullopt;
-  }
-  const std::optional<Urgency> asked = ParseUrgency(j["urgency"].get<std::string>());
-  auto job = store_.Get(id);
-  if (!asked || !job.ok() || job->owner != who.user) return std::nullopt;
-  const JobSpec& spec = job->request.spec;
-  if (Status s = admission_.CheckUrgency(who, spec.team, *asked, spec.urgency); !s.ok()) {
-    return ApiResult::Fail(403, "job " + std::to_string(id) + ": " + s.message());
-  }
-  return std::nullopt;
-}
-
 ApiResult QueueService::ControlTask(const Principal& who, int64_t id, const std::string& action,
                                     const std::string& body) {
   const Time now = clock_();
@@ -557,11 +535,7 @@ ApiResult QueueService::Log(const Principal& who, int64_t id,
                         {"text", text}});
 }
 
-ApiResult QueueService::Nodes(const Principal& who) {
-  nlohmann::json out = queue_.NodesJson();
-  out["limits"] = admission_.Json(who);
-  return ApiResult::Ok(std::move(out));
-}
+
 
 ApiResult QueueService::Pools(const Principal& who) { return ApiResult::Ok(queue_.PoolsJson()); }
 

@@ -3,6 +3,9 @@
 // (incremental auto_vacuum). Called from the daemon's purger thread (serve/store_purger.h),
 // in small transactions so that the scheduling step's writes never wait long.
 #include <chrono>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "store/job_store.h"
 
@@ -14,9 +17,10 @@ namespace {
 // delete merges the pages it empties, whose space then goes back (ReclaimFreePages). The
 // batch's rows are copied to a temporary table, slimmed there, deleted and inserted back with
 // their ids.
-constexpr const char* kPurgeSteps[] = {
-    "CREATE TEMP TABLE IF NOT EXISTS purging AS SELECT * FROM main.jobs WHERE 0",
-    "DELETE FROM temp.purging",
+constexpr const char* kSelectBatch[] = {
+    // Made again each time: its columns are those of the jobs now.
+    "DROP TABLE IF EXISTS temp.purging",
+    "CREATE TEMP TABLE purging AS SELECT * FROM main.jobs WHERE 0",
     // Through the partial index of the finished jobs not purged yet, by end (without INDEXED
     // BY the planner takes jobs_by_state, a walk over every finished job, purged or not); its
     // terms match the index's, as SQLite requires to use it.
@@ -29,14 +33,49 @@ constexpr const char* kPurgeSteps[] = {
     "UPDATE temp.purging SET request=json_remove(json_set(request, '$.command', json('[]'), "
     "'$.env', json('{}'), '$.workdir', ''), '$.output_path', '$.error_path', '$.dependency', "
     "'$.checkpoint_store', '$.spec.dependencies', '$.spec.dependency_any'), purged_at=?3",
+};
+constexpr const char* kRewriteRows[] = {
     "DELETE FROM main.jobs WHERE id IN (SELECT id FROM temp.purging)",
     "INSERT INTO main.jobs SELECT * FROM temp.purging ORDER BY id",
     // Every event but the accounting ones (serve/history_views.h reads these).
     "DELETE FROM main.events WHERE job_id IN (SELECT id FROM temp.purging) AND "
     "kind NOT IN ('submit', 'start', 'exit', 'end')",
-    "INSERT INTO main.events(job_id, at, kind, text) "
-    "SELECT id, ?3, 'purge', ?4 FROM temp.purging ORDER BY id",
 };
+constexpr const char* kMarkPurged =
+    "INSERT INTO main.events(job_id, at, kind, text) "
+    "SELECT id, ?3, 'purge', ?4 FROM temp.purging ORDER BY id";
+
+// The private detail a reason or an event carries beside its public text where the store has
+// such columns (a path, the command, a marker's text): cleared with the rest, the reason's
+// before the rows go back, the kept events' after.
+struct DetailColumn {
+  const char* table;
+  const char* column;
+  const char* clear;
+};
+constexpr DetailColumn kDetailColumns[] = {
+    {"jobs", "reason_detail", "UPDATE temp.purging SET reason_detail=''"},
+    {"events", "detail",
+     "UPDATE main.events SET detail='' WHERE job_id IN (SELECT id FROM temp.purging)"},
+};
+
+// The statements of one batch, in order, for the columns this store has.
+Result<std::vector<std::string>> PurgeSteps(SqliteDb& db) {
+  std::vector<std::string> clear_reason, clear_events;
+  for (const DetailColumn& d : kDetailColumns) {
+    auto has = db.QueryInt(std::string("SELECT COUNT(*) FROM pragma_table_info('") + d.table +
+                           "') WHERE name='" + d.column + "'");
+    if (!has.ok()) return has.status();
+    if (*has == 0) continue;
+    (std::string(d.table) == "jobs" ? clear_reason : clear_events).push_back(d.clear);
+  }
+  std::vector<std::string> steps(std::begin(kSelectBatch), std::end(kSelectBatch));
+  steps.insert(steps.end(), clear_reason.begin(), clear_reason.end());
+  steps.insert(steps.end(), std::begin(kRewriteRows), std::end(kRewriteRows));
+  steps.insert(steps.end(), clear_events.begin(), clear_events.end());
+  steps.push_back(kMarkPurged);
+  return steps;
+}
 
 Result<int64_t> PragmaInt(SqliteDb& db, const std::string& pragma) {
   return db.QueryInt("PRAGMA " + pragma);
@@ -49,7 +88,9 @@ Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::
   int64_t purged = 0;
   Status status = [&]() -> Status {
     if (Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-    for (const char* sql : kPurgeSteps) {
+    auto steps = PurgeSteps(*writer_);
+    if (!steps.ok()) return steps.status();
+    for (const std::string& sql : *steps) {
       auto stmt = writer_->Prepare(sql);
       if (!stmt.ok()) return stmt.status();
       // Each step takes the parameters it names (SQLite leaves out those it has not).

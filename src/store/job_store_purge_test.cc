@@ -110,6 +110,35 @@ TEST(JobStorePurgeTest, APurgeDropsTheDetailsAndKeepsTheAccountingRow) {
   EXPECT_EQ(store->Get(old)->details_purged_at, 9000);
 }
 
+// Where the store keeps a reason's and an event's private detail beside its text (columns
+// another part of squeeze adds to a store of any version), the purge clears those too.
+TEST(JobStorePurgeTest, PrivateDetailColumnsAreClearedToo) {
+  testing::TempDir dir("squeeze-purge");
+  auto store = std::move(JobStore::Open(dir.path()).value());
+  const JobId id = Ran(*store, Detailed("old"), 100, 160, 1000);
+  const JobId recent = Ran(*store, Detailed("recent"), 100, 160, 5000);
+  {
+    auto db = std::move(SqliteDb::Open(dir.path() + "/squeeze.db").value());
+    ASSERT_TRUE(db->Exec("ALTER TABLE jobs ADD COLUMN reason_detail TEXT NOT NULL DEFAULT ''; "
+                         "ALTER TABLE events ADD COLUMN detail TEXT NOT NULL DEFAULT ''; "
+                         "UPDATE jobs SET reason_detail='/home/bob/secret.sh failed'; "
+                         "UPDATE events SET detail='bash -c echo a long script'")
+                    .ok());
+  }
+  EXPECT_EQ(store->PurgeDetails(2000, 10, 9000, "x").value(), 1);
+  auto db = std::move(SqliteDb::Open(dir.path() + "/squeeze.db").value());
+  const std::string job = std::to_string(id), other = std::to_string(recent);
+  EXPECT_EQ(db->QueryInt("SELECT COUNT(*) FROM jobs WHERE id=" + job + " AND reason_detail=''")
+                .value(), 1);
+  EXPECT_EQ(db->QueryInt("SELECT COUNT(*) FROM events WHERE job_id=" + job + " AND detail!=''")
+                .value(), 0);
+  EXPECT_EQ(db->QueryInt("SELECT COUNT(*) FROM events WHERE job_id=" + job).value(), 4);
+  EXPECT_EQ(db->QueryInt("SELECT COUNT(*) FROM jobs WHERE id=" + other + " AND reason_detail=''")
+                .value(), 0);
+  EXPECT_EQ(db->QueryInt("SELECT COUNT(*) FROM events WHERE job_id=" + other + " AND detail=''")
+                .value(), 0);
+}
+
 TEST(JobStorePurgeTest, EachRoundTakesTheOldestEndsFirstUpToItsLimit) {
   testing::TempDir dir("squeeze-purge");
   auto store = std::move(JobStore::Open(dir.path()).value());
