@@ -96,6 +96,8 @@ Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
   return s;
 }
 
+Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) { return db.QueryInt(sql); }
+
 Status SetPragmas(SqliteDb& db, bool fsync_each_commit) {
   auto stmt = db.Prepare("PRAGMA journal_mode=WAL");
   if (!stmt.ok()) return stmt.status();
@@ -114,7 +116,7 @@ Status EnsureSchema(SqliteDb& db) {
         !s.ok()) {
       return s;
     }
-    auto version = db.QueryInt("SELECT COALESCE(MAX(version), 0) FROM schema_version");
+    auto version = QueryInt(db, "SELECT COALESCE(MAX(version), 0) FROM schema_version");
     if (!version.ok()) return version.status();
     if (*version == kSchemaVersion) return Status::Ok();
     if (*version > kSchemaVersion) {
