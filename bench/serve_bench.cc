@@ -3,11 +3,14 @@
 //   2. submit latency at a paced 500 requests/s, open loop (p50/p99/max);
 //   3. restart with 100,000 pending jobs: exec -> first GET /healthz, -> first GET /v1/jobs;
 //   4. the daemon's VmRSS / VmHWM with those jobs, after the restart and after a full listing;
-//   5. one submission of a 10,000-task job array (--array-tasks): the answer's latency.
+//   5. one submission of a 10,000-task job array (--array-tasks): the answer's latency;
+//   6. `squeeze queue` (the command, every page) with 10,000, 50,000 and 100,000 waiting jobs
+//      (--queue-jobs): the caps' worth per user and per team, and the flood they stop.
 //
 //   build-bench/bench/serve_bench [--squeeze PATH] [--dir /tmp] [--clients 8] [--each 1000]
 //       [--rate 500] [--seconds 10] [--jobs 100000] [--restarts 3]
-//       [--only tput,paced,restart,array] [--array-tasks 10000] [--json FILE]
+//       [--only tput,paced,restart,array,queue] [--array-tasks 10000]
+//       [--queue-jobs 10000,50000,100000] [--json FILE]
 //       [--tcp-nodelay] [--server-nodelay] [--keep]
 //
 // --tcp-nodelay sets TCP_NODELAY on the benchmark's sockets (curl and most HTTP clients do);
@@ -90,6 +93,7 @@ struct Flags {
   int jobs = 100000;
   int restarts = 3;
   int array_tasks = 10000;  // the array part's tasks
+  std::string queue_jobs = "10000,50000,100000";  // the queue part's waiting jobs, each run
   std::string only;  // empty = everything
   std::string json_out;
   bool nodelay = false;         // TCP_NODELAY on the benchmark's client sockets
@@ -314,6 +318,7 @@ class Daemon {
 
   pid_t pid() const { return pid_; }
   int port() const { return port_; }
+  const std::string& token() const { return token_; }
   int killed() const { return killed_; }
   Clock::time_point exec_at() const { return exec_at_; }
 
@@ -615,6 +620,62 @@ json PercentilesJson(const Percentiles& p) {
   return {{"p50_ms", p.p50}, {"p99_ms", p.p99}, {"max_ms", p.max}};
 }
 
+// `squeeze queue` as a user runs it (the binary, every page of the waiting jobs, the table
+// printed to /dev/null), with `jobs` waiting jobs in the daemon; each run's wall seconds.
+std::vector<double> TimeQueueCommand(const Flags& flags, const Daemon& d, int runs) {
+  const std::string url = "SQUEEZE_URL=http://127.0.0.1:" + std::to_string(d.port());
+  const std::string token = "SQUEEZE_TOKEN=" + d.token();
+  std::vector<double> out;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      char* argv[] = {const_cast<char*>(flags.squeeze.c_str()), const_cast<char*>("queue"),
+                      nullptr};
+      char* envp[] = {const_cast<char*>(url.c_str()), const_cast<char*>(token.c_str()), nullptr};
+      execve(argv[0], argv, envp);
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+    out.push_back(Seconds(Clock::now() - t0));
+  }
+  return out;
+}
+
+// Part 6: the daemon on a store of N waiting jobs (written through JobStore), then `squeeze
+// queue` five times.
+int QueuePart(const Flags& flags, const std::string& base, json& out) {
+  std::printf("\nsqueeze queue with N waiting jobs (5 runs each, the CLI's wall time):\n");
+  std::istringstream list(flags.queue_jobs);
+  for (std::string n; std::getline(list, n, ',');) {
+    const int jobs = std::atoi(n.c_str());
+    const std::string dir = base + "/queue" + n;
+    if (!FillStore(dir, jobs)) return 1;
+    Daemon d(flags, dir, "full");
+    if (!d.Start()) return 1;
+    while (d.LineText("took back ").empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::vector<double> s = TimeQueueCommand(flags, d, 5);
+    if (s.empty()) {
+      std::fprintf(stderr, "serve_bench: squeeze queue failed\n");
+      return 1;
+    }
+    std::sort(s.begin(), s.end());
+    std::printf("  %7d waiting: median %.2f s, min %.2f s, max %.2f s\n", jobs, s[s.size() / 2],
+                s.front(), s.back());
+    out["queue"].push_back({{"waiting", jobs}, {"median_s", s[s.size() / 2]},
+                            {"min_s", s.front()}, {"max_s", s.back()}});
+    d.Stop();
+    std::filesystem::remove_all(dir);
+  }
+  return 0;
+}
+
 int Run(const Flags& flags) {
   const std::string base = flags.dir + "/squeeze_serve_bench_" + std::to_string(getpid());
   json out;
@@ -782,6 +843,7 @@ int Run(const Flags& flags) {
                              {"request_decode_s", b.decode_s}};
     }
   }
+  if (Wanted(flags, "queue") && QueuePart(flags, base, out) != 0) rc = 1;
   if (!flags.json_out.empty()) std::ofstream(flags.json_out) << out.dump(2) << "\n";
   if (const int n = KillLeftovers(base + "/restart") + KillLeftovers(base + "/full") +
                     KillLeftovers(base + "/normal");
@@ -826,6 +888,7 @@ int main(int argc, char** argv) {
     else if (flag == "--restarts") f.restarts = std::atoi(value.c_str());
     else if (flag == "--only") f.only = value;
     else if (flag == "--array-tasks") f.array_tasks = std::atoi(value.c_str());
+    else if (flag == "--queue-jobs") f.queue_jobs = value;
     else if (flag == "--json") f.json_out = value;
     else {
       std::fprintf(stderr, "serve_bench: unknown flag %s\n", flag.c_str());

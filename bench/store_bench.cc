@@ -1,6 +1,8 @@
 // store_bench: durable submissions/s of the JobStore (group commit) with 1 and 8 client
-// threads, submit latency at a paced 500/s, and open + LoadUnfinished of 100,000 jobs.
-//   build/bench/store_bench [--dir /tmp] [--jobs 100000] [--load-only]
+// threads, submit latency at a paced 500/s, and open + LoadUnfinished of 100,000 jobs; with
+// --purge, the retention of finished jobs' details instead: the store's size before and after
+// a purge of --jobs finished jobs, each transaction's time, and what a VACUUM costs.
+//   build/bench/store_bench [--dir /tmp] [--jobs 100000] [--load-only] [--purge]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,11 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "store/job_store.h"
+#include "store/sqlite_db.h"
 
 namespace squeeze {
 namespace {
@@ -143,6 +147,163 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
   std::printf("peak RSS: %ld MiB\n", usage.ru_maxrss / 1024);
 }
 
+// A finished job as a shared server keeps it: a batch script's text, the submitter's
+// environment (--export=ALL: some 30 variables), a run with a checkpoint and its events.
+JobRequest FinishedRequest(int i) {
+  JobRequest r = BenchRequest(i);
+  r.command = {"/bin/bash", "-c", std::string(600, '#') + " python train.py --seed " +
+                                      std::to_string(i)};
+  for (int v = 0; v < 30; ++v) {
+    r.env["VAR_" + std::to_string(v)] = std::string(40, 'a' + v % 26) + std::to_string(i);
+  }
+  r.workdir = "/home/user" + std::to_string(i % 50) + "/project";
+  return r;
+}
+
+void Fill(const std::string& dir, int jobs) {
+  auto store = MustOpen(dir, false);
+  constexpr int kThreads = 16;
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kThreads; ++t) {
+    clients.emplace_back([&store, t, jobs] {
+      for (int i = t; i < jobs; i += kThreads) {
+        if (!store->Submit(FinishedRequest(i), "user" + std::to_string(i % 50), 1000).ok()) {
+          std::abort();
+        }
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  for (JobId first = 1; first <= jobs; first += 1000) {
+    JobStore::WriteBatch batch = store->BeginWrites();
+    for (JobId id = first; id < std::min<JobId>(first + 1000, jobs + 1); ++id) {
+      if (!store->RecordStart(id, 1, {0}, 2000, "owned").ok() ||
+          !store->RecordCheckpoint(id, 2500, "step 1000").ok() ||
+          !store->RecordExit(id, 0, 3000).ok() ||
+          !store->SetState(id, JobState::kDone, "", 3000).ok()) {
+        std::abort();
+      }
+    }
+    if (!batch.Commit().ok()) std::abort();
+  }
+}
+
+double MiB(const JobStore::Space& s) {
+  return static_cast<double>(s.pages * s.page_size) / (1 << 20);
+}
+
+// Times `vacuum` (SQL) on the store file in `dir`, as a connection of its own.
+double TimeVacuum(const std::string& dir, const std::string& sql) {
+  auto db = SqliteDb::Open(dir + "/squeeze.db");
+  if (!db.ok()) std::abort();
+  const auto began = Clock::now();
+  if (!(*db)->Exec(sql).ok()) std::abort();
+  return Seconds(Clock::now() - began);
+}
+
+// While `work` runs, a writer as the scheduling step is (one small transaction every 20 ms,
+// fsynced) measures how long each of its writes takes; returns them sorted, in ms.
+std::vector<double> WritesDuring(JobStore& store, JobId job, const std::function<void()>& work) {
+  std::atomic<bool> done{false};
+  std::vector<double> ms;
+  std::thread step([&] {
+    while (!done) {
+      const auto t = Clock::now();
+      if (!store.AppendEvent(job, 9000, "probe", "a step's write").ok()) std::abort();
+      ms.push_back(Seconds(Clock::now() - t) * 1000);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  work();
+  done = true;
+  step.join();
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+std::string Percentiles(const std::vector<double>& ms) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "p50 %.1f ms, p99 %.1f ms, max %.1f ms", ms[ms.size() / 2],
+                ms[ms.size() * 99 / 100], ms.back());
+  return text;
+}
+
+// As the daemon's purger does them (serve/store_purger.h, StorePurgerOptions).
+constexpr int kPurgeBatch = 200;
+constexpr int kReclaimPages = 512;
+
+// Purges every finished job as the daemon's purger does (transactions with a pause between
+// them), then gives the pages back; prints each part's times and the sizes.
+void PurgeAndReclaim(JobStore& store, int jobs) {
+  const JobStore::Space before = store.SpaceUsed().value();
+  std::vector<double> batch_ms, reclaim_ms;
+  auto began = Clock::now();
+  for (;;) {
+    const auto t = Clock::now();
+    auto n = store.PurgeDetails(5000, kPurgeBatch, 9000, "bench");
+    if (!n.ok()) std::abort();
+    batch_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    if (*n < kPurgeBatch) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the purger's pause
+  }
+  const double purge_s = Seconds(Clock::now() - began);
+  const JobStore::Space purged = store.SpaceUsed().value();
+  began = Clock::now();
+  for (int64_t left = 1; left > 0;) {
+    const auto t = Clock::now();
+    left = store.ReclaimFreePages(kReclaimPages).value();
+    reclaim_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double reclaim_s = Seconds(Clock::now() - began);
+  const JobStore::Space after = store.SpaceUsed().value();
+  std::sort(batch_ms.begin(), batch_ms.end());
+  std::sort(reclaim_ms.begin(), reclaim_ms.end());
+  std::printf("store: %.1f MiB before; purged in %.2f s with the pauses (%zu transactions of %d "
+              "jobs: %s), %.1f MiB of it free\n",
+              MiB(before), purge_s, batch_ms.size(), kPurgeBatch, Percentiles(batch_ms).c_str(),
+              static_cast<double>(purged.free_pages * purged.page_size) / (1 << 20));
+  std::printf("given back in %.2f s with the pauses (%zu steps of %d pages: %s): %.1f MiB after, "
+              "%.0f bytes per job\n",
+              reclaim_s, reclaim_ms.size(), kReclaimPages, Percentiles(reclaim_ms).c_str(),
+              MiB(after), static_cast<double>(after.pages * after.page_size) / jobs);
+}
+
+void PurgeBench(const std::string& base, int jobs) {
+  std::printf("cores: %u\n", std::thread::hardware_concurrency());
+  const std::string dir = base + "/purge";
+  std::filesystem::remove_all(dir);
+  auto began = Clock::now();
+  Fill(dir, jobs);
+  std::printf("filled %d finished jobs in %.1f s\n", jobs, Seconds(Clock::now() - began));
+  // As an older squeeze left it (no auto_vacuum), then the daemon's one-time conversion.
+  const double to_old = TimeVacuum(dir, "PRAGMA auto_vacuum=NONE; VACUUM");
+  began = Clock::now();
+  auto store = std::move(JobStore::Open(dir, {.fsync_each_commit = true, .reclaim_space = true})
+                             .value());
+  std::printf("one-time conversion at open (VACUUM to incremental auto_vacuum): %.2f s "
+              "(a plain VACUUM of the same store: %.2f s)\n  %s\n",
+              Seconds(Clock::now() - began), to_old, store->open_note().c_str());
+  const JobId probe = *store->Submit(FinishedRequest(0), "probe", 1000);  // not finished
+  const std::vector<double> step_ms =
+      WritesDuring(*store, probe, [&] { PurgeAndReclaim(*store, jobs); });
+  std::printf("a step's writes meanwhile (every 20 ms): %zu, %s\n", step_ms.size(),
+              Percentiles(step_ms).c_str());
+  const std::vector<double> alone = WritesDuring(*store, probe, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+  });
+  std::printf("a step's writes with nothing else going on: %s\n", Percentiles(alone).c_str());
+  const std::vector<double> vacuumed = WritesDuring(*store, probe, [&] {
+    std::printf("a periodic VACUUM instead (the whole file rewritten under the write lock): "
+                "%.2f s on the purged store\n", TimeVacuum(dir, "VACUUM"));
+  });
+  std::printf("a step's writes during that VACUUM: %s\n", Percentiles(vacuumed).c_str());
+  store.reset();
+  std::error_code ec;
+  std::printf("squeeze.db on disk once closed: %.1f MiB\n",
+              static_cast<double>(std::filesystem::file_size(dir + "/squeeze.db", ec)) / (1 << 20));
+}
+
 }  // namespace
 }  // namespace squeeze
 
@@ -150,15 +311,21 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp";
   int jobs = 100000;
   bool load_only = false;
+  bool purge = false;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--load-only") load_only = true;
+    if (flag == "--purge") purge = true;
     if (i + 1 == argc) break;
     if (flag == "--dir") dir = argv[i + 1];
     if (flag == "--jobs") jobs = std::atoi(argv[i + 1]);
   }
   const std::string base = dir + "/squeeze_store_bench_" + std::to_string(getpid());
-  squeeze::RunAll(base, jobs, load_only);
+  if (purge) {
+    squeeze::PurgeBench(base, jobs);
+  } else {
+    squeeze::RunAll(base, jobs, load_only);
+  }
   std::filesystem::remove_all(base);
   return 0;
 }

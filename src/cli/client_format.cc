@@ -190,6 +190,22 @@ std::string FormatWhy(const nlohmann::json& why) {
   return out.empty() ? EscapeControls(why.dump(2), "\n") + "\n" : out;
 }
 
+namespace {
+
+// What the caller may ask for (GET /v1/nodes "limits"."yours"), in one line; "" when absent.
+std::string YourLimits(const nlohmann::json& nodes) {
+  if (!nodes.is_object() || !nodes.contains("limits") || !nodes["limits"].contains("yours")) {
+    return "";
+  }
+  const nlohmann::json& y = nodes["limits"]["yours"];
+  return "your limits: urgency up to " + Str(y, "max_urgency") + "; " + Str(y, "waiting_jobs") +
+         " of " + Str(y, "max_waiting_jobs_per_user") + " waiting jobs (team " + Str(y, "team") +
+         ": " + Str(y, "team_waiting_jobs") + " of " + Str(y, "max_waiting_jobs_per_team") +
+         "); " + Str(y, "max_tasks_per_submission") + " tasks per submission\n";
+}
+
+}  // namespace
+
 std::string FormatNodes(const nlohmann::json& nodes) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& n : ListOf(nodes, "nodes")) {
@@ -203,6 +219,7 @@ std::string FormatNodes(const nlohmann::json& nodes) {
   if (nodes.is_object() && nodes.contains("jobs_run_as_text")) {
     out += "jobs: " + Str(nodes, "jobs_run_as_text") + "\n";
   }
+  out += YourLimits(nodes);
   for (const auto& n : ListOf(nodes, "nodes")) {
     if (n.contains("unavailable") && n["unavailable"].is_string()) {
       out += Str(n, "name") + " takes no new jobs: " + Str(n, "unavailable") + "\n";

@@ -132,6 +132,19 @@ TEST(ClientFormatTest, NodesSayWhyANodeTakesNoNewJobs) {
             "since 2026-11-30T08:52:03Z\n");
 }
 
+TEST(ClientFormatTest, NodesSayWhatTheCallerMayAskFor) {
+  const auto nodes = nlohmann::json::parse(R"J({"nodes": [{"name": "n0", "pool": "local",
+    "gpu_model": "gpu", "gpus": 1, "free_gpus": 1, "jobs": []}], "limits": {"yours": {
+    "user": "bob", "team": "ml", "admin": false, "max_urgency": "normal", "waiting_jobs": 3,
+    "max_waiting_jobs_per_user": 10000, "team_waiting_jobs": 7, "max_waiting_jobs_per_team":
+    50000, "max_tasks_per_submission": 10000}}})J");
+  EXPECT_EQ(FormatNodes(nodes),
+            "NODE  POOL   MODEL  GPUS  FREE  JOBS\n"
+            "n0    local  gpu    1     1     -\n"
+            "your limits: urgency up to normal; 3 of 10000 waiting jobs (team ml: 7 of 50000); "
+            "10000 tasks per submission\n");
+}
+
 TEST(ClientFormatTest, HeldIdleJobsAsATable) {
   const auto held = nlohmann::json::parse(R"J({"threshold": 0.1, "window_s": 1800, "jobs": [
     {"id": 4, "name": "train", "user": "alice", "team": "vision",

@@ -19,6 +19,12 @@ void AddPlaceOptions(CLI::App& app, DaemonOptions* o) {
                  "A cluster file (the YAML the simulator reads, docs/cluster-file.md): pools and "
                  "nodes; the GPUs found are handed to its local nodes in order. Default: one pool "
                  "'local' of every GPU found");
+  app.add_option("--limits", o->limits_path,
+                 "A limits file: who may ask for what (urgency ceilings, caps on waiting jobs "
+                 "and tasks per submission, how long finished jobs' details are kept), the "
+                 "limits: section of a cluster file on its own, for a daemon without one "
+                 "(docs/operating.md). Default: the --config file's limits:, else squeeze's "
+                 "defaults");
   app.add_option("--listen", o->listen, "HOST:PORT to serve the API on (port 0 = any free one)")
       ->capture_default_str();
   app.add_option("--web-dir", o->web_dir,

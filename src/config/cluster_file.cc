@@ -26,10 +26,14 @@ bool LooksLikeCsv(std::string_view text) {
 
 }  // namespace
 
+bool IsCsvClusterFile(const std::string& path, std::string_view text) {
+  return HasCsvExtension(path) || LooksLikeCsv(text);
+}
+
 Result<ClusterSpec> LoadClusterFile(const std::string& path) {
   const Result<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status().WithContext("cluster file");
-  if (HasCsvExtension(path) || LooksLikeCsv(*text)) return ParseClusterCsv(*text, path);
+  if (IsCsvClusterFile(path, *text)) return ParseClusterCsv(*text, path);
   return ParseClusterYaml(*text, path);
 }
 

@@ -23,6 +23,8 @@
 //           labels: {rack: r1}
 //         - count: 4           # a group of identical nodes named a100-0 .. a100-3;
 //           name_prefix: a100- # name_prefix defaults to "<pool name>-"
+//   limits: {max_urgency: normal}  # optional: who may ask for what on squeeze serve
+//                                  # (config/job_limits.h; checked here, read by LoadJobLimits)
 //
 // Unknown keys are errors (they are usually typos). A node entry has either `name` or `count`
 // (with an optional `name_prefix`), never both a name and a count other than 1.
@@ -45,6 +47,9 @@ namespace squeeze {
 // Reads the file at `path`: CSV if its name ends in ".csv" (any case) or its first line is a
 // CSV header starting with "pool,", YAML otherwise. Error messages start with `path`.
 Result<ClusterSpec> LoadClusterFile(const std::string& path);
+
+// Whether the file at `path` holding `text` is read as CSV (else YAML).
+bool IsCsvClusterFile(const std::string& path, std::string_view text);
 
 // Parse text already in memory; `source` (a file name, or any label) starts every error message.
 Result<ClusterSpec> ParseClusterYaml(std::string_view text, const std::string& source);

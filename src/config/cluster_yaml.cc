@@ -19,7 +19,8 @@
 namespace squeeze {
 namespace cluster_yaml {
 
-constexpr std::string_view kRootKeys[] = {"pools", "region_links", "region_price_factors"};
+constexpr std::string_view kRootKeys[] = {"pools", "region_links", "region_price_factors",
+                                          "limits"};
 constexpr std::string_view kPoolKeys[] = {"name",    "kind",         "region",
                                           "price_per_gpu_hour", "monthly_cost", "backend",
                                           "slurm",   "spot",         "colocation",
@@ -292,6 +293,8 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
   }
   if (Status s = ReadRegionLinks(f, spec); !s.ok()) return s;
   if (Status s = ReadPriceFactors(f, spec); !s.ok()) return s;
+  JobLimits limits;  // squeeze serve's (LoadJobLimits); checked here for every reader
+  if (Status s = ReadLimits(f, limits); !s.ok()) return s;
   if (Status s = spec.Validate(); !s.ok()) return s.WithContext(source_);
   return spec;
 }
@@ -299,22 +302,10 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
 }  // namespace cluster_yaml
 
 Result<ClusterSpec> ParseClusterYaml(std::string_view text, const std::string& source) {
-  try {
-    const YamlDocuments docs = LoadYamlDocuments(std::string(StripBom(text)));
-    if (docs.count > 1) {
-      return Status::Error(source + ":" + std::to_string(docs.second.line + 1) +
-                           ": holds more than one YAML document; expected one");
-    }
-    if (docs.count == 0 || docs.first.IsNull()) {
-      return Status::Error(source + ": the file is empty; expected a map with key 'pools'");
-    }
-    return cluster_yaml::ClusterYamlReader(source).Read(docs.first);
-  } catch (const YAML::ParserException& e) {
-    return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    return Status::Error(source + ": cannot read the YAML: " + std::string(e.what()));
-  }
+  return ReadOneYamlDocument<ClusterSpec>(
+      text, source, "a map with key 'pools'", [&source](const YAML::Node& root) {
+        return cluster_yaml::ClusterYamlReader(source).Read(root);
+      });
 }
 
 }  // namespace squeeze

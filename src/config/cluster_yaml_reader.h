@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/job_limits.h"
 #include "core/cluster_spec.h"
 #include "core/status.h"
 
@@ -88,6 +89,9 @@ class ClusterYamlReader {
   explicit ClusterYamlReader(const std::string& source) : source_(source) {}
 
   Result<ClusterSpec> Read(const YAML::Node& root);
+  // cluster_yaml_limits.cc: the root's `limits` (who may ask for what on squeeze serve); `out`
+  // keeps squeeze's defaults for what it does not set.
+  Status ReadLimits(const Fields& root, JobLimits& out) const;
 
  private:
   Status Error(const YAML::Node& at, const std::string& path, const std::string& message) const;
@@ -116,6 +120,10 @@ class ClusterYamlReader {
   Status ReadPriceFactors(const Fields& f, ClusterSpec& spec) const;
   Status ReadDuration(const Fields& f, std::string_view key, const std::string& path,
                       Time& out) const;
+  // The settings among `f` (read with the keys of its level).
+  Status ReadLimitSettings(const Fields& f, const std::string& path, JobLimitSettings& out) const;
+  Status ReadLimitEntries(const Fields& f, std::string_view key, bool user_entries,
+                          std::map<std::string, JobLimitSettings>& out) const;
   Status ReadNodeEntry(const YAML::Node& node, const std::string& path, const std::string& pool,
                        ClusterSpec& spec);
   Status AddNode(NodeSpec node, const YAML::Node& at, const std::string& path, ClusterSpec& spec);

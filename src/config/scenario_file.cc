@@ -346,23 +346,9 @@ ScenarioSettings ResolveVariant(const Scenario& scenario, const ScenarioVariant&
 
 Result<Scenario> ParseScenarioYaml(std::string_view text, const std::string& source,
                                    const std::string& base_dir) {
-  try {
-    const YamlDocuments docs = LoadYamlDocuments(std::string(StripBom(text)));
-    if (docs.count > 1) {
-      return Status::Error(source + ":" + std::to_string(docs.second.line + 1) +
-                           ": holds more than one YAML document; expected one");
-    }
-    if (docs.count == 0 || docs.first.IsNull()) {
-      return Status::Error(source + ": the file is empty; expected a map with keys 'trace' and "
-                                    "'variants'");
-    }
-    return ScenarioReader(source, base_dir).Read(docs.first);
-  } catch (const YAML::ParserException& e) {
-    return Status::Error(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    return Status::Error(source + ": cannot read the YAML: " + std::string(e.what()));
-  }
+  return ReadOneYamlDocument<Scenario>(
+      text, source, "a map with keys 'trace' and 'variants'",
+      [&](const YAML::Node& root) { return ScenarioReader(source, base_dir).Read(root); });
 }
 
 Result<Scenario> LoadScenarioFile(const std::string& path) {

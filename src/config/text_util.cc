@@ -54,6 +54,16 @@ std::vector<std::string> SplitList(std::string_view s, char sep) {
   return out;
 }
 
+bool IsPlainName(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;

@@ -22,6 +22,8 @@ std::optional<int64_t> ParseInt64(std::string_view s);
 std::vector<std::string> SplitList(std::string_view s, char sep);
 // A finite decimal number (e.g. "2", "0.5", "1e-3"), nothing else; nullopt if not one.
 std::optional<double> ParseDouble(std::string_view s);
+// A user's or a team's name as tokens and limits take them: 1 to 64 of A-Z a-z 0-9 . _ -.
+bool IsPlainName(std::string_view s);
 // Edit distance counting insertions, deletions, substitutions and swaps of adjacent bytes
 // (optimal string alignment).
 size_t EditDistance(std::string_view a, std::string_view b);

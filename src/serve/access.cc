@@ -1,5 +1,7 @@
 #include "serve/access.h"
 
+#include "config/text_util.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,15 +20,7 @@ namespace {
 
 std::string TokensPath(const std::string& dir) { return dir + "/tokens"; }
 
-bool ValidName(std::string_view s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
+bool ValidName(std::string_view s) { return IsPlainName(s); }
 
 Result<std::string> RandomToken() {
   std::array<unsigned char, 32> bytes{};

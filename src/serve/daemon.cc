@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "config/cluster_file.h"
+#include "config/job_values.h"
+#include "config/job_limits.h"
 #include "config/policy_settings.h"
 #include "exec/run_tracking.h"
 #include "exec/command_runner.h"
@@ -29,6 +31,7 @@
 #include "serve/local_users.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
+#include "serve/store_purger.h"
 #include "serve/web_dir.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
@@ -228,6 +231,28 @@ std::unique_ptr<GpuSampler> StartSampler(const LocalCluster& cluster, const Daem
   return sampler;
 }
 
+std::string Mib(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+// Finished jobs' details purged after the retention, on a thread of its own (store_purger.h).
+StorePurger MakePurger(JobStore& store, Time retention, QueueService& service) {
+  StorePurgerOptions po;
+  po.retention = retention;
+  po.interval = PurgeInterval(retention);
+  return StorePurger(
+      store, po, Now,
+      [&service](const StorePurger::Round& r) {
+        service.DetailsPurged();
+        Say("store: purged the details of " + std::to_string(r.purged) +
+            " finished jobs that ended before " + FormatDateTime(r.before) + "; the store " +
+            Mib(r.bytes_before) + " before, " + Mib(r.bytes_after) + " after");
+      },
+      [](const std::string& line) { Say(line); });
+}
+
 // Wakes the daemon's loop early (a submission, a capacity call, a stop signal).
 struct Waker {
   std::mutex mu;
@@ -370,12 +395,15 @@ int RunDaemon(const DaemonOptions& options) {
   if (!policy.ok()) return fail(policy.status());
   auto cluster = FindCluster(options);
   if (!cluster.ok()) return fail(cluster.status());
+  auto limits = LoadJobLimits(options.config_path, options.limits_path);
+  if (!limits.ok()) return fail(limits.status());
   auto admin = EnsureAdminToken(dir, self->name);
   if (!admin.ok()) return fail(admin.status());
   auto tokens = LiveTokens::Load(dir);
   if (!tokens.ok()) return fail(tokens.status());
-  auto store = JobStore::Open(dir, JobStore::Options{options.fsync_each_commit});
+  auto store = JobStore::Open(dir, JobStore::Options{options.fsync_each_commit, true});
   if (!store.ok()) return fail(store.status());
+  if (!(*store)->open_note().empty()) Say((*store)->open_note());
   auto samples = GpuSampleStore::Open(dir, GpuSampleStore::Options());
   if (!samples.ok()) return fail(samples.status());
 
@@ -387,14 +415,17 @@ int RunDaemon(const DaemonOptions& options) {
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());
   auto slurm_executors = StartSlurmExecutors(*cluster, dir, options, **queue);
+  if (Status s = (*queue)->CountWaitingInStore(); !s.ok()) return fail(s);
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
   Say("processes: " + tracking->description);
+  Say("job limits: " + limits->Describe());
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });
-  QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get());
+  QueueService service(dir, **store, **queue, Now, [&] { waker.Wake(); }, samples->get(),
+                       *limits);
   LocalUsers local_users(**tokens, options.admin_group, o.queue.run_as, geteuid());
   ApiServer api(service, **tokens, api_options, &local_users, Say);
   if (Status s = api.Start(); !s.ok()) {
@@ -421,9 +452,12 @@ int RunDaemon(const DaemonOptions& options) {
   // up the scheduling thread.
   (*queue)->PollInBackground(Now);
   std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
+  StorePurger purger = MakePurger(**store, limits->purge_job_details_after, service);
+  purger.Start();
   std::thread signals([&] { WaitForStopSignal(stop_signals, waker); });
   RunLoop(**queue, **samples, waker);
   StopDispatch(**queue);
+  purger.Stop();
   if (sampler) sampler->Stop();
   api.Stop();
   signals.join();

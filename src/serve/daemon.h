@@ -17,6 +17,7 @@ namespace squeeze {
 struct DaemonOptions {
   std::string data_dir;       // DIR
   std::string config_path;    // a cluster file; empty = one local pool of the GPUs found
+  std::string limits_path;    // a limits file (config/job_limits.h); empty = the cluster file's
   std::string listen = "127.0.0.1:8642";
   std::string virtual_gpus;   // "N" or "N:MODEL"; empty = find real ones
   std::string nvidia_smi = "nvidia-smi";

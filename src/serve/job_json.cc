@@ -107,6 +107,9 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["last_checkpoint"] = TimeOrNull(job.last_checkpoint);
   j["run_gpus"] = job.gpus;
   j["run_nodes"] = run_nodes;
+  // Its command, environment, paths and all but the accounting events were purged then
+  // (the retention of limits:); null while they are kept.
+  j["details_purged_at"] = TimeOrNull(job.details_purged_at);
   return j;
 }
 

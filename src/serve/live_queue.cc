@@ -180,6 +180,8 @@ void LiveQueue::DrainInbox(Time now) {
     std::lock_guard lock(inbox_mu_);
     batch.swap(inbox_);
   }
+  // They are counted as waiting at the next publication; their reservations end then.
+  for (const StoredJob& stored : batch) waiting_.Arrived(stored.owner, stored.request.spec.team);
   // In id order (the order they were stored in), after those deferred before: a job comes
   // after those it may depend on.
   std::vector<StoredJob> arrived(std::make_move_iterator(deferred_.begin()),

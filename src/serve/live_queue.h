@@ -42,6 +42,7 @@
 #include "serve/outbox.h"
 #include "serve/reason_text.h"
 #include "serve/run_as.h"
+#include "serve/waiting_counts.h"
 #include "serve/why_forecasts.h"
 #include "sim/forecast_start.h"
 #include "store/job_store.h"
@@ -125,6 +126,14 @@ class LiveQueue {
   const RunAsPolicy& run_as() const { return options_.run_as; }
   // A job the store has just accepted; it is queued at the next step.
   void Add(const StoredJob& job);
+  // How many jobs of each owner and team wait (pending or held), for the caps on waiting jobs:
+  // a submission reserves its jobs there before they are stored. Recounted at each
+  // publication. Thread-safe.
+  WaitingCounts& waiting() const { return waiting_; }
+  // At a daemon's start, before Recover: the store's waiting jobs counted by owner and team
+  // (one query), so that the caps hold while the queue is taken back (the API answers during
+  // the recovery); the publications count them again from Recover on.
+  Status CountWaitingInStore();
   // Executor events, due retries, one cycle and its decisions. Returns when to step next.
   Time Step(Time now);
   // A step, but only when the backends report something (a run ended, a checkpoint came):
@@ -373,6 +382,8 @@ class LiveQueue {
   nlohmann::json BuildHeldIdleJson() const;
   Gauges BuildGauges() const;
   std::unordered_map<JobId, std::string_view> BuildReasons() const;
+  // The waiting jobs (not running, not on their way out) by owner and by team, into waiting_.
+  void RecountWaiting() const;
   void Publish() const;
   std::shared_ptr<const ReadView> View() const;
   // Publishes when it goes out of scope (declared after the lock on mu_, so while it is held).
@@ -437,6 +448,8 @@ class LiveQueue {
 
   mutable std::mutex inbox_mu_;
   std::deque<StoredJob> inbox_;
+  mutable WaitingCounts waiting_;  // thread-safe; recounted under mu_ (RecountWaiting)
+  std::atomic<bool> waiting_from_store_{false};  // CountWaitingInStore's, until Recover
 };
 
 }  // namespace squeeze

@@ -18,6 +18,7 @@
 #include "exec/run_files.h"
 #include "serve/live_queue.h"
 #include "serve/queue_service.h"
+#include "serve/testing/run_sweeper.h"
 
 namespace squeeze {
 namespace {
@@ -45,12 +46,7 @@ class LiveQueueLinksTest : public ::testing::Test {
   void TearDown() override {
     service_.reset();
     queue_.reset();
-    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
-    if (auto runs = sweeper.Reattach(); runs.ok()) {
-      for (const RunInfo& r : *runs) {
-        if (!r.exit) kill(-r.pgid, SIGKILL);
-      }
-    }
+    ::squeeze::testing::KillRunsLeftIn(dir_.path());
   }
 
   // Submits a job's JSON (the workdir is the test's); returns the answer's value.

@@ -60,6 +60,7 @@ constexpr size_t kBatchRows = 1024;
 
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
   std::lock_guard lock(mu_);
+  waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
   PublishAtExit publish{*this};
   RecoverySummary summary;
   std::map<JobId, std::pair<RunInfo, Executor*>> run_of;

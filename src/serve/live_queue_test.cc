@@ -24,6 +24,7 @@
 #include "exec/run_files.h"
 #include "exec/unix_account.h"
 #include "serve/queue_service.h"
+#include "serve/testing/run_sweeper.h"
 
 namespace squeeze {
 namespace {
@@ -35,12 +36,7 @@ class LiveQueueTest : public ::testing::Test {
   void SetUp() override { store_ = std::move(JobStore::Open(dir_.path()).value()); }
   void TearDown() override {
     // Kill whatever a failed test left running.
-    LocalExecutor sweeper(ExecutorOptions{dir_.path(), "", 5000});
-    if (auto runs = sweeper.Reattach(); runs.ok()) {
-      for (const RunInfo& r : *runs) {
-        if (!r.exit) kill(-r.pgid, SIGKILL);
-      }
-    }
+    ::squeeze::testing::KillRunsLeftIn(dir_.path());
   }
 
   // Scheduling seconds pass 20 times as fast as real ones (StepUntil): a stop grace of 5 is

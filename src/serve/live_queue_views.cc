@@ -181,7 +181,36 @@ LiveQueue::Gauges LiveQueue::BuildGauges() const {
   return g;
 }
 
+Status LiveQueue::CountWaitingInStore() {
+  auto counts = store_.CountWaiting();
+  if (!counts.ok()) return counts.status();
+  WaitingCounts::ByName by_user, by_team;
+  for (const WaitingByOwner& c : *counts) {
+    by_user[c.owner] += c.jobs;
+    by_team[c.team] += c.jobs;
+  }
+  waiting_from_store_ = true;
+  waiting_.Rebase(std::move(by_user), std::move(by_team));
+  return Status::Ok();
+}
+
+void LiveQueue::RecountWaiting() const {
+  if (waiting_from_store_) return;  // a publication before Recover knows none of them
+  WaitingCounts::ByName by_user, by_team;
+  auto count = [&](const std::string& owner, const std::string& team) {
+    ++by_user[owner];
+    ++by_team[team];
+  };
+  for (const auto& [id, job] : jobs_) {
+    const Job* j = scheduler_->Find(id);
+    if (j == nullptr || !j->IsActive()) count(job.owner, job.request.spec.team);
+  }
+  for (const StoredJob& stored : deferred_) count(stored.owner, stored.request.spec.team);
+  waiting_.Rebase(std::move(by_user), std::move(by_team));
+}
+
 void LiveQueue::Publish() const {
+  RecountWaiting();
   auto view = std::make_shared<ReadView>();
   view->generation = ++generation_;  // under mu_: the state a forecast was made of has changed
   view->nodes = BuildNodesJson();

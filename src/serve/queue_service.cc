@@ -64,13 +64,15 @@ void HandToQueue(LiveQueue& queue, JobId id, JobRequest request, const std::stri
 
 QueueService::QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
                            std::function<Time()> clock, std::function<void()> wake,
-                           GpuSampleStore* samples)
+                           GpuSampleStore* samples, JobLimits limits)
     : data_dir_(std::move(data_dir)),
       store_(store),
       queue_(queue),
       clock_(std::move(clock)),
       wake_(std::move(wake)),
-      samples_(samples) {}
+      samples_(samples),
+      admission_(std::move(limits), queue.waiting()) {}
+
 
 ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   const Time now = clock_();
@@ -81,6 +83,14 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   if (spec.team != who.team && !who.admin) {
     return ApiResult::Fail(403, "team: you are in team '" + who.team + "', not '" + spec.team +
                                     "'; only an admin submits for another team");
+  }
+  // Who may ask for what, before anything costly: the urgency, an array's size.
+  const int64_t tasks = std::max(1, request->array_size);
+  if (Status s = admission_.CheckUrgency(who, spec.team, spec.urgency); !s.ok()) {
+    return ApiResult::Fail(403, s.message());
+  }
+  if (Status s = admission_.CheckTasks(who, spec.team, tasks, request->array); !s.ok()) {
+    return ApiResult::Fail(403, s.message());
   }
   if (Status s = CheckFitsCluster(spec, queue_.cluster().spec); !s.ok()) {
     return ApiResult::Fail(400, s.message());
@@ -96,8 +106,7 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
     // Each task keeps the jobs its dependency names: an array after an array multiplies them.
     size_t named = 0;
     for (const Dependency& d : spec.dependencies) named += d.jobs.size();
-    const size_t tasks = std::max(1, request->array_size);
-    if (named * tasks > kMaxDependencyLinks) {
+    if (named * static_cast<size_t>(tasks) > kMaxDependencyLinks) {
       return ApiResult::Fail(400, "dependency: " + std::to_string(tasks) + " tasks each naming " +
                                       std::to_string(named) + " jobs is more than " +
                                       std::to_string(kMaxDependencyLinks) +
@@ -105,9 +114,16 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
                                       "ID_TASK) or split the array");
     }
   }
+  // Last, as the jobs are counted as waiting from here on (given back if they are not stored).
+  if (Status s = admission_.ReserveWaiting(who, spec.team, tasks); !s.ok()) {
+    return ApiResult::Fail(403, s.message());
+  }
   if (!request->array.empty()) return SubmitArray(who, std::move(request).value(), now);
   auto id = store_.Submit(*request, who.user, now);
-  if (!id.ok()) return ApiResult::Fail(500, "not stored: " + id.status().message());
+  if (!id.ok()) {
+    admission_.Unreserve(who, spec.team, 1);
+    return ApiResult::Fail(500, "not stored: " + id.status().message());
+  }
   HandToQueue(queue_, *id, std::move(request).value(), who.user, now);
   wake_();
   return ApiResult::Ok({{"id", *id}});
@@ -161,7 +177,10 @@ Result<int64_t> QueueService::ArrayTaskId(int64_t array, int task) {
 // index in its environment as Slurm gives it, then handed to the queue.
 ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Time now) {
   auto spec = ParseArraySpec(request.array);
-  if (!spec.ok()) return ApiResult::Fail(400, spec.status().message());
+  if (!spec.ok()) {
+    admission_.Unreserve(who, request.spec.team, std::max(1, request.array_size));
+    return ApiResult::Fail(400, spec.status().message());
+  }
   const std::vector<int>& tasks = spec->tasks;
   request.array_size = static_cast<int>(tasks.size());
   request.spec.array_limit = spec->limit;
@@ -184,7 +203,10 @@ ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Ti
     return r;
   };
   auto first = store_.SubmitArray(tasks.size(), make, who.user, now);
-  if (!first.ok()) return ApiResult::Fail(500, "not stored: " + first.status().message());
+  if (!first.ok()) {
+    admission_.Unreserve(who, request.spec.team, std::max(1, request.array_size));
+    return ApiResult::Fail(500, "not stored: " + first.status().message());
+  }
   for (size_t i = 0; i < tasks.size(); ++i) {
     HandToQueue(queue_, *first + static_cast<JobId>(i), make(*first, i), who.user, now);
   }
@@ -312,6 +334,9 @@ ApiResult QueueService::Get(const Principal& who, int64_t id) {
 
 ApiResult QueueService::Control(const Principal& who, int64_t id, const std::string& action,
                                 const std::string& body) {
+  if (action == "update") {  // an array's answer would be a 409 of its first task's 403
+    if (std::optional<ApiResult> refused = UrgencyRefused(who, id, body)) return *refused;
+  }
   auto job = store_.Get(id);
   if (!job.ok() || job->request.spec.array_id != id || job->request.array_size <= 0) {
     return ControlTask(who, id, action, body);
@@ -343,6 +368,9 @@ ApiResult QueueService::Control(const Principal& who, int64_t id, const std::str
 ApiResult QueueService::ControlTask(const Principal& who, int64_t id, const std::string& action,
                                     const std::string& body) {
   const Time now = clock_();
+  if (action == "update") {
+    if (std::optional<ApiResult> refused = UrgencyRefused(who, id, body)) return *refused;
+  }
   ApiResult r = action == "hold"      ? queue_.Hold(who, id, now)
                 : action == "release" ? queue_.Release(who, id, now)
                 : action == "requeue" ? queue_.Requeue(who, id, now)
@@ -542,7 +570,7 @@ ApiResult QueueService::ReadLog(const Principal& who, int64_t id,
                         {"text", read.text}});
 }
 
-ApiResult QueueService::Nodes(const Principal& who) { return ApiResult::Ok(queue_.NodesJson()); }
+
 
 ApiResult QueueService::Pools(const Principal& who) { return ApiResult::Ok(queue_.PoolsJson()); }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "config/job_limits.h"
+#include "serve/admission.h"
 #include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/live_queue.h"
@@ -21,10 +23,11 @@ namespace squeeze {
 class QueueService : public JobService {
  public:
   // `clock` gives now (seconds since the epoch); `wake` tells the daemon's loop to step.
-  // `samples` keeps the utilization telemetry reports; null: not kept.
+  // `samples` keeps the utilization telemetry reports; null: not kept. `limits`: who may ask
+  // for what (admission.h), applied at submit and update.
   QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,
                std::function<Time()> clock, std::function<void()> wake,
-               GpuSampleStore* samples = nullptr);
+               GpuSampleStore* samples = nullptr, JobLimits limits = JobLimits());
 
   ApiResult Submit(const Principal& who, const std::string& body) override;
   ApiResult List(const Principal& who, const std::map<std::string, std::string>& query) override;
@@ -53,6 +56,10 @@ class QueueService : public JobService {
   ApiResult Telemetry(const Principal& who, const std::string& body) override;
   std::string MetricsText() override;
 
+  // Finished jobs' details were purged from the store (store_purger.h): what listings kept
+  // written of finished jobs is dropped.
+  void DetailsPurged();
+
   // Telemetry already checked, from POST /v1/telemetry or the daemon's own sampling: applied to
   // the queue (inference loads, held-but-idle runs), and the utilization and memory stored.
   ApiResult ApplyReadings(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
@@ -66,6 +73,9 @@ class QueueService : public JobService {
   // tasks, ID_TASK for one. Errors name the job that does not exist.
   Result<ResolvedDependency> ResolveDependency(const std::string& text);
   ApiResult SubmitArray(const Principal& who, JobRequest request, Time now);
+  // A 403 for an update that raises the caller's own job's urgency above their ceiling.
+  std::optional<ApiResult> UrgencyRefused(const Principal& who, int64_t id,
+                                          const std::string& body);
   // A task's array as "array_progress": its tasks by state.
   void AddArrayProgress(const StoredJob& job, nlohmann::json& out);
   // A waiting job's REASON code (LiveQueue::ReasonCode) as "reason_code".
@@ -91,6 +101,7 @@ class QueueService : public JobService {
   std::function<Time()> clock_;
   std::function<void()> wake_;
   GpuSampleStore* samples_;
+  Admission admission_;
 };
 
 }  // namespace squeeze

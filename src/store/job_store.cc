@@ -7,7 +7,7 @@
 namespace squeeze {
 namespace {
 
-constexpr int64_t kSchemaVersion = 3;
+constexpr int64_t kSchemaVersion = 4;
 constexpr size_t kMaxBatch = 1024;
 
 constexpr const char* kSchema = R"sql(
@@ -33,7 +33,8 @@ CREATE TABLE jobs (
   not_before INTEGER,
   waited INTEGER NOT NULL DEFAULT 0,
   ran INTEGER NOT NULL DEFAULT 0,
-  held INTEGER NOT NULL DEFAULT 0);
+  held INTEGER NOT NULL DEFAULT 0,
+  purged_at INTEGER);
 CREATE INDEX jobs_by_state ON jobs(state, id);
 CREATE INDEX jobs_by_owner ON jobs(owner, id);
 CREATE INDEX jobs_by_team ON jobs(team, id);
@@ -44,6 +45,12 @@ CREATE TABLE events (
   kind TEXT NOT NULL,
   text TEXT NOT NULL);
 CREATE INDEX events_by_job ON events(job_id, seq);
+)sql";
+
+// The finished jobs whose details are still kept, by when they ended (job_store_purge.cc).
+constexpr const char* kPurgeIndex = R"sql(
+CREATE INDEX jobs_to_purge ON jobs(ended_at)
+  WHERE purged_at IS NULL AND state IN ('done', 'failed', 'cancelled', 'timeout');
 )sql";
 
 constexpr const char* kNodeEventsTable = R"sql(
@@ -78,6 +85,9 @@ UPDATE jobs SET ran=MAX(0, ended_at - started_at)
   WHERE started_at IS NOT NULL AND ended_at IS NOT NULL;
 )sql";
 
+// 3 -> 4: when a finished job's details were purged (the retention of limits:).
+constexpr const char* kMigrate3To4 = "ALTER TABLE jobs ADD COLUMN purged_at INTEGER;";
+
 // What a run that ends at ?3 adds to `ran` (nothing when no run is open).
 constexpr const char* kRunTime =
     "ran=ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL THEN MAX(0, ?3-started_at) "
@@ -92,13 +102,7 @@ Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
   return s;
 }
 
-Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) {
-  auto stmt = db.Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  auto row = stmt->Step();
-  if (!row.ok()) return row.status();
-  return *row ? stmt->Int(0) : int64_t{0};
-}
+Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) { return db.QueryInt(sql); }
 
 Status SetPragmas(SqliteDb& db, bool fsync_each_commit) {
   auto stmt = db.Prepare("PRAGMA journal_mode=WAL");
@@ -129,11 +133,15 @@ Status EnsureSchema(SqliteDb& db) {
     if (*version == 0) {
       if (Status s = db.Exec(kSchema); !s.ok()) return s;
     } else {
-      if (*version == 1) {  // 1 -> 2: retries with back-off
+      if (*version <= 1) {  // 1 -> 2: retries with back-off
         if (Status s = db.Exec(kMigrate1To2); !s.ok()) return s;
       }
-      if (Status s = db.Exec(kMigrate2To3); !s.ok()) return s;  // the summed waits
+      if (*version <= 2) {  // 2 -> 3: the summed waits
+        if (Status s = db.Exec(kMigrate2To3); !s.ok()) return s;
+      }
+      if (Status s = db.Exec(kMigrate3To4); !s.ok()) return s;  // purged details
     }
+    if (Status s = db.Exec(kPurgeIndex); !s.ok()) return s;
     return db.Exec("INSERT INTO schema_version(version) VALUES (" +
                    std::to_string(kSchemaVersion) + ")");
   });
@@ -189,20 +197,32 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
   const std::string path = (std::filesystem::path(data_dir) / "squeeze.db").string();
   auto writer = SqliteDb::Open(path);
   if (!writer.ok()) return writer.status();
+  // A new store gives the pages purged jobs free back to the file system (ReclaimFreePages);
+  // on an existing one this changes nothing until a VACUUM (ConvertToIncrementalVacuum).
+  if (Status s = (*writer)->Exec("PRAGMA auto_vacuum=INCREMENTAL"); !s.ok()) return s;
   if (Status s = SetPragmas(**writer, options.fsync_each_commit); !s.ok()) {
     return s.WithContext("opening job store");
   }
+  // The WAL file is cut back to 64 MiB after a checkpoint that emptied it (a purge's or a
+  // conversion's rewrite can make it large once).
+  if (Status s = (*writer)->Exec("PRAGMA journal_size_limit=67108864"); !s.ok()) return s;
+  // A purge's batch goes through a temporary table: in memory, not a file.
+  if (Status s = (*writer)->Exec("PRAGMA temp_store=MEMORY"); !s.ok()) return s;
   if (Status s = EnsureSchema(**writer); !s.ok()) return s.WithContext("opening job store");
   if (Status s = AddDetailColumns(**writer); !s.ok()) return s.WithContext("opening job store");
   // Not part of the versioned schema: an older squeeze leaves it alone.
   if (Status s = (*writer)->Exec(kNodeEventsTable); !s.ok()) {
     return s.WithContext("opening job store");
   }
+  std::string note;
+  if (options.reclaim_space) note = ConvertToIncrementalVacuum(**writer);
   auto reader = SqliteDb::Open(path);
   if (!reader.ok()) return reader.status();
   if (Status s = (*reader)->Exec("PRAGMA query_only=1"); !s.ok()) return s;
-  return std::unique_ptr<JobStore>(
+  auto store = std::unique_ptr<JobStore>(
       new JobStore(path, std::move(writer).value(), std::move(reader).value()));
+  store->open_note_ = std::move(note);
+  return store;
 }
 
 JobStore::JobStore(std::string path, std::unique_ptr<SqliteDb> writer,

@@ -37,6 +37,12 @@ struct ListFilter {
   std::function<bool(const StoredJob&)> wants_request;
 };
 
+struct WaitingByOwner {
+  std::string owner;
+  std::string team;
+  int64_t jobs = 0;
+};
+
 // How a run ended and what becomes of the job, recorded in one transaction.
 struct RunEnd {
   int exit_code = 0;  // 128 + signal for a run a signal ended
@@ -57,6 +63,10 @@ class JobStore {
     // loss). false: synchronous=NORMAL, the WAL is written but fsynced only at checkpoints
     // (survives a crash or kill -9 of the daemon, may lose the last commits on power loss).
     bool fsync_each_commit = true;
+    // true (the daemon): a store made by a squeeze from before purges (no incremental
+    // auto_vacuum) is converted at open, once, by a VACUUM, so that the space purged jobs
+    // free goes back to the file system. A failed conversion is not an error (open_note).
+    bool reclaim_space = false;
   };
 
   static Result<std::unique_ptr<JobStore>> Open(const std::string& data_dir);
@@ -147,10 +157,34 @@ class JobStore {
   // error, the callback's included.
   Status ForEachUnfinished(const std::function<Status(StoredJob&&)>& each);
   Result<std::map<JobState, int64_t>> CountByState();
+  // The waiting (pending, held included) jobs of each owner in each team.
+  Result<std::vector<WaitingByOwner>> CountWaiting();
   Result<std::vector<JobEvent>> Events(JobId id);
   // The submit, start, exit and end events (in store order, before `to`) of every job with an
   // event in [from, to) or still running: what the runs' history over that range needs.
   Result<std::vector<JobEvent>> RunEvents(Time from, Time to);
+
+  // job_store_purge.cc: the retention of finished jobs' details (config/job_limits.h).
+  // Up to `limit` finished jobs that ended before `before` and still have their details lose
+  // them, in one transaction: the request's command, environment, workdir, output paths,
+  // dependency and checkpoint store (the scheduling profile stays: name, team, GPUs, urgency,
+  // ...), and every event but the accounting ones (submit, start, exit, end: what history,
+  // cost and advise read); each gets a "purge" event and details_purged_at. The rows stay.
+  // Oldest ends first. Returns how many were purged.
+  Result<int> PurgeDetails(Time before, int limit, Time now, const std::string& why);
+  // Gives up to `pages` free pages back to the file system (incremental auto_vacuum; a store
+  // not in that mode keeps them for reuse). Returns the pages still free.
+  Result<int64_t> ReclaimFreePages(int64_t pages);
+  struct Space {
+    int64_t page_size = 0;
+    int64_t pages = 0;       // the database file's size in pages (the WAL not counted)
+    int64_t free_pages = 0;  // of them, unused
+    bool incremental_vacuum = false;
+  };
+  Result<Space> SpaceUsed();
+  // What the open did that the operator should hear of: the one-time conversion to incremental
+  // auto_vacuum and how long it took, or why it failed; empty when nothing.
+  const std::string& open_note() const { return open_note_; }
 
   const std::string& path() const { return path_; }
 
@@ -185,7 +219,11 @@ class JobStore {
   bool InBatch() const;
   Status EndBatch();
 
+  // The one-time VACUUM of Options::reclaim_space; what it did, for open_note.
+  static std::string ConvertToIncrementalVacuum(SqliteDb& db);
+
   const std::string path_;
+  std::string open_note_;
   std::mutex write_mu_;  // guards writer_
   std::atomic<std::thread::id> batch_thread_{};  // the thread of the open WriteBatch
   std::unique_ptr<SqliteDb> writer_;

@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
     "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
-    "ran, held, reason_detail FROM jobs ";
+    "ran, held, reason_detail, purged_at FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -54,6 +54,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.ran = row.Int(16);
   r.held = row.Int(17) != 0;
   r.reason_detail = ValidUtf8(row.Text(18));
+  r.details_purged_at = row.OptionalInt(19);
   return r;
 }
 
@@ -172,6 +173,20 @@ Result<std::map<JobState, int64_t>> JobStore::CountByState() {
     if (auto state = ParseJobState(stmt->Text(0))) counts[*state] = stmt->Int(1);
   }
   return counts;
+}
+
+Result<std::vector<WaitingByOwner>> JobStore::CountWaiting() {
+  std::lock_guard lock(read_mu_);
+  auto stmt = reader_->Prepare(
+      "SELECT owner, team, COUNT(*) FROM jobs WHERE state='pending' GROUP BY owner, team");
+  if (!stmt.ok()) return stmt.status();
+  std::vector<WaitingByOwner> out;
+  while (true) {
+    auto row = stmt->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    out.push_back({stmt->Text(0), stmt->Text(1), stmt->Int(2)});
+  }
 }
 
 namespace {

@@ -131,6 +131,14 @@ Result<SqliteStmt> SqliteDb::Prepare(const std::string& sql) {
   return SqliteStmt(db_, stmt, sql);
 }
 
+Result<int64_t> SqliteDb::QueryInt(const std::string& sql) {
+  auto stmt = Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  auto row = stmt->Step();
+  if (!row.ok()) return row.status();
+  return *row ? stmt->Int(0) : int64_t{0};
+}
+
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
 
 }  // namespace squeeze

@@ -62,6 +62,8 @@ class SqliteDb {
   // Runs one or more statements that return no rows the caller needs.
   Status Exec(const std::string& sql);
   Result<SqliteStmt> Prepare(const std::string& sql);
+  // The first column of the first row of `sql` (a count, a PRAGMA's value); 0 for no row.
+  Result<int64_t> QueryInt(const std::string& sql);
   int64_t Changes() const;
   const std::string& path() const { return path_; }
 

@@ -35,6 +35,9 @@ struct StoredJob {
   Time waited = 0;  // the waits before each run started so far, summed
   Time ran = 0;     // the ended runs' times, summed
   bool held = false;  // waiting, but not scheduled until released (squeeze hold)
+  // When its details (command, environment, ...) were purged after the retention; the rest
+  // of the row is kept for history and accounting.
+  std::optional<Time> details_purged_at;
 };
 
 // One line of a job's history, append-only.
