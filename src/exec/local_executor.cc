@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,15 +113,26 @@ Status SetOutputFiles(JobId id, int attempt, const JobRequest& request,
   return Status::Ok();
 }
 
-// Writes the run's spec to the supervisor's standard input (it reads it whole before it
-// detaches); a supervisor that died first is seen by WaitForRunRecord.
-void SendSpec(int fd, const std::string& spec) {
+// The run's spec in an anonymous file (memfd), whole and at its start before the fork: the
+// supervisor has all of it from the moment it exists, so a daemon killed right after the fork
+// leaves a run that starts, never one that waits for the rest of its spec. -1 on failure.
+int SpecFile(const std::string& spec) {
+  const int fd = memfd_create("squeeze-run-spec", MFD_CLOEXEC);
+  if (fd < 0) return -1;
   for (size_t done = 0; done < spec.size();) {
-    const ssize_t n = send(fd, spec.data() + done, spec.size() - done, MSG_NOSIGNAL);
+    const ssize_t n = write(fd, spec.data() + done, spec.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) {
+      close(fd);
+      return -1;
+    }
     done += static_cast<size_t>(n);
   }
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 ExitStatus LostExit() {
@@ -214,32 +225,29 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   } else {
     return Status::Error(what + ": cannot create " + starting + ": " + std::strerror(errno));
   }
-  int spec_pair[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, spec_pair) != 0) {
+  const int spec_fd = SpecFile(spec);
+  if (spec_fd < 0) {
     unlink(starting.c_str());
-    return Status::Error(what + ": cannot make a socket pair: " + std::strerror(errno));
+    return Status::Error(what + ": cannot hand the supervisor its spec: " + std::strerror(errno));
   }
   pid_t pid = fork();
   if (pid < 0) {
     unlink(starting.c_str());
-    close(spec_pair[0]);
-    close(spec_pair[1]);
+    close(spec_fd);
     return Status::Error(what + ": cannot fork: " + std::strerror(errno));
   }
   if (pid == 0) {  // only async-signal-safe calls from here to exec
     // The spec on stdin; nothing of the daemon's (API sockets, the store) reaches the
     // supervisor or the job: descriptors opened without O_CLOEXEC by libraries would otherwise
     // leak into the job and outlive the daemon.
-    dup2(spec_pair[1], 0);
+    dup2(spec_fd, 0);
     if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
       for (int fd = 3; fd < 65536; ++fd) close(fd);
     }
     execve(supervisor, argv.data(), envp.data());
     _exit(127);
   }
-  close(spec_pair[1]);
-  SendSpec(spec_pair[0], spec);
-  close(spec_pair[0]);
+  close(spec_fd);
   Result<RunRecord> record = WaitForRunRecord(pid, paths);
   unlink(starting.c_str());
   if (!record.ok()) return record.status().WithContext(what);
