@@ -17,7 +17,9 @@ steps of 0.5 s, a checkpoint every fifth of its steps and when asked); --high of
 by a seeded draw) are urgent: Slurm's high partition, squeeze's urgency high; the others are
 Slurm's low partition, squeeze's preemptible normal jobs.
 
-For each run: mean and p95 wait (first start - submit), mean JCT (end - submit), GPU
+For each run: jobs done, jobs Slurm killed at their --time (slurm-time: a job that runs longer
+than its trace duration, as on a loaded machine, is killed), jobs whose batch launch failed and
+that Slurm held (released by the harness, as a user would: relaunch), mean and p95 wait (first start - submit), mean JCT (end - submit), GPU
 utilization (allocated GPUs as squeue shows them every 2 s, over the make-span), preemptions
 (Slurm's requeues; squeeze's preemptions) and make-span (first submit to last end). Printed as a
 table, and as JSON with --json.
@@ -146,10 +148,16 @@ class Cluster:
 
 
 class Sampler:
-    """squeue --json every 2 s: each Slurm job's first start, end, restarts; allocated GPUs."""
+    """squeue --json every 2 s: each Slurm job's first start, end, restarts; allocated GPUs.
+    A job whose batch launch failed (slurmd did not start it within BatchStartTimeout, as on a
+    loaded machine) is requeued and held by Slurm; it is released, as the user or an admin
+    would, and counted (launch_failures), so that Slurm alone finishes what it was given
+    (squeeze's runs are left alone: squeeze cancels such a copy and queues the job again)."""
 
-    def __init__(self, cluster):
+    def __init__(self, cluster, release_held=False):
         self.cluster = cluster
+        self.release_held = release_held  # Slurm alone's runs only: squeeze handles its own
+        self.launch_failures = 0  # jobs released from "launch failed requeued held"
         self.jobs = {}        # Slurm id -> dict(name, submit, first_start, end, restarts, state)
         self.gpus_busy = []   # (time, allocated GPUs)
         self.stop = threading.Event()
@@ -169,6 +177,12 @@ class Sampler:
         except (ValueError, KeyError):
             return
         now, busy = time.time(), 0
+        held = [j["job_id"] for j in listed if self.release_held and j["job_state"] == "PENDING" and
+                "launch" in str(j.get("state_reason", "")).lower().replace("_", " ") and
+                "held" in str(j.get("state_reason", "")).lower()]
+        if held:
+            self.cluster.slurm(["scontrol", "release", *map(str, held)])
+            self.launch_failures += len(held)
         for j in listed:
             rec = self.jobs.setdefault(j["job_id"], {"name": j["name"], "submit": j["submit_time"],
                                                      "first_start": None, "end": None,
@@ -209,12 +223,14 @@ def replay(jobs, submit, timeout):
     return t0
 
 
-def summarize(waits, jcts, busy, first_submit, last_end, gpus_total, preemptions, done, n):
+def summarize(waits, jcts, busy, first_submit, last_end, gpus_total, preemptions, done, n,
+              timed_out=0, launch_failures=0):
     waits, jcts = sorted(waits), sorted(jcts)
     makespan = max(1e-9, last_end - first_submit)
     samples = [b for t, b in busy if first_submit <= t <= last_end]
     util = (sum(samples) / len(samples) / gpus_total) if samples else 0
-    return {"jobs_done": done, "jobs": n,
+    return {"jobs_done": done, "jobs": n, "jobs_timed_out": timed_out,
+            "launch_failures": launch_failures,
             "mean_wait_s": round(sum(waits) / len(waits), 1) if waits else None,
             "p95_wait_s": round(waits[min(len(waits) - 1, int(len(waits) * 0.95))], 1) if waits else None,
             "mean_jct_s": round(sum(jcts) / len(jcts), 1) if jcts else None,
@@ -233,7 +249,7 @@ def run_slurm(a, cluster, jobs, with_time):
                 "/ckpt/$SLURM_JOB_NAME\nmkdir -p $SQUEEZE_CHECKPOINT_DIR\n"
                 "[[ -s $SQUEEZE_CHECKPOINT_DIR/COMPLETE ]] && export SQUEEZE_RESUME=1\n"
                 f"exec bash {SOURCE}/examples/jobs/train-like.sh\n")
-    sampler = Sampler(cluster)
+    sampler = Sampler(cluster, release_held=True)
     sampler.thread.start()
     submitted = {}
     prefix = "time-" if with_time else "plain-"  # Slurm lists the last run's jobs too
@@ -267,13 +283,22 @@ def run_slurm(a, cluster, jobs, with_time):
     sampler.thread.join()
     sampler.look()
     recs = [r for r in sampler.jobs.values() if r["name"] in names]
+    left = [r["name"] for r in recs if r["state"] not in ENDED]
+    if left:  # what Slurm says of them, for the reader of a run that did not finish
+        out = cluster.slurm(["squeue", "-h", "-t", "all", "-o", "%i %j %T %r %S %e"])
+        print(f"not ended after {a.timeout:.0f} s: {', '.join(left)}\n" + "\n".join(
+            line for line in out.stdout.splitlines() if line.split()[1] in left), file=sys.stderr)
     waits = [r["first_start"] - r["submit"] for r in recs if r["first_start"]]
     jcts = [r["end"] - r["submit"] for r in recs if r["end"]]
     done = sum(1 for r in recs if r["state"] == "COMPLETED")
+    # Killed by Slurm at their --time: on a loaded machine a job's steps (and Slurm's own start
+    # of it) run longer than its true duration, and a limit set to that duration ends it.
+    timed_out = sum(1 for r in recs if r["state"] == "TIMEOUT")
     first = min(r["submit"] for r in recs)
     last = max((r["end"] for r in recs if r["end"]), default=time.time())
     return summarize(waits, jcts, sampler.gpus_busy, first, last, a.nodes * a.gpus,
-                     sum(r["restarts"] for r in recs), done, len(names))
+                     sum(r["restarts"] for r in recs), done, len(names), timed_out,
+                     sampler.launch_failures)
 
 
 def run_squeeze(a, cluster, jobs, factor):
@@ -436,11 +461,11 @@ def main(argv):
     finally:
         cluster.run("stop")
     print(f"\n{'run':<12} {'mean wait':>10} {'p95 wait':>9} {'mean JCT':>9} {'GPU util':>9} "
-          f"{'preempt':>8} {'makespan':>9} {'done':>6}")
+          f"{'preempt':>8} {'makespan':>9} {'done':>6} {'timeout':>8} {'relaunch':>9}")
     for run, r in results["runs"].items():
         print(f"{run:<12} {r['mean_wait_s']:>10} {r['p95_wait_s']:>9} {r['mean_jct_s']:>9} "
               f"{r['gpu_utilization']:>9} {r['preemptions']:>8} {r['makespan_s']:>9} "
-              f"{r['jobs_done']:>3}/{r['jobs']}")
+              f"{r['jobs_done']:>3}/{r['jobs']} {r['jobs_timed_out']:>8} {r['launch_failures']:>9}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -157,8 +157,11 @@ class SlurmExecutor : public Executor {
   mutable std::mutex mu_;   // guards what follows (Poll holds it throughout)
   int64_t judged_seq_ = 0;  // the look the runs were last judged against
   std::map<JobId, Run> runs_;
-  // Slurm jobs whose run ended by its exit record, and when the record was read (steady ms):
-  // Slurm should end them within moments; one still running long after is cancelled.
+  // Slurm jobs whose run ended by its exit record, and when the record was read or the job last
+  // cancelled (steady ms): Slurm should end them within moments; one still live long after is
+  // cancelled (again every 30 s). Followed until Slurm says it ended, so that squeeze's own
+  // run winding down (on a node that went down, on a loaded machine) is never taken for a
+  // stranger's job that the run after it waits behind.
   std::map<int64_t, int64_t> ended_by_record_;
   std::set<JobId> starting_;  // a Start in progress
   std::optional<std::string> unreachable_;

@@ -173,8 +173,9 @@ std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, const Run& run) 
 }
 
 // A run whose record says it ended: Slurm should end it within moments (its epilog). One that
-// Slurm still runs long after (a record written by hand, a command that left children) is
-// cancelled, so that its GPUs are free in Slurm as they are in squeeze.
+// Slurm still runs long after (a record written by hand, a command that left children, ranks
+// on a node that went down) is cancelled, and again while Slurm keeps it, so that its GPUs
+// come free in Slurm as they are in squeeze. It stays squeeze's own until Slurm lets it go.
 void SlurmExecutor::FollowEndedByRecord(const SlurmLook& look) {
   constexpr int64_t kGraceMs = 30000;
   const int64_t now_ms = SlurmWatch::SteadyMs();
@@ -183,12 +184,12 @@ void SlurmExecutor::FollowEndedByRecord(const SlurmLook& look) {
     const SlurmFate fate = FateOf(it->first, look.jobs, &job);
     if (fate == SlurmFate::kEnded || (fate == SlurmFate::kMissing && look.began_ms > it->second)) {
       it = ended_by_record_.erase(it);
-    } else if (now_ms - it->second > kGraceMs) {
-      (void)Scancel({std::to_string(it->first)});
-      it = ended_by_record_.erase(it);
-    } else {
-      ++it;
+      continue;
     }
+    if (now_ms - it->second > kGraceMs && Scancel({std::to_string(it->first)}).ok()) {
+      it->second = now_ms;
+    }
+    ++it;
   }
 }
 
