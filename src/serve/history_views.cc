@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "core/duration.h"
-#include "sim/idle_report.h"
+#include "core/idle/idle_lines.h"
 
 namespace squeeze {
 namespace {

@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/dependency_graph.h"
+#include "core/forecast_start.h"
 #include "core/policy.h"
 #include "core/scheduler.h"
 #include "exec/executor.h"
@@ -44,7 +45,6 @@
 #include "serve/run_as.h"
 #include "serve/waiting_counts.h"
 #include "serve/why_forecasts.h"
-#include "sim/forecast_start.h"
 #include "store/job_store.h"
 
 namespace squeeze {

@@ -127,7 +127,7 @@ void WhyReservation(const Scheduler& sched, JobId id, const std::vector<char>& m
   }
 }
 
-// When `id` is expected to start, from the whole-queue forecast (sim/forecast_start.h) of the
+// When `id` is expected to start, from the whole-queue forecast (core/forecast_start.h) of the
 // published state, or of one a little older (its figures then counted from when it was made).
 void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohmann::json& out) {
   const StartForecast& f = answer.forecast;

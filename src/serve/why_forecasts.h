@@ -1,4 +1,4 @@
-// The forecasts `squeeze why` answers from: one whole-queue forecast (sim/forecast_start.h) per
+// The forecasts `squeeze why` answers from: one whole-queue forecast (core/forecast_start.h) per
 // published state of the scheduler, shared by every why of that state and driven only as far
 // as the questions need. In the background mode (the daemon's) a why is answered at once from
 // the latest forecast, even of an earlier state (made at most max_stale ago), while a thread
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/scheduler.h"
-#include "sim/forecast_start.h"
+#include "core/forecast_start.h"
 
 namespace squeeze {
 

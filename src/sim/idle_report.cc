@@ -18,22 +18,6 @@ std::string Count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
-std::vector<std::string> GroupLines(const NodeIdle& node) {
-  std::vector<std::string> out;
-  for (const GpuGroup& g : GroupGpus(node)) {
-    for (const IdleLine& l : MergeDaily(g.windows)) {
-      out.push_back(node.name + " " + GpuListText(g.gpus) + ": idle " + l.Text());
-    }
-  }
-  return out;
-}
-
-std::vector<std::string> Prefixed(const std::string& who, const std::vector<IdleWindow>& windows) {
-  std::vector<std::string> out;
-  for (const IdleLine& l : MergeDaily(windows)) out.push_back(who + ": idle " + l.Text());
-  return out;
-}
-
 void Section(std::string& out, const std::string& title, const std::vector<std::string>& lines,
              const std::vector<std::string>& without) {
   out += title + "\n";
@@ -70,20 +54,6 @@ nlohmann::json ProbabilitiesJson(const HourProfile& p) {
 
 }  // namespace
 
-std::vector<std::string> IdleWindowLines(const IdleAnalysis& a) {
-  std::vector<std::string> out;
-  for (const NodeIdle& n : a.nodes) {
-    for (std::string& l : GroupLines(n)) out.push_back(std::move(l));
-  }
-  for (const NodeIdle& n : a.nodes) {
-    for (std::string& l : Prefixed("node " + n.name, n.windows)) out.push_back(std::move(l));
-  }
-  for (const PoolIdle& p : a.pools) {
-    for (std::string& l : Prefixed("pool " + p.name, p.windows)) out.push_back(std::move(l));
-  }
-  return out;
-}
-
 std::string FormatIdleText(const IdleAnalysis& a) {
   const IdleOptions& o = a.options;
   int gpus = 0;
@@ -99,7 +69,7 @@ std::string FormatIdleText(const IdleAnalysis& a) {
          std::to_string(a.sample_period) + " s\n\n";
   std::vector<std::string> lines, without;
   for (const NodeIdle& n : a.nodes) {
-    auto l = GroupLines(n);
+    auto l = GpuGroupLines(n);
     if (l.empty()) without.push_back(n.name);
     lines.insert(lines.end(), l.begin(), l.end());
   }
@@ -107,7 +77,7 @@ std::string FormatIdleText(const IdleAnalysis& a) {
   lines.clear();
   without.clear();
   for (const NodeIdle& n : a.nodes) {
-    auto l = Prefixed(n.name, n.windows);
+    auto l = IdleLinesOf(n.name, n.windows);
     if (l.empty()) without.push_back(n.name);
     lines.insert(lines.end(), l.begin(), l.end());
   }
@@ -117,7 +87,7 @@ std::string FormatIdleText(const IdleAnalysis& a) {
   for (const PoolIdle& p : a.pools) {
     const std::string who = p.name + " (" + Count(p.nodes.size(), "node") + ", " +
                             Count(p.gpu_count, "GPU") + ")";
-    auto l = Prefixed(who, p.windows);
+    auto l = IdleLinesOf(who, p.windows);
     if (l.empty()) without.push_back(who);
     lines.insert(lines.end(), l.begin(), l.end());
   }

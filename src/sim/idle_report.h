@@ -8,12 +8,9 @@
 #include <vector>
 
 #include "core/idle/idle_analysis.h"
+#include "core/idle/idle_lines.h"  // IdleWindowLines: the window lines alone
 
 namespace squeeze {
-
-// The window lines alone, in report order: "node-1 GPUs 0-7: idle Mon-Fri 01:00-07:00 in 5 of 5
-// weeks", then "node node-1: idle ...", then "pool all: idle ...".
-std::vector<std::string> IdleWindowLines(const IdleAnalysis& analysis);
 
 // The text report: what was analysed, then the windows by GPU group, whole node and pool.
 std::string FormatIdleText(const IdleAnalysis& analysis);

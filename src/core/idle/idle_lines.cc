@@ -107,4 +107,34 @@ std::string GpuListText(const std::vector<int>& gpus) {
   return text;
 }
 
+std::vector<std::string> GpuGroupLines(const NodeIdle& node) {
+  std::vector<std::string> out;
+  for (const GpuGroup& g : GroupGpus(node)) {
+    for (const IdleLine& l : MergeDaily(g.windows)) {
+      out.push_back(node.name + " " + GpuListText(g.gpus) + ": idle " + l.Text());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> IdleLinesOf(const std::string& who, const std::vector<IdleWindow>& windows) {
+  std::vector<std::string> out;
+  for (const IdleLine& l : MergeDaily(windows)) out.push_back(who + ": idle " + l.Text());
+  return out;
+}
+
+std::vector<std::string> IdleWindowLines(const IdleAnalysis& a) {
+  std::vector<std::string> out;
+  for (const NodeIdle& n : a.nodes) {
+    for (std::string& l : GpuGroupLines(n)) out.push_back(std::move(l));
+  }
+  for (const NodeIdle& n : a.nodes) {
+    for (std::string& l : IdleLinesOf("node " + n.name, n.windows)) out.push_back(std::move(l));
+  }
+  for (const PoolIdle& p : a.pools) {
+    for (std::string& l : IdleLinesOf("pool " + p.name, p.windows)) out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace squeeze

@@ -39,6 +39,15 @@ std::vector<GpuGroup> GroupGpus(const NodeIdle& node);
 // "GPU 3", "GPUs 0-7", "GPUs 0-3,6".
 std::string GpuListText(const std::vector<int>& gpus);
 
+// "node-1 GPUs 0-7: idle Mon-Fri 01:00-07:00 in 5 of 5 weeks": one per merged window of each
+// group of the node's GPUs.
+std::vector<std::string> GpuGroupLines(const NodeIdle& node);
+// "WHO: idle Mon-Fri 01:00-07:00 in 5 of 5 weeks": one per merged window.
+std::vector<std::string> IdleLinesOf(const std::string& who, const std::vector<IdleWindow>& windows);
+// The window lines alone, in report order: by GPU group, then "node NAME: idle ...", then
+// "pool NAME: idle ..." (the text report and the server's history view).
+std::vector<std::string> IdleWindowLines(const IdleAnalysis& analysis);
+
 }  // namespace squeeze
 
 #endif  // SQUEEZE_CORE_IDLE_IDLE_LINES_H_

@@ -8,8 +8,8 @@
 // minimum runtime over, a deadline at risk). Every waiting job is in it, those behind a job
 // too (they may take GPUs before it, as they would live): one forecast answers for the whole
 // queue. Pure: no clock, I/O or randomness; the live scheduler is not touched.
-#ifndef SQUEEZE_SIM_FORECAST_START_H_
-#define SQUEEZE_SIM_FORECAST_START_H_
+#ifndef SQUEEZE_CORE_FORECAST_START_H_
+#define SQUEEZE_CORE_FORECAST_START_H_
 
 #include <map>
 #include <memory>
@@ -100,4 +100,4 @@ Result<StartForecast> ForecastStart(const Scheduler& live, JobId target, Time no
 
 }  // namespace squeeze
 
-#endif  // SQUEEZE_SIM_FORECAST_START_H_
+#endif  // SQUEEZE_CORE_FORECAST_START_H_

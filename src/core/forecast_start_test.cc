@@ -1,7 +1,7 @@
 // ForecastStart drives a copy of a real scheduler forward: the running jobs where they are,
 // what the policy would do on the way (preemption after min_runtime), and the live one left
 // untouched.
-#include "sim/forecast_start.h"
+#include "core/forecast_start.h"
 
 #include <gtest/gtest.h>
 

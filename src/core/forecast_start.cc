@@ -1,4 +1,4 @@
-#include "sim/forecast_start.h"
+#include "core/forecast_start.h"
 
 #include <algorithm>
 #include <set>
