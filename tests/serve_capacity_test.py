@@ -131,7 +131,7 @@ def case_reclaim(squeeze, source, h):
     check(status == 200 and sorted(reply["jobs"]) == sorted([stubborn, job]),
           f"reclaim: {status} {reply}")
     r = cli("reclaim", "spot-0", "--warning", "5s", ok=False)
-    check(r.returncode == 1 and "already reclaimed" in r.stderr,
+    check(r.returncode == 5 and "already reclaimed" in r.stderr,  # a conflict: exit 5
           f"a second reclaim should say it is already reclaimed: {r.returncode} {r.stderr}")
     d.wait_job(job, lambda j: j["state"] == "pending" and j["attempts"] == 1, 12,
                "to checkpoint and leave the reclaimed node")

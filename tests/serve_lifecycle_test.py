@@ -86,6 +86,17 @@ def case_lifecycle(squeeze, source, h):
     waiting = submit("--name", "never-runs", "--urgency", "low", "--gpus", "2",
                      "--", "sleep", "300")
     cli("cancel", str(waiting))
+    # A failed command exits by its error's kind (docs/api.md, Errors): 5 a conflict, 3 not
+    # found, 7 no daemon to ask.
+    again = cli("cancel", str(waiting), ok=False)
+    check(again.returncode == 5 and "already ended" in again.stderr,
+          f"cancel of an ended job: exit {again.returncode} {again.stderr}")
+    missing = cli("cancel", "999999", ok=False)
+    check(missing.returncode == 3 and "999999" in missing.stderr,
+          f"cancel of no job: exit {missing.returncode} {missing.stderr}")
+    nobody = h.run([squeeze, "queue", "--url", "http://127.0.0.1:1"], timeout=60, env=env)
+    check(nobody.returncode == 7 and "cannot reach squeeze" in nobody.stderr,
+          f"queue with no daemon: exit {nobody.returncode} {nobody.stderr}")
     d.wait_state(doomed, "running", timeout=60)
     cancelled = json.loads(cli("cancel", "--json", str(doomed)).stdout)
     check(cancelled["state"] in ("cancelling", "cancelled"), f"cancel {doomed}: {cancelled}")

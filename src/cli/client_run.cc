@@ -1,5 +1,6 @@
 #include "cli/client_run.h"
 
+#include "cli/exit_codes.h"
 #include "core/job_array.h"
 #include "core/safe_text.h"
 
@@ -27,14 +28,14 @@ int Run(const std::string& command, const ClientFlags& f,
   if (!client.ok()) {
     std::cerr << "squeeze " << command << ": " << EscapeControls(client.status().message(), "\n")
               << "\n";
-    return 1;
+    return ExitCodeOf(client.status());
   }
   auto result = call(**client);
   if (!result.ok()) {
     // The daemon's message may quote a value some user chose.
     std::cerr << "squeeze " << command << ": " << EscapeControls(result.status().message(), "\n")
               << "\n";
-    return 1;
+    return ExitCodeOf(result.status());
   }
   std::cout << (f.json ? JsonForTerminal(result->dump(2)) + "\n" : format(*result));
   return 0;

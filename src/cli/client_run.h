@@ -21,7 +21,8 @@ struct ClientFlags {
 
 void AddConnectionFlags(CLI::App& app, ClientFlags& f);
 
-// Connects, runs `call`, prints the JSON or `format` of it; 1 with the reason on failure.
+// Connects, runs `call`, prints the JSON or `format` of it; on failure prints the reason and
+// returns the exit code of its kind (cli/exit_codes.h).
 int Run(const std::string& command, const ClientFlags& f,
         const std::function<Result<nlohmann::json>(ApiClient&)>& call,
         const std::function<std::string(const nlohmann::json&)>& format);

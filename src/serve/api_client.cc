@@ -9,6 +9,7 @@
 
 #include "exec/run_files.h"
 #include "serve/daemon.h"
+#include "serve/error_kinds.h"
 #include "serve/unix_http.h"
 
 namespace squeeze {
@@ -121,7 +122,8 @@ Result<nlohmann::json> ApiClient::Decode(const std::string& what, int status,
                             ? j["error"].get<std::string>()
                             : body;
   if (status == 401 && token_.empty()) message += " (set SQUEEZE_TOKEN or --token)";
-  return Status::Error(message + " (HTTP " + std::to_string(status) + ")");
+  return Status::Error(ErrorKindOfHttpStatus(status),
+                       message + " (HTTP " + std::to_string(status) + ")");
 }
 
 Result<nlohmann::json> ApiClient::Get(const std::string& path) {
@@ -132,8 +134,8 @@ Result<nlohmann::json> ApiClient::Get(const std::string& path) {
   }
   auto res = client_->Get(path.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " +
-                         Unreachable(res.error()));
+    return Status::Unavailable("cannot reach squeeze at " + url_ + how_ + ": " +
+                               Unreachable(res.error()));
   }
   return Decode("GET " + path, res->status, res->body);
 }
@@ -147,8 +149,8 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const std::strin
   }
   auto res = client_->Post(path.c_str(), body, content_type.c_str());
   if (!res) {
-    return Status::Error("cannot reach squeeze at " + url_ + how_ + ": " +
-                         Unreachable(res.error()));
+    return Status::Unavailable("cannot reach squeeze at " + url_ + how_ + ": " +
+                               Unreachable(res.error()));
   }
   return Decode("POST " + path, res->status, res->body);
 }

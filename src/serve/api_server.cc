@@ -17,7 +17,7 @@ HttpResponse Json(int status, const nlohmann::json& body) {
 }
 
 HttpResponse Send(const ApiResult& r, int ok_status = 200) {
-  if (r.error) return JsonError(r.error->http_status, r.error->message);
+  if (r.error) return JsonError(r.error->http_status, r.error->message, r.error->kind);
   if (!r.text.empty()) return JsonText(ok_status, r.text);
   return Json(ok_status, r.value);
 }

@@ -28,7 +28,7 @@ HttpResponse RunGuarded(const std::function<HttpResponse()>& f) {
   try {
     return f();
   } catch (...) {
-    return JsonError(500, "internal error");
+    return JsonError(500, "internal error", ErrorKind::kInternal);
   }
 }
 
@@ -152,12 +152,12 @@ void Connection::Dispatch(HttpRequest request) {
     try {
       reply = self->shared_.handler(request);
     } catch (...) {
-      reply = HeadReply::Now(JsonError(500, "internal error"));
+      reply = HeadReply::Now(JsonError(500, "internal error", ErrorKind::kInternal));
     }
     if (!reply.now && !request.has_body) {
       auto answer = std::move(reply.after_body);
       reply = HeadReply::Now(
-          answer ? RunGuarded([&] { return answer(""); }) : JsonError(500, "internal error"));
+          answer ? RunGuarded([&] { return answer(""); }) : JsonError(500, "internal error", ErrorKind::kInternal));
     }
     asio::io_context& io = self->shared_.io;
     asio::post(io, [self = std::move(self), reply = std::move(reply)]() mutable {

@@ -1,8 +1,10 @@
 #include "serve/http_message.h"
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
-#include <cctype>
+#include "serve/error_kinds.h"
 
 namespace squeeze {
 namespace {
@@ -34,10 +36,12 @@ std::string HttpRequest::Header(std::string_view name) const {
   return "";
 }
 
-HttpResponse JsonError(int status, const std::string& message) {
+HttpResponse JsonError(int status, const std::string& message, std::optional<ErrorKind> kind) {
   // Replaced, not thrown on: a message may quote a byte that is not UTF-8.
-  return JsonText(status, nlohmann::json{{"error", message}}.dump(
-                              -1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return JsonText(status,
+                  nlohmann::json{{"error", message},
+                                 {"kind", ErrorKindName(kind.value_or(ErrorKindOfHttpStatus(status)))}}
+                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 HttpResponse JsonText(int status, std::string text) {

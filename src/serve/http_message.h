@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/status.h"
+
 namespace squeeze {
 
 // A local user's process on the Unix socket, by the kernel's word (SO_PEERCRED).
@@ -65,8 +67,10 @@ struct HeadReply {
   static HeadReply Now(HttpResponse response) { return HeadReply{std::move(response), nullptr}; }
 };
 
-// {"error": message} with `status`, the shape of every refusal of the API.
-HttpResponse JsonError(int status, const std::string& message);
+// {"error": message, "kind": ...} with `status`, the shape of every refusal of the API; the
+// kind is the status's (serve/error_kinds.h) unless given.
+HttpResponse JsonError(int status, const std::string& message,
+                       std::optional<ErrorKind> kind = std::nullopt);
 // A JSON text as the answer.
 HttpResponse JsonText(int status, std::string text);
 

@@ -11,13 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/status.h"
 #include "serve/access.h"
+#include "serve/error_kinds.h"
 
 namespace squeeze {
 
 struct ApiError {
   int http_status = 400;  // 400 bad request, 403 not yours, 404 no such job, 409 conflict
   std::string message;
+  ErrorKind kind = ErrorKind::kInvalid;  // what the body's "kind" says (serve/error_kinds.h)
 };
 
 // A JSON value or an ApiError.
@@ -32,7 +35,11 @@ struct ApiResult {
     return {nullptr, std::nullopt, std::move(json_text)};
   }
   static ApiResult Fail(int status, std::string message) {
-    return {nullptr, ApiError{status, std::move(message)}, {}};
+    return {nullptr, ApiError{status, std::move(message), ErrorKindOfHttpStatus(status)}, {}};
+  }
+  // The HTTP status of the error's kind (serve/error_kinds.h).
+  static ApiResult Fail(const Status& error) {
+    return {nullptr, ApiError{HttpStatusOf(error.kind()), error.message(), error.kind()}, {}};
   }
   // The body as JSON, whichever way it was given.
   nlohmann::json Body() const { return text.empty() ? value : nlohmann::json::parse(text); }

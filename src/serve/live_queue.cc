@@ -651,7 +651,7 @@ ApiResult LiveQueue::CancelMany(const Principal& who, const std::vector<JobId>& 
     }
   }
   ApplyDependencies(now);
-  if (Status s = writes.Commit(); !s.ok()) return ApiResult::Fail(500, s.message());
+  if (Status s = writes.Commit(); !s.ok()) return ApiResult::Fail(s);
   if (done == 0 && !ids.empty()) {
     return ApiResult::Fail(409, jobs[0]["error"].get<std::string>());
   }
@@ -674,7 +674,7 @@ ApiResult LiveQueue::CancelLocked(const Principal& who, JobId id, Time now) {
     (void)store_.AppendEvent(id, now, "cancel", "cancel asked by " + who.user + "; SIGTERM sent");
     return ApiResult::Ok({{"id", id}, {"state", "cancelling"}});
   }
-  if (Status s = EndCancelled(id, who.user, now); !s.ok()) return ApiResult::Fail(500, s.message());
+  if (Status s = EndCancelled(id, who.user, now); !s.ok()) return ApiResult::Fail(s);
   return ApiResult::Ok({{"id", id}, {"state", "cancelled"}});
 }
 

@@ -58,7 +58,7 @@ ApiResult LiveQueue::Hold(const Principal& who, JobId id, Time now) {
   Unqueue(id, job, now);
   job.held = true;
   if (Status s = store_.SetHeld(id, true, "held by " + who.user, now); !s.ok()) {
-    return ApiResult::Fail(500, s.message());
+    return ApiResult::Fail(s);
   }
   return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
 }
@@ -73,7 +73,7 @@ ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
   if (!job.held) return ApiResult::Fail(409, "job " + std::to_string(id) + " is not held");
   job.held = false;
   if (Status s = store_.SetHeld(id, false, "released by " + who.user, now); !s.ok()) {
-    return ApiResult::Fail(500, s.message());
+    return ApiResult::Fail(s);
   }
   job.queued_since = now;
   if (job.dependency_wait) {
@@ -201,7 +201,7 @@ ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& b
   if (auto it = jobs_.find(id); it != jobs_.end()) it->second.request = changed;
   if (Status s = store_.UpdateRequest(id, changed, "updated by " + who.user + ":" + what, now);
       !s.ok()) {
-    return ApiResult::Fail(500, s.message());
+    return ApiResult::Fail(s);
   }
   return ApiResult::Ok({{"id", id}, {"updated", what.substr(1)}});
 }

@@ -122,7 +122,7 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   auto id = store_.Submit(*request, who.user, now);
   if (!id.ok()) {
     admission_.Unreserve(who, spec.team, 1);
-    return ApiResult::Fail(500, "not stored: " + id.status().message());
+    return ApiResult::Fail(id.status().WithContext("not stored"));
   }
   HandToQueue(queue_, *id, std::move(request).value(), who.user, now);
   wake_();
@@ -205,7 +205,7 @@ ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Ti
   auto first = store_.SubmitArray(tasks.size(), make, who.user, now);
   if (!first.ok()) {
     admission_.Unreserve(who, request.spec.team, std::max(1, request.array_size));
-    return ApiResult::Fail(500, "not stored: " + first.status().message());
+    return ApiResult::Fail(first.status().WithContext("not stored"));
   }
   for (size_t i = 0; i < tasks.size(); ++i) {
     HandToQueue(queue_, *first + static_cast<JobId>(i), make(*first, i), who.user, now);
@@ -261,7 +261,7 @@ ApiResult QueueService::List(const Principal& who,
     return !finished_text_.count(FinishedTextKey(row.id, MaySee(who, row)));
   };
   auto jobs = store_.List(filter);
-  if (!jobs.ok()) return ApiResult::Fail(500, jobs.status().message());
+  if (!jobs.ok()) return ApiResult::Fail(jobs.status());
   // Written as text, a finished job's from the piece kept since it was first listed (what a
   // finished job shows does not change): a page costs little however often it is asked for.
   const Time now = clock_();
@@ -632,7 +632,7 @@ ApiResult QueueService::ApplyReadings(const std::vector<GpuTelemetry>& gpus, Tim
       }
     }
     if (Status s = samples_->Insert(readings); !s.ok()) {
-      return ApiResult::Fail(500, "applied, but the samples were not stored: " + s.message());
+      return ApiResult::Fail(s.WithContext("applied, but the samples were not stored"));
     }
     r.value["stored"] = readings.size();
   }

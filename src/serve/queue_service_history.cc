@@ -38,9 +38,9 @@ ApiResult QueueService::History(const Principal&, const std::map<std::string, st
   auto range = ParseHistoryRange(query, clock_(), kDefaultHistorySince);
   if (!range.ok()) return ApiResult::Fail(400, range.status().message());
   auto events = store_.RunEvents(range->from, range->to);
-  if (!events.ok()) return ApiResult::Fail(500, events.status().message());
+  if (!events.ok()) return ApiResult::Fail(events.status());
   auto samples = SamplesIn(*range);
-  if (!samples.ok()) return ApiResult::Fail(500, samples.status().message());
+  if (!samples.ok()) return ApiResult::Fail(samples.status());
   return ApiResult::Ok(HistoryJson(RunSpansFromEvents(*events, range->to), *samples, *range,
                                    queue_.GpuCount()));
 }
@@ -51,7 +51,7 @@ ApiResult QueueService::Cost(const Principal&, const std::map<std::string, std::
   if (!since.ok()) return ApiResult::Fail(400, since.status().message());
   const HistoryRange range = RangeSince(clock_(), *since);
   auto events = store_.RunEvents(range.from, range.to);
-  if (!events.ok()) return ApiResult::Fail(500, events.status().message());
+  if (!events.ok()) return ApiResult::Fail(events.status());
   return ApiResult::Ok(
       CostJson(RunSpansFromEvents(*events, range.to), queue_.PoolPrices(), range));
 }
@@ -71,7 +71,7 @@ ApiResult QueueService::IdleWindows(const Principal&,
     options.threshold = *v;
   }
   auto samples = SamplesIn(range);
-  if (!samples.ok()) return ApiResult::Fail(500, samples.status().message());
+  if (!samples.ok()) return ApiResult::Fail(samples.status());
   if (samples->empty()) {
     return ApiResult::Ok({{"from", range.from}, {"to", range.to}, {"threshold", options.threshold},
                           {"weeks", 0}, {"gpus", nlohmann::json::array()},
@@ -80,7 +80,7 @@ ApiResult QueueService::IdleWindows(const Principal&,
   std::map<std::string, std::string> pool_of_node = queue_.PoolOfNode();
   for (const GpuSample& s : *samples) pool_of_node.emplace(s.node, "(not in the cluster file)");
   auto analysis = AnalyseIdle(*samples, options, pool_of_node);
-  if (!analysis.ok()) return ApiResult::Fail(500, analysis.status().message());
+  if (!analysis.ok()) return ApiResult::Fail(analysis.status());
   return ApiResult::Ok(IdleWindowsJson(*analysis, range.from, range.to));
 }
 

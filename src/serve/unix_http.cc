@@ -103,11 +103,12 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
   if (socket_path.size() >= sizeof(addr.sun_path)) return Status::Error(where + "path too long");
   std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::Error(where + std::strerror(errno));
+  if (fd < 0) return Status::Unavailable(where + std::strerror(errno));
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     const std::string why = std::strerror(errno);
     close(fd);
-    return Status::Error(where + why + (why == "Connection refused" ? " (is squeeze serve running?)" : ""));
+    return Status::Unavailable(where + why +
+                               (why == "Connection refused" ? " (is squeeze serve running?)" : ""));
   }
   std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
   if (!token.empty()) request += "Authorization: Bearer " + token + "\r\n";
@@ -123,7 +124,7 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     if (n <= 0) {
       const std::string why = std::strerror(errno);
       close(fd);
-      return Status::Error(where + "sending: " + why);
+      return Status::Unavailable(where + "sending: " + why);
     }
     sent += static_cast<size_t>(n);
   }
@@ -137,7 +138,7 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     const int ready = poll(&p, 1, static_cast<int>(std::max<long long>(0, left.count())));
     if (ready == 0) {
       close(fd);
-      return Status::Error(where + "no reply within " + std::to_string(timeout_s) + " s");
+      return Status::Unavailable(where + "no reply within " + std::to_string(timeout_s) + " s");
     }
     if (ready < 0 && errno == EINTR) continue;
     const ssize_t n = ready < 0 ? -1 : recv(fd, buf, sizeof(buf), 0);
@@ -145,7 +146,7 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     if (n < 0) {
       const std::string why = std::strerror(errno);
       close(fd);
-      return Status::Error(where + "reading the reply: " + why);
+      return Status::Unavailable(where + "reading the reply: " + why);
     }
     if (n == 0) break;
     raw.append(buf, static_cast<size_t>(n));

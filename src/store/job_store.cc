@@ -110,7 +110,7 @@ Status SetPragmas(SqliteDb& db, bool fsync_each_commit) {
   auto row = stmt->Step();
   if (!row.ok()) return row.status();
   if (!*row || stmt->Text(0) != "wal") {
-    return Status::Error("cannot put " + db.path() + " in WAL mode (the file system may not " +
+    return Status::Io("cannot put " + db.path() + " in WAL mode (the file system may not " +
                          "support shared memory)");
   }
   return db.Exec(fsync_each_commit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
@@ -193,7 +193,7 @@ Result<std::unique_ptr<JobStore>> JobStore::Open(const std::string& data_dir,
                                                  const Options& options) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
-  if (ec) return Status::Error("cannot create data directory " + data_dir + ": " + ec.message());
+  if (ec) return Status::Io("cannot create data directory " + data_dir + ": " + ec.message());
   const std::string path = (std::filesystem::path(data_dir) / "squeeze.db").string();
   auto writer = SqliteDb::Open(path);
   if (!writer.ok()) return writer.status();
@@ -396,7 +396,7 @@ Status JobStore::UpdateRow(JobId id, const std::string& sql,
   bind(*stmt);
   if (Status s = stmt->Run(); !s.ok()) return s;
   if (writer_->Changes() == 0) {
-    return Status::Error("job " + std::to_string(id) + " not found in " + path_);
+    return Status::NotFound("job " + std::to_string(id) + " not found in " + path_);
   }
   return InsertEvent(id, now, kind, text, detail);
 }

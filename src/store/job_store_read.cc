@@ -96,7 +96,7 @@ Result<std::vector<StoredJob>> JobStore::Query(
 Result<StoredJob> JobStore::Get(JobId id) {
   auto records = Query("WHERE id=?1", [id](SqliteStmt& s) { s.Bind(1, id); });
   if (!records.ok()) return records.status();
-  if (records->empty()) return Status::Error("job " + std::to_string(id) + " not found");
+  if (records->empty()) return Status::NotFound("job " + std::to_string(id) + " not found");
   return std::move(records->front());
 }
 

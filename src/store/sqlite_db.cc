@@ -93,7 +93,7 @@ Status SqliteStmt::Failure(int code) const {
   const std::string message = sqlite3_errmsg(db_);
   const char* file = sqlite3_db_filename(db_, "main");
   sqlite3_reset(stmt_);
-  return Status::Error("SQL step '" + Brief(sql_) + "' on " + (file ? file : "?") + ": " +
+  return Status::Io("SQL step '" + Brief(sql_) + "' on " + (file ? file : "?") + ": " +
                        message + " (code " + std::to_string(code) + ")");
 }
 
@@ -105,7 +105,7 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
     std::string message = "cannot open database " + path + ": " +
                           (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
-    return Status::Error(message);
+    return Status::Io(message);
   }
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
@@ -119,13 +119,13 @@ Status SqliteDb::Exec(const std::string& sql) {
   std::string message = "SQL '" + Brief(sql) + "' on " + path_ + ": " +
                         (error ? error : sqlite3_errmsg(db_));
   sqlite3_free(error);
-  return Status::Error(message);
+  return Status::Io(message);
 }
 
 Result<SqliteStmt> SqliteDb::Prepare(const std::string& sql) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-    return Status::Error("SQL prepare '" + Brief(sql) + "' on " + path_ + ": " +
+    return Status::Io("SQL prepare '" + Brief(sql) + "' on " + path_ + ": " +
                          sqlite3_errmsg(db_));
   }
   return SqliteStmt(db_, stmt, sql);
