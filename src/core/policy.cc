@@ -5,15 +5,12 @@
 #include <functional>
 #include <map>
 
+#include "core/actions/action_table.h"
 #include "core/duration.h"
 #include "core/plugins/node_order.h"
 
 namespace squeeze {
 namespace {
-
-const std::vector<std::string> kActions = {"reclaim", "allocate", "defrag", "backfill",
-                                           "borrow",  "preempt",  "slice",  "region",
-                                           "spot",    "colocate", "return_home"};
 
 Policy Fifo() {
   Policy p;
@@ -171,10 +168,10 @@ bool Policy::Has(std::string_view action) const {
 
 Status Policy::Validate() const {
   for (const auto& a : actions) {
-    if (std::find(kActions.begin(), kActions.end(), a) == kActions.end()) {
-      return Status::Error("policy '" + name + "': unknown action '" + a +
-                           "' (known: reclaim, allocate, defrag, backfill, borrow, preempt, "
-                           "slice, region, spot, colocate, return_home)");
+    if (ActionNamed(a) == nullptr) {
+      std::string known;
+      for (const ActionEntry& e : ActionTable()) known += (known.empty() ? "" : ", ") + std::string(e.name);
+      return Status::Error("policy '" + name + "': unknown action '" + a + "' (known: " + known + ")");
     }
   }
   if (!Has("allocate")) return Status::Error("policy '" + name + "': needs the allocate action");

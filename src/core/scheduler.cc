@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/actions/action_table.h"
 #include "core/actions/actions.h"
 #include "core/cycle.h"
 #include "core/reservation.h"
@@ -348,17 +349,7 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
   StopWithdrawn(c);
   ResumeMoves(c);
   for (const std::string& action : state_->policy.actions) {
-    if (action == "allocate") RunAllocate(c);
-    else if (action == "reclaim") RunReclaim(c);
-    else if (action == "defrag") RunDefrag(c);
-    else if (action == "backfill") RunBackfill(c);
-    else if (action == "borrow") RunBorrow(c);
-    else if (action == "region") RunRegion(c);
-    else if (action == "preempt") RunPreempt(c);
-    else if (action == "slice") RunSlice(c);
-    else if (action == "spot") RunSpot(c);
-    else if (action == "colocate") RunColocate(c);
-    else if (action == "return_home") RunReturnHome(c);
+    if (ActionFn run = ActionNamed(action)) run(c);  // a policy names known ones (Validate)
   }
   ++state_->counters.cycles;
   return c.TakeDecisions();
