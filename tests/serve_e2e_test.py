@@ -180,6 +180,19 @@ def case_security(squeeze, source, h):
         log(f"{what}: {status} {msg}")
         check(count() == before, f"{what}: the rejected job was stored ({count()} != {before})")
 
+    # Update asks the rule submit asks (the core's), in the same words: a held job updated to
+    # more GPUs than the cluster has is refused as a submission of it was, and keeps its GPUs.
+    status, held = d.call("POST", "/v1/jobs", body={"command": ["true"], "hold": True}, token=alice)
+    check(status == 201, f"a held job to update: {status} {held}")
+    submitted = expect_error(d, "POST", "/v1/jobs", 400, ["asks for 3"],
+                             body={"command": ["true"], "gpus": 3}, token=alice)
+    updated = expect_error(d, "POST", f"/v1/jobs/{held['id']}/update", 400, ["asks for 3"],
+                           body={"gpus": 3}, token=alice)
+    check(updated == submitted, f"update said {updated!r}, submit {submitted!r}")
+    check(d.job(held["id"])["gpus"] == 1, f"the refused update changed the job: {d.job(held['id'])}")
+    d.call("POST", f"/v1/jobs/{held['id']}/cancel", token=alice)
+    before = count()
+
     # Over 256 KiB: 413 and nothing stored.
     big = {"command": ["true"], "env": {"FILLER": "x" * 4000}}
     big["env"].update({f"F{i}": "y" * 4000 for i in range(70)})  # ~284 KiB

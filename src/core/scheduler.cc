@@ -6,6 +6,7 @@
 #include "core/actions/action_table.h"
 #include "core/actions/actions.h"
 #include "core/cycle.h"
+#include "core/feasibility.h"
 #include "core/reservation.h"
 
 namespace squeeze {
@@ -105,41 +106,16 @@ Status Scheduler::CheckFeasible(const JobSpec& spec) const {
     return Status::Error("data_gb " + std::to_string(spec.data_gb) +
                          " must be a size in GB from 0 to 1e12");
   }
-  if (!spec.pool.empty() && state_->cluster.spec().PoolIndex(spec.pool) < 0) {
-    return Status::Error("pool '" + spec.pool + "' does not exist");
+  const ClusterSpec& cluster = state_->cluster.spec();
+  if (!spec.pool.empty() && cluster.PoolIndex(spec.pool) < 0) {
+    std::string pools;
+    for (const PoolSpec& p : cluster.pools) pools += (pools.empty() ? "" : ", ") + p.name;
+    return Status::Error("pool '" + spec.pool + "' does not exist; pools: " + pools);
   }
-  Job probe;
-  probe.spec = spec;
-  probe.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  const int home = spec.pool.empty() ? -1 : cluster.PoolIndex(spec.pool);
   CycleContext c(*state_, 0);
-  int largest = 0;
-  std::string one_node;  // the pools that run a job on one node, which limited `largest`
-  for (int g : c.GroupsFor(spec, probe.home_pool)) {
-    const NodeGroup& group = state_->cluster.group(g);
-    const PoolSpec& pool = state_->cluster.spec().pools[group.pool];
-    const bool spread = spec.gpus > group.max_gpus_per_node && !pool.one_node_jobs;
-    largest = std::max(largest, spread ? group.total_gpus : group.max_gpus_per_node);
-    const bool by_one_node = pool.one_node_jobs && spec.gpus > group.max_gpus_per_node &&
-                             spec.gpus <= group.total_gpus;
-    if (by_one_node && one_node.find("'" + pool.name + "'") == std::string::npos) {
-      one_node += (one_node.empty() ? "" : ", ") + ("'" + pool.name + "'");
-    }
-  }
-  if (Status st = CheckCpuMemory(c, spec, probe.home_pool); !st.ok()) return st;
-  if (spec.gpus > 0 && largest < spec.gpus) {
-    return Status::Error("no node group " +
-                         (spec.pool.empty() ? std::string("of any pool")
-                                            : "of pool '" + spec.pool + "'") +
-                         " with the allowed GPU models, memory and regions can hold " +
-                         std::to_string(spec.gpus) + " GPUs (largest: " +
-                         std::to_string(largest) + ")" +
-                         (one_node.empty() ? ""
-                                           : "; pool " + one_node +
-                                                 " runs a job on one node (a job bigger than a "
-                                                 "node needs a Slurm pool)") +
-                         OpportunisticNote(spec));
-  }
-  return Status::Ok();
+  if (Status st = CheckGpusFit(c, spec, home, OpportunisticNote(spec)); !st.ok()) return st;
+  return CheckCpuMemory(c, spec, home);
 }
 
 std::vector<char> Scheduler::UsableNodes(const JobSpec& spec) const {

@@ -62,7 +62,7 @@ TEST_F(SubmitTest, RejectsInvalidSpecsNamingTheJobAndValue) {
   EXPECT_EQ(ErrorOf(NewJob(3, 1).Milli(1001)), "job 3: gpu_milli 1001 is outside 1..1000");
   EXPECT_EQ(ErrorOf(NewJob(4, 2).Milli(500)),
             "job 4: a fraction of a GPU (gpu_milli 500) needs gpus 1, not 2");
-  EXPECT_EQ(ErrorOf(NewJob(5, 1).Pool("zz")), "job 5: pool 'zz' does not exist");
+  EXPECT_EQ(ErrorOf(NewJob(5, 1).Pool("zz")), "job 5: pool 'zz' does not exist; pools: a, b");
   EXPECT_EQ(ErrorOf(NewJob(6, 1).Estimate(-3)), "job 6: estimate -3 is negative");
   EXPECT_EQ(ErrorOf(NewJob(7, 1).CheckpointCost(-1)),
             "job 7: checkpoint and restart times must not be negative");
@@ -72,14 +72,13 @@ TEST_F(SubmitTest, RejectsInvalidSpecsNamingTheJobAndValue) {
 
 TEST_F(SubmitTest, RejectsAJobLargerThanAnyNodeGroup) {
   EXPECT_EQ(ErrorOf(NewJob(8, 17)),
-            "job 8: no node group of any pool with the allowed GPU models, memory and regions "
-            "can hold 17 GPUs (largest: 16)");
+            "job 8: asks for 17 GPUs; the largest possible request is 16 GPUs (pool a: 2 nodes x "
+            "8 gpu)");
   EXPECT_EQ(ErrorOf(NewJob(9, 5).Pool("b")),
-            "job 9: no node group of pool 'b' with the allowed GPU models, memory and regions "
-            "can hold 5 GPUs (largest: 4)");
+            "job 9: asks for 5 GPUs; the largest possible request is 4 GPUs (pool b: 1 node x 4 "
+            "gpu)");
   EXPECT_EQ(ErrorOf(NewJob(10, 1).Regions({"mars"})),
-            "job 10: no node group of any pool with the allowed GPU models, memory and regions "
-            "can hold 1 GPUs (largest: 0)");
+            "job 10: no node has its regions (mars); models: gpu");
   EXPECT_EQ(ErrorOf(NewJob(11, 16)), "(accepted)");
   EXPECT_EQ(ErrorOf(NewJob(12, 4).Pool("b")), "(accepted)");
   EXPECT_EQ(ErrorOf(NewJob(13, 0)), "(accepted)");

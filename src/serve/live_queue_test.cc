@@ -396,33 +396,59 @@ TEST_F(LiveQueueTest, TheSubmitCheckIsTheCoresRule) {
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->http_status, 400);
   EXPECT_EQ(refused.error->message,
-            "no node group of any pool with the allowed GPU models, memory and regions can hold "
-            "2 GPUs (largest: 1); spot and colocated pools count only for a job that names one "
-            "as its pool");
+            "asks for 2 GPUs; the largest possible request is 1 GPU (pool home: 1 node x 1 "
+            "L40S); spot and colocated pools count only for a job that names one as its pool");
   r.spec.pool = "spot";
   ApiResult named = q->CheckSubmission("alice", r);
   EXPECT_TRUE(!named.error || named.error->http_status != 400)
       << named.error->message;
 }
 
-// This machine's executor runs a job on one node: a local pool of two 2-GPU nodes refuses a
-// 4-GPU job at submit, naming the limit (a Slurm pool would run it over both nodes).
-TEST_F(LiveQueueTest, ALocalPoolRefusesAJobBiggerThanItsLargestNode) {
-  auto q = MakeQueueOn(R"(
+// A local pool of two nodes with 2 GPUs each.
+constexpr const char* kTwoLabNodes = R"(
 pools:
   - name: lab
     nodes:
       - {count: 2, gpus: 2, gpu_model: L40S}
-)",
-                       4);
+)";
+
+// This machine's executor runs a job on one node: a local pool of two 2-GPU nodes refuses a
+// 4-GPU job at submit, naming the limit (a Slurm pool would run it over both nodes).
+TEST_F(LiveQueueTest, ALocalPoolRefusesAJobBiggerThanItsLargestNode) {
+  auto q = MakeQueueOn(kTwoLabNodes, 4);
   ApiResult refused = q->CheckSubmission("alice", Command({"true"}, 4));
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->http_status, 400);
   EXPECT_EQ(refused.error->message,
-            "no node group of any pool with the allowed GPU models, memory and regions can hold "
-            "4 GPUs (largest: 2); pool 'lab' runs a job on one node (a job bigger than a node "
-            "needs a Slurm pool)");
+            "asks for 4 GPUs; the largest possible request is 2 GPUs (pool lab: 2 nodes x 2 "
+            "L40S); pool 'lab' runs a job on one node (a job bigger than a node needs a Slurm "
+            "pool)");
   EXPECT_FALSE(q->CheckSubmission("alice", Command({"true"}, 2)).error);
+}
+
+// Submit and update ask the one rule (the core's): a waiting job updated to more GPUs than
+// the cluster could ever give is refused with the words a submission of it gets, and keeps
+// what it asked before.
+TEST_F(LiveQueueTest, UpdateIsCheckedByTheRuleSubmitIs) {
+  auto q = MakeQueueOn(kTwoLabNodes, 4);
+  const std::string submitted = q->CheckSubmission("alice", Command({"true"}, 4)).error->message;
+  JobRequest r = Command({"sleep", "60"}, 2);
+  r.spec.time_limit = 60;
+  const JobId hog = Submit(*q, r);
+  const JobId other_hog = Submit(*q, r);  // the two take both nodes
+  const JobId waiting = Submit(*q, r);
+  q->Step(now_);
+  ASSERT_EQ(StateOf(hog), JobState::kRunning);
+  ASSERT_EQ(StateOf(other_hog), JobState::kRunning);
+  ASSERT_EQ(StateOf(waiting), JobState::kPending);
+  ApiResult updated = q->Update(Principal{"alice", "ml", false}, waiting, R"({"gpus": 4})", now_);
+  ASSERT_TRUE(updated.error);
+  EXPECT_EQ(updated.error->http_status, 400);
+  EXPECT_EQ(updated.error->message, submitted);
+  EXPECT_FALSE(q->Update(Principal{"alice", "ml", false}, waiting, R"({"gpus": 1})", now_).error);
+  for (JobId id : {hog, other_hog, waiting}) {
+    ASSERT_FALSE(q->Cancel(Principal{"alice", "ml", false}, id, now_).error);
+  }
 }
 
 TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {

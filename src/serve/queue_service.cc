@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "config/job_feasibility.h"
 #include "core/job_array.h"
 #include "config/job_file.h"
 #include "config/job_values.h"
@@ -91,9 +90,6 @@ ApiResult QueueService::Submit(const Principal& who, const std::string& body) {
   }
   if (Status s = admission_.CheckTasks(who, spec.team, tasks, request->array); !s.ok()) {
     return ApiResult::Fail(403, s.message());
-  }
-  if (Status s = CheckFitsCluster(spec, queue_.cluster().spec); !s.ok()) {
-    return ApiResult::Fail(400, s.message());
   }
   if (ApiResult checked = queue_.CheckSubmission(who.user, *request); checked.error) {
     return checked;

@@ -205,11 +205,9 @@ TEST(NodeOrderScenarioTest, GpuModelAndMemoryConstraints) {
                                       "start 3 on a1:4,5", "start 4 on a0:0,1,2,3,4,5,6,7"));
   Status st = s.Submit(NewJob(5, 1).Models({"h100"}));
   EXPECT_EQ(st.message(),
-            "job 5: no node group of any pool with the allowed GPU models, memory and regions "
-            "can hold 1 GPUs (largest: 0)");
+            "job 5: asks for GPU model 'h100', which no node has; models: a100, v100");
   EXPECT_EQ(s.Submit(NewJob(6, 1).GpuMemory(100000)).message(),
-            "job 6: no node group of any pool with the allowed GPU models, memory and regions "
-            "can hold 1 GPUs (largest: 0)");
+            "job 6: no node has its GPU memory (at least 100000 MiB); models: a100, v100");
 }
 
 }  // namespace
