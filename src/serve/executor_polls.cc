@@ -16,7 +16,7 @@ ExecutorPolls::~ExecutorPolls() { Stop(); }
 
 void ExecutorPolls::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   stop_cv_.notify_all();
@@ -26,24 +26,26 @@ void ExecutorPolls::Stop() {
 }
 
 std::vector<ExecEvent> ExecutorPolls::Take() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return std::exchange(events_, {});
 }
 
 void ExecutorPolls::Loop(Executor* executor) {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   while (!stopping_) {
-    lock.unlock();
+    lock.Unlock();
     std::vector<ExecEvent> found = executor->Poll(clock_());
-    lock.lock();
+    lock.Lock();
     if (!found.empty()) {
       events_.insert(events_.end(), std::make_move_iterator(found.begin()),
                      std::make_move_iterator(found.end()));
-      lock.unlock();
+      lock.Unlock();
       wake_();
-      lock.lock();
+      lock.Lock();
     }
-    stop_cv_.wait_for(lock, interval_, [this] { return stopping_; });
+    // Stop sets stopping_ under the lock before it notifies: it is seen here or wakes the wait.
+    // A wait that ends early only polls sooner.
+    if (!stopping_) stop_cv_.wait_for(lock, interval_);
   }
 }
 

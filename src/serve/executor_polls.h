@@ -2,17 +2,18 @@
 // (Executor::Poll) every `interval`, keeps what it reports and wakes the loop, which takes it
 // (Take) at its next step. So a backend that answers slowly (scontrol) or a file a job's
 // account controls (a Slurm run's checkpoint marker on a hung file system) holds up that
-// executor's thread at most, never a cycle, an API call or another backend. Thread-safe.
+// executor's thread at most, never a cycle, an API call or another backend. Thread-safe; its
+// lock rules are checked by Clang (core/thread_annotations.h).
 #ifndef SQUEEZE_SERVE_EXECUTOR_POLLS_H_
 #define SQUEEZE_SERVE_EXECUTOR_POLLS_H_
 
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "core/thread_annotations.h"
 #include "exec/executor.h"
 
 namespace squeeze {
@@ -29,21 +30,22 @@ class ExecutorPolls {
   ExecutorPolls& operator=(const ExecutorPolls&) = delete;
 
   // What the polls reported since the last Take, in the order each executor reported it.
-  std::vector<ExecEvent> Take();
+  std::vector<ExecEvent> Take() EXCLUDES(mu_);
   // Ends the threads after the polls in progress.
-  void Stop();
+  void Stop() EXCLUDES(mu_);
 
  private:
-  void Loop(Executor* executor);
+  // One executor's thread: polls it without the lock, keeps what it found under it.
+  void Loop(Executor* executor) EXCLUDES(mu_);
 
   const std::function<Time()> clock_;
   const std::function<void()> wake_;
   const std::chrono::milliseconds interval_;
-  std::mutex mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
-  std::vector<ExecEvent> events_;
-  std::vector<std::thread> threads_;
+  Mutex mu_;
+  std::condition_variable_any stop_cv_;  // waited on with mu_ held (a MutexLock)
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::vector<ExecEvent> events_ GUARDED_BY(mu_);
+  std::vector<std::thread> threads_;  // made by the constructor, joined by Stop
 };
 
 }  // namespace squeeze

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The lock rules written as Clang thread-safety annotations (src/core/thread_annotations.h) are
+# checked: every source file that includes it, or includes a header of src/ that does, is
+# compiled with clang++ -Wthread-safety as errors (syntax only: no code is made). A file that
+# breaks the rules on purpose (tests/thread_safety/violation.cc) must be refused, so a check
+# that stopped looking fails too.
+# Usage: thread_safety_test.sh SOURCE_DIR
+set -uo pipefail
+src=$1
+command -v clang++ >/dev/null || { echo "SKIP: no clang++ (scripts/setup.sh installs it)"; exit 77; }
+flags=(-std=c++20 -fsyntax-only -Wthread-safety -Werror=thread-safety -I "$src/src" -DBOOST_ALL_NO_LIB)
+cd "$src" || exit 1
+headers=$(grep -rl --include='*.h' '#include "core/thread_annotations.h"' src | sed 's|^src/||')
+files=$(grep -rl --include='*.cc' '#include "core/thread_annotations.h"' src)
+for h in $headers; do
+  files+=$'\n'$(grep -rl --include='*.cc' "#include \"$h\"" src)
+done
+files=$(echo "$files" | grep -v '_test\.cc$' | grep . | sort -u)
+[[ -n $files ]] || { echo "FAIL: no file uses core/thread_annotations.h"; exit 1; }
+failed=0 count=0
+for f in $files; do
+  count=$((count + 1))
+  if ! out=$(clang++ "${flags[@]}" "$f" 2>&1); then
+    echo "FAIL: $f breaks its lock rules (or does not compile with clang):"
+    echo "$out" | head -30
+    failed=1
+  fi
+done
+if out=$(clang++ "${flags[@]}" tests/thread_safety/violation.cc 2>&1); then
+  echo "FAIL: tests/thread_safety/violation.cc compiled: the check does not catch a broken rule"
+  failed=1
+elif ! grep -q "requires holding mutex" <<<"$out" || ! grep -q "calling function 'Bump'" <<<"$out"; then
+  echo "FAIL: violation.cc was refused, but not for its broken lock rules:"
+  echo "$out" | head -20
+  failed=1
+fi
+((failed)) && exit 1
+echo "PASS: $count files keep their lock rules; the broken one is refused"
