@@ -1,6 +1,5 @@
 #include "core/feasibility.h"
 
-#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,10 +15,19 @@ std::string Join(const std::set<std::string>& names) {
 
 std::string Gpus(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 
-std::set<std::string> Models(const ClusterSpec& cluster) {
+// The GPU models of the cluster, from its node groups (a few, where the nodes are many): asked
+// for every job a simulation submits, so kept off the nodes.
+std::set<std::string> Models(const ClusterState& cs) {
   std::set<std::string> models;
-  for (const NodeSpec& n : cluster.nodes) models.insert(n.gpu_model);
+  for (const NodeGroup& g : cs.groups()) models.insert(g.gpu_model);
   return models;
+}
+
+bool HasModel(const ClusterState& cs, const std::string& model) {
+  for (const NodeGroup& g : cs.groups()) {
+    if (g.gpu_model == model) return true;
+  }
+  return false;
 }
 
 // "pool a100: 4 nodes x 8 A100", or "pool mixed: 2 nodes of gpu, 12 GPUs in all".
@@ -60,10 +68,9 @@ Status CheckGpusFit(const CycleContext& c, const JobSpec& spec, int home_pool,
                     const std::string& note) {
   if (spec.gpus <= 0) return Status::Ok();
   const ClusterState& cs = c.s.cluster;
-  const std::set<std::string> models = Models(cs.spec());
-  if (spec.gpu_models.size() == 1 && !models.count(spec.gpu_models[0])) {
+  if (spec.gpu_models.size() == 1 && !HasModel(cs, spec.gpu_models[0])) {
     return Status::Error("asks for GPU model '" + spec.gpu_models[0] +
-                         "', which no node has; models: " + Join(models));
+                         "', which no node has; models: " + Join(Models(cs)));
   }
   int largest = 0;
   const NodeGroup* widest = nullptr;
@@ -83,7 +90,7 @@ Status CheckGpusFit(const CycleContext& c, const JobSpec& spec, int home_pool,
       one_node += (one_node.empty() ? "" : ", ") + ("'" + pool.name + "'");
     }
   }
-  if (widest == nullptr) return Status::Error(NoNodeHas(spec, models) + note);
+  if (widest == nullptr) return Status::Error(NoNodeHas(spec, Models(cs)) + note);
   if (largest >= spec.gpus) return Status::Ok();
   return Status::Error("asks for " + Gpus(spec.gpus) + "; the largest possible request is " +
                        Gpus(largest) + " (" + Describe(cs, *widest) + ")" +
