@@ -178,8 +178,7 @@ class Sampler:
             return
         now, busy = time.time(), 0
         held = [j["job_id"] for j in listed if self.release_held and j["job_state"] == "PENDING" and
-                "launch" in str(j.get("state_reason", "")).lower().replace("_", " ") and
-                "held" in str(j.get("state_reason", "")).lower()]
+                LaunchFailedHeld(j)]
         if held:
             self.cluster.slurm(["scontrol", "release", *map(str, held)])
             self.launch_failures += len(held)
@@ -199,6 +198,14 @@ class Sampler:
                 for g in j.get("gres_detail") or []:
                     busy += GresCount(g)
         self.gpus_busy.append((now, busy))
+
+
+def LaunchFailedHeld(job):
+    """Slurm's "launch failed requeued held": squeue's %r prints the state description, which
+    --json gives as state_description (state_reason is then JobHeldAdmin or BeginTime)."""
+    said = " ".join(str(job.get(k) or "") for k in ("state_reason", "state_description"))
+    said = said.lower().replace("_", " ")
+    return "launch failed" in said and "held" in said
 
 
 ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",

@@ -372,9 +372,10 @@ def case_durability(squeeze, source, h):
 
 
 def case_outbox_kill(squeeze, source, h):
-    """kill -9 while the outbox holds most of a cycle's 100 starts (issue 20, point 4): every
-    start was recorded before it was carried out, so the restart takes back the runs that
-    began and queues the others again; every job runs exactly once and ends done."""
+    """kill -9 between the journal's commit and the executor, with most of a cycle's 100 starts
+    queued in the outbox (issue 20, point 4; issue 35, point 1): the journal gives a start to
+    its outbox only after the commit that holds its record, so the restart takes back the runs
+    that began and queues the others again; every job runs exactly once and ends done."""
     results = h.path("results")
     os.makedirs(results)
     cluster = h.path("two-nodes.yaml")

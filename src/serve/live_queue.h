@@ -6,10 +6,12 @@
 // run twice. The order that makes this so: a start is recorded, then the run is started; a run
 // file of the executor is the proof a run exists.
 // Thread-safe: the daemon's loop calls Step; the API's threads call the rest. New jobs go
-// through an inbox so a submission never waits for a cycle. Nothing slow is done under the
-// scheduling lock: the executors are polled before it is taken, and the cycle's starts and
-// stops go to an outbox per backend (outbox.h), whose workers carry them out in parallel and
-// whose results the next step takes.
+// through an inbox so a submission never waits for a cycle. Under the scheduling lock (mu_) the
+// queue only decides: what it means to store and to carry out goes into effects_, which joins
+// the journal (journal.h) before the lock is let go; after it, the journal makes the records
+// durable in one group commit and gives the work to an outbox per backend (outbox.h), whose
+// workers carry it out in parallel and whose results the next step takes. The executors are
+// polled before the lock is taken. No fsync, account lookup or user file under the lock.
 #ifndef SQUEEZE_SERVE_LIVE_QUEUE_H_
 #define SQUEEZE_SERVE_LIVE_QUEUE_H_
 
@@ -37,6 +39,7 @@
 #include "serve/capacity_requests.h"
 #include "serve/executor_polls.h"
 #include "serve/held_idle_tracker.h"
+#include "serve/journal.h"
 #include "serve/history_views.h"
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
@@ -100,10 +103,13 @@ class LiveQueue {
   ~LiveQueue();  // StopDispatch()
 
   // Called (from a worker, no lock held) when a start, checkpoint request or stop that the
-  // outbox carried out failed: the next step should come soon. Before Recover.
+  // outbox carried out failed, or a start could not be recorded: the next step should come
+  // soon. Before Recover.
   void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
-  // Until every start and stop given to the outboxes has been carried out (tests).
+  // Until every start and stop decided has been carried out (tests).
   void WaitForDispatch();
+  // The journal's counts (tests, benchmarks).
+  Journal::Stats JournalStats() const { return journal_->stats(); }
   // The outboxes' workers stop after what they are doing; starts not carried out yet are
   // dropped (recorded as started, they are queued again at the next Recover). Returns how many
   // pieces of work were dropped. Before the executors go.
@@ -118,6 +124,9 @@ class LiveQueue {
   // step takes what they found, instead of polling on the caller's thread. After Recover; the
   // daemon's choice (tests step synchronously).
   void PollInBackground(std::function<Time()> clock);
+  // Whether the scheduling core could ever run `spec` (the rule its cycle applies); the error
+  // says what the largest request is. Thread-safe: no scheduling lock.
+  Status CheckFeasible(const JobSpec& spec) const;
   // Before a job of `owner` is accepted: the scheduling core could ever run it (the rule its
   // cycle applies; else 400), the account it would run as (run_as) may run jobs (else 403), and
   // where every pool the job may use runs jobs here, its workdir and command
@@ -259,9 +268,26 @@ class LiveQueue {
   Executor& ExecutorFor(const Placement& placement);
   std::vector<Executor*> AllExecutors();
 
+  // Under mu_: a store write for the journal's next group commit.
+  void Record(Effects::Write write) { effects_.Record(std::move(write)); }
+  // Under mu_: what the section decided joins the journal; the ticket to carry out once mu_
+  // is let go.
+  uint64_t AppendEffects();
+  // An API change: `decide` runs under mu_ (the views published after it), then what it
+  // decided is carried out; a record the store refused turns an answer of success into the
+  // store's error.
+  ApiResult Decided(const std::function<ApiResult()>& decide);
+  // Starts the journal could not record (the store refused them): queued again.
+  void ApplyUnrecorded(Time now);
+  // Whether job `t` ended (true: done) by what this daemon decided, whether or not the store
+  // has it yet; nullopt when it does not know (ask the store).
+  std::optional<bool> EndedHere(JobId t) const;
+
   std::vector<ExecEvent> PollExecutors(Time now);
   std::unique_ptr<ExecutorPolls> polls_;  // set by PollInBackground
   Time StepWith(Time now, const std::vector<ExecEvent>& events);
+  // Under mu_: what a step decides (its effects in effects_). Returns when to step next.
+  Time Decide(Time now, const std::vector<ExecEvent>& events);
   void DrainInbox(Time now);
   // The outbox of `executor`'s work, made on first use.
   Outbox& OutboxOf(Executor& executor);
@@ -271,11 +297,15 @@ class LiveQueue {
   // Whether the job has a run, or one on its way (a start in the outbox).
   bool HasRun(JobId id, const LiveJob& job) { return job.start_pending || ExecutorOf(job).IsRunning(id); }
   // A job with no run ends cancelled by `by` (scheduler, store, counters); it is forgotten.
-  Status EndCancelled(JobId id, const std::string& by, Time now);
+  void EndCancelled(JobId id, const std::string& by, Time now);
+  // A run's end, for the journal's next commit.
+  void RecordRunEnd(JobId id, const RunEnd& end, Time now);
   // Cancel of one job under the lock (Cancel, CancelMany).
   ApiResult CancelLocked(const Principal& who, JobId id, Time now);
   // SIGTERM (via the outbox, after any start of the job given before).
   void SendStop(JobId id, LiveJob& job, Time now, Time grace);
+  // Recover under mu_: the executors' runs and the store's unfinished jobs.
+  Result<RecoverySummary> TakeBackAll(Time now);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
   // run ended while the daemon was down) noted in `ended` for OnExit.
   void TakeBack(StoredJob& stored, const std::map<JobId, std::pair<RunInfo, Executor*>>& run_of,
@@ -405,7 +435,13 @@ class LiveQueue {
   std::map<int, std::string> node_down_;       // node -> why it takes no new jobs
   LiveQueueOptions options_;
 
+  std::unique_ptr<Journal> journal_;  // thread-safe
+
   mutable std::mutex mu_;  // guards everything below and the scheduler and executor
+  Effects effects_;        // what the section under mu_ decided so far (AppendEffects)
+  // Jobs that ended (true: done) whose end may not be in the store yet, with the journal's
+  // ticket that carries it (0: not appended yet); dropped once the journal is past it.
+  std::map<JobId, std::pair<bool, uint64_t>> recent_ends_;
   std::map<JobId, LiveJob> jobs_;  // every unfinished job
   std::set<std::pair<Time, JobId>> retries_;
   DependencyGraph deps_;  // every unfinished job, and what those with dependencies wait for

@@ -153,12 +153,11 @@ void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Tim
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     it->second.cuda_gpus = cluster_.CudaIndices(scheduler_->Find(id)->placement);
-    if (Status s = store_.RecordRunGpus(id, it->second.cuda_gpus, now,
-                                        "its GPUs renumbered on the same nodes: Slurm runs "
-                                        "another job on those squeeze had in mind");
-        !s.ok()) {
-      Log(s.message());
-    }
+    Record([id, gpus = it->second.cuda_gpus, now](JobStore& s) {
+      return s.RecordRunGpus(id, gpus, now,
+                             "its GPUs renumbered on the same nodes: Slurm runs another job on "
+                             "those squeeze had in mind");
+    });
   }
   for (size_t i = 0; i < moves.size(); ++i) {
     const JobId id = moves[i].first;
@@ -166,7 +165,9 @@ void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Tim
     job.cuda_gpus = cluster_.CudaIndices(scheduler_->Find(id)->placement);
     const bool quiet = texts[i].front() == '=';
     const std::string text = quiet ? texts[i].substr(1) : texts[i];
-    if (Status s = store_.RecordRunGpus(id, job.cuda_gpus, now, text); !s.ok()) Log(s.message());
+    Record([id, gpus = job.cuda_gpus, now, text](JobStore& s) {
+      return s.RecordRunGpus(id, gpus, now, text);
+    });
     if (!quiet) Log("job " + std::to_string(id) + ": " + text);
   }
 }
@@ -197,7 +198,7 @@ void LiveQueue::OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now)
       (reason.detail.empty() ? reason.shown : reason.detail));
   RunEnd end{-1, JobState::kPending, reason.shown, false, job.failures, std::nullopt,
              reason.detail};
-  if (Status s = store_.RecordRunEnd(id, end, now); !s.ok()) Log(s.message());
+  RecordRunEnd(id, end, now);
   job.queued_since = now;
   RequeueRun(id, job, now);  // may forget `job`; its history kept
 }

@@ -31,117 +31,115 @@ int LiveQueue::NodeIndex(const std::string& name) const {
 }
 
 ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warning, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  const int node = NodeIndex(name);
-  if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
-  const ClusterState& cs = scheduler_->cluster();
-  const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
-  if (pool.kind != PoolKind::kSpot) {
-    return ApiResult::Fail(400, "node " + name + " is in pool " + pool.name + " (kind " +
-                                    std::string(PoolKindName(pool.kind)) +
-                                    "); only nodes of spot pools are reclaimed");
-  }
-  if (auto it = reclaimed_.find(node); it != reclaimed_.end()) {
-    return ApiResult::Fail(409, "node " + name + " is already reclaimed (since " +
-                                    FormatDateTime(it->second.at) + ")");
-  }
-  const Time w = warning.value_or(pool.spot.warning);
-  if (Status s = scheduler_->Reclaimed(node, now, w); !s.ok()) {
-    return ApiResult::Fail(400, s.message());
-  }
-  reclaimed_[node] = {now, now + w};
-  reclaim_log_.push_back({node, now, now + w, std::nullopt});
-  if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
-  if (Status s = store_.AppendNodeEvent(now, name, "reclaim", std::to_string(now + w)); !s.ok()) {
-    Log("node " + name + ": the reclaim is not stored (a restart would forget it): " + s.message());
-  }
-  nlohmann::json jobs = nlohmann::json::array();
-  for (JobId id : scheduler_->JobsOnNode(node)) jobs.push_back(id);
-  Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
-      FormatDateTime(now + w) + "); its jobs leave: " + jobs.dump());
-  return ApiResult::Ok({{"node", name},
-                        {"state", "reclaimed"},
-                        {"warning_s", w},
-                        {"leave_by", FormatDateTime(now + w)},
-                        {"jobs", jobs}});
+  return Decided([&]() -> ApiResult {
+    const int node = NodeIndex(name);
+    if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
+    const ClusterState& cs = scheduler_->cluster();
+    const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
+    if (pool.kind != PoolKind::kSpot) {
+      return ApiResult::Fail(400, "node " + name + " is in pool " + pool.name + " (kind " +
+                                      std::string(PoolKindName(pool.kind)) +
+                                      "); only nodes of spot pools are reclaimed");
+    }
+    if (auto it = reclaimed_.find(node); it != reclaimed_.end()) {
+      return ApiResult::Fail(409, "node " + name + " is already reclaimed (since " +
+                                      FormatDateTime(it->second.at) + ")");
+    }
+    const Time w = warning.value_or(pool.spot.warning);
+    if (Status s = scheduler_->Reclaimed(node, now, w); !s.ok()) {
+      return ApiResult::Fail(400, s.message());
+    }
+    reclaimed_[node] = {now, now + w};
+    reclaim_log_.push_back({node, now, now + w, std::nullopt});
+    if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
+    Record([now, name, until = std::to_string(now + w)](JobStore& s) {
+      return s.AppendNodeEvent(now, name, "reclaim", until);
+    });
+    nlohmann::json jobs = nlohmann::json::array();
+    for (JobId id : scheduler_->JobsOnNode(node)) jobs.push_back(id);
+    Log("node " + name + " is reclaimed: taken back in " + FormatDuration(w) + " (at " +
+        FormatDateTime(now + w) + "); its jobs leave: " + jobs.dump());
+    return ApiResult::Ok({{"node", name},
+                          {"state", "reclaimed"},
+                          {"warning_s", w},
+                          {"leave_by", FormatDateTime(now + w)},
+                          {"jobs", jobs}});
+  });
 }
 
 ApiResult LiveQueue::Return(const std::string& name, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  const int node = NodeIndex(name);
-  if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
-  if (!reclaimed_.count(node)) return ApiResult::Fail(409, "node " + name + " is not reclaimed");
-  if (Status s = scheduler_->Returned(node, now); !s.ok()) {
-    return ApiResult::Fail(400, s.message());
-  }
-  reclaimed_.erase(node);
-  for (auto r = reclaim_log_.rbegin(); r != reclaim_log_.rend(); ++r) {
-    if (r->node != node) continue;
-    if (!r->returned_at) r->returned_at = now;
-    break;
-  }
-  if (Status s = store_.AppendNodeEvent(now, name, "return", ""); !s.ok()) {
-    Log("node " + name + ": the return is not stored: " + s.message());
-  }
-  Log("node " + name + " is back and takes jobs again");
-  return ApiResult::Ok({{"node", name}, {"state", "available"}});
+  return Decided([&]() -> ApiResult {
+    const int node = NodeIndex(name);
+    if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
+    if (!reclaimed_.count(node)) return ApiResult::Fail(409, "node " + name + " is not reclaimed");
+    if (Status s = scheduler_->Returned(node, now); !s.ok()) {
+      return ApiResult::Fail(400, s.message());
+    }
+    reclaimed_.erase(node);
+    for (auto r = reclaim_log_.rbegin(); r != reclaim_log_.rend(); ++r) {
+      if (r->node != node) continue;
+      if (!r->returned_at) r->returned_at = now;
+      break;
+    }
+    Record([now, name](JobStore& s) { return s.AppendNodeEvent(now, name, "return", ""); });
+    Log("node " + name + " is back and takes jobs again");
+    return ApiResult::Ok({{"node", name}, {"state", "available"}});
+  });
 }
 
 ApiResult LiveQueue::ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  const ClusterState& cs = scheduler_->cluster();
-  std::vector<int> nodes;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    const GpuTelemetry& r = gpus[i];
-    const std::string at_entry = "gpus[" + std::to_string(i) + "].";
-    const int node = NodeIndex(r.node);
-    if (node < 0) return ApiResult::Fail(400, at_entry + "node: no node '" + r.node + "'");
-    const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
-    if (r.inference_load && pool.kind != PoolKind::kColocated) {
-      return ApiResult::Fail(400, at_entry + "node: node " + r.node + " is in pool " +
-                                      pool.name + " (kind " +
-                                      std::string(PoolKindName(pool.kind)) +
-                                      "), not a colocated pool; inference_load is only for "
-                                      "colocated GPUs");
+  return Decided([&]() -> ApiResult {
+    const ClusterState& cs = scheduler_->cluster();
+    std::vector<int> nodes;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      const GpuTelemetry& r = gpus[i];
+      const std::string at_entry = "gpus[" + std::to_string(i) + "].";
+      const int node = NodeIndex(r.node);
+      if (node < 0) return ApiResult::Fail(400, at_entry + "node: no node '" + r.node + "'");
+      const PoolSpec& pool = cs.spec().pools[cs.node(node).pool];
+      if (r.inference_load && pool.kind != PoolKind::kColocated) {
+        return ApiResult::Fail(400, at_entry + "node: node " + r.node + " is in pool " +
+                                        pool.name + " (kind " +
+                                        std::string(PoolKindName(pool.kind)) +
+                                        "), not a colocated pool; inference_load is only for "
+                                        "colocated GPUs");
+      }
+      if (r.gpu >= cs.node(node).gpus) {
+        return ApiResult::Fail(400, at_entry + "gpu: node " + r.node + " has no GPU " +
+                                        std::to_string(r.gpu) + " (it has " +
+                                        std::to_string(cs.node(node).gpus) + ")");
+      }
+      nodes.push_back(node);
     }
-    if (r.gpu >= cs.node(node).gpus) {
-      return ApiResult::Fail(400, at_entry + "gpu: node " + r.node + " has no GPU " +
-                                      std::to_string(r.gpu) + " (it has " +
-                                      std::to_string(cs.node(node).gpus) + ")");
+    int closed = 0, loads = 0, utilizations = 0;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      const GpuTelemetry& r = gpus[i];
+      if (r.utilization) {
+        held_idle_.Record(nodes[i], r.gpu, at, *r.utilization);
+        ++utilizations;
+      }
+      if (!r.inference_load) continue;
+      ++loads;
+      const bool was_open = !scheduler_->GpuClosed(nodes[i], r.gpu);
+      if (Status s = scheduler_->SetInferenceLoad(nodes[i], r.gpu, *r.inference_load, now);
+          !s.ok()) {
+        Log("inference load of " + r.node + " GPU " + std::to_string(r.gpu) + ": " +
+            s.message());  // checked above; should not happen
+        continue;
+      }
+      const bool open = !scheduler_->GpuClosed(nodes[i], r.gpu);
+      if (was_open != open) {
+        Log("GPU " + std::to_string(r.gpu) + " of node " + r.node + " (inference " +
+            Number(*r.inference_load) + "): " + (open ? "takes training" : "closed to training"));
+      }
+      closed += open ? 0 : 1;
     }
-    nodes.push_back(node);
-  }
-  int closed = 0, loads = 0, utilizations = 0;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    const GpuTelemetry& r = gpus[i];
-    if (r.utilization) {
-      held_idle_.Record(nodes[i], r.gpu, at, *r.utilization);
-      ++utilizations;
-    }
-    if (!r.inference_load) continue;
-    ++loads;
-    const bool was_open = !scheduler_->GpuClosed(nodes[i], r.gpu);
-    if (Status s = scheduler_->SetInferenceLoad(nodes[i], r.gpu, *r.inference_load, now);
-        !s.ok()) {
-      Log("inference load of " + r.node + " GPU " + std::to_string(r.gpu) + ": " +
-          s.message());  // checked above; should not happen
-      continue;
-    }
-    const bool open = !scheduler_->GpuClosed(nodes[i], r.gpu);
-    if (was_open != open) {
-      Log("GPU " + std::to_string(r.gpu) + " of node " + r.node + " (inference " +
-          Number(*r.inference_load) + "): " + (open ? "takes training" : "closed to training"));
-    }
-    closed += open ? 0 : 1;
-  }
-  if (utilizations > 0) UpdateHeldIdle(now);
-  return ApiResult::Ok({{"applied", gpus.size()},
-                        {"inference_loads", loads},
-                        {"utilizations", utilizations},
-                        {"closed", closed}});
+    if (utilizations > 0) UpdateHeldIdle(now);
+    return ApiResult::Ok({{"applied", gpus.size()},
+                          {"inference_loads", loads},
+                          {"utilizations", utilizations},
+                          {"closed", closed}});
+  });
 }
 
 void LiveQueue::AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,

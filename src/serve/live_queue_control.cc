@@ -43,80 +43,82 @@ void LiveQueue::Unqueue(JobId id, LiveJob& job, Time now) {
 }
 
 ApiResult LiveQueue::Hold(const Principal& who, JobId id, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  DrainInbox(now);
-  auto found = Controlled(who, id, "hold");
-  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
-  LiveJob& job = *std::get<LiveJob*>(found);
-  if (job.held) return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
-  if (HasRun(id, job)) {
-    return ApiResult::Fail(409, "job " + std::to_string(id) +
-                                    " runs; only a waiting job can be held (squeeze requeue " +
-                                    std::to_string(id) + " puts it back in the queue)");
-  }
-  Unqueue(id, job, now);
-  job.held = true;
-  if (Status s = store_.SetHeld(id, true, "held by " + who.user, now); !s.ok()) {
-    return ApiResult::Fail(s);
-  }
-  return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
+  return Decided([&]() -> ApiResult {
+    DrainInbox(now);
+    auto found = Controlled(who, id, "hold");
+    if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+    LiveJob& job = *std::get<LiveJob*>(found);
+    if (job.held) return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
+    if (HasRun(id, job)) {
+      return ApiResult::Fail(409, "job " + std::to_string(id) +
+                                      " runs; only a waiting job can be held (squeeze requeue " +
+                                      std::to_string(id) + " puts it back in the queue)");
+    }
+    Unqueue(id, job, now);
+    job.held = true;
+    Record([id, now, by = "held by " + who.user](JobStore& s) {
+      return s.SetHeld(id, true, by, now);
+    });
+    return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", true}});
+  });
 }
 
 ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  DrainInbox(now);
-  auto found = Controlled(who, id, "release");
-  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
-  LiveJob& job = *std::get<LiveJob*>(found);
-  if (!job.held) return ApiResult::Fail(409, "job " + std::to_string(id) + " is not held");
-  job.held = false;
-  if (Status s = store_.SetHeld(id, false, "released by " + who.user, now); !s.ok()) {
-    return ApiResult::Fail(s);
-  }
-  job.queued_since = now;
-  if (job.dependency_wait) {
+  return Decided([&]() -> ApiResult {
+    DrainInbox(now);
+    auto found = Controlled(who, id, "release");
+    if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+    LiveJob& job = *std::get<LiveJob*>(found);
+    if (!job.held) return ApiResult::Fail(409, "job " + std::to_string(id) + " is not held");
+    job.held = false;
+    Record([id, now, by = "released by " + who.user](JobStore& s) {
+      return s.SetHeld(id, false, by, now);
+    });
+    job.queued_since = now;
+    if (job.dependency_wait) {
+      return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
+    }
+    Queue(id, job, now);  // may forget `job` (a cluster that can no longer run it)
     return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
-  }
-  Queue(id, job, now);  // may forget `job` (a cluster that can no longer run it)
-  return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"held", false}});
+  });
 }
 
 ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  DrainInbox(now);
-  auto found = Controlled(who, id, "requeue");
-  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
-  LiveJob& job = *std::get<LiveJob*>(found);
-  const Job* known = scheduler_->Find(id);
-  if (known == nullptr || !known->IsActive() || !HasRun(id, job)) {
-    return ApiResult::Fail(409, "job " + std::to_string(id) + " does not run; only a running "
-                                                               "job can be requeued");
-  }
-  if (job.stopping != Stopping::kNo) {
-    return ApiResult::Ok({{"id", id}, {"state", "stopping"}});  // on its way out already
-  }
-  // As a preemption: a checkpoint first when it can make one, then it waits again.
-  const std::string why = "requeued by " + who.user;
-  job.stop_reason = why;
-  job.requeue_on_exit = true;
-  if (job.request.spec.checkpointable) {
-    Executor* executor = &ExecutorOf(job);
-    OutboxOf(*executor).Push(id, job.attempts, Outbox::Kind::kCheckpoint,
-                             [executor, id] { return executor->RequestCheckpoint(id); });
-    job.stopping = Stopping::kAwaitCheckpoint;
-    job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
-    if (Status s = store_.SetState(id, JobState::kCheckpointing, why, now); !s.ok()) {
-      Log(s.message());
+  return Decided([&]() -> ApiResult {
+    DrainInbox(now);
+    auto found = Controlled(who, id, "requeue");
+    if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+    LiveJob& job = *std::get<LiveJob*>(found);
+    const Job* known = scheduler_->Find(id);
+    if (known == nullptr || !known->IsActive() || !HasRun(id, job)) {
+      return ApiResult::Fail(409, "job " + std::to_string(id) + " does not run; only a running "
+                                                                 "job can be requeued");
     }
-    return ApiResult::Ok({{"id", id}, {"state", "checkpointing"}});
-  }
-  job.stopping = Stopping::kTerminating;
-  Terminate(id, job, now);
-  (void)store_.AppendEvent(id, now, "stop", why + "; SIGTERM");
-  return ApiResult::Ok({{"id", id}, {"state", "stopping"}});
+    if (job.stopping != Stopping::kNo) {
+      return ApiResult::Ok({{"id", id}, {"state", "stopping"}});  // on its way out already
+    }
+    // As a preemption: a checkpoint first when it can make one, then it waits again.
+    const std::string why = "requeued by " + who.user;
+    job.stop_reason = why;
+    job.requeue_on_exit = true;
+    if (job.request.spec.checkpointable) {
+      Executor* executor = &ExecutorOf(job);
+      effects_.Dispatch(OutboxOf(*executor), id, job.attempts, Outbox::Kind::kCheckpoint,
+                        [executor, id] { return executor->RequestCheckpoint(id); });
+      job.stopping = Stopping::kAwaitCheckpoint;
+      job.stop_deadline = now + std::max(options_.checkpoint_grace, job.request.spec.checkpoint_cost);
+      Record([id, now, why](JobStore& s) {
+        return s.SetState(id, JobState::kCheckpointing, why, now);
+      });
+      return ApiResult::Ok({{"id", id}, {"state", "checkpointing"}});
+    }
+    job.stopping = Stopping::kTerminating;
+    Terminate(id, job, now);
+    Record([id, now, text = why + "; SIGTERM"](JobStore& s) {
+      return s.AppendEvent(id, now, "stop", text);
+    });
+    return ApiResult::Ok({{"id", id}, {"state", "stopping"}});
+  });
 }
 
 ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& body, Time now) {
@@ -154,56 +156,56 @@ ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& b
   if (!urgency && !gpus && !limit) {
     return ApiResult::Fail(400, "nothing to update: give urgency, gpus or time_limit");
   }
-  std::lock_guard lock(mu_);
-  PublishAtExit publish{*this};
-  DrainInbox(now);
-  auto found = Controlled(who, id, "update");
-  if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
-  LiveJob& job = *std::get<LiveJob*>(found);
-  const Job* known = scheduler_->Find(id);
-  const bool running = HasRun(id, job) || (known != nullptr && known->IsActive());
-  JobRequest changed = job.request;
-  std::string what;
-  if (urgency) {
-    changed.spec.urgency = *urgency;
-    what += " urgency " + std::string(UrgencyName(*urgency));
-  }
-  if (gpus) {
-    changed.spec.gpus = *gpus;
-    what += " gpus " + std::to_string(*gpus);
-  }
-  if (limit) {
-    changed.spec.time_limit = *limit;
-    what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
-  }
-  if (running) {
-    if (urgency || gpus) {
-      return ApiResult::Fail(409, "job " + std::to_string(id) + " runs: only its time_limit "
-                                  "can change (squeeze requeue it first to change the rest)");
+  return Decided([&]() -> ApiResult {
+    DrainInbox(now);
+    auto found = Controlled(who, id, "update");
+    if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
+    LiveJob& job = *std::get<LiveJob*>(found);
+    const Job* known = scheduler_->Find(id);
+    const bool running = HasRun(id, job) || (known != nullptr && known->IsActive());
+    JobRequest changed = job.request;
+    std::string what;
+    if (urgency) {
+      changed.spec.urgency = *urgency;
+      what += " urgency " + std::string(UrgencyName(*urgency));
     }
-    // Its owner may shorten its limit; only an admin may lengthen it, as in Slurm.
-    const Time old = job.request.spec.time_limit.value_or(kNever);
-    const Time wanted = limit->value_or(kNever);
-    if (wanted > old && !who.admin) {
-      return ApiResult::Fail(403, "only an admin may raise the time limit of a running job");
+    if (gpus) {
+      changed.spec.gpus = *gpus;
+      what += " gpus " + std::to_string(*gpus);
     }
-    if (Status s = scheduler_->SetTimeLimit(id, *limit); !s.ok()) {
-      return ApiResult::Fail(400, s.message());
+    if (limit) {
+      changed.spec.time_limit = *limit;
+      what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
     }
-  } else {
-    // Checked as a submission would be, against what the cluster could ever run.
-    const bool queued = known != nullptr;
-    if (ApiResult checked = CheckSubmission(job.owner, changed); checked.error) return checked;
-    if (queued) (void)scheduler_->Cancel(id, now);
-    job.request = changed;
-    if (queued) Queue(id, job, now);  // may forget `job`
-  }
-  if (auto it = jobs_.find(id); it != jobs_.end()) it->second.request = changed;
-  if (Status s = store_.UpdateRequest(id, changed, "updated by " + who.user + ":" + what, now);
-      !s.ok()) {
-    return ApiResult::Fail(s);
-  }
-  return ApiResult::Ok({{"id", id}, {"updated", what.substr(1)}});
+    if (running) {
+      if (urgency || gpus) {
+        return ApiResult::Fail(409, "job " + std::to_string(id) + " runs: only its time_limit "
+                                    "can change (squeeze requeue it first to change the rest)");
+      }
+      // Its owner may shorten its limit; only an admin may lengthen it, as in Slurm.
+      const Time old = job.request.spec.time_limit.value_or(kNever);
+      const Time wanted = limit->value_or(kNever);
+      if (wanted > old && !who.admin) {
+        return ApiResult::Fail(403, "only an admin may raise the time limit of a running job");
+      }
+      if (Status s = scheduler_->SetTimeLimit(id, *limit); !s.ok()) {
+        return ApiResult::Fail(400, s.message());
+      }
+    } else {
+      // Checked as a submission would be, against what the cluster could ever run.
+      const bool queued = known != nullptr;
+      // (Only what the cluster can run: the account, workdir and command are as submitted.)
+      if (Status s = CheckFeasible(changed.spec); !s.ok()) return ApiResult::Fail(400, s.message());
+      if (queued) (void)scheduler_->Cancel(id, now);
+      job.request = changed;
+      if (queued) Queue(id, job, now);  // may forget `job`
+    }
+    if (auto it = jobs_.find(id); it != jobs_.end()) it->second.request = changed;
+    Record([id, changed, now, text = "updated by " + who.user + ":" + what](JobStore& s) {
+      return s.UpdateRequest(id, changed, text, now);
+    });
+    return ApiResult::Ok({{"id", id}, {"updated", what.substr(1)}});
+  });
 }
 
 }  // namespace squeeze

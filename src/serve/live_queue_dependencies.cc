@@ -8,7 +8,7 @@ namespace squeeze {
 bool LiveQueue::DependsOnUnseen(const JobRequest& request) {
   for (const Dependency& d : request.spec.dependencies) {
     for (JobId t : d.jobs) {
-      if (deps_.Holds(t)) continue;
+      if (deps_.Holds(t) || EndedHere(t)) continue;
       auto stored = store_.Get(t);
       if (stored.ok() && !IsFinished(stored->state)) return true;
     }
@@ -23,6 +23,8 @@ void LiveQueue::Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, b
   spec.user = job.owner;
   if (started) spec.dependencies.clear();  // they held when it first started
   auto ready = deps_.Add(spec, [this](JobId t) -> std::optional<bool> {
+    // Ended here, its end perhaps not in the store yet (the journal carries it).
+    if (std::optional<bool> done = EndedHere(t)) return *done;
     auto stored = store_.Get(t);
     if (!stored.ok()) return std::nullopt;
     // Unfinished but not held here: it cannot be waited for (it is not this queue's).
@@ -52,7 +54,9 @@ void LiveQueue::EndNeverSatisfied(JobId id, const std::string& why, Time now) {
   if (it == jobs_.end()) return;
   if (scheduler_->Find(id)) (void)scheduler_->Cancel(id, now);
   if (it->second.retry_at) retries_.erase({*it->second.retry_at, id});
-  (void)store_.SetState(id, JobState::kCancelled, "DependencyNeverSatisfied: " + why, now);
+  Record([id, now, text = "DependencyNeverSatisfied: " + why](JobStore& s) {
+    return s.SetState(id, JobState::kCancelled, text, now);
+  });
   ++counters_.cancelled;
   jobs_.erase(it);
 }
@@ -81,6 +85,7 @@ void LiveQueue::QueueUnlessHeld(JobId id, LiveJob& job, std::optional<Time> not_
 void LiveQueue::Forget(JobId id, bool ok) {
   jobs_.erase(id);
   ended_since_.emplace_back(id, ok);
+  recent_ends_[id] = {ok, 0};  // until the journal has its end in the store (AppendEffects)
 }
 
 void LiveQueue::ApplyDependencies(Time now) {
@@ -99,8 +104,9 @@ void LiveQueue::ApplyDependencies(Time now) {
         auto it = jobs_.find(id);
         if (it == jobs_.end() || !it->second.dependency_wait) continue;
         it->second.dependency_wait = false;
-        (void)store_.AppendEvent(id, now, "dependency",
-                                 it->second.request.dependency + " holds; queued");
+        Record([id, now, text = it->second.request.dependency + " holds; queued"](JobStore& s) {
+          return s.AppendEvent(id, now, "dependency", text);
+        });
         QueueUnlessHeld(id, it->second, it->second.request.begin, now);
       }
     }

@@ -46,9 +46,7 @@ void LiveQueue::UpdateHeldIdle(Time now) {
                              Percent(spell->mean_utilization) + " since " +
                              FormatDateTime(spell->since) + " (below " + Percent(o.threshold) +
                              " for " + FormatDuration(now - spell->since) + ")";
-    if (Status s = store_.AppendEvent(id, now, "held-idle", text); !s.ok()) {
-      Log("job " + std::to_string(id) + ": not recorded: " + s.message());
-    }
+    Record([id, now, text](JobStore& s) { return s.AppendEvent(id, now, "held-idle", text); });
     Log("job " + std::to_string(id) + " " + text);
   }
 }

@@ -189,10 +189,12 @@ TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
   EXPECT_FALSE(local.IsRunning(first)) << "the cancelled run was not stopped";
 }
 
-// A step that waits on the store (its database locked by another process: a backup, a slow
-// disk) holds the scheduling lock; the reads, `why` among them, answer meanwhile from the view
-// the last step published.
-TEST(LiveQueueReadsTest, ReadsAndWhyDoNotWaitForAStepHeldInTheStore) {
+// A step whose commit waits on the store (its database locked by another process: a backup, a
+// slow disk) holds no lock while it waits: it decided under the scheduling lock, published what
+// it decided, and waits in the journal. The reads, `why` among them, show the new state; an API
+// call that changes nothing answers at once; and the start it decided is not carried out before
+// its record is durable.
+TEST(LiveQueueReadsTest, AStepWaitingOnTheStoreHoldsNoLockAndStartsNothingUnrecorded) {
   HeldQueue setup;
   auto& [dir, store, local, held, q] = setup;
   Time now = 1'800'000'000;
@@ -222,26 +224,34 @@ TEST(LiveQueueReadsTest, ReadsAndWhyDoNotWaitForAStepHeldInTheStore) {
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() + "/squeeze.db").c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
-  auto step = std::async(std::launch::async, [&] { return q->Step(now + 1); });  // records the end
+  // Records the first job's end and the second one's start, and waits for the store.
+  auto step = std::async(std::launch::async, [&] { return q->Step(now + 1); });
   const bool step_waits = step.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout;
   auto reads = std::async(std::launch::async, [&] {
-    return std::make_tuple(q->WhyJson(second, now + 1), q->Snapshot(), q->NodesJson());
+    return std::make_tuple(q->WhyJson(second, now + 1), q->Snapshot(),
+                           q->Cancel(Principal{"bob", "", false}, 999, now + 1));
   });
   const bool answered = reads.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
   const bool step_still_waits = step.wait_for(std::chrono::seconds(0)) == std::future_status::timeout;
+  const bool started_unrecorded = std::filesystem::exists(PathsOf(dir.path(), second, 1).run);
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
   step.get();
   ASSERT_TRUE(step_waits) << "the step did not wait for the store: nothing was shown";
-  ASSERT_TRUE(answered) << "why or the reads waited for the step";
+  ASSERT_TRUE(answered) << "why, the reads or a cancel waited for the step's commit";
   EXPECT_TRUE(step_still_waits) << "the step ended before the reads answered";
-  const auto [why, gauges, nodes] = reads.get();
+  EXPECT_FALSE(started_unrecorded) << "a start was carried out before its record was durable";
+  const auto [why, gauges, cancel] = reads.get();
   ASSERT_TRUE(why.has_value());
-  const std::string text = why->dump();
-  EXPECT_NE(text.find("job " + std::to_string(first) + " (alice, 2 GPUs"), std::string::npos) << text;
-  EXPECT_TRUE((*why)["expected_start_in_s"].is_number()) << text;
+  EXPECT_EQ((*why)["state"], "running") << "the step's decision was not published: " << why->dump();
   EXPECT_EQ(gauges.running_by_urgency.at("normal"), 1);
+  ASSERT_TRUE(cancel.error.has_value());
+  EXPECT_EQ(cancel.error->http_status, 404);
   EXPECT_EQ(store->Get(first).value().state, JobState::kDone);
+  EXPECT_EQ(store->Get(second).value().state, JobState::kRunning);
+  q->WaitForDispatch();
+  EXPECT_TRUE(std::filesystem::exists(PathsOf(dir.path(), second, 1).run))
+      << "the start was not carried out once recorded";
 }
 
 }  // namespace

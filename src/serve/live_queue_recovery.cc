@@ -59,9 +59,24 @@ constexpr size_t kBatchRows = 1024;
 }  // namespace
 
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
-  std::lock_guard lock(mu_);
-  waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
-  PublishAtExit publish{*this};
+  Result<RecoverySummary> summary = RecoverySummary();
+  uint64_t ticket = 0;
+  {
+    std::lock_guard lock(mu_);
+    waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
+    PublishAtExit publish{*this};
+    summary = TakeBackAll(now);
+    ticket = AppendEffects();
+  }
+  // What the recovery decided (runs ended while the daemon was down, starts that never
+  // began queued again) is stored in one commit.
+  if (Status s = journal_->CarryOut(ticket); !s.ok() && summary.ok()) {
+    return s.WithContext("storing what the restart found");
+  }
+  return summary;
+}
+
+Result<RecoverySummary> LiveQueue::TakeBackAll(Time now) {
   RecoverySummary summary;
   std::map<JobId, std::pair<RunInfo, Executor*>> run_of;
   for (Executor* executor : AllExecutors()) {
@@ -132,10 +147,11 @@ void LiveQueue::TakeBack(StoredJob& stored,
   // Only the run of the attempt the store recorded: a later one cannot be this store's.
   if (found == run_of.end() || found->second.first.attempt != stored.attempts) {
     // Recorded as started, but the daemon stopped before the run began.
-    (void)store_.SetState(stored.id, JobState::kPending,
-                          "queued again: the daemon stopped before attempt " +
-                              std::to_string(stored.attempts) + " began",
-                          now);
+    Record([id = stored.id, now,
+            why = "queued again: the daemon stopped before attempt " +
+                  std::to_string(stored.attempts) + " began"](JobStore& s) {
+      return s.SetState(id, JobState::kPending, why, now);
+    });
     ++summary.requeued;
     Queue(stored.id, job, now);
     return;
