@@ -34,16 +34,18 @@ Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const
   std::unique_ptr<LiveQueue> q(
       new LiveQueue(std::move(cluster), policy, store, executor, std::move(options)));
   q->scheduler_ = std::move(scheduler).value();
-  q->feasibility_ = std::move(feasibility).value();
+  q->intake_ = std::make_unique<Intake>(std::move(feasibility).value(), q->cluster_.spec.pools,
+                                        q->options_.run_as, q->executor_);
   return q;
 }
 
 LiveQueue::~LiveQueue() { StopDispatch(); }
 
 void LiveQueue::SetPoolExecutor(int pool, Executor& executor) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   PublishAtExit publish{*this};
   pool_executors_[pool] = &executor;
+  intake_->SetRemotePool(pool);
 }
 
 Executor& LiveQueue::ExecutorFor(const Placement& placement) {
@@ -66,40 +68,8 @@ void LiveQueue::Log(const std::string& line) const {
   std::fprintf(stderr, "squeeze serve: %s\n", EscapeControls(line).c_str());
 }
 
-Status LiveQueue::CheckFeasible(const JobSpec& spec) const {
-  std::lock_guard lock(feasibility_mu_);
-  return feasibility_->CheckFeasible(spec);
-}
-
-ApiResult LiveQueue::CheckSubmission(const std::string& owner, const JobRequest& request) const {
-  if (Status s = CheckFeasible(request.spec); !s.ok()) return ApiResult::Fail(400, s.message());
-  Result<std::string> account = options_.run_as.AccountFor(owner);
-  if (!account.ok()) return ApiResult::Fail(403, account.status().message());
-  // pool_executors_ is set before Recover and never again, so it is read here unlocked.
-  bool all_here = true;
-  const std::vector<PoolSpec>& pools = cluster_.spec.pools;
-  for (size_t i = 0; i < pools.size(); ++i) {
-    if (!request.spec.pool.empty() && pools[i].name != request.spec.pool) continue;
-    all_here &= !pool_executors_.count(static_cast<int>(i));
-  }
-  if (!all_here) return ApiResult::Ok(nullptr);  // a Slurm node checks for itself
-  JobRequest as = request;
-  as.run_as = *account;
-  if (Status s = executor_.CheckRunnable(as); !s.ok()) return ApiResult::Fail(400, s.message());
-  return ApiResult::Ok(nullptr);
-}
-
-void LiveQueue::Add(const StoredJob& job) {
-  std::lock_guard lock(inbox_mu_);
-  inbox_.push_back(job);
-}
-
 void LiveQueue::DrainInbox(Time now) {
-  std::deque<StoredJob> batch;
-  {
-    std::lock_guard lock(inbox_mu_);
-    batch.swap(inbox_);
-  }
+  std::deque<StoredJob> batch = intake_->TakeAll();
   // They are counted as waiting at the next publication; their reservations end then.
   for (const StoredJob& stored : batch) waiting_.Arrived(stored.owner, stored.request.spec.team);
   // In id order (the order they were stored in), after those deferred before: a job comes
@@ -172,7 +142,7 @@ Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
   Time next = now;
   uint64_t ticket = 0;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     PublishAtExit publish{*this};
     next = Decide(now, events);
     ticket = AppendEffects();
@@ -215,7 +185,7 @@ Time LiveQueue::Decide(Time now, const std::vector<ExecEvent>& events) {
   size_t running = effects_.dispatches();
   for (Executor* executor : AllExecutors()) running += executor->RunningCount();
   {
-    std::lock_guard outboxes(outboxes_mu_);
+    MutexLock outboxes(outboxes_mu_);
     for (const auto& [executor, outbox] : outboxes_) running += outbox->Unfinished();
   }
   runs_active_ = running > 0;
@@ -233,7 +203,7 @@ Time LiveQueue::Decide(Time now, const std::vector<ExecEvent>& events) {
 }
 
 ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
-  return Decided([&] {
+  return Decided([&]() REQUIRES(mu_) {
     DrainInbox(now);
     ApiResult result = CancelLocked(who, id, now);
     ApplyDependencies(now);
@@ -243,7 +213,7 @@ ApiResult LiveQueue::Cancel(const Principal& who, JobId id, Time now) {
 
 ApiResult LiveQueue::CancelMany(const Principal& who, const std::vector<JobId>& ids, Time now) {
   // Their records are stored in one commit (the journal's).
-  return Decided([&] {
+  return Decided([&]() REQUIRES(mu_) {
     DrainInbox(now);
     nlohmann::json jobs = nlohmann::json::array();
     int done = 0;

@@ -34,11 +34,13 @@
 #include "core/forecast_start.h"
 #include "core/policy.h"
 #include "core/scheduler.h"
+#include "core/thread_annotations.h"
 #include "exec/executor.h"
 #include "serve/access.h"
 #include "serve/capacity_requests.h"
 #include "serve/executor_polls.h"
 #include "serve/held_idle_tracker.h"
+#include "serve/intake.h"
 #include "serve/journal.h"
 #include "serve/history_views.h"
 #include "serve/job_service.h"
@@ -117,24 +119,23 @@ class LiveQueue {
 
   // The executor of the jobs placed on `pool` (a Slurm pool's); others use the default one
   // given at creation. Before Recover.
-  void SetPoolExecutor(int pool, Executor& executor);
+  void SetPoolExecutor(int pool, Executor& executor) EXCLUDES(mu_);
   // After a start of the daemon: the store's unfinished jobs and the executors' runs.
-  Result<RecoverySummary> Recover(Time now);
+  Result<RecoverySummary> Recover(Time now) EXCLUDES(mu_);
   // From now on the executors are polled on threads of their own (executor_polls.h) and a
   // step takes what they found, instead of polling on the caller's thread. After Recover; the
   // daemon's choice (tests step synchronously).
   void PollInBackground(std::function<Time()> clock);
   // Whether the scheduling core could ever run `spec` (the rule its cycle applies); the error
   // says what the largest request is. Thread-safe: no scheduling lock.
-  Status CheckFeasible(const JobSpec& spec) const;
-  // Before a job of `owner` is accepted: the scheduling core could ever run it (the rule its
-  // cycle applies; else 400), the account it would run as (run_as) may run jobs (else 403), and
-  // where every pool the job may use runs jobs here, its workdir and command
-  // as that account (else 400). Thread-safe: reads only what does not change.
-  ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const;
+  Status CheckFeasible(const JobSpec& spec) const { return intake_->CheckFeasible(spec); }
+  // Before a job of `owner` is accepted (Intake::CheckSubmission). Thread-safe, no lock.
+  ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const {
+    return intake_->CheckSubmission(owner, request);
+  }
   const RunAsPolicy& run_as() const { return options_.run_as; }
   // A job the store has just accepted; it is queued at the next step.
-  void Add(const StoredJob& job);
+  void Add(const StoredJob& job) { intake_->Add(job); }
   // How many jobs of each owner and team wait (pending or held), for the caps on waiting jobs:
   // a submission reserves its jobs there before they are stored. Recounted at each
   // publication. Thread-safe.
@@ -142,43 +143,43 @@ class LiveQueue {
   // At a daemon's start, before Recover: the store's waiting jobs counted by owner and team
   // (one query), so that the caps hold while the queue is taken back (the API answers during
   // the recovery); the publications count them again from Recover on.
-  Status CountWaitingInStore();
+  Status CountWaitingInStore() EXCLUDES(mu_);
   // Executor events, due retries, one cycle and its decisions. Returns when to step next.
-  Time Step(Time now);
+  Time Step(Time now) EXCLUDES(mu_);
   // A step, but only when the backends report something (a run ended, a checkpoint came):
   // what the daemon's loop asks between steps while runs are active, so that the GPUs of a
   // run that ended are given out at once. nullopt: nothing was reported, no step was made.
-  std::optional<Time> StepIfEvents(Time now);
+  std::optional<Time> StepIfEvents(Time now) EXCLUDES(mu_);
   // Whether runs were active (or starts on their way) at the last step.
   bool RunsActive() const { return runs_active_; }
   // Only the owner or an admin; a running job is stopped (SIGTERM) and ends cancelled.
-  ApiResult Cancel(const Principal& who, JobId id, Time now);
+  ApiResult Cancel(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
   // Several jobs (an array's tasks) at once, their records in one commit; each is checked as
   // Cancel checks one, and the answer lists each one's {"id", "state"} or {"id", "error"}.
-  ApiResult CancelMany(const Principal& who, const std::vector<JobId>& ids, Time now);
+  ApiResult CancelMany(const Principal& who, const std::vector<JobId>& ids, Time now) EXCLUDES(mu_);
   // A waiting job kept from scheduling until Release (Slurm's scontrol hold / release).
-  ApiResult Hold(const Principal& who, JobId id, Time now);
-  ApiResult Release(const Principal& who, JobId id, Time now);
+  ApiResult Hold(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
+  ApiResult Release(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
   // A running job stopped (after a checkpoint when it can make one) and queued again.
-  ApiResult Requeue(const Principal& who, JobId id, Time now);
+  ApiResult Requeue(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
   // A job's urgency, GPUs or time limit changed: a waiting job's any of them, a running job's
   // time limit (its owner may only lower it; an admin may raise it). `body`: JSON
   // {"urgency", "gpus", "time_limit"}, each optional.
-  ApiResult Update(const Principal& who, JobId id, const std::string& body, Time now);
+  ApiResult Update(const Principal& who, JobId id, const std::string& body, Time now) EXCLUDES(mu_);
 
   // Capacity taken away and given back (live_queue_capacity.cc), for the API's admin calls;
   // the caller wakes the loop so that the next step acts at once.
   // A spot node's provider takes it back at now + warning (nullopt: its pool's spot.warning):
   // it takes no new jobs, and the next step asks its jobs to checkpoint and leave by then
   // (killed then if they have not). 404: no such node; 400: not in a spot pool; 409: already.
-  ApiResult Reclaim(const std::string& node, std::optional<Time> warning, Time now);
+  ApiResult Reclaim(const std::string& node, std::optional<Time> warning, Time now) EXCLUDES(mu_);
   // The reclaimed node is back and takes jobs again. 404: no such node; 409: not reclaimed.
-  ApiResult Return(const std::string& node, Time now);
+  ApiResult Return(const std::string& node, Time now) EXCLUDES(mu_);
   // A telemetry report read at `at`: the inference load of GPUs of colocated pools and the
   // utilization of any GPU (for held-but-idle runs, live_queue_held_idle.cc). Every entry is
   // checked (400 naming it: an unknown node or GPU, an inference load outside a colocated
   // pool) before any is applied.
-  ApiResult ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now);
+  ApiResult ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now) EXCLUDES(mu_);
 
   // Views for the API: nodes, pools, held-but-idle jobs, the gauges and `why` are answered from
   // the view published at the end of the last step (or API change), never waiting for a step
@@ -193,11 +194,11 @@ class LiveQueue {
   // Why `id` waits and when it is expected to start (the whole-queue forecast of the published
   // state, why_forecasts.h); nullopt when the published state holds it neither as waiting,
   // running nor in a retry's back-off (the caller explains from the store).
-  std::optional<nlohmann::json> WhyJson(JobId id, Time now) const;
+  std::optional<nlohmann::json> WhyJson(JobId id, Time now) const EXCLUDES(mu_);
   // When a waiting job is expected to start (squeue --start): the why forecast's answer for a
   // job in the queue, its begin time or back-off end for one waiting it out; nullopt when no
   // forecast says (no estimate in the way, past the horizon) or it does not wait.
-  std::optional<Time> ExpectedStart(JobId id, Time now) const;
+  std::optional<Time> ExpectedStart(JobId id, Time now) const EXCLUDES(mu_);
   // Running jobs held but idle: {"jobs": [{"id", "name", "user", "team", "gpus": [{"node",
   // "gpu"}], "mean_utilization", "idle_since"}], "threshold", "window_s"}.
   nlohmann::json HeldIdleJson() const;
@@ -256,123 +257,123 @@ class LiveQueue {
   };
   Executor& ExecutorOf(const LiveJob& job) { return job.exec ? *job.exec : executor_; }
   // Runs that reach their time limit: asked to checkpoint ahead of it, stopped at it.
-  void EnforceTimeLimits(Time now);
+  void EnforceTimeLimits(Time now) REQUIRES(mu_);
   // A run stopped at its time limit ends the job timed out; it is forgotten.
-  void EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now);
+  void EndTimedOut(JobId id, LiveJob& job, int exit_code, Time now) REQUIRES(mu_);
   // The job `who` may control (its owner, or an admin), or the answer why not.
   // `cancelling_ok`: a job being cancelled is returned too (else a 409).
   std::variant<LiveJob*, ApiResult> Controlled(const Principal& who, JobId id,
-                                                std::string_view verb, bool cancelling_ok = false);
+                                                std::string_view verb, bool cancelling_ok = false) REQUIRES(mu_);
   // A waiting job out of the scheduler (and its retry back-off), to be queued again later.
-  void Unqueue(JobId id, LiveJob& job, Time now);
-  Executor& ExecutorFor(const Placement& placement);
+  void Unqueue(JobId id, LiveJob& job, Time now) REQUIRES(mu_);
+  Executor& ExecutorFor(const Placement& placement) REQUIRES(mu_);
   std::vector<Executor*> AllExecutors();
 
   // Under mu_: a store write for the journal's next group commit.
-  void Record(Effects::Write write) { effects_.Record(std::move(write)); }
+  void Record(Effects::Write write) REQUIRES(mu_) { effects_.Record(std::move(write)); }
   // Under mu_: what the section decided joins the journal; the ticket to carry out once mu_
   // is let go.
-  uint64_t AppendEffects();
+  uint64_t AppendEffects() REQUIRES(mu_);
   // An API change: `decide` runs under mu_ (the views published after it), then what it
   // decided is carried out; a record the store refused turns an answer of success into the
   // store's error.
-  ApiResult Decided(const std::function<ApiResult()>& decide);
+  ApiResult Decided(const std::function<ApiResult()>& decide) EXCLUDES(mu_);
   // Starts the journal could not record (the store refused them): queued again.
-  void ApplyUnrecorded(Time now);
+  void ApplyUnrecorded(Time now) REQUIRES(mu_);
   // Whether job `t` ended (true: done) by what this daemon decided, whether or not the store
   // has it yet; nullopt when it does not know (ask the store).
-  std::optional<bool> EndedHere(JobId t) const;
+  std::optional<bool> EndedHere(JobId t) const REQUIRES(mu_);
 
-  std::vector<ExecEvent> PollExecutors(Time now);
+  std::vector<ExecEvent> PollExecutors(Time now) EXCLUDES(mu_);
   std::unique_ptr<ExecutorPolls> polls_;  // set by PollInBackground
-  Time StepWith(Time now, const std::vector<ExecEvent>& events);
+  Time StepWith(Time now, const std::vector<ExecEvent>& events) EXCLUDES(mu_);
   // Under mu_: what a step decides (its effects in effects_). Returns when to step next.
-  Time Decide(Time now, const std::vector<ExecEvent>& events);
-  void DrainInbox(Time now);
+  Time Decide(Time now, const std::vector<ExecEvent>& events) REQUIRES(mu_);
+  void DrainInbox(Time now) REQUIRES(mu_);
   // The outbox of `executor`'s work, made on first use.
   Outbox& OutboxOf(Executor& executor);
   // What the outboxes carried out since the last step: failed starts fail (or end cancelled),
   // a failed checkpoint request becomes a stop.
-  void ApplyDispatched(Time now);
+  void ApplyDispatched(Time now) REQUIRES(mu_);
   // Whether the job has a run, or one on its way (a start in the outbox).
   bool HasRun(JobId id, const LiveJob& job) { return job.start_pending || ExecutorOf(job).IsRunning(id); }
   // A job with no run ends cancelled by `by` (scheduler, store, counters); it is forgotten.
-  void EndCancelled(JobId id, const std::string& by, Time now);
+  void EndCancelled(JobId id, const std::string& by, Time now) REQUIRES(mu_);
   // A run's end, for the journal's next commit.
-  void RecordRunEnd(JobId id, const RunEnd& end, Time now);
+  void RecordRunEnd(JobId id, const RunEnd& end, Time now) REQUIRES(mu_);
   // Cancel of one job under the lock (Cancel, CancelMany).
-  ApiResult CancelLocked(const Principal& who, JobId id, Time now);
+  ApiResult CancelLocked(const Principal& who, JobId id, Time now) REQUIRES(mu_);
   // SIGTERM (via the outbox, after any start of the job given before).
-  void SendStop(JobId id, LiveJob& job, Time now, Time grace);
+  void SendStop(JobId id, LiveJob& job, Time now, Time grace) REQUIRES(mu_);
   // Recover under mu_: the executors' runs and the store's unfinished jobs.
-  Result<RecoverySummary> TakeBackAll(Time now);
+  Result<RecoverySummary> TakeBackAll(Time now) REQUIRES(mu_);
   // One unfinished job of the store, at a restart: queued, taken back where it runs, or (its
   // run ended while the daemon was down) noted in `ended` for OnExit.
   void TakeBack(StoredJob& stored, const std::map<JobId, std::pair<RunInfo, Executor*>>& run_of,
                 Time now,
-                RecoverySummary& summary, std::vector<std::pair<JobId, ExitStatus>>& ended);
-  void Queue(JobId id, LiveJob& job, Time now);
+                RecoverySummary& summary, std::vector<std::pair<JobId, ExitStatus>>& ended) REQUIRES(mu_);
+  void Queue(JobId id, LiveJob& job, Time now) REQUIRES(mu_);
   // A job that arrived (submitted, or taken back waiting at a restart): into the dependency
   // graph, then queued unless it waits on its dependencies, is held or has a begin time
   // (a run started before: `started`). Ends it when its dependencies can never hold.
-  void Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, bool started, Time now);
+  void Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, bool started, Time now) REQUIRES(mu_);
   // Whether a job it depends on is in the store, unfinished, but not here yet (submitted at
   // the same time, its hand-over to the queue still on its way): it waits in deferred_.
-  bool DependsOnUnseen(const JobRequest& request);
+  bool DependsOnUnseen(const JobRequest& request) REQUIRES(mu_);
   // A job that runs (taken back at a restart) into the dependency graph, as started.
-  void TrackStarted(JobId id, const LiveJob& job);
+  void TrackStarted(JobId id, const LiveJob& job) REQUIRES(mu_);
   // Queued unless held or before its begin time (`not_before`).
-  void QueueUnlessHeld(JobId id, LiveJob& job, std::optional<Time> not_before, Time now);
+  void QueueUnlessHeld(JobId id, LiveJob& job, std::optional<Time> not_before, Time now) REQUIRES(mu_);
   // A job whose dependencies can never hold ends cancelled (DependencyNeverSatisfied: why)
   // and is forgotten; the caller tells the graph when it does not know yet.
-  void EndNeverSatisfied(JobId id, const std::string& why, Time now);
+  void EndNeverSatisfied(JobId id, const std::string& why, Time now) REQUIRES(mu_);
   // A job that ended is forgotten; its dependents learn it at the next ApplyDependencies.
-  void Forget(JobId id, bool ok);
+  void Forget(JobId id, bool ok) REQUIRES(mu_);
   // What ends and first starts since the last call mean for jobs that wait on them: queued,
   // or ended cancelled (DependencyNeverSatisfied).
-  void ApplyDependencies(Time now);
-  void OnCheckpoint(JobId id, const std::string& label, Time now);
-  void OnExit(JobId id, const ExitStatus& exit, Time now);
+  void ApplyDependencies(Time now) REQUIRES(mu_);
+  void OnCheckpoint(JobId id, const std::string& label, Time now) REQUIRES(mu_);
+  void OnExit(JobId id, const ExitStatus& exit, Time now) REQUIRES(mu_);
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
-  void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now);
+  void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now) REQUIRES(mu_);
   // The backends' reports: nodes made unavailable or available again, strangers logged, runs
   // taken where the backend runs them, GPUs others hold kept from squeeze's jobs.
-  void ApplyBackendReports(Time now);
+  void ApplyBackendReports(Time now) REQUIRES(mu_);
   // Runs of `pool` the backend runs elsewhere than the scheduler placed them: moved there in
   // the scheduler and the store (and in the job's history when the nodes differ).
-  void TakeBackendPlacements(int pool, const BackendReport& report, Time now);
+  void TakeBackendPlacements(int pool, const BackendReport& report, Time now) REQUIRES(mu_);
   // The GPUs of `pool`'s nodes that others' jobs hold, as the report says, in the scheduler.
-  void HoldForeignGpus(int pool, const BackendReport& report);
+  void HoldForeignGpus(int pool, const BackendReport& report) REQUIRES(mu_);
   // Why node `n` takes no new jobs; empty when it does.
-  std::string NodeUnavailableWhy(int n) const;
+  std::string NodeUnavailableWhy(int n) const REQUIRES(mu_);
   // The node's index by name; -1 when there is none.
-  int NodeIndex(const std::string& name) const;
+  int NodeIndex(const std::string& name) const REQUIRES(mu_);
   // The environment a run gets from where it runs: the periodic checkpoint interval asked of
   // it, and on colocated GPUs its share (SQUEEZE_GPU_SHARE, the CUDA MPS limits).
   void AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,
-                       JobRequest& request) const;
+                       JobRequest& request) const REQUIRES(mu_);
   // When a stopping job must be off its GPUs (a reclaim, inference); kNever when it need not.
-  Time LeaveBy(JobId id) const;
+  Time LeaveBy(JobId id) const REQUIRES(mu_);
   // SIGTERM now, SIGKILL after the stop grace or at the job's must-leave time if sooner.
-  void Terminate(JobId id, LiveJob& job, Time now);
+  void Terminate(JobId id, LiveJob& job, Time now) REQUIRES(mu_);
   // A run that ended without finishing its job waits again, from `back_at` (later than now: a
   // back-off), in the scheduler with its history (Scheduler::Requeue), or submitted afresh
   // when the scheduler does not hold it as running.
-  void RequeueRun(JobId id, LiveJob& job, Time now, Time back_at = 0);
+  void RequeueRun(JobId id, LiveJob& job, Time now, Time back_at = 0) REQUIRES(mu_);
   // A run that failed (or could not start): a retry after back-off, or failed for good.
-  void Fail(JobId id, LiveJob& job, int exit_code, const ReasonText& what, Time now);
+  void Fail(JobId id, LiveJob& job, int exit_code, const ReasonText& what, Time now) REQUIRES(mu_);
   // A cycle's starts: recorded in the store in one transaction, then each given to its
   // backend's outbox (StartJob).
-  void StartJobs(const std::vector<Decision>& starts, Time now);
-  void StartJob(const Decision& d, Time now);
-  void StopJob(const Decision& d, Time now);
-  void TerminateOverdue(Time now);
-  void QueueDueRetries(Time now);
+  void StartJobs(const std::vector<Decision>& starts, Time now) REQUIRES(mu_);
+  void StartJob(const Decision& d, Time now) REQUIRES(mu_);
+  void StopJob(const Decision& d, Time now) REQUIRES(mu_);
+  void TerminateOverdue(Time now) REQUIRES(mu_);
+  void QueueDueRetries(Time now) REQUIRES(mu_);
   // Marks running jobs held but idle (an event once per spell, the scheduler told) and clears
   // the mark of those whose GPUs are busy again or that stopped.
-  void UpdateHeldIdle(Time now);
+  void UpdateHeldIdle(Time now) REQUIRES(mu_);
   // The (node, gpu) pairs a running job's placement holds.
-  std::vector<std::pair<int, int>> GpusOf(const Job& job) const;
+  std::vector<std::pair<int, int>> GpusOf(const Job& job) const REQUIRES(mu_);
   void Log(const std::string& line) const;
   // What `why` reads: a copy of the scheduler and what the queue knows of its active jobs and
   // those in a back-off. Made at a publication while whys are asked (why_interest_).
@@ -390,10 +391,10 @@ class LiveQueue {
     std::map<int, std::string> node_down;
   };
   // Under mu_.
-  WhyView BuildWhyView(uint64_t generation) const;
+  WhyView BuildWhyView(uint64_t generation) const REQUIRES(mu_);
   // The WhyView of the latest publication; made under mu_ when it has none (no why for a
   // while), the one case in which `why` takes the scheduling lock.
-  std::shared_ptr<const WhyView> CurrentWhyView() const;
+  std::shared_ptr<const WhyView> CurrentWhyView() const EXCLUDES(mu_);
   // WhyJson of a job that does not wait in the scheduler's queue (in a back-off, running);
   // nullopt for a waiting or unknown one.
   std::optional<nlohmann::json> WhyNotWaiting(const WhyView& w, JobId id, Time now) const;
@@ -407,53 +408,57 @@ class LiveQueue {
     std::shared_ptr<const WhyView> why;  // of this generation, or of an earlier one
     std::unordered_map<JobId, std::string_view> reasons;  // waiting jobs' REASON codes
   };
-  nlohmann::json BuildNodesJson() const;
-  nlohmann::json BuildPoolsJson() const;
-  nlohmann::json BuildHeldIdleJson() const;
-  Gauges BuildGauges() const;
-  std::unordered_map<JobId, std::string_view> BuildReasons() const;
+  nlohmann::json BuildNodesJson() const REQUIRES(mu_);
+  nlohmann::json BuildPoolsJson() const REQUIRES(mu_);
+  nlohmann::json BuildHeldIdleJson() const REQUIRES(mu_);
+  Gauges BuildGauges() const REQUIRES(mu_);
+  std::unordered_map<JobId, std::string_view> BuildReasons() const REQUIRES(mu_);
   // The waiting jobs (not running, not on their way out) by owner and by team, into waiting_.
-  void RecountWaiting() const;
-  void Publish() const;
+  void RecountWaiting() const REQUIRES(mu_);
+  void Publish() const REQUIRES(mu_);
   std::shared_ptr<const ReadView> View() const;
   // Publishes when it goes out of scope (declared after the lock on mu_, so while it is held).
   struct PublishAtExit {
     const LiveQueue& q;
-    ~PublishAtExit() { q.Publish(); }
+    // (Declared after the lock, so mu_ is held when it runs: the analysis cannot see it.)
+    ~PublishAtExit() NO_THREAD_SAFETY_ANALYSIS { q.Publish(); }
   };
 
-  LocalCluster cluster_;
-  std::unique_ptr<Scheduler> scheduler_;
-  // An empty scheduler of the same cluster and policy for CheckSubmission: the core's own rule
-  // of what could ever run, asked without the scheduling lock.
-  std::unique_ptr<Scheduler> feasibility_;
-  mutable std::mutex feasibility_mu_;
-  JobStore& store_;
-  Executor& executor_;
+  LocalCluster cluster_;  // const after Create
+  // The scheduling core; only under mu_ (its pointer is set once, at Create).
+  std::unique_ptr<Scheduler> scheduler_ PT_GUARDED_BY(mu_);
+  JobStore& store_;      // thread-safe
+  Executor& executor_;   // thread-safe
+  // Set before Recover (SetPoolExecutor) and never again: read without a lock after it.
   std::map<int, Executor*> pool_executors_;
-  std::map<int, BackendReport> reports_;       // by pool, the latest of each backend
-  std::map<int, std::string> node_down_;       // node -> why it takes no new jobs
-  LiveQueueOptions options_;
+  LiveQueueOptions options_;  // const after Create
 
+  std::unique_ptr<Intake> intake_;    // thread-safe; the checks and the inbox
   std::unique_ptr<Journal> journal_;  // thread-safe
 
-  mutable std::mutex mu_;  // guards everything below and the scheduler and executor
-  Effects effects_;        // what the section under mu_ decided so far (AppendEffects)
+  // The scheduling lock. Taken before view_mu_, outboxes_mu_, the intake's and the journal's.
+  mutable Mutex mu_ ACQUIRED_BEFORE(view_mu_, outboxes_mu_);
+  std::map<int, BackendReport> reports_ GUARDED_BY(mu_);  // by pool, the latest of each backend
+  std::map<int, std::string> node_down_ GUARDED_BY(mu_);  // node -> why it takes no new jobs
+  Effects effects_ GUARDED_BY(mu_);  // what the section under mu_ decided so far (AppendEffects)
   // Jobs that ended (true: done) whose end may not be in the store yet, with the journal's
   // ticket that carries it (0: not appended yet); dropped once the journal is past it.
-  std::map<JobId, std::pair<bool, uint64_t>> recent_ends_;
-  std::map<JobId, LiveJob> jobs_;  // every unfinished job
-  std::set<std::pair<Time, JobId>> retries_;
-  DependencyGraph deps_;  // every unfinished job, and what those with dependencies wait for
-  std::vector<std::pair<JobId, bool>> ended_since_;  // (id, done) since ApplyDependencies
-  std::vector<JobId> started_since_;                 // first starts since then
-  std::deque<StoredJob> deferred_;  // arrived before a job they depend on (Arrive)
-  LiveCounters counters_;
+  std::map<JobId, std::pair<bool, uint64_t>> recent_ends_ GUARDED_BY(mu_);
+  std::map<JobId, LiveJob> jobs_ GUARDED_BY(mu_);  // every unfinished job
+  std::set<std::pair<Time, JobId>> retries_ GUARDED_BY(mu_);
+  // Every unfinished job, and what those with dependencies wait for.
+  DependencyGraph deps_ GUARDED_BY(mu_);
+  std::vector<std::pair<JobId, bool>> ended_since_ GUARDED_BY(mu_);  // (id, done) since
+                                                                      // ApplyDependencies
+  std::vector<JobId> started_since_ GUARDED_BY(mu_);  // first starts since then
+  std::deque<StoredJob> deferred_ GUARDED_BY(mu_);  // arrived before a job they depend on
+  LiveCounters counters_ GUARDED_BY(mu_);
   struct ReclaimNotice {
     Time at = 0;
     Time leave_by = 0;
   };
-  std::map<int, ReclaimNotice> reclaimed_;  // spot nodes taken back and not returned yet
+  // Spot nodes taken back and not returned yet.
+  std::map<int, ReclaimNotice> reclaimed_ GUARDED_BY(mu_);
   struct ReclaimRecord {
     int node = 0;
     Time at = 0;
@@ -462,28 +467,27 @@ class LiveQueue {
   };
   // The last kReclaimLogSize reclaims since the daemon started, oldest first (GET /v1/pools).
   static constexpr size_t kReclaimLogSize = 200;
-  std::deque<ReclaimRecord> reclaim_log_;
+  std::deque<ReclaimRecord> reclaim_log_ GUARDED_BY(mu_);
   // At Recover: the reclaims and returns the store holds, and the nodes still reclaimed.
-  void RestoreReclaims(Time now);
-  HeldIdleTracker held_idle_;  // the utilization spell of each GPU telemetry reports
+  void RestoreReclaims(Time now) REQUIRES(mu_);
+  // The utilization spell of each GPU telemetry reports.
+  HeldIdleTracker held_idle_ GUARDED_BY(mu_);
 
-  std::function<void()> wake_;
+  std::function<void()> wake_;  // set before Recover
   std::atomic<bool> runs_active_{false};
-  std::mutex outboxes_mu_;  // guards outboxes_ (the map; each outbox is thread-safe)
-  std::map<Executor*, std::unique_ptr<Outbox>> outboxes_;
+  Mutex outboxes_mu_;  // each outbox is thread-safe; the map is not
+  std::map<Executor*, std::unique_ptr<Outbox>> outboxes_ GUARDED_BY(outboxes_mu_);
 
   // Publications so far (the state a forecast was made of is numbered by it); publications to
   // come that make a WhyView (a why asked lately).
   mutable std::atomic<uint64_t> generation_{0};
   static constexpr int kWhyInterestPublications = 120;
   mutable std::atomic<int> why_interest_{0};
-  mutable WhyForecasts forecasts_;
+  mutable WhyForecasts forecasts_;  // thread-safe
 
-  mutable std::mutex view_mu_;
-  mutable std::shared_ptr<const ReadView> view_;
+  mutable Mutex view_mu_;  // nothing is taken while it is held
+  mutable std::shared_ptr<const ReadView> view_ GUARDED_BY(view_mu_);
 
-  mutable std::mutex inbox_mu_;
-  std::deque<StoredJob> inbox_;
   mutable WaitingCounts waiting_;  // thread-safe; recounted under mu_ (RecountWaiting)
   std::atomic<bool> waiting_from_store_{false};  // CountWaitingInStore's, until Recover
 };

@@ -31,7 +31,7 @@ int LiveQueue::NodeIndex(const std::string& name) const {
 }
 
 ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warning, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     const int node = NodeIndex(name);
     if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
     const ClusterState& cs = scheduler_->cluster();
@@ -68,7 +68,7 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
 }
 
 ApiResult LiveQueue::Return(const std::string& name, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     const int node = NodeIndex(name);
     if (node < 0) return ApiResult::Fail(404, "no node '" + name + "'");
     if (!reclaimed_.count(node)) return ApiResult::Fail(409, "node " + name + " is not reclaimed");
@@ -88,7 +88,7 @@ ApiResult LiveQueue::Return(const std::string& name, Time now) {
 }
 
 ApiResult LiveQueue::ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time at, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     const ClusterState& cs = scheduler_->cluster();
     std::vector<int> nodes;
     for (size_t i = 0; i < gpus.size(); ++i) {

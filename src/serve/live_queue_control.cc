@@ -43,7 +43,7 @@ void LiveQueue::Unqueue(JobId id, LiveJob& job, Time now) {
 }
 
 ApiResult LiveQueue::Hold(const Principal& who, JobId id, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
     auto found = Controlled(who, id, "hold");
     if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
@@ -64,7 +64,7 @@ ApiResult LiveQueue::Hold(const Principal& who, JobId id, Time now) {
 }
 
 ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
     auto found = Controlled(who, id, "release");
     if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
@@ -84,7 +84,7 @@ ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
 }
 
 ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
-  return Decided([&]() -> ApiResult {
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
     auto found = Controlled(who, id, "requeue");
     if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
@@ -121,42 +121,79 @@ ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
   });
 }
 
-ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& body, Time now) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return ApiResult::Fail(400, "the body is not a JSON object");
+namespace {
+
+// What an update asks for: JSON {"urgency", "gpus", "time_limit"}, each optional.
+struct UpdateAsked {
   std::optional<Urgency> urgency;
   std::optional<int> gpus;
   std::optional<std::optional<Time>> limit;  // set to nullopt: no limit
+
+  // The change to `request`, and its words for the job's history (" urgency high ...").
+  std::string ApplyTo(JobRequest& request) const {
+    std::string what;
+    if (urgency) {
+      request.spec.urgency = *urgency;
+      what += " urgency " + std::string(UrgencyName(*urgency));
+    }
+    if (gpus) {
+      request.spec.gpus = *gpus;
+      what += " gpus " + std::to_string(*gpus);
+    }
+    if (limit) {
+      request.spec.time_limit = *limit;
+      what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
+    }
+    return what;
+  }
+};
+
+std::string Shown(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// The body of an update, or the error (400) that names the field and the value.
+std::variant<UpdateAsked, ApiResult> ParseUpdate(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return ApiResult::Fail(400, "the body is not a JSON object");
+  UpdateAsked asked;
   for (const auto& [key, value] : j.items()) {
     if (key == "urgency") {
-      urgency = value.is_string() ? ParseUrgency(value.get<std::string>()) : std::nullopt;
-      if (!urgency) {
-        return ApiResult::Fail(400, "urgency: '" + (value.is_string() ? value.get<std::string>()
-                                                                       : value.dump()) +
+      asked.urgency = value.is_string() ? ParseUrgency(value.get<std::string>()) : std::nullopt;
+      if (!asked.urgency) {
+        return ApiResult::Fail(400, "urgency: '" + Shown(value) +
                                         "' is not critical, high, normal or low");
       }
     } else if (key == "gpus") {
       if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 1024) {
         return ApiResult::Fail(400, "gpus: '" + value.dump() + "' is not a number from 0 to 1024");
       }
-      gpus = value.get<int>();
+      asked.gpus = value.get<int>();
     } else if (key == "time_limit") {
       Result<Time> parsed = value.is_string() ? ParseSlurmTime(value.get<std::string>())
                                               : Result<Time>(Status::Error("not a string"));
       if (!parsed.ok()) {
-        return ApiResult::Fail(400, "time_limit: '" + (value.is_string() ? value.get<std::string>()
-                                                                          : value.dump()) +
+        return ApiResult::Fail(400, "time_limit: '" + Shown(value) +
                                         "' is not a time limit (1:00:00, 90, 2h, UNLIMITED)");
       }
-      limit = *parsed > 0 ? std::optional<Time>(*parsed) : std::nullopt;
+      asked.limit = *parsed > 0 ? std::optional<Time>(*parsed) : std::nullopt;
     } else {
       return ApiResult::Fail(400, "'" + key + "' cannot be updated (urgency, gpus, time_limit)");
     }
   }
-  if (!urgency && !gpus && !limit) {
+  if (!asked.urgency && !asked.gpus && !asked.limit) {
     return ApiResult::Fail(400, "nothing to update: give urgency, gpus or time_limit");
   }
-  return Decided([&]() -> ApiResult {
+  return asked;
+}
+
+}  // namespace
+
+ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& body, Time now) {
+  auto parsed = ParseUpdate(body);
+  if (auto* error = std::get_if<ApiResult>(&parsed)) return *error;
+  const UpdateAsked asked = std::get<UpdateAsked>(parsed);
+  return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
     auto found = Controlled(who, id, "update");
     if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
@@ -164,38 +201,25 @@ ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& b
     const Job* known = scheduler_->Find(id);
     const bool running = HasRun(id, job) || (known != nullptr && known->IsActive());
     JobRequest changed = job.request;
-    std::string what;
-    if (urgency) {
-      changed.spec.urgency = *urgency;
-      what += " urgency " + std::string(UrgencyName(*urgency));
-    }
-    if (gpus) {
-      changed.spec.gpus = *gpus;
-      what += " gpus " + std::to_string(*gpus);
-    }
-    if (limit) {
-      changed.spec.time_limit = *limit;
-      what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
-    }
+    const std::string what = asked.ApplyTo(changed);
     if (running) {
-      if (urgency || gpus) {
+      if (asked.urgency || asked.gpus) {
         return ApiResult::Fail(409, "job " + std::to_string(id) + " runs: only its time_limit "
                                     "can change (squeeze requeue it first to change the rest)");
       }
       // Its owner may shorten its limit; only an admin may lengthen it, as in Slurm.
       const Time old = job.request.spec.time_limit.value_or(kNever);
-      const Time wanted = limit->value_or(kNever);
-      if (wanted > old && !who.admin) {
+      if (asked.limit->value_or(kNever) > old && !who.admin) {
         return ApiResult::Fail(403, "only an admin may raise the time limit of a running job");
       }
-      if (Status s = scheduler_->SetTimeLimit(id, *limit); !s.ok()) {
+      if (Status s = scheduler_->SetTimeLimit(id, *asked.limit); !s.ok()) {
         return ApiResult::Fail(400, s.message());
       }
     } else {
-      // Checked as a submission would be, against what the cluster could ever run.
-      const bool queued = known != nullptr;
-      // (Only what the cluster can run: the account, workdir and command are as submitted.)
+      // Checked against what the cluster could ever run, as a submission is (the account,
+      // workdir and command are as submitted).
       if (Status s = CheckFeasible(changed.spec); !s.ok()) return ApiResult::Fail(400, s.message());
+      const bool queued = known != nullptr;
       if (queued) (void)scheduler_->Cancel(id, now);
       job.request = changed;
       if (queued) Queue(id, job, now);  // may forget `job`

@@ -22,7 +22,7 @@ void LiveQueue::Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, b
   spec.id = id;
   spec.user = job.owner;
   if (started) spec.dependencies.clear();  // they held when it first started
-  auto ready = deps_.Add(spec, [this](JobId t) -> std::optional<bool> {
+  auto ready = deps_.Add(spec, [this](JobId t) REQUIRES(mu_) -> std::optional<bool> {
     // Ended here, its end perhaps not in the store yet (the journal carries it).
     if (std::optional<bool> done = EndedHere(t)) return *done;
     auto stored = store_.Get(t);

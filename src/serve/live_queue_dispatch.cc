@@ -10,7 +10,7 @@
 namespace squeeze {
 
 Outbox& LiveQueue::OutboxOf(Executor& executor) {
-  std::lock_guard lock(outboxes_mu_);
+  MutexLock lock(outboxes_mu_);
   std::unique_ptr<Outbox>& outbox = outboxes_[&executor];
   if (!outbox) {
     outbox = std::make_unique<Outbox>(options_.dispatch_workers, [this](const Outbox::Done& d) {
@@ -35,7 +35,7 @@ ApiResult LiveQueue::Decided(const std::function<ApiResult()>& decide) {
   ApiResult result;
   uint64_t ticket = 0;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     PublishAtExit publish{*this};
     result = decide();
     ticket = AppendEffects();
@@ -71,7 +71,7 @@ void LiveQueue::WaitForDispatch() {
   (void)journal_->CarryOutAll();
   std::vector<Outbox*> all;
   {
-    std::lock_guard lock(outboxes_mu_);
+    MutexLock lock(outboxes_mu_);
     for (auto& [executor, outbox] : outboxes_) all.push_back(outbox.get());
   }
   for (Outbox* outbox : all) outbox->WaitIdle();
@@ -79,7 +79,7 @@ void LiveQueue::WaitForDispatch() {
 
 size_t LiveQueue::StopDispatch() {
   if (polls_) polls_->Stop();
-  std::lock_guard lock(outboxes_mu_);
+  MutexLock lock(outboxes_mu_);
   size_t dropped = 0;
   for (auto& [executor, outbox] : outboxes_) dropped += outbox->Close();
   return dropped;
@@ -88,7 +88,7 @@ size_t LiveQueue::StopDispatch() {
 void LiveQueue::ApplyDispatched(Time now) {
   std::vector<Outbox::Done> done;
   {
-    std::lock_guard lock(outboxes_mu_);
+    MutexLock lock(outboxes_mu_);
     for (auto& [executor, outbox] : outboxes_) {
       for (Outbox::Done& d : outbox->TakeDone()) done.push_back(std::move(d));
     }

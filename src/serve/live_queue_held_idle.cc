@@ -46,7 +46,7 @@ void LiveQueue::UpdateHeldIdle(Time now) {
                              Percent(spell->mean_utilization) + " since " +
                              FormatDateTime(spell->since) + " (below " + Percent(o.threshold) +
                              " for " + FormatDuration(now - spell->since) + ")";
-    Record([id, now, text](JobStore& s) { return s.AppendEvent(id, now, "held-idle", text); });
+    Record([id = id, now, text](JobStore& s) { return s.AppendEvent(id, now, "held-idle", text); });
     Log("job " + std::to_string(id) + " " + text);
   }
 }

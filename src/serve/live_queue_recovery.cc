@@ -62,7 +62,7 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
   Result<RecoverySummary> summary = RecoverySummary();
   uint64_t ticket = 0;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
     PublishAtExit publish{*this};
     summary = TakeBackAll(now);

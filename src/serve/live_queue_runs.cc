@@ -173,7 +173,7 @@ void LiveQueue::EnforceTimeLimits(Time now) {
       if (job.timed_out && job.stopping == Stopping::kTerminating) continue;
       job.timed_out = true;
       job.stopping = Stopping::kTerminating;
-      Record([id, now, text = why + "; SIGTERM"](JobStore& s) {
+      Record([id = id, now, text = why + "; SIGTERM"](JobStore& s) {
         return s.AppendEvent(id, now, "stop", text);
       });
       Terminate(id, job, now);
@@ -220,7 +220,7 @@ void LiveQueue::TerminateOverdue(Time now) {
     const Time leave_by = LeaveBy(id);
     if (job.stopping == Stopping::kAwaitCheckpoint && now >= job.stop_deadline) {
       job.stopping = Stopping::kTerminating;
-      Record([id, now, text = now >= leave_by
+      Record([id = id, now, text = now >= leave_by
                                   ? "no checkpoint before it had to leave; SIGTERM and SIGKILL"
                                   : "no checkpoint within the grace period; SIGTERM"](JobStore& s) {
         return s.AppendEvent(id, now, "stop", text);

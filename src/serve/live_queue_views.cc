@@ -77,7 +77,7 @@ nlohmann::json LiveQueue::BuildNodesJson() const {
 }
 
 std::vector<PoolPrice> LiveQueue::PoolPrices() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const ClusterSpec& spec = scheduler_->cluster().spec();
   std::vector<PoolPrice> out;
   for (size_t p = 0; p < spec.pools.size(); ++p) {
@@ -88,14 +88,14 @@ std::vector<PoolPrice> LiveQueue::PoolPrices() const {
 }
 
 std::map<std::string, std::string> LiveQueue::PoolOfNode() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::map<std::string, std::string> out;
   for (const NodeSpec& n : scheduler_->cluster().spec().nodes) out[n.name] = n.pool;
   return out;
 }
 
 int LiveQueue::GpuCount() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   int gpus = 0;
   for (const NodeSpec& n : scheduler_->cluster().spec().nodes) gpus += n.gpus;
   return gpus;
@@ -223,19 +223,19 @@ void LiveQueue::Publish() const {
     --why_interest_;
     view->why = std::make_shared<const WhyView>(BuildWhyView(view->generation));
   }
-  std::lock_guard lock(view_mu_);
+  MutexLock lock(view_mu_);
   if (!view->why && view_) view->why = view_->why;
   view_ = std::move(view);
 }
 
 std::shared_ptr<const LiveQueue::ReadView> LiveQueue::View() const {
   {
-    std::lock_guard lock(view_mu_);
+    MutexLock lock(view_mu_);
     if (view_) return view_;
   }
-  std::lock_guard lock(mu_);  // before the first publication only
+  MutexLock lock(mu_);  // before the first publication only
   Publish();
-  std::lock_guard view_lock(view_mu_);
+  MutexLock view_lock(view_mu_);
   return view_;
 }
 
@@ -263,8 +263,7 @@ nlohmann::json LiveQueue::HeldIdleJson() const { return View()->held_idle; }
 LiveQueue::Gauges LiveQueue::Snapshot() const {
   Gauges g = View()->gauges;
   // Jobs submitted since: waiting in the inbox for the next step.
-  std::lock_guard inbox(inbox_mu_);
-  for (const StoredJob& s : inbox_) ++g.pending_by_urgency[std::string(UrgencyName(s.request.spec.urgency))];
+  for (const auto& [urgency, n] : intake_->WaitingByUrgency()) g.pending_by_urgency[urgency] += n;
   return g;
 }
 

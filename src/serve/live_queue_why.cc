@@ -210,7 +210,7 @@ std::shared_ptr<const LiveQueue::WhyView> LiveQueue::CurrentWhyView() const {
   std::shared_ptr<const ReadView> view = View();
   if (view->why && view->why->state.generation == view->generation) return view->why;
   // No why was asked for a while, so the last publications made no copy: one is made now.
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Publish();
   return View()->why;
 }
