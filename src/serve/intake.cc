@@ -4,9 +4,27 @@
 
 namespace squeeze {
 
+namespace {
+
+// What the local check of a job looks at: the account, the workdir, the command's first word
+// and the PATH it is looked up in.
+std::string CheckKey(const JobRequest& r) {
+  auto path = r.env.find("PATH");
+  std::string key = r.run_as;
+  for (const std::string* part :
+       {&r.workdir, &r.command.front(), path == r.env.end() ? nullptr : &path->second}) {
+    key += '\0';
+    if (part != nullptr) key += *part;
+  }
+  return key;
+}
+
+}  // namespace
+
 Intake::Intake(std::unique_ptr<Scheduler> feasibility, const std::vector<PoolSpec>& pools,
-               const RunAsPolicy& run_as, Executor& local)
-    : feasibility_(std::move(feasibility)), pools_(pools), run_as_(run_as), local_(local) {}
+               const RunAsPolicy& run_as, Executor& local, std::chrono::milliseconds check_ttl)
+    : feasibility_(std::move(feasibility)), pools_(pools), run_as_(run_as), local_(local),
+      check_ttl_(check_ttl) {}
 
 Status Intake::CheckFeasible(const JobSpec& spec) const {
   MutexLock lock(feasibility_mu_);
@@ -25,7 +43,18 @@ ApiResult Intake::CheckSubmission(const std::string& owner, const JobRequest& re
   if (!all_here) return ApiResult::Ok(nullptr);  // a Slurm node checks for itself
   JobRequest as = request;
   as.run_as = *account;
+  if (as.command.empty()) return ApiResult::Fail(400, "command: the job has no command");
+  const std::string key = CheckKey(as);
+  const auto now = std::chrono::steady_clock::now();
+  {
+    MutexLock lock(checks_mu_);
+    auto it = checked_.find(key);
+    if (it != checked_.end() && now - it->second < check_ttl_) return ApiResult::Ok(nullptr);
+  }
   if (Status s = local_.CheckRunnable(as); !s.ok()) return ApiResult::Fail(400, s.message());
+  MutexLock lock(checks_mu_);
+  if (checked_.size() >= kMaxChecksKept) checked_.clear();  // (many different ones: a flood)
+  checked_[key] = now;
   return ApiResult::Ok(nullptr);
 }
 

@@ -7,12 +7,14 @@
 #ifndef SQUEEZE_SERVE_INTAKE_H_
 #define SQUEEZE_SERVE_INTAKE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "core/scheduler.h"
 #include "core/thread_annotations.h"
@@ -27,8 +29,12 @@ class Intake {
  public:
   // `feasibility`: an empty scheduler of the cluster and policy the queue schedules with;
   // `pools` and `run_as` outlive the intake; `local` runs the jobs of every pool not remote.
+  // A workdir and command `local` found runnable by an account is not asked again for
+  // `check_ttl`: a burst of one user's submissions of the same command forks one check (the
+  // start checks again, as the account, whatever the intake found).
   Intake(std::unique_ptr<Scheduler> feasibility, const std::vector<PoolSpec>& pools,
-         const RunAsPolicy& run_as, Executor& local);
+         const RunAsPolicy& run_as, Executor& local,
+         std::chrono::milliseconds check_ttl = std::chrono::seconds(10));
   Intake(const Intake&) = delete;
   Intake& operator=(const Intake&) = delete;
 
@@ -42,7 +48,8 @@ class Intake {
   // Before a job of `owner` is accepted: feasible (else 400), the account it would run as may
   // run jobs (else 403), and where every pool the job may use runs jobs here, its workdir and
   // command as that account (else 400).
-  ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const;
+  ApiResult CheckSubmission(const std::string& owner, const JobRequest& request) const
+      EXCLUDES(checks_mu_);
 
   // A job the store has just accepted.
   void Add(const StoredJob& job) EXCLUDES(mu_);
@@ -58,6 +65,13 @@ class Intake {
   const RunAsPolicy& run_as_;
   Executor& local_;
   std::set<int> remote_pools_;  // set before the API serves, read without a lock after
+
+  // `local`'s checks that found a job runnable, by account, workdir, command and PATH: when.
+  static constexpr size_t kMaxChecksKept = 4096;
+  const std::chrono::milliseconds check_ttl_;
+  mutable Mutex checks_mu_;
+  mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> checked_
+      GUARDED_BY(checks_mu_);
 
   mutable Mutex mu_;
   std::deque<StoredJob> inbox_ GUARDED_BY(mu_);
