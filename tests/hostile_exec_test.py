@@ -21,6 +21,9 @@ Cases:
              the process title of his run's root supervisor
   escapees   a setsid child that ignores SIGTERM (and a double fork) ends with its run, and with
              a cancel: no process of bob's is left
+  checks     the submit-time check of a workdir and command that passed for alice (kept 10 s)
+             is not bob's: his submission of the same private workdir and command, right
+             after, is refused; alice's next one is taken without a new check
 """
 
 import json
@@ -312,7 +315,26 @@ def case_escapees(squeeze, source, h):
         escapees_in(squeeze, h, mode)
 
 
-CASES = {"loader": case_loader, "marker": case_marker, "logs": case_logs,
+def case_checks(squeeze, source, h):
+    a, b = accounts()
+    d, sock = hostile_daemon(squeeze, h)
+    private = os.path.join(a.pw_dir, "private-work")
+    os.makedirs(private, exist_ok=True)
+    os.chown(private, a.pw_uid, a.pw_gid)
+    os.chmod(private, 0o700)
+    os.chmod(a.pw_dir, 0o711)  # bob may pass through alice's home, not into her folder
+    args = ["submit", "--gpus", "0", "--hold", "--workdir", private, "--", "true"]
+    submitted_id(squeeze_as(h, ALICE, squeeze, sock, args))
+    # Within alice's 10 s: bob asks for the same workdir, command and PATH.
+    r = squeeze_as(h, BOB, squeeze, sock, args)
+    check(r.returncode != 0 and f"workdir '{private}': user '{BOB}' cannot enter it" in r.stderr,
+          f"bob's job in alice's private folder was taken on her check: {r.stdout}{r.stderr}")
+    started = time.monotonic()
+    submitted_id(squeeze_as(h, ALICE, squeeze, sock, args))
+    log(f"alice's second submission answered in {time.monotonic() - started:.3f} s")
+
+
+CASES = {"checks": case_checks, "loader": case_loader, "marker": case_marker, "logs": case_logs,
          "escapees": case_escapees}
 
 if __name__ == "__main__":
