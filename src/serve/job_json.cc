@@ -11,19 +11,25 @@ nlohmann::json TimeOrNull(const std::optional<Time>& t) {
   return t ? nlohmann::json(FormatDateTime(*t)) : nlohmann::json();
 }
 
-}  // namespace
+// Object storage for its checkpoints: where, and how the job reaches it (no secret: the job
+// reads its credentials itself, as its owner).
+nlohmann::json CheckpointStoreJson(const CheckpointStore& c) {
+  const auto or_null = [](const std::string& text) {
+    return text.empty() ? nlohmann::json() : nlohmann::json(text);
+  };
+  return {{"url", c.url},
+          {"endpoint", or_null(c.endpoint)},
+          {"region", or_null(c.region)},
+          {"credentials", or_null(c.credentials)},
+          {"keep", c.keep},
+          {"max_upload_gbps", c.max_upload_gbps > 0 ? nlohmann::json(c.max_upload_gbps)
+                                                    : nlohmann::json()},
+          {"upload_s", UploadSeconds(c)}};
+}
 
-nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields,
-                             const std::vector<std::string>& run_nodes) {
-  const JobSpec& spec = job.request.spec;
-  nlohmann::json j;
-  j["id"] = job.id;
-  j["name"] = spec.name;
-  j["owner"] = job.owner;
-  j["team"] = spec.team;
-  j["state"] = std::string(JobStateName(job.state));
-  // Its owner and the admins see the reason with what is theirs (a path, the command).
-  j["reason"] = private_fields && !job.reason_detail.empty() ? job.reason_detail : job.reason;
+// What the job asks for: resources, urgency, its checkpoints, limits.
+void SpecFields(nlohmann::json& j, const JobSpec& spec) {
+  const auto positive_or_null = [](Time t) { return t > 0 ? nlohmann::json(t) : nlohmann::json(); };
   j["urgency"] = std::string(UrgencyName(spec.urgency));
   j["gpus"] = spec.gpus;
   j["gpu_milli"] = spec.gpu_milli;
@@ -34,51 +40,46 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["preemptible"] = spec.preemptible;
   j["checkpointable"] = spec.checkpointable;
   j["fault_tolerant"] = spec.fault_tolerant;
-  j["checkpoint_interval_s"] = spec.checkpoint_interval > 0 ? nlohmann::json(spec.checkpoint_interval)
-                                                            : nlohmann::json();
-  j["checkpoint_cost_s"] =
-      spec.checkpoint_cost > 0 ? nlohmann::json(spec.checkpoint_cost) : nlohmann::json();
+  j["checkpoint_interval_s"] = positive_or_null(spec.checkpoint_interval);
+  j["checkpoint_cost_s"] = positive_or_null(spec.checkpoint_cost);
   j["checkpoint_stall_s"] =
       spec.checkpoint_stall ? nlohmann::json(*spec.checkpoint_stall) : nlohmann::json();
   j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
   j["time_limit_s"] = spec.time_limit ? nlohmann::json(*spec.time_limit) : nlohmann::json();
   j["deadline"] = TimeOrNull(spec.deadline);
+}
+
+// What only its owner and the admins see (null for the others), and how it runs.
+void RequestFields(nlohmann::json& j, const StoredJob& job, bool private_fields) {
+  const JobRequest& r = job.request;
   j["private"] = !private_fields;
-  j["command"] = private_fields ? nlohmann::json(job.request.command) : nlohmann::json();
-  j["workdir"] = private_fields ? nlohmann::json(job.request.workdir) : nlohmann::json();
-  j["env"] = private_fields ? nlohmann::json(job.request.env) : nlohmann::json();
+  j["command"] = private_fields ? nlohmann::json(r.command) : nlohmann::json();
+  j["workdir"] = private_fields ? nlohmann::json(r.workdir) : nlohmann::json();
+  j["env"] = private_fields ? nlohmann::json(r.env) : nlohmann::json();
   // The files for the run's stdout and stderr as given (sbatch -o/-e); null: the run's log.
   const auto path_or_null = [&](const std::string& path) {
     return private_fields && !path.empty() ? nlohmann::json(path) : nlohmann::json();
   };
-  // Object storage for its checkpoints: where, and how the job reaches it (no secret: the
-  // job reads its credentials itself, as its owner).
-  if (const CheckpointStore& c = job.request.checkpoint_store; c.named() && private_fields) {
-    j["checkpoint_store"] = {{"url", c.url},
-                             {"endpoint", c.endpoint.empty() ? nlohmann::json() : nlohmann::json(c.endpoint)},
-                             {"region", c.region.empty() ? nlohmann::json() : nlohmann::json(c.region)},
-                             {"credentials", c.credentials.empty() ? nlohmann::json() : nlohmann::json(c.credentials)},
-                             {"keep", c.keep},
-                             {"max_upload_gbps", c.max_upload_gbps > 0 ? nlohmann::json(c.max_upload_gbps) : nlohmann::json()},
-                             {"upload_s", UploadSeconds(c)}};
-  } else {
-    j["checkpoint_store"] = nlohmann::json();
-  }
+  j["checkpoint_store"] = r.checkpoint_store.named() && private_fields
+                              ? CheckpointStoreJson(r.checkpoint_store)
+                              : nlohmann::json();
   // A batch script's tasks: it runs once and starts them with srun (null: once per node).
-  j["tasks"] = job.request.tasks > 0 ? nlohmann::json(job.request.tasks) : nlohmann::json();
-  j["output"] = path_or_null(job.request.output_path);
-  j["error"] = path_or_null(job.request.error_path);
+  j["tasks"] = r.tasks > 0 ? nlohmann::json(r.tasks) : nlohmann::json();
+  j["output"] = path_or_null(r.output_path);
+  j["error"] = path_or_null(r.error_path);
   // A task of an array: the array's id, the task's index, the array as asked ("0-99%8").
-  const bool task = spec.array_id != 0;
-  j["array_id"] = task ? nlohmann::json(spec.array_id) : nlohmann::json();
-  j["array_task"] = task ? nlohmann::json(spec.array_task) : nlohmann::json();
-  j["array"] = task ? nlohmann::json(job.request.array) : nlohmann::json();
-  j["dependency"] =
-      job.request.dependency.empty() ? nlohmann::json() : nlohmann::json(job.request.dependency);
+  const bool task = r.spec.array_id != 0;
+  j["array_id"] = task ? nlohmann::json(r.spec.array_id) : nlohmann::json();
+  j["array_task"] = task ? nlohmann::json(r.spec.array_task) : nlohmann::json();
+  j["array"] = task ? nlohmann::json(r.array) : nlohmann::json();
+  j["dependency"] = r.dependency.empty() ? nlohmann::json() : nlohmann::json(r.dependency);
+}
+
+// Its times, waits, runs and their accounting, as of `now`.
+void AccountingFields(nlohmann::json& j, const StoredJob& job, Time now) {
   j["submitted_at"] = FormatDateTime(job.submitted_at);
   j["started_at"] = TimeOrNull(job.started_at);
-  const bool finished = IsFinished(job.state);
-  j["ended_at"] = finished ? TimeOrNull(job.ended_at) : nlohmann::json();
+  j["ended_at"] = IsFinished(job.state) ? TimeOrNull(job.ended_at) : nlohmann::json();
   // Every wait of the job summed, as squeue's and sacct's: the waits before its runs, and the
   // current one for a waiting job (since it was submitted, or since its last run ended); a
   // job that ended without a run waited all its life.
@@ -96,6 +97,7 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
       job.started_at) {
     ran += std::max<Time>(0, now - *job.started_at);
   }
+  const JobSpec& spec = job.request.spec;
   j["run_s"] = ran;
   j["gpu_hours"] = std::round(static_cast<double>(ran) * spec.gpus * spec.gpu_milli / 1000.0 /
                               3600.0 * 1000.0) / 1000.0;
@@ -105,6 +107,24 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   j["retry_at"] = job.state == JobState::kPending ? TimeOrNull(job.not_before) : nlohmann::json();
   j["preemptions"] = job.preemptions;
   j["last_checkpoint"] = TimeOrNull(job.last_checkpoint);
+}
+
+}  // namespace
+
+nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields,
+                             const std::vector<std::string>& run_nodes) {
+  const JobSpec& spec = job.request.spec;
+  nlohmann::json j;
+  j["id"] = job.id;
+  j["name"] = spec.name;
+  j["owner"] = job.owner;
+  j["team"] = spec.team;
+  j["state"] = std::string(JobStateName(job.state));
+  // Its owner and the admins see the reason with what is theirs (a path, the command).
+  j["reason"] = private_fields && !job.reason_detail.empty() ? job.reason_detail : job.reason;
+  SpecFields(j, spec);
+  RequestFields(j, job, private_fields);
+  AccountingFields(j, job, now);
   j["run_gpus"] = job.gpus;
   j["run_nodes"] = run_nodes;
   // Its command, environment, paths and all but the accounting events were purged then

@@ -339,6 +339,11 @@ class LiveQueue {
   // The backends' reports: nodes made unavailable or available again, strangers logged, runs
   // taken where the backend runs them, GPUs others hold kept from squeeze's jobs.
   void ApplyBackendReports(Time now) REQUIRES(mu_);
+  // What changed in a backend's report since `before` (its controller, strangers, others'
+  // jobs), in the log.
+  void LogReportChanges(const BackendReport* before, const BackendReport& report) const;
+  // `pool`'s nodes available or not as the report says (in the scheduler, in node_down_).
+  void ApplyNodeStates(int pool, const BackendReport& report, Time now) REQUIRES(mu_);
   // Runs of `pool` the backend runs elsewhere than the scheduler placed them: moved there in
   // the scheduler and the store (and in the job's history when the nodes differ).
   void TakeBackendPlacements(int pool, const BackendReport& report, Time now) REQUIRES(mu_);

@@ -10,72 +10,12 @@
 namespace squeeze {
 
 void LiveQueue::ApplyBackendReports(Time now) {
-  const ClusterState& cs = scheduler_->cluster();
   for (const auto& [pool, exec] : pool_executors_) {
     std::optional<BackendReport> report = exec->Report();
     if (!report) continue;
     const BackendReport* before = reports_.count(pool) ? &reports_.at(pool) : nullptr;
-    if (report->reachable != (before ? before->reachable : true)) {
-      Log(report->reachable ? "the controller of cluster " + report->cluster + " answers again"
-                            : "the controller of cluster " + report->cluster +
-                                  " does not answer: " + report->error);
-    }
-    std::set<std::string> known;
-    if (before) known.insert(before->unknown_jobs.begin(), before->unknown_jobs.end());
-    for (const std::string& stranger : report->unknown_jobs) {
-      if (!known.count(stranger)) {
-        Log("cluster " + report->cluster + " runs a job squeeze does not know (left alone): " +
-            stranger);
-      }
-    }
-    std::set<std::string> holding;
-    if (before) holding.insert(before->foreign_jobs.begin(), before->foreign_jobs.end());
-    for (const std::string& other : report->foreign_jobs) {
-      if (!holding.count(other)) {
-        Log("cluster " + report->cluster + ": " + other +
-            " holds GPUs squeeze does not schedule; they take no job of squeeze's until it ends");
-      }
-    }
-    for (size_t n = 0; n < cs.nodes().size(); ++n) {
-      const NodeSpec& spec = cs.spec().nodes[n];
-      if (cs.node(static_cast<int>(n)).pool != pool) continue;
-      std::string why;
-      if (!report->reachable) {
-        why = "the controller of Slurm cluster " + report->cluster + " does not answer since " +
-              FormatDateTime(report->unreachable_since.value_or(report->at));
-      } else if (auto it = report->nodes.find(spec.name); it == report->nodes.end()) {
-        why = "Slurm cluster " + report->cluster + " no longer lists it";
-      } else if (!it->second.empty()) {
-        why = "Slurm says " + it->second;
-      }
-      const int node = static_cast<int>(n);
-      const bool available = why.empty();
-      if (available) {
-        node_down_.erase(node);
-      } else {
-        node_down_[node] = why;
-      }
-      if (scheduler_->NodeReportedDown(node) == !available) continue;
-      // A spot pool's node that Slurm takes away while its controller answers is a reclaim: it
-      // counts toward the pool's learned time between reclaims. Its runs are lost already;
-      // Slurm's reports of them queue them again.
-      const bool spot = cs.spec().pools[pool].kind == PoolKind::kSpot;
-      Status s;
-      if (spot && !available && report->reachable) {
-        s = scheduler_->Reclaimed(node, now, 0, /*stop_jobs=*/false);
-      } else if (spot && available) {
-        s = scheduler_->Returned(node, now);
-      } else {
-        s = scheduler_->SetNodeAvailable(node, available);
-      }
-      if (!s.ok()) {
-        Log("node " + spec.name + ": " + s.message());
-        continue;
-      }
-      Log(available ? "node " + spec.name + " takes jobs again"
-                    : "node " + spec.name + " takes no new jobs: " + why +
-                          (spot && report->reachable ? " (counted as a spot reclaim)" : ""));
-    }
+    LogReportChanges(before, *report);
+    ApplyNodeStates(pool, *report, now);
     if (report->reachable) {
       // Others' GPUs first: a GPU one of squeeze's runs leaves as it is moved to where Slurm
       // runs it is then held at once if another user's job has it.
@@ -83,6 +23,74 @@ void LiveQueue::ApplyBackendReports(Time now) {
       TakeBackendPlacements(pool, *report, now);
     }
     reports_[pool] = std::move(*report);
+  }
+}
+
+void LiveQueue::LogReportChanges(const BackendReport* before, const BackendReport& report) const {
+  if (report.reachable != (before ? before->reachable : true)) {
+    Log(report.reachable ? "the controller of cluster " + report.cluster + " answers again"
+                         : "the controller of cluster " + report.cluster +
+                               " does not answer: " + report.error);
+  }
+  std::set<std::string> known;
+  if (before) known.insert(before->unknown_jobs.begin(), before->unknown_jobs.end());
+  for (const std::string& stranger : report.unknown_jobs) {
+    if (!known.count(stranger)) {
+      Log("cluster " + report.cluster + " runs a job squeeze does not know (left alone): " +
+          stranger);
+    }
+  }
+  std::set<std::string> holding;
+  if (before) holding.insert(before->foreign_jobs.begin(), before->foreign_jobs.end());
+  for (const std::string& other : report.foreign_jobs) {
+    if (!holding.count(other)) {
+      Log("cluster " + report.cluster + ": " + other +
+          " holds GPUs squeeze does not schedule; they take no job of squeeze's until it ends");
+    }
+  }
+}
+
+void LiveQueue::ApplyNodeStates(int pool, const BackendReport& report, Time now) {
+  const ClusterState& cs = scheduler_->cluster();
+  for (size_t n = 0; n < cs.nodes().size(); ++n) {
+    const NodeSpec& spec = cs.spec().nodes[n];
+    if (cs.node(static_cast<int>(n)).pool != pool) continue;
+    std::string why;
+    if (!report.reachable) {
+      why = "the controller of Slurm cluster " + report.cluster + " does not answer since " +
+            FormatDateTime(report.unreachable_since.value_or(report.at));
+    } else if (auto it = report.nodes.find(spec.name); it == report.nodes.end()) {
+      why = "Slurm cluster " + report.cluster + " no longer lists it";
+    } else if (!it->second.empty()) {
+      why = "Slurm says " + it->second;
+    }
+    const int node = static_cast<int>(n);
+    const bool available = why.empty();
+    if (available) {
+      node_down_.erase(node);
+    } else {
+      node_down_[node] = why;
+    }
+    if (scheduler_->NodeReportedDown(node) == !available) continue;
+    // A spot pool's node that Slurm takes away while its controller answers is a reclaim: it
+    // counts toward the pool's learned time between reclaims. Its runs are lost already;
+    // Slurm's reports of them queue them again.
+    const bool spot = cs.spec().pools[pool].kind == PoolKind::kSpot;
+    Status s;
+    if (spot && !available && report.reachable) {
+      s = scheduler_->Reclaimed(node, now, 0, /*stop_jobs=*/false);
+    } else if (spot && available) {
+      s = scheduler_->Returned(node, now);
+    } else {
+      s = scheduler_->SetNodeAvailable(node, available);
+    }
+    if (!s.ok()) {
+      Log("node " + spec.name + ": " + s.message());
+      continue;
+    }
+    Log(available ? "node " + spec.name + " takes jobs again"
+                  : "node " + spec.name + " takes no new jobs: " + why +
+                        (spot && report.reachable ? " (counted as a spot reclaim)" : ""));
   }
 }
 
