@@ -451,6 +451,8 @@ int RunDaemon(const DaemonOptions& options) {
   // The executors' polls (their runs' ends, checkpoints; a Slurm pool's scontrol) never hold
   // up the scheduling thread.
   (*queue)->PollInBackground(Now);
+  // Its commits never hold up the scheduling thread either.
+  (*queue)->CarryOutInBackground();
   std::unique_ptr<GpuSampler> sampler = StartSampler(*cluster, options, service);
   StorePurger purger = MakePurger(**store, limits->purge_job_details_after, service);
   purger.Start();

@@ -36,6 +36,51 @@ Journal::Journal(JobStore& store, std::function<void(const std::string&)> log,
                  std::function<void()> wake)
     : store_(store), log_(std::move(log)), wake_(std::move(wake)) {}
 
+Journal::~Journal() { StopThread(); }
+
+void Journal::StartThread() {
+  MutexLock lock(mu_);
+  if (threaded_) return;
+  threaded_ = true;
+  thread_ = std::thread([this] {
+    MutexLock lock(mu_);
+    while (true) {
+      kick_cv_.wait(lock, [&]() REQUIRES(mu_) { return kicked_ || stopping_; });
+      const bool last = stopping_;
+      kicked_ = false;
+      const uint64_t through = next_ticket_ - 1;
+      lock.Unlock();
+      (void)CarryOut(through);  // errors are logged; a refused start comes back by itself
+      lock.Lock();
+      if (last) return;
+    }
+  });
+}
+
+void Journal::Kick() {
+  {
+    MutexLock lock(mu_);
+    if (!threaded_) return;
+    kicked_ = true;
+  }
+  kick_cv_.notify_all();
+}
+
+void Journal::StopThread() {
+  {
+    MutexLock lock(mu_);
+    if (!threaded_ || stopping_) return;
+    stopping_ = true;
+  }
+  kick_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Journal::threaded() const {
+  MutexLock lock(mu_);
+  return threaded_ && !stopping_;
+}
+
 uint64_t Journal::Append(Effects effects) {
   if (effects.empty()) return 0;
   MutexLock lock(mu_);

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/status.h"
@@ -83,6 +84,17 @@ class Journal {
           std::function<void()> wake);
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
+  ~Journal();  // StopThread()
+
+  // From now on a thread of the journal's own carries out what Kick announces (the daemon's
+  // choice: its scheduling thread then never waits for the disk); CarryOut still works, and
+  // waits for that thread or leads in its place.
+  void StartThread() EXCLUDES(mu_);
+  // Without a thread: nothing. With one: it carries out everything appended so far, soon.
+  void Kick() EXCLUDES(mu_);
+  // The thread carries out what is left and ends (before the outboxes close).
+  void StopThread() EXCLUDES(mu_);
+  bool threaded() const EXCLUDES(mu_);
 
   // Under the caller's lock: the effects join the queue after all appended before. Returns the
   // ticket CarryOut waits for; 0 for no effects (nothing to wait for).
@@ -121,6 +133,11 @@ class Journal {
 
   mutable Mutex mu_;
   std::condition_variable_any done_cv_;  // a leader finished
+  std::condition_variable_any kick_cv_;  // Kick or StopThread
+  std::thread thread_;                   // StartThread's, if any
+  bool threaded_ GUARDED_BY(mu_) = false;
+  bool kicked_ GUARDED_BY(mu_) = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::deque<Batch> queue_ GUARDED_BY(mu_);
   uint64_t next_ticket_ GUARDED_BY(mu_) = 1;
   uint64_t done_through_ GUARDED_BY(mu_) = 0;  // every ticket up to it carried out

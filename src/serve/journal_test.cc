@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,6 +168,33 @@ TEST(JournalTest, ManyThreadsShareCommitsAndEachReturnsOnlyOnceItsOwnIsDurable) 
   EXPECT_EQ(stats.records, static_cast<uint64_t>(kThreads * kEach));
   EXPECT_LE(stats.commits, stats.appended);
   EXPECT_TRUE(f.journal.CarryOutAll().ok());
+}
+
+TEST(JournalTest, WithAThreadOfItsOwnAKickCarriesOutAndStopCarriesOutWhatIsLeft) {
+  Fixture f;
+  const JobId a = f.Submit();
+  const JobId b = f.Submit();
+  f.journal.StartThread();
+  ASSERT_TRUE(f.journal.threaded());
+  Effects first;
+  first.Record(SetState(a, JobState::kFailed, "kicked"));
+  f.journal.Append(std::move(first));
+  f.journal.Kick();  // returns at once; the journal's thread commits
+  for (int i = 0; i < 500 && f.StateOf(a) != JobState::kFailed; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(f.StateOf(a), JobState::kFailed) << "the kick was not carried out";
+  Effects second;
+  second.Record(SetState(b, JobState::kCancelled, "left"));
+  f.journal.Append(std::move(second));  // no kick: the stop carries it out
+  f.journal.StopThread();
+  EXPECT_FALSE(f.journal.threaded());
+  EXPECT_EQ(f.StateOf(b), JobState::kCancelled) << "the stop left a record behind";
+  // Without the thread, CarryOut works as before.
+  Effects third;
+  third.Record(SetState(a, JobState::kCancelled, "after"));
+  EXPECT_TRUE(f.journal.CarryOut(f.journal.Append(std::move(third))).ok());
+  EXPECT_EQ(f.StateOf(a), JobState::kCancelled);
 }
 
 TEST(JournalTest, NoEffectsNoTicket) {

@@ -148,8 +148,13 @@ Time LiveQueue::StepWith(Time now, const std::vector<ExecEvent>& events) {
     ticket = AppendEffects();
   }
   // What the step decided (run ends, checkpoints, retries, stops, events, starts), stored in
-  // one commit and then carried out, with the lock let go (a record's error is logged).
-  (void)journal_->CarryOut(ticket);
+  // one commit and then carried out, with the lock let go (a record's error is logged): by the
+  // journal's thread when it has one, else here.
+  if (journal_->threaded()) {
+    journal_->Kick();
+  } else {
+    (void)journal_->CarryOut(ticket);
+  }
   return next;
 }
 

@@ -126,6 +126,11 @@ class LiveQueue {
   // step takes what they found, instead of polling on the caller's thread. After Recover; the
   // daemon's choice (tests step synchronously).
   void PollInBackground(std::function<Time()> clock);
+  // From now on a step's effects are carried out by the journal's own thread (the daemon's
+  // choice), so that the scheduling thread never waits for the store's commit; without it
+  // (tests) a step returns once its records are durable. The API's calls wait for theirs
+  // either way.
+  void CarryOutInBackground() { journal_->StartThread(); }
   // Whether the scheduling core could ever run `spec` (the rule its cycle applies); the error
   // says what the largest request is. Thread-safe: no scheduling lock.
   Status CheckFeasible(const JobSpec& spec) const { return intake_->CheckFeasible(spec); }

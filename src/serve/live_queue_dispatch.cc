@@ -78,6 +78,7 @@ void LiveQueue::WaitForDispatch() {
 }
 
 size_t LiveQueue::StopDispatch() {
+  journal_->StopThread();  // what was decided is stored (and handed to the outboxes) first
   if (polls_) polls_->Stop();
   MutexLock lock(outboxes_mu_);
   size_t dropped = 0;
