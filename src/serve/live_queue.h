@@ -110,8 +110,6 @@ class LiveQueue {
   void SetWake(std::function<void()> wake) { wake_ = std::move(wake); }
   // Until every start and stop decided has been carried out (tests).
   void WaitForDispatch();
-  // The journal's counts (tests, benchmarks).
-  Journal::Stats JournalStats() const { return journal_->stats(); }
   // The outboxes' workers stop after what they are doing; starts not carried out yet are
   // dropped (recorded as started, they are queued again at the next Recover). Returns how many
   // pieces of work were dropped. Before the executors go.
