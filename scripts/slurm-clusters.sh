@@ -26,7 +26,9 @@
 # and BASE+10i+1+j (the slurmd of node j; at most 9 nodes). A second set beside the tests'
 # needs its own ROOT and BASE (bench/slurm_bench uses /tmp/squeeze-slurm-bench, 6837).
 # Based on ../shared/slurm/slurm-ci.sh and its notes (cred_expire=5 so requeued jobs restart in
-# seconds; no slurmdbd, so accounting is off and jobcomp/filetxt keeps finished jobs).
+# seconds; no slurmdbd, so accounting is off and jobcomp/filetxt keeps finished jobs), with
+# BatchStartTimeout=120: on a loaded machine slurmd can take tens of seconds to start a batch
+# script, and with the default 10 s slurmctld gives the job up and requeues it again and again.
 set -euo pipefail
 
 ROOT=${SQUEEZE_SLURM_ROOT:-/tmp/squeeze-slurm}
@@ -159,6 +161,7 @@ JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/log/jobcomp.txt
 ReturnToService=2
 SlurmdTimeout=10
+BatchStartTimeout=120
 MinJobAge=600
 KillWait=5
 InactiveLimit=0

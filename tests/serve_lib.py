@@ -13,9 +13,11 @@ hit) and every process whose environment says it belongs to a job of that DIR
         status, body = d.call("POST", "/v1/jobs", {"command": ["true"]})
 """
 
+import glob
 import http.client as http_client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -526,14 +528,37 @@ class Harness:
         return False
 
 
-def main(cases, argv):
+def slurm_log_digest(root, since):
+    """What Slurm's daemons under `root` (scripts/slurm-clusters.sh) said of trouble since the
+    wall-clock time `since` (a launch that missed BatchStartTimeout, a requeue, a node not
+    responding): the last lines of each log, for a failed case's report."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(since))
+    trouble = re.compile(r"error|missing|requeue|not responding|already killed|expired|DOWN",
+                         re.IGNORECASE)
+    out = []
+    for log_path in sorted(glob.glob(os.path.join(root, "*", "log", "slurm*.log"))):
+        try:
+            with open(log_path, errors="replace") as f:
+                lines = [l.rstrip() for l in f if l[1:20] >= stamp and trouble.search(l)
+                         and "pmix" not in l.lower() and "MPI:" not in l]
+        except OSError:
+            continue
+        if lines:
+            out.append(f"--- {log_path}: {len(lines)} lines of trouble, the last 12 ---")
+            out.extend(lines[-12:])
+    return "\n".join(out)
+
+
+def main(cases, argv, on_failure=None):
     """`python3 TEST.py CASE SQUEEZE SOURCE_DIR WORK_DIR`: runs cases[CASE](squeeze, source,
-    harness). Exit 0 on success, 1 on failure, 77 when the case asks to be skipped."""
+    harness). Exit 0 on success, 1 on failure, 77 when the case asks to be skipped. On a
+    failure, on_failure(began) (when given) returns more to print: what else saw it go wrong."""
     if len(argv) != 5 or argv[1] not in cases:
         print(f"usage: {argv[0]} CASE SQUEEZE SOURCE_DIR WORK_DIR; CASE: {', '.join(cases)}",
               file=sys.stderr)
         return 2
     case, squeeze, source, work = argv[1], os.path.abspath(argv[2]), argv[3], argv[4]
+    began = time.time()
     try:
         with Harness(work) as h:
             cases[case](squeeze, os.path.abspath(source), h)
@@ -544,6 +569,8 @@ def main(cases, argv):
         return SKIP
     except TestFailure as e:
         print(f"FAIL: {e}", flush=True)
+        if on_failure:
+            print(on_failure(began), flush=True)
         return 1
     print(f"PASS: {case}", flush=True)
     return 0

@@ -297,4 +297,5 @@ CASES = {"node_down": case_node_down, "spot_node_down": case_spot_node_down, "co
 if __name__ == "__main__":
     if len(sys.argv) > 3:
         SOURCE = os.path.abspath(sys.argv[3])
-    sys.exit(serve_lib.main(CASES, sys.argv))
+    sys.exit(serve_lib.main(CASES, sys.argv,
+                            lambda began: serve_lib.slurm_log_digest(ROOT, began)))

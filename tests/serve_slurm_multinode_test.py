@@ -435,4 +435,5 @@ CASES = {"distributed": case_distributed, "reservation": case_reservation,
 if __name__ == "__main__":
     if len(sys.argv) > 3:
         SOURCE = os.path.abspath(sys.argv[3])
-    sys.exit(serve_lib.main(CASES, sys.argv))
+    sys.exit(serve_lib.main(CASES, sys.argv,
+                            lambda began: serve_lib.slurm_log_digest(ROOT, began)))

@@ -314,4 +314,5 @@ CASES = {"pools": case_pools, "regions": case_regions, "slices": case_slices,
          "owner": case_owner, "output": case_output}
 
 if __name__ == "__main__":
-    sys.exit(serve_lib.main(CASES, sys.argv))
+    sys.exit(serve_lib.main(CASES, sys.argv,
+                            lambda began: serve_lib.slurm_log_digest(ROOT, began)))

@@ -19,7 +19,12 @@ trace=$shared/traces/philly/philly.csv
 mkdir -p "$work"
 /usr/bin/python3 "$src/bench/slurm_side_by_side.py" --squeeze "$squeeze" --trace "$trace" --jobs 30 --arrivals 25 \
   --cap 10 --root /tmp/squeeze-slurm-sbs-ci --port-base 6877 --timeout 300 \
-  --json "$work/side-by-side.json" || { echo "FAIL: the benchmark did not finish"; exit 1; }
+  --json "$work/side-by-side.json" || {
+  echo "FAIL: the benchmark did not finish; what Slurm's daemons said of trouble, last lines:"
+  grep -hiE "missing|requeue|not responding|already killed|expired" \
+    /tmp/squeeze-slurm-sbs-ci/*/log/slurm*.log 2>/dev/null | tail -20
+  exit 1
+}
 /usr/bin/python3 - "$work/side-by-side.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
