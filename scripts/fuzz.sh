@@ -32,7 +32,7 @@ fi
 mkdir -p build-fuzz
 built=$SECONDS
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=None \
-  -DSQUEEZE_FUZZ=ON -DSQUEEZE_BUILD_TESTS=OFF -DSQUEEZE_BUILD_BENCH=OFF -DSQUEEZE_BUILD_WEB=OFF \
+  -DSQUEEZE_FUZZ=ON -DCMAKE_UNITY_BUILD=ON -DSQUEEZE_BUILD_TESTS=OFF -DSQUEEZE_BUILD_BENCH=OFF -DSQUEEZE_BUILD_WEB=OFF \
   >build-fuzz/build.log 2>&1 || { cat build-fuzz/build.log; exit 2; }
 cmake --build build-fuzz --target fuzz_all -j"$(nproc)" >>build-fuzz/build.log 2>&1 ||
   { tail -40 build-fuzz/build.log; exit 2; }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "config/text_util.h"
+
 namespace squeeze {
 
 namespace {
@@ -36,21 +38,6 @@ const std::vector<SbatchOption> kOptions = {
     {"verbose", 'v', A::kFlag}, {"wait", 'W', A::kFlag}, {"wait-all-nodes"}, {"wckey"},
     {"wrap"},
 };
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string Nearest(std::string_view name) {
   const SbatchOption* best = nullptr;

@@ -50,14 +50,6 @@ ON CONFLICT (hour, node, gpu) DO UPDATE SET
   mem_samples = mem_samples + excluded.mem_samples
 )sql";
 
-Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
-  if (Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Status s = body();
-  if (s.ok()) s = db.Exec("COMMIT");
-  if (!s.ok()) (void)db.Exec("ROLLBACK");
-  return s;
-}
-
 Result<bool> HasTables(SqliteDb& db) {
   auto stmt = db.Prepare(
       "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "

@@ -93,15 +93,6 @@ constexpr const char* kRunTime =
     "ran=ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL THEN MAX(0, ?3-started_at) "
     "ELSE 0 END";
 
-// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back when it fails.
-Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
-  if (Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Status s = body();
-  if (s.ok()) s = db.Exec("COMMIT");
-  if (!s.ok()) (void)db.Exec("ROLLBACK");
-  return s;
-}
-
 Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) { return db.QueryInt(sql); }
 
 Status SetPragmas(SqliteDb& db, bool fsync_each_commit) {

@@ -141,4 +141,12 @@ Result<int64_t> SqliteDb::QueryInt(const std::string& sql) {
 
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
 
+Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
+  if (Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  Status s = body();
+  if (s.ok()) s = db.Exec("COMMIT");
+  if (!s.ok()) (void)db.Exec("ROLLBACK");
+  return s;
+}
+
 }  // namespace squeeze

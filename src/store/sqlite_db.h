@@ -5,6 +5,7 @@
 #define SQUEEZE_STORE_SQLITE_DB_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +73,9 @@ class SqliteDb {
   sqlite3* db_;
   std::string path_;
 };
+
+// Runs `body` between BEGIN IMMEDIATE and COMMIT on `db`, rolling back when it fails.
+Status InTransaction(SqliteDb& db, const std::function<Status()>& body);
 
 }  // namespace squeeze
 
