@@ -10,9 +10,6 @@
 
 namespace squeeze {
 
-const std::vector<double> kWaitBounds = {1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 12 * 3600,
-                                         86400};
-
 LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store,
                      Executor& executor, LiveQueueOptions options)
     : cluster_(std::move(cluster)), store_(store), executor_(executor),

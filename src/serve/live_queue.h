@@ -46,6 +46,7 @@
 #include "serve/job_service.h"
 #include "serve/local_cluster.h"
 #include "serve/outbox.h"
+#include "serve/published_views.h"
 #include "serve/reason_text.h"
 #include "serve/run_as.h"
 #include "serve/waiting_counts.h"
@@ -69,24 +70,6 @@ struct LiveQueueOptions {
   HeldIdleOptions held_idle;   // when a running job counts as held but idle
   RunAsPolicy run_as;          // who the jobs run as
 };
-
-// Figures for /metrics, as of the last step.
-struct LiveCounters {
-  int64_t starts = 0;
-  int64_t preemptions = 0;   // stops the scheduler asked for, other than slice ends
-  int64_t slice_ends = 0;
-  int64_t checkpoints = 0;
-  int64_t retries = 0;
-  int64_t failures = 0;      // failed runs
-  int64_t finished_done = 0;
-  int64_t finished_failed = 0;
-  int64_t cancelled = 0;
-  int64_t timed_out = 0;     // stopped at their time limit
-  int64_t lost = 0;          // runs a backend lost (node failure, Slurm's requeue), queued again
-  std::vector<uint64_t> wait_counts;  // histogram of queue waits at each start (kWaitBounds)
-  double wait_sum = 0;
-};
-extern const std::vector<double> kWaitBounds;  // seconds
 
 struct RecoverySummary {
   int pending = 0;       // queued again
@@ -210,25 +193,7 @@ class LiveQueue {
   // submitted. As of the last step.
   std::string_view ReasonCode(JobId id) const;
   // Pending jobs by urgency, GPUs allocated and idle, counters.
-  struct Gauges {
-    std::map<std::string, int64_t> pending_by_urgency;
-    std::map<std::string, int64_t> running_by_urgency;
-    int gpus_total = 0;
-    int64_t gpu_milli_allocated = 0;
-    int gpus_idle = 0;  // no job on them at all
-    bool virtual_gpus = false;
-    LiveCounters counters;
-    int64_t reclaims = 0;             // spot nodes taken back (API notices, Slurm)
-    int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
-    int held_idle_jobs = 0;           // running jobs whose GPUs are nearly unused for long
-    struct Backend {
-      std::string pool;
-      bool reachable = true;
-      int unknown_jobs = 0;
-      int nodes_unavailable = 0;
-    };
-    std::vector<Backend> backends;  // one per pool whose executor reports (Slurm pools)
-  };
+  using Gauges = QueueGauges;
   Gauges Snapshot() const;  // as of the last publication, plus the jobs in the inbox
   const LocalCluster& cluster() const { return cluster_; }
 
@@ -383,21 +348,6 @@ class LiveQueue {
   // The (node, gpu) pairs a running job's placement holds.
   std::vector<std::pair<int, int>> GpusOf(const Job& job) const REQUIRES(mu_);
   void Log(const std::string& line) const;
-  // What `why` reads: a copy of the scheduler and what the queue knows of its active jobs and
-  // those in a back-off. Made at a publication while whys are asked (why_interest_).
-  struct WhyView {
-    SchedulerState state;
-    struct JobInfo {
-      std::string owner;
-      std::optional<Time> retry_at;
-      std::string placed_because;
-      Executor* exec = nullptr;
-      int attempts = 0;  // 0 with a retry_at: its begin time, not a back-off
-      std::string dependency;  // what it waits for, when it waits on its dependencies
-    };
-    std::map<JobId, JobInfo> jobs;
-    std::map<int, std::string> node_down;
-  };
   // Under mu_.
   WhyView BuildWhyView(uint64_t generation) const REQUIRES(mu_);
   // The WhyView of the latest publication; made under mu_ when it has none (no why for a
@@ -407,15 +357,8 @@ class LiveQueue {
   // nullopt for a waiting or unknown one.
   std::optional<nlohmann::json> WhyNotWaiting(const WhyView& w, JobId id, Time now) const;
 
-  // What the reads answer from: built under mu_ at the end of each step and API change, then
-  // swapped in under view_mu_ (Publish); View() gives the latest.
-  struct ReadView {
-    uint64_t generation = 0;
-    nlohmann::json nodes, pools, held_idle;
-    Gauges gauges;
-    std::shared_ptr<const WhyView> why;  // of this generation, or of an earlier one
-    std::unordered_map<JobId, std::string_view> reasons;  // waiting jobs' REASON codes
-  };
+  // What the reads answer from (published_views.h): built under mu_ at the end of each step and
+  // API change (Publish); View() gives the latest.
   nlohmann::json BuildNodesJson() const REQUIRES(mu_);
   nlohmann::json BuildPoolsJson() const REQUIRES(mu_);
   nlohmann::json BuildHeldIdleJson() const REQUIRES(mu_);
@@ -444,8 +387,8 @@ class LiveQueue {
   std::unique_ptr<Intake> intake_;    // thread-safe; the checks and the inbox
   std::unique_ptr<Journal> journal_;  // thread-safe
 
-  // The scheduling lock. Taken before view_mu_, outboxes_mu_, the intake's and the journal's.
-  mutable Mutex mu_ ACQUIRED_BEFORE(view_mu_, outboxes_mu_);
+  // The scheduling lock. Taken before outboxes_mu_, the intake's, the journal's and the views'.
+  mutable Mutex mu_ ACQUIRED_BEFORE(outboxes_mu_);
   std::map<int, BackendReport> reports_ GUARDED_BY(mu_);  // by pool, the latest of each backend
   std::map<int, std::string> node_down_ GUARDED_BY(mu_);  // node -> why it takes no new jobs
   Effects effects_ GUARDED_BY(mu_);  // what the section under mu_ decided so far (AppendEffects)
@@ -486,15 +429,8 @@ class LiveQueue {
   Mutex outboxes_mu_;  // each outbox is thread-safe; the map is not
   std::map<Executor*, std::unique_ptr<Outbox>> outboxes_ GUARDED_BY(outboxes_mu_);
 
-  // Publications so far (the state a forecast was made of is numbered by it); publications to
-  // come that make a WhyView (a why asked lately).
-  mutable std::atomic<uint64_t> generation_{0};
-  static constexpr int kWhyInterestPublications = 120;
-  mutable std::atomic<int> why_interest_{0};
   mutable WhyForecasts forecasts_;  // thread-safe
-
-  mutable Mutex view_mu_;  // nothing is taken while it is held
-  mutable std::shared_ptr<const ReadView> view_ GUARDED_BY(view_mu_);
+  mutable PublishedViews views_;    // thread-safe; its lock is taken last
 
   mutable WaitingCounts waiting_;  // thread-safe; recounted under mu_ (RecountWaiting)
   std::atomic<bool> waiting_from_store_{false};  // CountWaitingInStore's, until Recover

@@ -212,31 +212,22 @@ void LiveQueue::RecountWaiting() const {
 void LiveQueue::Publish() const {
   RecountWaiting();
   auto view = std::make_shared<ReadView>();
-  view->generation = ++generation_;  // under mu_: the state a forecast was made of has changed
+  view->generation = views_.NextGeneration();  // the state a forecast was made of has changed
   view->nodes = BuildNodesJson();
   view->pools = BuildPoolsJson();
   view->held_idle = BuildHeldIdleJson();
   view->gauges = BuildGauges();
   view->reasons = BuildReasons();
   // While whys are asked, every publication carries a copy of the scheduler for them.
-  if (why_interest_.load() > 0) {
-    --why_interest_;
-    view->why = std::make_shared<const WhyView>(BuildWhyView(view->generation));
-  }
-  MutexLock lock(view_mu_);
-  if (!view->why && view_) view->why = view_->why;
-  view_ = std::move(view);
+  if (views_.WantsWhy()) view->why = std::make_shared<const WhyView>(BuildWhyView(view->generation));
+  views_.Publish(std::move(view));
 }
 
-std::shared_ptr<const LiveQueue::ReadView> LiveQueue::View() const {
-  {
-    MutexLock lock(view_mu_);
-    if (view_) return view_;
-  }
+std::shared_ptr<const ReadView> LiveQueue::View() const {
+  if (std::shared_ptr<const ReadView> latest = views_.Latest()) return latest;
   MutexLock lock(mu_);  // before the first publication only
   Publish();
-  MutexLock view_lock(view_mu_);
-  return view_;
+  return views_.Latest();
 }
 
 std::unordered_map<JobId, std::string_view> LiveQueue::BuildReasons() const {

@@ -205,8 +205,8 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
   return out;
 }
 
-std::shared_ptr<const LiveQueue::WhyView> LiveQueue::CurrentWhyView() const {
-  why_interest_ = kWhyInterestPublications;
+std::shared_ptr<const WhyView> LiveQueue::CurrentWhyView() const {
+  views_.AskedWhy();
   std::shared_ptr<const ReadView> view = View();
   if (view->why && view->why->state.generation == view->generation) return view->why;
   // No why was asked for a while, so the last publications made no copy: one is made now.
@@ -215,7 +215,7 @@ std::shared_ptr<const LiveQueue::WhyView> LiveQueue::CurrentWhyView() const {
   return View()->why;
 }
 
-LiveQueue::WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
+WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
   WhyView w;
   w.state = {generation, std::shared_ptr<const Scheduler>(scheduler_->Clone())};
   for (const auto& [id, job] : jobs_) {
