@@ -35,10 +35,11 @@ if (($# == 0 && fuzz_seconds > 0)); then
   fuzz_build=$!
 fi
 
-# Most end-to-end tests wait on daemons and jobs more than they compute: two more at once than
-# there are cores (SQUEEZE_TEST_JOBS to choose); the Slurm tests go one at a time (their lock).
-jobs=${SQUEEZE_TEST_JOBS:-$(($(nproc) + 2))}
-((jobs > 8)) && jobs=8
+# Most end-to-end tests wait on daemons and jobs more than they compute: four more at once than
+# there are cores (SQUEEZE_TEST_JOBS to choose). The Slurm tests go one at a time in each of
+# their three groups (their locks), started first and side by side with the rest.
+jobs=${SQUEEZE_TEST_JOBS:-$(($(nproc) + 4))}
+((jobs > 12)) && jobs=12
 status=0
 ctest --test-dir build --output-on-failure -j"$jobs" "$@" || status=$?
 

@@ -35,7 +35,7 @@ for c in east west; do
   name=$(scontrol show config | awk '$1 == "ClusterName" { print $3 }')
   [[ $name == "$c" ]] && ok "$c: its own controller (ClusterName=$name)" || bad "$c: ClusterName=$name"
   j=$(sbatch --parsable --gres=gpu:2 -o "bind-%j.out" --wrap 'echo CVD=$CUDA_VISIBLE_DEVICES')
-  if wait_for 30 is_state "$j" COMPLETED && grep -q '^CVD=0,1$' "bind-$j.out"; then
+  if wait_for 90 is_state "$j" COMPLETED && grep -q '^CVD=0,1$' "bind-$j.out"; then
     ok "$c: a --gres=gpu:2 job gets CUDA_VISIBLE_DEVICES=0,1"
   else
     bad "$c: gres job $j: state $(state "$j"), output $(cat "bind-$j.out" 2>/dev/null)"
@@ -47,7 +47,7 @@ eval "$(bash "$script" env east)"
 cd "$root/east/jobs" || exit 1
 j=$(sbatch --parsable --nodes=2 --nodelist=east-n1,east-n3 --ntasks-per-node=1 --gres=gpu:2 \
   -o "two-%j.out" --wrap 'srun bash -c "echo task \$SLURM_PROCID on \$SLURMD_NODENAME CVD=\$CUDA_VISIBLE_DEVICES"')
-if wait_for 30 is_state "$j" COMPLETED &&
+if wait_for 90 is_state "$j" COMPLETED &&
    [[ $(sort "two-$j.out" | paste -sd' ') == "task 0 on east-n1 CVD=0,1 task 1 on east-n3 CVD=0,1" ]]; then
   ok "east: --nodes=2 --nodelist=east-n1,east-n3 runs one task on each node with 2 GPUs"
 else
@@ -57,7 +57,7 @@ fi
 # A node dies: its job step is killed, the other node's job runs on.
 a=$(sbatch --parsable -w east-n2 -o /dev/null --wrap 'sleep 120')
 b=$(sbatch --parsable -w east-n0 -o /dev/null --wrap 'sleep 120')
-wait_for 30 is_state "$a" RUNNING && wait_for 30 is_state "$b" RUNNING || bad "east: jobs $a $b did not start"
+wait_for 90 is_state "$a" RUNNING && wait_for 90 is_state "$b" RUNNING || bad "east: jobs $a $b did not start"
 bash "$script" stop-node east east-n2
 down() { [[ $(sinfo -h -n east-n2 -o %T | head -1) == down* ]]; }
 if wait_for 60 down && is_state "$b" RUNNING; then
@@ -73,9 +73,9 @@ eval "$(bash "$script" env west)"
 cd "$root/west/jobs" || exit 1
 low=$(sbatch --parsable -p low --nodes=2 --gres=gpu:4 --requeue -o "low-%j.out" --open-mode=append \
   --wrap 'echo run restart=${SLURM_RESTART_COUNT:-0}; sleep 60')
-wait_for 30 is_state "$low" RUNNING || bad "low job $low did not start"
+wait_for 90 is_state "$low" RUNNING || bad "low job $low did not start"
 high=$(sbatch --parsable -p high --gres=gpu:1 -o /dev/null --wrap 'sleep 1')
-if wait_for 30 is_state "$high" COMPLETED && wait_for 60 grep -q 'restart=1' "low-$low.out"; then
+if wait_for 90 is_state "$high" COMPLETED && wait_for 60 grep -q 'restart=1' "low-$low.out"; then
   ok "west: a high-partition job preempts the low one, which is requeued and runs again"
 else
   bad "west: preemption: high $(state "$high"), low output: $(cat "low-$low.out" 2>/dev/null)"
@@ -86,12 +86,12 @@ scancel "$low" "$high" 2>/dev/null
 eval "$(bash "$script" env east)"
 cd "$root/east/jobs" || exit 1
 long=$(sbatch --parsable -o /dev/null --wrap 'sleep 60')
-wait_for 30 is_state "$long" RUNNING || bad "east: job $long did not start"
+wait_for 90 is_state "$long" RUNNING || bad "east: job $long did not start"
 bash "$script" stop-ctld east
 if ! sinfo -h >/dev/null 2>&1; then ok "east: controller stopped (sinfo fails)"; else bad "east: sinfo still answers"; fi
 if SLURM_CONF=$root/west/etc/slurm.conf sinfo -h >/dev/null 2>&1; then ok "west answers meanwhile"; else bad "west is down too"; fi
 bash "$script" start-ctld east
-if wait_for 30 is_state "$long" RUNNING; then
+if wait_for 90 is_state "$long" RUNNING; then
   ok "east: back, its running job $long is still RUNNING"
 else
   bad "east: after the restart job $long is $(state "$long")"
