@@ -52,6 +52,16 @@ pid_t PidIn(const std::string& path) {
   return pid;
 }
 
+// The pid the escapee writes (`echo $$ > FILE` creates the file before it writes it: a file
+// that exists may still be empty, as a clean-clone run once read it), or 0 after 10 s.
+pid_t WaitForPidIn(const std::string& path) {
+  for (int i = 0; i < 1000; ++i) {
+    if (const pid_t pid = PidIn(path); pid > 0) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
 TEST_F(LocalExecutorTest, TheSupervisorSeesNoneOfTheJobsEnvironmentOrArgv) {
   LocalExecutor ex(Options());
   JobRequest request = Request({"sh", "-c", "exec sleep 30", "secret-argument-x1"},
@@ -122,8 +132,7 @@ TEST_F(LocalExecutorTest, StopEndsEveryProcessOfTheRunAfterTheGrace) {
     LocalExecutor ex(options);
     const std::string pid_file = dir_ + "/escapee" + std::to_string(++id) + ".pid";
     MustStart(ex, id, 1, WithEscapee(pid_file, "exec sleep 300"));
-    ASSERT_TRUE(WaitForFile(pid_file));
-    const pid_t escapee = PidIn(pid_file);
+    const pid_t escapee = WaitForPidIn(pid_file);
     ASSERT_GT(escapee, 0);
     ASSERT_TRUE(ex.Stop(id, 100, 1).ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -80,6 +80,9 @@ class QueueService : public JobService {
   void AddArrayProgress(const StoredJob& job, nlohmann::json& out);
   // A waiting job's REASON code (LiveQueue::ReasonCode) as "reason_code".
   void AddReasonCode(const StoredJob& job, nlohmann::json& out) const;
+  // A job's log, command line, workdir, env and checkpoint folder are its owner's and the
+  // admins'.
+  static bool MaySee(const Principal& who, const StoredJob& job);
   // Log's stretch of a run's log (or its -o file) as read: the job's bytes, as they are.
   ApiResult ReadLog(const Principal& who, int64_t id,
                     const std::map<std::string, std::string>& query);
