@@ -8,14 +8,13 @@
 #include "cli/token_command.h"
 #include "config/text_util.h"
 
-int main(int argc, char** argv) {
-  CLI::App app{
-      "squeeze: a queue manager and scheduler for GPU training jobs.\n"
-      "It squeezes idle capacity out of the GPUs a team already has (priorities, backfill,\n"
-      "slicing, preemption, packing) and proves it by replaying real cluster traces."};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "squeeze 0.1.0");
-  std::vector<std::pair<CLI::App*, squeeze::CommandRun>> commands;
+namespace {
+
+using Commands = std::vector<std::pair<CLI::App*, squeeze::CommandRun>>;
+
+// Every command of squeeze, in the order --help lists them.
+Commands RegisterCommands(CLI::App& app) {
+  Commands commands;
   auto* simulate = app.add_subcommand(
       "simulate",
       "Replay a job trace on a cluster under one or more policies and compare them, or run "
@@ -52,54 +51,73 @@ int main(int argc, char** argv) {
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);
   squeeze::RegisterExportCommand(app, commands);
-  // A first word that is no command: say which, and the nearest (CLI11 would only say that
-  // a subcommand is required).
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string_view> names;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      names.push_back(sub->get_name());
-      known = known || sub->get_name() == argv[1];
+  return commands;
+}
+
+// A first word that is no command: say which, and the nearest (CLI11 would only say that a
+// subcommand is required). Returns whether it was one.
+bool IsCommand(CLI::App& app, const char* word) {
+  std::vector<std::string_view> names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+    known = known || sub->get_name() == word;
+  }
+  if (known) return true;
+  const std::optional<std::string> near = squeeze::NearestName(word, names);
+  std::cerr << "squeeze: '" << word << "' is not a command"
+            << (near ? " (did you mean '" + *near + "'?)" : "") << "; squeeze --help lists them\n";
+  return false;
+}
+
+// A flag the command does not take: name it and the nearest one it does. Nested commands
+// (`export kueue`, `profile export`) are looked at too, named with their parents. Returns
+// whether it found one to name.
+bool NameUnknownFlag(CLI::App& app) {
+  auto parsed = [](CLI::App* s) { return s->parsed(); };
+  std::vector<CLI::App*> subs = app.get_subcommands(parsed);
+  for (size_t i = 0; i < subs.size(); ++i) {
+    for (CLI::App* nested : subs[i]->get_subcommands(parsed)) subs.push_back(nested);
+  }
+  for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
+    CLI::App* sub = *it;
+    std::string command = sub->get_name();
+    for (CLI::App* p = sub->get_parent(); p != nullptr && p != &app; p = p->get_parent()) {
+      command = p->get_name() + " " + command;
     }
-    if (!known) {
-      const std::optional<std::string> near = squeeze::NearestName(argv[1], names);
-      std::cerr << "squeeze: '" << argv[1] << "' is not a command"
-                << (near ? " (did you mean '" + *near + "'?)" : "")
-                << "; squeeze --help lists them\n";
-      return 2;
+    std::vector<std::string> flags;
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const std::string& n : opt->get_lnames()) flags.push_back("--" + n);
+    }
+    std::vector<std::string_view> names(flags.begin(), flags.end());
+    for (const std::string& word : sub->remaining()) {
+      if (word.size() < 3 || word.rfind("--", 0) != 0) continue;
+      const std::string flag = word.substr(0, word.find('='));
+      const std::optional<std::string> near = squeeze::NearestName(flag, names);
+      std::cerr << "squeeze " << command << ": " << flag << " is not a flag of this "
+                << "command" << (near ? " (did you mean " + *near + "?)" : "")
+                << "; squeeze " << command << " --help lists them\n";
+      return true;
     }
   }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "squeeze: a queue manager and scheduler for GPU training jobs.\n"
+      "It squeezes idle capacity out of the GPUs a team already has (priorities, backfill,\n"
+      "slicing, preemption, packing) and proves it by replaying real cluster traces."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "squeeze 0.1.0");
+  Commands commands = RegisterCommands(app);
+  if (argc > 1 && argv[1][0] != '-' && !IsCommand(app, argv[1])) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
-    // A flag the command does not take: name it and the nearest one it does. Nested commands
-    // (`export kueue`, `profile export`) are looked at too, named with their parents.
-    auto parsed = [](CLI::App* s) { return s->parsed(); };
-    std::vector<CLI::App*> subs = app.get_subcommands(parsed);
-    for (size_t i = 0; i < subs.size(); ++i) {
-      for (CLI::App* nested : subs[i]->get_subcommands(parsed)) subs.push_back(nested);
-    }
-    for (auto it = subs.rbegin(); it != subs.rend(); ++it) {
-      CLI::App* sub = *it;
-      std::string command = sub->get_name();
-      for (CLI::App* p = sub->get_parent(); p != nullptr && p != &app; p = p->get_parent()) {
-        command = p->get_name() + " " + command;
-      }
-      std::vector<std::string> flags;
-      for (const CLI::Option* opt : sub->get_options()) {
-        for (const std::string& n : opt->get_lnames()) flags.push_back("--" + n);
-      }
-      std::vector<std::string_view> names(flags.begin(), flags.end());
-      for (const std::string& word : sub->remaining()) {
-        if (word.size() < 3 || word.rfind("--", 0) != 0) continue;
-        const std::string flag = word.substr(0, word.find('='));
-        const std::optional<std::string> near = squeeze::NearestName(flag, names);
-        std::cerr << "squeeze " << command << ": " << flag << " is not a flag of this "
-                  << "command" << (near ? " (did you mean " + *near + "?)" : "")
-                  << "; squeeze " << command << " --help lists them\n";
-        return 2;
-      }
-    }
+    if (NameUnknownFlag(app)) return 2;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -66,14 +66,8 @@ void AddApiLimitOptions(CLI::App& app, ServeLimits* l) {
       ->check(CLI::Range(1, 1 << 24));
 }
 
-}  // namespace
-
-CommandRun RegisterServe(CLI::App& app) {
-  auto o = std::make_shared<DaemonOptions>();
-  o->queue.forecast_in_background = true;  // a why never waits for a forecast it can do without
-  auto durations = std::make_shared<std::map<std::string, std::string>>();
-  AddPlaceOptions(app, o.get());
-  AddApiLimitOptions(app, &o->api_limits);
+// How the daemon runs jobs: whose, how often again, how many at once, how it follows them.
+void AddJobOptions(CLI::App& app, DaemonOptions* o) {
   app.add_flag("--allow-root-jobs", o->allow_root_jobs,
                "When run as root (each job as its owner): also run the jobs root submits, as "
                "root. Without it they are refused");
@@ -86,38 +80,6 @@ CommandRun RegisterServe(CLI::App& app) {
                  "carried out at once (forks, sbatch, scancel), off the scheduling lock")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  for (const auto& [flag, help, fallback] :
-       {std::tuple<const char*, const char*, const char*>{
-            "--retry-backoff", "Wait before the first retry; doubled for each next one", "10s"},
-        {"--retry-backoff-max", "The longest wait before a retry", "10m"},
-        {"--checkpoint-grace",
-         "After asking a job to checkpoint (SIGUSR1), how long to wait for its marker before "
-         "SIGTERM",
-         "60s"},
-        {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"},
-        {"--slurm-watch",
-         "How often each Slurm pool's nodes and jobs are looked at (sinfo, squeue) and "
-         "compared with the queue",
-         "2s"},
-        {"--held-idle-window",
-         "A running job whose every GPU stays below --held-idle-threshold for this long is "
-         "reported held but idle (GET /v1/held-idle, squeeze held-idle)",
-         "30m"},
-        {"--gpu-sample-interval",
-         "How often the daemon reads the utilization and memory of the GPUs it found (NVML, "
-         "else nvidia-smi) into its store; 0 or off: never (virtual GPUs are never read)",
-         "60s"},
-        {"--request-timeout",
-         "An API request's line and headers must arrive within this, from its first byte "
-         "(else 408 and the connection is closed)",
-         "10s"},
-        {"--body-timeout", "An API request's whole body must arrive within this (else 408)",
-         "30s"},
-        {"--idle-timeout", "An API connection with no request in flight is closed after this",
-         "30s"}}) {
-    (*durations)[flag] = fallback;
-    app.add_option(flag, (*durations)[flag], std::string(help) + " (default " + fallback + ")");
-  }
   app.add_option("--held-idle-threshold", o->queue.held_idle.threshold,
                  "The utilization (0..1, sampled or from telemetry) below which a job's GPU counts as idle "
                  "(default 0.1)")
@@ -130,6 +92,106 @@ CommandRun RegisterServe(CLI::App& app) {
                  "daemon may, else subreaper); what is in force is printed at start")
       ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}))
       ->capture_default_str();
+}
+
+// The flags that take a duration (30s, 5m, 1h): its help and its default.
+struct DurationFlag {
+  const char* flag;
+  const char* help;
+  const char* fallback;
+};
+constexpr DurationFlag kDurationFlags[] = {
+    {"--retry-backoff", "Wait before the first retry; doubled for each next one", "10s"},
+    {"--retry-backoff-max", "The longest wait before a retry", "10m"},
+    {"--checkpoint-grace",
+     "After asking a job to checkpoint (SIGUSR1), how long to wait for its marker before "
+     "SIGTERM",
+     "60s"},
+    {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"},
+    {"--slurm-watch",
+     "How often each Slurm pool's nodes and jobs are looked at (sinfo, squeue) and "
+     "compared with the queue",
+     "2s"},
+    {"--held-idle-window",
+     "A running job whose every GPU stays below --held-idle-threshold for this long is "
+     "reported held but idle (GET /v1/held-idle, squeeze held-idle)",
+     "30m"},
+    {"--gpu-sample-interval",
+     "How often the daemon reads the utilization and memory of the GPUs it found (NVML, "
+     "else nvidia-smi) into its store; 0 or off: never (virtual GPUs are never read)",
+     "60s"},
+    {"--request-timeout",
+     "An API request's line and headers must arrive within this, from its first byte "
+     "(else 408 and the connection is closed)",
+     "10s"},
+    {"--body-timeout", "An API request's whole body must arrive within this (else 408)", "30s"},
+    {"--idle-timeout", "An API connection with no request in flight is closed after this",
+     "30s"}};
+
+// The durations as given (text), read when the command runs (ApplyDurations).
+void AddDurationOptions(CLI::App& app, std::map<std::string, std::string>* durations) {
+  for (const DurationFlag& d : kDurationFlags) {
+    (*durations)[d.flag] = d.fallback;
+    app.add_option(d.flag, (*durations)[d.flag],
+                   std::string(d.help) + " (default " + d.fallback + ")");
+  }
+}
+
+// Each duration's text into its field; false, after a message naming the flag, for a text
+// that is not a duration.
+bool ApplyDurations(const std::map<std::string, std::string>& durations, DaemonOptions& o) {
+  const std::map<std::string, Time*> targets = {
+      {"--retry-backoff", &o.queue.retry_backoff},
+      {"--retry-backoff-max", &o.queue.retry_backoff_max},
+      {"--checkpoint-grace", &o.queue.checkpoint_grace},
+      {"--stop-grace", &o.queue.stop_grace},
+      {"--slurm-watch", &o.slurm_watch},
+      {"--held-idle-window", &o.queue.held_idle.window},
+      {"--gpu-sample-interval", &o.gpu_sample_interval},
+      {"--request-timeout", &o.api_limits.head_timeout_s},
+      {"--body-timeout", &o.api_limits.body_timeout_s},
+      {"--idle-timeout", &o.api_limits.idle_timeout_s}};
+  for (const auto& [flag, text] : durations) {
+    if (flag == "--gpu-sample-interval" && (text == "0" || text == "off")) {
+      o.gpu_sample_interval = 0;
+      continue;
+    }
+    auto d = ParseDuration(text);
+    if (!d.ok() || *d <= 0) {
+      std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",
+                   flag.c_str(), text.c_str());
+      return false;
+    }
+    *targets.at(flag) = *d;
+  }
+  return true;
+}
+
+// --max-log-size (e.g. 512MiB; 0: no limit) into bytes; false, after a message, when broken.
+bool ApplyMaxLogSize(const std::string& text, DaemonOptions& o) {
+  if (text == "0") {
+    o.max_log_bytes = 0;
+    return true;
+  }
+  Result<int64_t> mib = ParseMemoryMib(text);
+  if (!mib.ok()) {
+    std::fprintf(stderr, "squeeze serve: --max-log-size: %s\n", mib.status().message().c_str());
+    return false;
+  }
+  o.max_log_bytes = *mib << 20;
+  return true;
+}
+
+}  // namespace
+
+CommandRun RegisterServe(CLI::App& app) {
+  auto o = std::make_shared<DaemonOptions>();
+  o->queue.forecast_in_background = true;  // a why never waits for a forecast it can do without
+  auto durations = std::make_shared<std::map<std::string, std::string>>();
+  AddPlaceOptions(app, o.get());
+  AddApiLimitOptions(app, &o->api_limits);
+  AddJobOptions(app, o.get());
+  AddDurationOptions(app, durations.get());
   auto max_log = std::make_shared<std::string>("1GiB");
   app.add_option("--max-log-size", *max_log,
                  "The most a local run's log (DIR/logs/ID.ATTEMPT.log, written by its root "
@@ -143,38 +205,7 @@ CommandRun RegisterServe(CLI::App& app) {
       ->check(CLI::IsMember({"full", "normal"}))
       ->capture_default_str();
   return [o, durations, fsync, max_log] {
-    if (*max_log == "0") {
-      o->max_log_bytes = 0;
-    } else if (Result<int64_t> mib = ParseMemoryMib(*max_log); mib.ok()) {
-      o->max_log_bytes = *mib << 20;
-    } else {
-      std::fprintf(stderr, "squeeze serve: --max-log-size: %s\n", mib.status().message().c_str());
-      return 2;
-    }
-    std::map<std::string, Time*> targets = {
-        {"--retry-backoff", &o->queue.retry_backoff},
-        {"--retry-backoff-max", &o->queue.retry_backoff_max},
-        {"--checkpoint-grace", &o->queue.checkpoint_grace},
-        {"--stop-grace", &o->queue.stop_grace},
-        {"--slurm-watch", &o->slurm_watch},
-        {"--held-idle-window", &o->queue.held_idle.window},
-        {"--gpu-sample-interval", &o->gpu_sample_interval},
-        {"--request-timeout", &o->api_limits.head_timeout_s},
-        {"--body-timeout", &o->api_limits.body_timeout_s},
-        {"--idle-timeout", &o->api_limits.idle_timeout_s}};
-    for (const auto& [flag, text] : *durations) {
-      if (flag == "--gpu-sample-interval" && (text == "0" || text == "off")) {
-        o->gpu_sample_interval = 0;
-        continue;
-      }
-      auto d = ParseDuration(text);
-      if (!d.ok() || *d <= 0) {
-        std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",
-                     flag.c_str(), text.c_str());
-        return 2;
-      }
-      *targets.at(flag) = *d;
-    }
+    if (!ApplyMaxLogSize(*max_log, *o) || !ApplyDurations(*durations, *o)) return 2;
     o->fsync_each_commit = *fsync == "full";
     return RunDaemon(*o);
   };
