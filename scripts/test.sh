@@ -6,11 +6,34 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 start=$SECONDS
+# How busy the machine was while the tests ran (timing-sensitive tests fail first on a starved
+# machine): the CPU's time split from /proc/stat, and the load average sampled every 10 s.
+cpu_times() { awk '/^cpu /{print $2 + $3, $4, $5, $6, $9}' /proc/stat; }
+cpu_before=$(cpu_times)
+loads=$(mktemp)
+(while sleep 10; do cut -d' ' -f1 /proc/loadavg; done >"$loads") &
+load_sampler=$!
+machine_load() {
+  kill "$load_sampler" 2>/dev/null
+  read -r u0 s0 i0 w0 st0 <<<"$cpu_before"
+  read -r u1 s1 i1 w1 st1 <<<"$(cpu_times)"
+  awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v i=$((i1 - i0)) -v w=$((w1 - w0)) \
+    -v st=$((st1 - st0)) -v cores="$(nproc)" \
+    -v autogroup="$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?')" '
+    { n++; sum += $1; if ($1 > max) max = $1 }
+    END { t = u + s + i + w + st; if (t == 0) t = 1
+          printf "machine: %d cores; CPU %.0f%% user, %.0f%% system, %.0f%% idle, %.0f%% iowait, " \
+                 "%.0f%% steal; load average %.1f mean, %.1f max; sched_autogroup %s\n",
+                 cores, 100 * u / t, 100 * s / t, 100 * i / t, 100 * w / t, 100 * st / t,
+                 n ? sum / n : 0, max, autogroup }' "$loads"
+  rm -f "$loads"
+}
 summary() {
   echo
   echo "=================================================================="
   echo "squeeze tests: $1 ($((SECONDS - start)) s in all)"
   [[ $# -gt 1 ]] && echo "$2"
+  machine_load
   echo "=================================================================="
 }
 

@@ -141,13 +141,13 @@ def node_down(squeeze, source, h, spot):
         down = serve_lib.wait_until(lambda: (lambda n: n if not n["available"] else None)(
             node_entry(d, node)), 60, f"{node} to take no new jobs")
         check("Slurm says" in down.get("unavailable", ""), f"why {node} is out: {down}")
-        j = d.wait_job(job, lambda j: j["attempts"] >= 2, 90, "to run again")
+        j = d.wait_job(job, lambda j: j["attempts"] >= 2, 180, "to run again")
         check(j["failures"] == 0, f"a lost run is not a failure: {j}")
         check(f"Slurm lost it: node {node} failed" in d.log_text(), "the daemon's log says why")
         if spot:
             check("(counted as a spot reclaim)" in d.log_text(), "the log counts a reclaim")
             check("squeeze_spot_reclaims_total 1" in d.metrics(), "GET /metrics counts it")
-        j = d.wait_state(job, ["done", "failed"], timeout=120)
+        j = d.wait_state(job, ["done", "failed"], timeout=240)
         check(j["state"] == "done" and j["attempts"] == 2, f"victim: {j}")
         second = log_of(d, job, 2)
         m = re.search(r"resuming from step (\d+)", second)

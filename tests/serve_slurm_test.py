@@ -109,27 +109,30 @@ def case_pools(squeeze, source, h):
         text = " ".join(why["explanation"])
         found = re.search(r"Slurm job \d+ on cluster (east|west): RUNNING on (east|west)-n\d", text)
         return why if found else None
-    serve_lib.wait_until(slurm_running, 30, f"why {lows[0]} to say Slurm runs it")
+    serve_lib.wait_until(slurm_running, 90, f"why {lows[0]} to say Slurm runs it")
     urgent = d.submit({"name": "urgent", "gpus": 4, "urgency": "critical", "estimate": "5s",
                        "command": ["bash", "-c", "sleep 2; echo urgent done"]})
-    j = d.wait_state(urgent, ["done", "failed"], timeout=90)
+    j = d.wait_state(urgent, ["done", "failed"], timeout=180)
     check(j["state"] == "done", f"urgent: {j}")
     victims = [low for low in lows if d.job(low)["preemptions"] > 0]
     check(len(victims) == 1, f"one low job preempted: {[d.job(low) for low in lows]}")
     victim = victims[0]
-    v = d.wait_job(victim, lambda j: j["attempts"] >= 2 and j["state"] == "running", 90,
+    v = d.wait_job(victim, lambda j: j["attempts"] >= 2 and j["state"] == "running", 180,
                    "to run again")
     check(v["last_checkpoint"] is not None, f"victim checkpoint: {v}")
 
-    def resumed():
+    # Its second run's first line (a loaded slurmd may take a minute to launch it).
+    def second_run_began():
         path = os.path.join(d.data_dir, "logs", f"{victim}.2.log")
         if not os.path.exists(path):
             return None
         with open(path) as f:
-            m = re.search(r"resuming from step (\d+)", f.read())
-        return m and int(m.group(1)) > 0
+            return re.search(r"(resuming|starting) from step (\d+)", f.read())
 
-    serve_lib.wait_until(resumed, 30, f"job {victim}'s second run to resume from its checkpoint")
+    began = serve_lib.wait_until(second_run_began, 150, f"job {victim}'s second run to begin")
+    check(began.group(1) == "resuming" and int(began.group(2)) > 0,
+          f"job {victim}'s second run did not resume from its checkpoint: {began.group(0)}; "
+          f"its first run's log ends: {serve_lib.log_of(d, victim, 1)[-300:]}")
 
     # 3. Cancel the running ones (the other low job and the resumed victim).
     for low in lows:
@@ -146,7 +149,7 @@ def case_pools(squeeze, source, h):
     d2 = h.start_daemon(squeeze, "data", args, name="restarted")
     serve_lib.wait_until(lambda: "took back" in d2.log_text(), 60, "the recovery's line")
     check("took back 1 running jobs" in d2.log_text(), d2.log_text())
-    j = d2.wait_state(long, ["done", "failed"], timeout=60)
+    j = d2.wait_state(long, ["done", "failed"], timeout=150)
     check(j["state"] == "done" and j["attempts"] == 1, f"long after the restart: {j}")
     submitted = [i for c in ("east", "west")
                  for i in slurm_jobs_named(c, f"squeeze-{long}.1", d2.data_dir)]
@@ -225,17 +228,18 @@ def case_slices(squeeze, source, h):
     s3 = trainer("slice-3", 20, estimate="2s")
     yielded = serve_lib.wait_until(
         lambda: next((j for j in (s1, s2) if "slice ended; yields to " + str(s3) in
-                      d.job(j)["reason"]), None), 60, f"a slice end yielding to {s3}")
+                      d.job(j)["reason"]), None), 150, f"a slice end yielding to {s3}")
     log(f"job {yielded} yielded to {s3} at its slice end: {d.job(yielded)['reason']}")
     for j in (s1, s2, s3):
-        job = d.wait_state(j, ["done", "failed"], timeout=180)
+        job = d.wait_state(j, ["done", "failed"], timeout=240)
         check(job["state"] == "done", f"job {j}: {job}")
     job = d.job(yielded)
     check(job["attempts"] >= 2 and job["preemptions"] == 0, f"job {yielded}: {job}")
     with open(os.path.join(d.data_dir, "logs", f"{yielded}.2.log")) as f:
         second = f.read()
     check(re.search(r"resuming from step [1-9]", second),
-          f"job {yielded} did not resume from its checkpoint after its slice:\n{second[:400]}")
+          f"job {yielded} did not resume from its checkpoint after its slice:\n{second[:200]}\n"
+          f"its first run's log ends:\n{serve_lib.log_of(d, yielded, 1)[-400:]}")
     # Each run of the yielded job was its own Slurm job, submitted once.
     for attempt in (1, 2):
         name = f"squeeze-{yielded}.{attempt}"
@@ -247,17 +251,22 @@ def case_slices(squeeze, source, h):
 
 def case_owner(squeeze, source, h):
     """A root daemon submits each job to Slurm as its owner: alice's job runs as sqz-alice on
-    the node (`id -u` in its log), with her groups, and its script and log are hers."""
+    the node (`id -u` in its log), with her groups and her base environment (none of the
+    daemon's), and its script and log are hers."""
     config = pools_config(h, "eu-west")
     serve_lib.need_test_accounts()
     import pwd
     alice = pwd.getpwnam(serve_lib.ALICE)
+    # A secret in the daemon's environment: no job of a user's may see it.
+    os.environ["SQUEEZE_TEST_DAEMON_SECRET"] = "root-only"
     d = h.start_daemon(squeeze, "data", ["--config", config], allow_root_jobs=False)
+    del os.environ["SQUEEZE_TEST_DAEMON_SECRET"]
     token = h.add_token("data", serve_lib.ALICE, "ml")
     serve_lib.wait_until(lambda: d.call("GET", "/v1/jobs", token=token)[0] == 200, 15,
                          "alice's token")
     job = d.submit({"name": "whoami", "gpus": 1, "command": [
-        "bash", "-c", "id -u; id -g; echo HOME=$HOME USER=$USER; umask"]}, token=token)
+        "bash", "-c", "id -u; id -g; echo HOME=$HOME USER=$USER; umask; echo PATH=$PATH "
+        "SECRET=${SQUEEZE_TEST_DAEMON_SECRET:-none}"]}, token=token)
     j = d.wait_state(job, ["done", "failed"], timeout=90)
     check(j["state"] == "done", f"alice's Slurm job: {j}")
     log_path = os.path.join(d.data_dir, "logs", f"{job}.1.log")
@@ -268,6 +277,8 @@ def case_owner(squeeze, source, h):
           f"the job should run as {alice.pw_uid}:{alice.pw_gid} on the node: {lines}")
     check(f"HOME={alice.pw_dir}" in lines and f"USER={serve_lib.ALICE}" in lines and "0077" in lines,
           f"her HOME, USER and umask: {lines}")
+    check("SECRET=none" in lines and "PATH=/usr/local/bin:/usr/bin:/bin" in lines,
+          f"her base environment, none of the daemon's: {lines}")
     st = os.stat(log_path)
     check(st.st_uid == alice.pw_uid and (st.st_mode & 0o777) == 0o600, f"her log: {oct(st.st_mode)}")
     script = os.path.join(d.data_dir, "slurm", f"{job}.1.sh")

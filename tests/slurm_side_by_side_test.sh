@@ -8,7 +8,8 @@
 # batch launch failed, which Slurm requeues and holds, is released by the harness as its user
 # would (counted as launch_failures; on a loaded machine slurmd can miss BatchStartTimeout). Each run's
 # figures must be there; squeeze's mean wait may not exceed Slurm's (without limits) by more
-# than 3 s.
+# than 3 s plus a tenth of Slurm's mean JCT (on a machine so loaded that Slurm's 10-second jobs
+# take 40, each of squeeze's cycles and sbatch calls is slower too).
 # Usage: slurm_side_by_side_test.sh SQUEEZE SOURCE_DIR SHARED_DIR WORK_DIR
 set -uo pipefail
 squeeze=$1 src=$2 shared=$3 work=$4
@@ -38,6 +39,9 @@ for name, run in runs.items():
     for key in ("mean_wait_s", "p95_wait_s", "mean_jct_s", "gpu_utilization", "makespan_s"):
         assert run[key] is not None and run[key] >= 0, (name, key, run)
     assert 0 < run["gpu_utilization"] <= 1, (name, run)
-assert runs["squeeze"]["mean_wait_s"] <= runs["slurm"]["mean_wait_s"] + 3, runs
+allowed = runs["slurm"]["mean_wait_s"] + 3 + 0.1 * runs["slurm"]["mean_jct_s"]
+waits = {k: (v["mean_wait_s"], v["mean_jct_s"]) for k, v in runs.items()}
+assert runs["squeeze"]["mean_wait_s"] <= allowed, \
+    f"squeeze's mean wait over {allowed:.1f} s; (mean wait, mean JCT) of each run: {waits}"
 print("PASS: three runs of 30 jobs each finished;", {k: v["mean_wait_s"] for k, v in runs.items()})
 PY

@@ -8,13 +8,18 @@
 #   FAIL_AT_STEP=N FAIL_CODE=3  exit with FAIL_CODE on reaching step N (a simulated failure)
 #   FAIL_ON_ATTEMPT=K        fail that way only in attempt K (SQUEEZE_ATTEMPT), so a retry succeeds
 # Usage outside squeeze: SQUEEZE_CHECKPOINT_DIR=/tmp/ckpt examples/jobs/train-like.sh
+# The handlers come first: a signal before them would end the job (SIGUSR1's default action).
+step=0
+requested=0
+trap 'requested=1' USR1
+trap 'echo "SIGTERM at step $step"; exit 143' TERM
+
 steps=${STEPS:-100}
 step_seconds=${STEP_SECONDS:-0.1}
 every=${CHECKPOINT_EVERY:-20}
 dir=${SQUEEZE_CHECKPOINT_DIR:?SQUEEZE_CHECKPOINT_DIR is not set}
 mkdir -p "$dir"
 
-step=0
 if [[ -n "${SQUEEZE_RESUME:-}" && -f "$dir/state" ]]; then
   step=$(<"$dir/state")
   echo "resuming from step $step (attempt ${SQUEEZE_ATTEMPT:-?})"
@@ -27,10 +32,6 @@ checkpoint() {
   echo "$step" > "$dir/COMPLETE.tmp" && mv -f "$dir/COMPLETE.tmp" "$dir/COMPLETE"
   echo "checkpoint at step $step"
 }
-
-requested=0
-trap 'requested=1' USR1
-trap 'echo "SIGTERM at step $step"; exit 143' TERM
 
 while (( step < steps )); do
   sleep "$step_seconds"

@@ -124,6 +124,9 @@ struct Job {
   // it must be off them by then; a checkpoint that cannot end by then is not taken.
   Time must_leave_by = kNever;
   Time slice_end = kNever;       // end of the current slice, if sliced
+  // The backend has not yet started the current run's process (Scheduler::AwaitLaunch): its
+  // slice and minimum runtime count from the launch (Scheduler::Launched).
+  bool awaiting_launch = false;
   // The current run is a long job bridging its wait on spot (the spot action); bridged_s is
   // the time its earlier bridges took, run and stop included.
   bool bridging = false;

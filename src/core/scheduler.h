@@ -72,6 +72,15 @@ class Scheduler {
   // again. With Policy::held_idle_yields the job ranks one urgency class lower while so. An
   // unknown or waiting job is an error.
   Status SetHeldIdle(JobId id, bool held_idle);
+  // A run just started whose process the backend starts later (a Slurm batch launch comes
+  // seconds after the start decision, tens of seconds on a busy controller): until Launched,
+  // its slice does not end. An unknown or waiting job is an error.
+  Status AwaitLaunch(JobId id);
+  // The backend started the current run's process at `now`: its slice and minimum runtime
+  // count from now. Its expected end and work still count from the start decision (the run
+  // held its GPUs meanwhile; backfill's reservations stay where they were). Once per run
+  // (AwaitLaunch); otherwise nothing changes. An unknown job is an error.
+  Status Launched(JobId id, Time now);
   // A job's time limit changed (squeeze update): what backfill counts on from now.
   Status SetTimeLimit(JobId id, std::optional<Time> limit);
   // Removes a job; a running one releases its GPUs at once (the driver kills it).

@@ -90,6 +90,7 @@ void Statement::Start(JobId id, Placement placement, const StartOptions& how) {
   job.placement = std::move(placement);
   job.state = JobState::kRunning;
   job.run_start = now;
+  job.awaiting_launch = false;
   job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + how.transfer;
   job.must_leave_by = kNever;
   job.run_speed_milli = RunSpeedMilli(s_, job);

@@ -174,6 +174,12 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   return Run(argv, EnvironmentWith(env), nullptr, timeout_ms, nicer);
 }
 
+Result<CommandOutput> RunCommandWithEnvironment(const std::vector<std::string>& argv,
+                                                const std::vector<std::string>& env,
+                                                int timeout_ms, int nicer) {
+  return Run(argv, env, nullptr, timeout_ms, nicer);
+}
+
 Result<CommandOutput> RunCommandWithInput(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
                                           const std::string& input, int timeout_ms) {

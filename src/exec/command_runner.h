@@ -33,6 +33,11 @@ Result<CommandOutput> RunCommand(const std::vector<std::string>& argv,
 Result<CommandOutput> RunCommandWithInput(const std::vector<std::string>& argv,
                                           const std::vector<std::string>& env,
                                           const std::string& input, int timeout_ms);
+// The same with exactly `env` as the command's environment (KEY=VALUE, none of this
+// process's): a tool whose environment its own children inherit (sbatch, whose job gets it).
+Result<CommandOutput> RunCommandWithEnvironment(const std::vector<std::string>& argv,
+                                                const std::vector<std::string>& env,
+                                                int timeout_ms, int nicer);
 // How much lower background work runs: a backend's commands (sbatch, squeue), forecasts.
 constexpr int kBackgroundNicer = 10;
 // Lowers the calling thread's CPU priority by `nicer` (a background thread's); ignored where

@@ -46,7 +46,9 @@ struct RunPlace {
 };
 
 struct ExecEvent {
-  enum class Kind { kExited, kCheckpoint };
+  // kStarted: the run's process began (an executor that ReportsLaunches says so once per run,
+  // before its checkpoints and exit).
+  enum class Kind { kExited, kCheckpoint, kStarted };
   Kind kind = Kind::kExited;
   JobId id = 0;
   int attempt = 0;
@@ -101,6 +103,10 @@ class Executor {
   // asked when the job is submitted; the error names the path and the user. Thread-safe. The
   // default says yes (a backend whose nodes check for themselves).
   virtual Status CheckRunnable(const JobRequest& request) const { return Status::Ok(); }
+  // Whether a run's process starts some time after Start returns (a Slurm batch job waits for
+  // the controller and a node's slurmd), reported by a kStarted event; false: it runs when
+  // Start returns.
+  virtual bool ReportsLaunches() const { return false; }
   virtual bool IsRunning(JobId id) const = 0;
   virtual size_t RunningCount() const = 0;
 };

@@ -26,7 +26,6 @@
 namespace squeeze {
 namespace {
 
-constexpr char kOwnerPath[] = "/usr/local/bin:/usr/bin:/bin";
 
 std::string JoinIndices(const std::vector<int>& gpus) {
   std::string out;
@@ -35,17 +34,6 @@ std::string JoinIndices(const std::vector<int>& gpus) {
     out.append(std::to_string(g));
   }
   return out;
-}
-
-// What a run of another user starts from instead of the daemon's environment (which may hold
-// the daemon's own secrets): a default PATH, and the locale and time zone. The supervisor adds
-// HOME, USER and LOGNAME.
-std::map<std::string, std::string> OwnerBaseEnvironment() {
-  std::map<std::string, std::string> env = {{"PATH", kOwnerPath}};
-  for (const char* name : {"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ"}) {
-    if (const char* v = std::getenv(name)) env[name] = v;
-  }
-  return env;
 }
 
 // The daemon's environment (another user's run: OwnerBaseEnvironment), then the job's, then

@@ -114,4 +114,12 @@ Status BecomeAccount(const UnixAccount& a) {
   return Status::Ok();
 }
 
+std::map<std::string, std::string> OwnerBaseEnvironment() {
+  std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
+  for (const char* name : {"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ"}) {
+    if (const char* v = std::getenv(name)) env[name] = v;
+  }
+  return env;
+}
+
 }  // namespace squeeze

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct UnixAccount {
   std::string home;
   std::vector<gid_t> groups;   // every group it is in, the primary one included
 };
+
+// What a run of another user starts from instead of the daemon's environment (which may hold
+// the daemon's own secrets), on every backend: a default PATH, and the daemon's locale and time
+// zone. The run's HOME, USER and LOGNAME are its owner's (added by whoever starts it).
+std::map<std::string, std::string> OwnerBaseEnvironment();
 
 // The account called `name`, with its groups; an error naming it when there is none.
 Result<UnixAccount> AccountNamed(const std::string& name);

@@ -163,6 +163,8 @@ Time LiveQueue::Decide(Time now, const std::vector<ExecEvent>& events) {
     if (!jobs_.count(e.id)) continue;  // not ours any more (should not happen)
     if (e.kind == ExecEvent::Kind::kCheckpoint) {
       OnCheckpoint(e.id, e.checkpoint, now);
+    } else if (e.kind == ExecEvent::Kind::kStarted) {
+      OnLaunched(e.id, e.attempt, now);
     } else {
       OnExit(e.id, e.exit, now);
     }

@@ -302,6 +302,11 @@ class LiveQueue {
   void ApplyDependencies(Time now) REQUIRES(mu_);
   void OnCheckpoint(JobId id, const std::string& label, Time now) REQUIRES(mu_);
   void OnExit(JobId id, const ExitStatus& exit, Time now) REQUIRES(mu_);
+  // The backend started the script of `id`'s attempt `attempt` (ExecEvent kStarted): its slice
+  // and minimum runtime count from now (Scheduler::Launched); a launch that took
+  // kNotedLaunchDelay or more is logged and noted among the job's events.
+  void OnLaunched(JobId id, int attempt, Time now) REQUIRES(mu_);
+  static constexpr Time kNotedLaunchDelay = 5;
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
   void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now) REQUIRES(mu_);
   // The backends' reports: nodes made unavailable or available again, strangers logged, runs

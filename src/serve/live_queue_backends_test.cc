@@ -35,6 +35,7 @@ class FakeBackend : public Executor {
   }
   Result<std::vector<RunInfo>> Reattach() override { return std::vector<RunInfo>{}; }
   std::optional<BackendReport> Report() const override { return report; }
+  bool ReportsLaunches() const override { return launches; }
   bool IsRunning(JobId id) const override {
     std::lock_guard lock(mu);
     return running.count(id) > 0;
@@ -61,6 +62,15 @@ class FakeBackend : public Executor {
   std::vector<JobId> stops;
   std::vector<ExecEvent> events;
   std::optional<BackendReport> report;
+  bool launches = false;  // its runs' scripts start when the test says (Launch)
+  void Launch(JobId id) {
+    std::lock_guard lock(mu);
+    ExecEvent e;
+    e.kind = ExecEvent::Kind::kStarted;
+    e.id = id;
+    e.attempt = running.at(id);
+    events.push_back(e);
+  }
 };
 
 BackendReport Healthy(const std::string& cluster) {
@@ -97,6 +107,7 @@ class LiveQueueBackendsTest : public ::testing::Test {
     ASSERT_TRUE(cluster.ok()) << cluster.status().message();
     Policy policy = NamedPolicy("sliced").value();
     policy.min_runtime = 0;
+    policy.preempt_by_order = preempt_by_order_;
     auto queue = LiveQueue::Create(*cluster, policy, *store_, unused_, LiveQueueOptions{});
     ASSERT_TRUE(queue.ok()) << queue.status().message();
     queue_ = std::move(*queue);
@@ -107,18 +118,20 @@ class LiveQueueBackendsTest : public ::testing::Test {
     ASSERT_TRUE(queue_->Recover(now_).ok());
   }
 
-  JobId Submit(int gpus) {
+  JobId Submit(int gpus, bool preemptible = false) {
     JobRequest r;
     r.command = {"true"};
     r.spec.gpus = gpus;
     r.spec.name = "t";
     r.spec.checkpointable = true;
+    r.spec.preemptible = preemptible;
     const JobId id = store_->Submit(r, "alice", now_).value();
     queue_->Add(store_->Get(id).value());
     return id;
   }
 
   PoolKind east_kind_ = PoolKind::kOwned;
+  bool preempt_by_order_ = true;
   testing::TempDir dir_;
   std::unique_ptr<JobStore> store_;
   FakeBackend east_, west_, unused_;
@@ -148,6 +161,48 @@ TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
   Step(++now_);
   Step(++now_);
   EXPECT_TRUE(east_.IsRunning(b));
+}
+
+// Slices alone make room (no preemption by order), as in e2e.serve_slurm.slices.
+class LiveQueueLaunchTest : public LiveQueueBackendsTest {
+ protected:
+  LiveQueueLaunchTest() { preempt_by_order_ = false; }
+};
+
+// A backend whose runs start some time after squeeze hands them over (a Slurm batch launch):
+// a run's slice counts from its script's start, and a long wait for it is in its history.
+TEST_F(LiveQueueLaunchTest, ASliceCountsFromTheLaunchTheBackendReports) {
+  east_.launches = west_.launches = true;
+  const Time slice = NamedPolicy("sliced").value().slice;
+  const JobId a = Submit(4, true);
+  const JobId b = Submit(4, true);
+  Step(now_);
+  FakeBackend& ran_a = east_.IsRunning(a) ? east_ : west_;
+  ASSERT_TRUE(ran_a.IsRunning(a));
+  const JobId c = Submit(4, true);  // waits; ranks ahead of both at a slice end (LAS)
+  const Time start = now_;
+  Step(start + slice);
+  EXPECT_EQ(store_->Get(a).value().state, JobState::kRunning);  // neither script runs yet
+  EXPECT_EQ(store_->Get(b).value().state, JobState::kRunning);
+  ran_a.Launch(a);
+  Step(start + slice + 10);
+  const std::vector<JobEvent> events = store_->Events(a).value();
+  bool noted = false;
+  for (const JobEvent& e : events) {
+    noted |= e.kind == "launched" &&
+             e.text.find("its script started " + std::to_string(slice + 10) + " s after") == 0;
+  }
+  std::string history;
+  for (const JobEvent& e : events) history += e.kind + ": " + e.text + "\n";
+  EXPECT_TRUE(noted) << "job " << a << "'s history notes the wait for its launch:\n" << history;
+  Step(start + 2 * slice + 9);
+  EXPECT_EQ(store_->Get(a).value().state, JobState::kRunning);
+  Step(start + 2 * slice + 10);
+  const StoredJob yielded = store_->Get(a).value();
+  EXPECT_EQ(yielded.state, JobState::kCheckpointing);
+  EXPECT_NE(yielded.reason.find("slice ended; yields to " + std::to_string(c)), std::string::npos)
+      << yielded.reason;
+  EXPECT_EQ(store_->Get(b).value().state, JobState::kRunning);  // still not launched
 }
 
 TEST_F(LiveQueueBackendsTest, UnreachableControllerTakesItsPoolOutAndSaysSince) {

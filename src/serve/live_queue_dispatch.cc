@@ -154,6 +154,8 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   counters_.wait_sum += static_cast<double>(waited);
   ++counters_.starts;
   job.exec = &ExecutorFor(d.placement);
+  // Its process starts when the backend launches it: its slice counts from then (OnLaunched).
+  if (job.exec->ReportsLaunches()) (void)scheduler_->AwaitLaunch(d.job);
   job.placed_because = d.reason;
   // The job learns where it runs and where its data lives (a staging step may copy it).
   JobRequest request = job.request;

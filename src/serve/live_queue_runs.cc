@@ -36,6 +36,20 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   }
 }
 
+void LiveQueue::OnLaunched(JobId id, int attempt, Time now) {
+  const Job* known = scheduler_->Find(id);
+  if (known == nullptr || !known->awaiting_launch || jobs_[id].attempts != attempt) return;
+  const Time delay = now - known->run_start;
+  if (Status s = scheduler_->Launched(id, now); !s.ok()) return Log(s.message());
+  if (delay < kNotedLaunchDelay) return;
+  const std::string text = "its script started " + std::to_string(delay) +
+                           " s after squeeze started attempt " + std::to_string(attempt) +
+                           " (the backend's launch); its slice and minimum runtime count from "
+                           "its start";
+  Log("job " + std::to_string(id) + ": " + text);
+  Record([id, now, text](JobStore& s) { return s.AppendEvent(id, now, "launched", text); });
+}
+
 void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
   LiveJob& job = jobs_[id];
   job.start_pending = false;  // its start was carried out (its result may come after)

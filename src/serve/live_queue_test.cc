@@ -384,7 +384,11 @@ TEST_F(LiveQueueTest, WhyForecastsAPreemptionAfterTheMinimumRuntime) {
   EXPECT_THAT(why->dump(), HasSubstr("after the policy stops 1 running job")) << why->dump(2);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(urgent) != JobState::kPending; }));
   const Time started = store_->Get(urgent).value().started_at.value();
-  EXPECT_NEAR(static_cast<double>(started), static_cast<double>(forecast), 2)
+  // Within a few seconds of the forecast: the blocker's checkpoint takes real time, each
+  // second of it 20 scheduling seconds (more on a loaded machine), and nowhere near the
+  // blocker's hour-long estimate.
+  EXPECT_GE(started, forecast - 2) << why->dump(2);
+  EXPECT_LE(started, forecast + 40)
       << "forecast " << forecast - blocker_start << " s after the blocker's start, started "
       << started - blocker_start << " s after it: " << why->dump(2);
 }

@@ -137,8 +137,8 @@ std::string SlurmBatchScript(JobId id, int attempt, const JobRequest& request,
   if (request.checkpoint_store.named() && shape.resume) s += "export SQUEEZE_RESUME=1\n";
   s += ShapeEnv(id, shape);
   if (!request.run_as.empty()) {
-    // Its owner's run, submitted with --export=NONE: what it makes is its owner's alone, and
-    // the steps it starts (srun) take this environment.
+    // Its owner's run: what it makes is its owner's alone, and the steps it starts (srun)
+    // take this environment.
     s += "umask 077\n";
     s += "export SLURM_EXPORT_ENV=ALL\n";
   }

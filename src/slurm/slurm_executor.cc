@@ -72,6 +72,18 @@ Result<CommandOutput> SlurmExecutor::Slurm(const std::vector<std::string>& argv)
                     kBackgroundNicer);
 }
 
+Result<CommandOutput> SlurmExecutor::SbatchAs(const std::vector<std::string>& argv,
+                                              const UnixAccount& owner) const {
+  std::map<std::string, std::string> env = OwnerBaseEnvironment();
+  env["HOME"] = owner.home;
+  env["USER"] = owner.name;
+  env["LOGNAME"] = owner.name;
+  env["SLURM_CONF"] = options_.pool.conf;
+  std::vector<std::string> strings;
+  for (const auto& [key, value] : env) strings.push_back(key + "=" + value);
+  return RunCommandWithEnvironment(argv, strings, options_.command_timeout_ms, kBackgroundNicer);
+}
+
 std::string SlurmExecutor::Comment(JobId id) const {
   return "squeeze job " + std::to_string(id) + " of " + options_.data_dir + " (" + instance_ + ")";
 }
@@ -342,13 +354,13 @@ Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobReque
   if (owner) {
     argv.push_back("--uid=" + std::to_string(owner->uid));
     argv.push_back("--gid=" + std::to_string(owner->gid));
-    argv.push_back("--export=NONE");
+    argv.push_back("--export=ALL");  // sbatch's own environment: the owner's base (SbatchAs)
   } else if (!options_.pool.user.empty()) {
     argv.push_back("--uid=" + options_.pool.user);
   }
   argv.insert(argv.end(), where->begin(), where->end());
   argv.push_back(script);
-  auto out = Slurm(argv);
+  auto out = owner ? SbatchAs(argv, *owner) : Slurm(argv);
   if (!out.ok()) return out.status().WithContext(what);
   const std::string text = out->out.substr(0, out->out.find_first_of(";\n"));
   int64_t slurm_id = 0;
@@ -394,6 +406,7 @@ Result<std::vector<RunInfo>> SlurmExecutor::Reattach() {
       run.info.exit = SlurmExit(*job, {});
     } else {
       std::lock_guard lock(mu_);
+      run.launch_reported = true;  // taken back as it runs: no launch to wait for
       runs_[id] = run;
     }
     if (!std::filesystem::exists(SubmittedPath(id, attempt))) {

@@ -64,6 +64,7 @@ class SlurmExecutor : public Executor {
     std::lock_guard lock(mu_);
     runs_.erase(id);
   }
+  bool ReportsLaunches() const override { return true; }
   bool IsRunning(JobId id) const override {
     std::lock_guard lock(mu_);
     return runs_.count(id) > 0;
@@ -94,6 +95,7 @@ class SlurmExecutor : public Executor {
     bool cancel_due = false;   // a stop asked while the controller did not answer
     bool stop_asked = false;   // squeeze stopped it (Stop): its end is no node's failure
     bool checkpoint_due = false;  // a checkpoint asked before its script ran: sent at a Poll
+    bool launch_reported = false;  // its script's start was reported (kStarted)
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
@@ -108,6 +110,13 @@ class SlurmExecutor : public Executor {
   // Whether the run's batch script runs and passes signals on (its exit record says so).
   bool ScriptStarted(JobId id, int attempt) const;
   Result<CommandOutput> Slurm(const std::vector<std::string>& argv) const;
+  // sbatch for a run of `owner`'s, with exactly the owner's base environment, which the run
+  // starts from (--export=ALL), as a local run does; never the daemon's. Not --export=NONE:
+  // Slurm would run the owner's login shell on the node before each launch (--get-user-env),
+  // seconds for a shell that sets up conda or pyenv, tens of seconds on a busy node, while the
+  // run's GPUs wait.
+  Result<CommandOutput> SbatchAs(const std::vector<std::string>& argv,
+                                 const UnixAccount& owner) const;
   Result<std::vector<SlurmJob>> Squeue();
   // A job squeue no longer lists: scontrol's record of it (its end when kEnded).
   Known Ended(int64_t slurm_id, SlurmJob* ended) const;
@@ -138,7 +147,9 @@ class SlurmExecutor : public Executor {
   std::string ReadExitRecord(JobId id, int attempt) const;
   void FollowEndedByRecord(const SlurmLook& look);
   // The exit a run's record holds, once its script has written it.
-  std::optional<ExitStatus> ExitRecorded(JobId id, const Run& run) const;
+  // The run's end as its exit record says; a kStarted event first when the record is the first
+  // sign of its script (the run's launch_reported).
+  std::optional<ExitStatus> ExitRecorded(JobId id, Run& run, std::vector<ExecEvent>& events) const;
   // A run of several nodes whose record says it failed: a node that died took its rank with it
   // and srun ended the others, so the record comes before Slurm has noticed the node. The
   // verdict waits for Slurm's looks, up to kNodeVerdictMs: a node of the run reported in

@@ -100,6 +100,7 @@ class SlurmExecutorLiveTest : public ::testing::Test {
     return seen;
   }
   static bool Exited(const ExecEvent& e) { return e.kind == ExecEvent::Kind::kExited; }
+  static bool Started(const ExecEvent& e) { return e.kind == ExecEvent::Kind::kStarted; }
   std::string Log(JobId id, int attempt) const {
     std::ifstream in(PathsOf(dir_.path(), id, attempt).log);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -169,15 +170,17 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   JobRequest r = Command({"bash", std::string(SQUEEZE_SOURCE_DIR) + "/examples/jobs/train-like.sh"});
   r.env = {{"STEPS", "600"}, {"STEP_SECONDS", "0.05"}, {"CHECKPOINT_EVERY", "1000"}};
   ASSERT_TRUE(ex.Start(id, 1, r, RunPlace{}, false).ok());
-  for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
-    ex.Poll(0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  ASSERT_TRUE(ex.SlurmView(id).has_value()) << Log(id, 1);
-  ASSERT_EQ(ex.SlurmView(id)->state, "RUNNING");
+  // The script's start is reported once, before anything else of the run (the live queue
+  // counts the run's slice from it).
+  ASSERT_TRUE(ex.ReportsLaunches());
+  auto launched = PollUntil(ex, id, Started);
+  ASSERT_EQ(launched.size(), 1u) << Log(id, 1);
+  ASSERT_EQ(launched.front().kind, ExecEvent::Kind::kStarted);
+  EXPECT_EQ(launched.front().attempt, 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(800));  // some steps
   ASSERT_TRUE(ex.RequestCheckpoint(id).ok());
   auto events = PollUntil(ex, id, Exited);
+  for (const ExecEvent& e : events) EXPECT_NE(e.kind, ExecEvent::Kind::kStarted) << "twice";
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events.front().kind, ExecEvent::Kind::kCheckpoint);
   EXPECT_GT(std::stoi(events.front().checkpoint), 0);
@@ -185,10 +188,9 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   EXPECT_THAT(Log(id, 1), HasSubstr("stopping after the requested checkpoint"));
   // The next attempt resumes from it (the script sets SQUEEZE_RESUME from the marker).
   ASSERT_TRUE(ex.Start(id, 2, r, RunPlace{}, true).ok());
-  for (int i = 0; i < 150 && (!ex.SlurmView(id) || ex.SlurmView(id)->state != "RUNNING"); ++i) {
-    ex.Poll(0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  launched = PollUntil(ex, id, Started);
+  ASSERT_FALSE(launched.empty());
+  EXPECT_EQ(launched.back().attempt, 2);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_TRUE(ex.Stop(id, 0, 5).ok());
   PollUntil(ex, id, Exited);

@@ -166,9 +166,17 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look,
   return std::nullopt;
 }
 
-std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, const Run& run) const {
+std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, Run& run,
+                                                      std::vector<ExecEvent>& events) const {
   const std::string text = ReadExitRecord(id, run.info.attempt);
   if (text.empty()) return std::nullopt;
+  if (!run.launch_reported) {
+    run.launch_reported = true;
+    ExecEvent& e = events.emplace_back();
+    e.kind = ExecEvent::Kind::kStarted;
+    e.id = id;
+    e.attempt = run.info.attempt;
+  }
   return ParseExitStatus(text);
 }
 
@@ -228,7 +236,7 @@ std::vector<ExecEvent> SlurmExecutor::Poll(Time now) {
   std::vector<ExecEvent> events;
   CheckpointEvents(events);
   for (auto it = runs_.begin(); it != runs_.end();) {
-    std::optional<ExitStatus> exit = ExitRecorded(it->first, it->second);
+    std::optional<ExitStatus> exit = ExitRecorded(it->first, it->second, events);
     // A run squeeze stopped ends as it was asked: no node's verdict is awaited.
     if (exit && !exit->Succeeded() && it->second.asked_nodes.size() > 1 &&
         !it->second.stop_asked) {

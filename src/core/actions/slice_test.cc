@@ -43,6 +43,34 @@ TEST(SliceTest, YieldsAtSliceEndToAJobThatRanksAhead) {
   EXPECT_EQ(s.sched().NextWakeup(), 3830);
 }
 
+// A run whose backend starts its process late (a Slurm batch launch): its slice and minimum
+// runtime count from the launch.
+TEST(SliceTest, ASliceCountsFromTheLaunchOfARunThatAwaitsIt) {
+  Policy policy = Slicing();
+  policy.min_runtime = 600;
+  Scenario s(Cluster({{"a", 1, 4}}), policy);
+  s.Add(NewJob(1, 4, 0).Elastic());
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3 slice_end=1800"));
+  ASSERT_TRUE(s.sched().AwaitLaunch(1).ok());
+  EXPECT_EQ(s.job(1).slice_end, kNever);
+  EXPECT_EQ(s.sched().NextWakeup(), kNever);
+  s.Add(NewJob(2, 4, 100));
+  EXPECT_THAT(s.Cycle(1800), IsEmpty());  // not launched: its slice has not begun
+  ASSERT_TRUE(s.sched().Launched(1, 1900).ok());
+  EXPECT_EQ(s.job(1).slice_end, 3700);
+  EXPECT_EQ(s.job(1).min_runtime_until, 2500);
+  EXPECT_EQ(s.job(1).run_overhead, 0);  // its expected end is where it was
+  EXPECT_EQ(s.sched().NextWakeup(), 3700);
+  // A second report of the same launch changes nothing.
+  ASSERT_TRUE(s.sched().Launched(1, 2000).ok());
+  EXPECT_EQ(s.job(1).slice_end, 3700);
+  EXPECT_THAT(s.Cycle(3699), IsEmpty());
+  EXPECT_THAT(s.Settle(3700),
+              ElementsAre("stop 1: slice ended; yields to 2", "start 2 on a0:0,1,2,3"));
+  EXPECT_FALSE(s.sched().AwaitLaunch(1).ok());  // waiting, not running
+  EXPECT_FALSE(s.sched().Launched(9, 0).ok());  // unknown
+}
+
 TEST(SliceTest, AJobHeldButIdleYieldsToItsOwnClassWhenThePolicySaysSo) {
   // FIFO within urgency classes: job 1 (earlier) ranks ahead of job 2 and keeps its GPUs at
   // its slice end, until it is reported held but idle.
