@@ -94,39 +94,50 @@ void AddJobOptions(CLI::App& app, DaemonOptions* o) {
       ->capture_default_str();
 }
 
-// The flags that take a duration (30s, 5m, 1h): its help and its default.
+// The flags that take a duration (30s, 5m, 1h): its help, its default and its field.
 struct DurationFlag {
   const char* flag;
   const char* help;
   const char* fallback;
+  Time* (*field)(DaemonOptions&);
 };
 constexpr DurationFlag kDurationFlags[] = {
-    {"--retry-backoff", "Wait before the first retry; doubled for each next one", "10s"},
-    {"--retry-backoff-max", "The longest wait before a retry", "10m"},
+    {"--retry-backoff", "Wait before the first retry; doubled for each next one", "10s",
+     [](DaemonOptions& o) { return &o.queue.retry_backoff; }},
+    {"--retry-backoff-max", "The longest wait before a retry", "10m",
+     [](DaemonOptions& o) { return &o.queue.retry_backoff_max; }},
     {"--checkpoint-grace",
      "After asking a job to checkpoint (SIGUSR1), how long to wait for its marker before "
      "SIGTERM",
-     "60s"},
-    {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s"},
+     "60s",
+     [](DaemonOptions& o) { return &o.queue.checkpoint_grace; }},
+    {"--stop-grace", "After SIGTERM, how long before SIGKILL", "10s",
+     [](DaemonOptions& o) { return &o.queue.stop_grace; }},
     {"--slurm-watch",
      "How often each Slurm pool's nodes and jobs are looked at (sinfo, squeue) and "
      "compared with the queue",
-     "2s"},
+     "2s",
+     [](DaemonOptions& o) { return &o.slurm_watch; }},
     {"--held-idle-window",
      "A running job whose every GPU stays below --held-idle-threshold for this long is "
      "reported held but idle (GET /v1/held-idle, squeeze held-idle)",
-     "30m"},
+     "30m",
+     [](DaemonOptions& o) { return &o.queue.held_idle.window; }},
     {"--gpu-sample-interval",
      "How often the daemon reads the utilization and memory of the GPUs it found (NVML, "
      "else nvidia-smi) into its store; 0 or off: never (virtual GPUs are never read)",
-     "60s"},
+     "60s",
+     [](DaemonOptions& o) { return &o.gpu_sample_interval; }},
     {"--request-timeout",
      "An API request's line and headers must arrive within this, from its first byte "
      "(else 408 and the connection is closed)",
-     "10s"},
-    {"--body-timeout", "An API request's whole body must arrive within this (else 408)", "30s"},
+     "10s",
+     [](DaemonOptions& o) { return &o.api_limits.head_timeout_s; }},
+    {"--body-timeout", "An API request's whole body must arrive within this (else 408)", "30s",
+     [](DaemonOptions& o) { return &o.api_limits.body_timeout_s; }},
     {"--idle-timeout", "An API connection with no request in flight is closed after this",
-     "30s"}};
+     "30s",
+     [](DaemonOptions& o) { return &o.api_limits.idle_timeout_s; }}};
 
 // The durations as given (text), read when the command runs (ApplyDurations).
 void AddDurationOptions(CLI::App& app, std::map<std::string, std::string>* durations) {
@@ -140,29 +151,19 @@ void AddDurationOptions(CLI::App& app, std::map<std::string, std::string>* durat
 // Each duration's text into its field; false, after a message naming the flag, for a text
 // that is not a duration.
 bool ApplyDurations(const std::map<std::string, std::string>& durations, DaemonOptions& o) {
-  const std::map<std::string, Time*> targets = {
-      {"--retry-backoff", &o.queue.retry_backoff},
-      {"--retry-backoff-max", &o.queue.retry_backoff_max},
-      {"--checkpoint-grace", &o.queue.checkpoint_grace},
-      {"--stop-grace", &o.queue.stop_grace},
-      {"--slurm-watch", &o.slurm_watch},
-      {"--held-idle-window", &o.queue.held_idle.window},
-      {"--gpu-sample-interval", &o.gpu_sample_interval},
-      {"--request-timeout", &o.api_limits.head_timeout_s},
-      {"--body-timeout", &o.api_limits.body_timeout_s},
-      {"--idle-timeout", &o.api_limits.idle_timeout_s}};
-  for (const auto& [flag, text] : durations) {
-    if (flag == "--gpu-sample-interval" && (text == "0" || text == "off")) {
+  for (const DurationFlag& flag : kDurationFlags) {
+    const std::string& text = durations.at(flag.flag);
+    if (flag.field(o) == &o.gpu_sample_interval && (text == "0" || text == "off")) {
       o.gpu_sample_interval = 0;
       continue;
     }
     auto d = ParseDuration(text);
     if (!d.ok() || *d <= 0) {
       std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",
-                   flag.c_str(), text.c_str());
+                   flag.flag, text.c_str());
       return false;
     }
-    *targets.at(flag) = *d;
+    *flag.field(o) = *d;
   }
   return true;
 }
