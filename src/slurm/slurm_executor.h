@@ -45,6 +45,9 @@ struct SlurmExecutorOptions {
   int command_timeout_ms = 30000;
   int watch_interval_ms = 0;  // > 0: look at the cluster on a thread this often; 0: at each Poll
   int watch_timeout_ms = 8000;  // sinfo's and squeue's limit in a look
+  // A run Slurm has had RUNNING this long counts as launched even without its script's record
+  // of it: a job that erased its record does not keep its slice from ending.
+  int launch_grace_ms = 60000;
 };
 
 class SlurmExecutor : public Executor {
@@ -96,6 +99,7 @@ class SlurmExecutor : public Executor {
     bool stop_asked = false;   // squeeze stopped it (Stop): its end is no node's failure
     bool checkpoint_due = false;  // a checkpoint asked before its script ran: sent at a Poll
     bool launch_reported = false;  // its script's start was reported (kStarted)
+    int64_t running_since_ms = 0;  // steady clock when a look first saw it RUNNING
   };
   enum class Known { kEnded, kLive, kForgotten, kNoAnswer };
   // Start without the lock: the batch script written and submitted (or found submitted).
@@ -147,9 +151,11 @@ class SlurmExecutor : public Executor {
   std::string ReadExitRecord(JobId id, int attempt) const;
   void FollowEndedByRecord(const SlurmLook& look);
   // The exit a run's record holds, once its script has written it.
-  // The run's end as its exit record says; a kStarted event first when the record is the first
-  // sign of its script (the run's launch_reported).
+  // The run's end as its exit record says; a kStarted event first, once, when the record is the
+  // first sign of its script or Slurm has run it for launch_grace_ms.
   std::optional<ExitStatus> ExitRecorded(JobId id, Run& run, std::vector<ExecEvent>& events) const;
+  // A kStarted event for the run, once.
+  static void ReportLaunch(JobId id, Run& run, std::vector<ExecEvent>& events);
   // A run of several nodes whose record says it failed: a node that died took its rank with it
   // and srun ended the others, so the record comes before Slurm has noticed the node. The
   // verdict waits for Slurm's looks, up to kNodeVerdictMs: a node of the run reported in

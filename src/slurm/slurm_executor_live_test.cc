@@ -197,6 +197,26 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   EXPECT_THAT(Log(id, 2), HasSubstr("resuming from step " + events.front().checkpoint));
 }
 
+// A job that keeps its script's record from ever saying it started (here the record's path
+// is a folder before the script runs) still counts as launched once Slurm has run it for the
+// grace: it cannot keep its slice from ending that way.
+TEST_F(SlurmExecutorLiveTest, ARunWithoutItsStartRecordCountsAsLaunchedAfterTheGrace) {
+  SlurmExecutorOptions o = Options();
+  o.launch_grace_ms = 2000;
+  SlurmExecutor ex(o);
+  const JobId id = NextId();
+  ASSERT_TRUE(ex.Start(id, 1, Command({"sleep", "30"}), RunPlace{}, false).ok());
+  const std::string record = dir_.path() + "/logs/" + std::to_string(id) + ".1.exit";
+  if (!ReadFileIfPresent(record).value_or("").empty()) GTEST_SKIP() << "the script started first";
+  std::filesystem::remove(record);
+  std::filesystem::create_directory(record);
+  auto launched = PollUntil(ex, id, Started);
+  ASSERT_FALSE(launched.empty());
+  EXPECT_EQ(launched.back().kind, ExecEvent::Kind::kStarted);
+  ASSERT_TRUE(ex.Stop(id, 0, 5).ok());
+  PollUntil(ex, id, Exited);
+}
+
 TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARestart) {
   const JobId id = NextId();
   {

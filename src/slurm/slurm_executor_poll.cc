@@ -115,6 +115,9 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look,
     case SlurmFate::kLive:
       run.last_seen = *job;
       if (job->state == "RUNNING" && !job->nodes.empty()) run.ran_on = job->nodes;
+      if (job->state == "RUNNING" && run.running_since_ms == 0) {
+        run.running_since_ms = SlurmWatch::SteadyMs();
+      }
       // Sent to nodes whose GPUs another user's job took meanwhile: Slurm would keep it waiting
       // behind that job. Cancelled, and queued again in squeeze, which now counts those GPUs.
       if (job->state == "PENDING" && run.lost.empty() &&
@@ -169,15 +172,22 @@ std::optional<ExitStatus> SlurmExecutor::Judge(Run& run, const SlurmLook& look,
 std::optional<ExitStatus> SlurmExecutor::ExitRecorded(JobId id, Run& run,
                                                       std::vector<ExecEvent>& events) const {
   const std::string text = ReadExitRecord(id, run.info.attempt);
-  if (text.empty()) return std::nullopt;
-  if (!run.launch_reported) {
-    run.launch_reported = true;
-    ExecEvent& e = events.emplace_back();
-    e.kind = ExecEvent::Kind::kStarted;
-    e.id = id;
-    e.attempt = run.info.attempt;
+  // Launched: its script wrote the record's first line, or Slurm has run it for the grace.
+  if (!text.empty() || (run.running_since_ms != 0 && SlurmWatch::SteadyMs() -
+                        run.running_since_ms >= options_.launch_grace_ms)) {
+    ReportLaunch(id, run, events);
   }
+  if (text.empty()) return std::nullopt;
   return ParseExitStatus(text);
+}
+
+void SlurmExecutor::ReportLaunch(JobId id, Run& run, std::vector<ExecEvent>& events) {
+  if (run.launch_reported) return;
+  run.launch_reported = true;
+  ExecEvent& e = events.emplace_back();
+  e.kind = ExecEvent::Kind::kStarted;
+  e.id = id;
+  e.attempt = run.info.attempt;
 }
 
 // A run whose record says it ended: Slurm should end it within moments (its epilog). One that
