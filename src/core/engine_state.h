@@ -81,6 +81,16 @@ struct EngineState {
     bool borrowed = false;
   };
   std::map<JobId, Move> moves;
+  // Pipelined placements (Volcano's Pipeline): a waiting job whose victims are stopping for it
+  // starts on `to` once they all have. `held` is the part of `to` taken in `cluster` for it so
+  // far: what was free when its victims were chosen, then what each victim freed as it stopped,
+  // so that no other job takes the room made for it in between.
+  struct Pipelined {
+    Placement to;
+    bool borrowed = false;
+    Placement held;
+  };
+  std::map<JobId, Pipelined> pipelined;
   // Nodes a blocked job will start on once the jobs moved off them have stopped: no other job
   // may take their free GPUs meanwhile (job -> nodes).
   std::map<JobId, std::vector<int>> defrag_holds;

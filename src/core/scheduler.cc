@@ -7,6 +7,7 @@
 #include "core/actions/actions.h"
 #include "core/cycle.h"
 #include "core/feasibility.h"
+#include "core/held_room.h"
 #include "core/reservation.h"
 
 namespace squeeze {
@@ -298,27 +299,13 @@ void Scheduler::LiftBans(Time now) {
   }
 }
 
-// Moves whose destination lost a node since: the job, stopped, is placed anew.
-void Scheduler::DropLostMoves() {
-  EngineState& s = *state_;
-  for (auto it = s.moves.begin(); it != s.moves.end();) {
-    bool lost = false;
-    for (const auto& share : it->second.to.shares) lost = lost || s.unavailable.count(share.node);
-    if (!lost || s.jobs.at(it->first).state != JobState::kPending) {
-      ++it;
-      continue;
-    }
-    ReleasePlacement(s, it->second.to);
-    it = s.moves.erase(it);
-  }
-}
-
 std::vector<Decision> Scheduler::Cycle(Time now) {
   QueueBackedOff(now);
   PromoteBoosted(now);
   StartServiceClocks(*state_, now);
   LiftBans(now);
-  DropLostMoves();
+  DropLostMoves(*state_);
+  DropStalePipelines(*state_);
   CycleContext c(*state_, now);
   c.claims.swap(state_->claims);
   c.withdrawn.swap(state_->withdrawn);
@@ -340,6 +327,7 @@ void Scheduler::Unhold(Job& job, Time now) {
   job.attained_gpu_s = job.AttainedGpuSeconds(now);
   auto waiting = state_->stop_for.find(job.spec.id);
   if (waiting != state_->stop_for.end()) {
+    HoldPipelinedFreed(*state_, waiting->second, job.placement);
     auto a = state_->awaiting_stops.find(waiting->second);
     if (a != state_->awaiting_stops.end() && --a->second <= 0) {
       state_->claims.insert(a->first);
@@ -472,6 +460,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
     state_->awaiting_stops.erase(id);
     state_->claims.erase(id);
     state_->defrag_holds.erase(id);
+    DropPipelined(*state_, id);
   }
   job.state = JobState::kCancelled;
   state_->jobs.erase(it);

@@ -192,7 +192,6 @@ class Scheduler {
   void Unhold(Job& job, Time now);
   void ClearRun(Job& job, Time now);
   void LiftBans(Time now);
-  void DropLostMoves();
 
   std::unique_ptr<EngineState> state_;
 };

@@ -4,6 +4,9 @@
 #include <cassert>
 #include <utility>
 
+#include "core/held_room.h"
+#include "core/placement_math.h"
+
 namespace squeeze {
 namespace {
 
@@ -206,6 +209,30 @@ void Statement::ExtendSlice(JobId id) {
   ops_.push_back(std::move(op));
 }
 
+void Statement::Pipeline(JobId id, Placement to, bool borrowed) {
+  assert(JobAt(id).state == JobState::kPending && !s_.pipelined.count(id));
+  Op op = NewOp(OpKind::kPipeline, id);
+  s_.pipelined[id] = EngineState::Pipelined{std::move(to), borrowed, {}};
+  ops_.push_back(std::move(op));
+}
+
+bool Statement::StartPipelined(JobId id) {
+  auto it = s_.pipelined.find(id);
+  assert(it != s_.pipelined.end());
+  Op op = NewOp(OpKind::kUnpipeline, id);
+  op.pipelined = std::move(it->second);
+  s_.pipelined.erase(it);
+  s_.cluster.Release(op.pipelined.held);
+  bool fits = true;
+  for (const NodeShare& share : op.pipelined.to.shares) fits = fits && s_.cluster.Fits(share);
+  Placement to = op.pipelined.to;
+  StartOptions how;
+  how.borrowed = op.pipelined.borrowed;
+  ops_.push_back(std::move(op));
+  if (fits) Start(id, std::move(to), how);
+  return fits;
+}
+
 void Statement::Undo(Op& op) {
   switch (op.kind) {
     case OpKind::kStart: {
@@ -254,6 +281,13 @@ void Statement::Undo(Op& op) {
       IndexRunning(s_, job);
       break;
     }
+    case OpKind::kPipeline:
+      s_.pipelined.erase(op.job);
+      break;
+    case OpKind::kUnpipeline:
+      s_.cluster.Allocate(op.pipelined.held);
+      s_.pipelined[op.job] = std::move(op.pipelined);
+      break;
   }
 }
 
@@ -294,7 +328,18 @@ void Statement::Commit() {
         if (op.move == MoveKind::kDefrag) ++n.defrag_moves;
         else ++n.returned_home;
         break;
+      case OpKind::kPipeline: {
+        Placement freed;  // by this statement's victims of the job, which hold it again now
+        for (const Op& evict : ops_) {
+          if (evict.kind == OpKind::kEvict && evict.for_job == op.job) {
+            freed = Joined(std::move(freed), evict.freed);
+          }
+        }
+        HoldPipelinedFree(s_, op.job, freed);
+        break;
+      }
       case OpKind::kUnholdMove:
+      case OpKind::kUnpipeline:
       case OpKind::kHoldNodes:
       case OpKind::kExtendSlice:
         break;

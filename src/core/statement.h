@@ -74,6 +74,13 @@ class Statement {
   void HoldNodes(JobId for_job, const std::vector<int>& nodes);
   // A running job whose slice ended yields to nobody: its next slice begins.
   void ExtendSlice(JobId id);
+  // Waiting job `id`, whose victims this statement evicts, starts on `to` once they have all
+  // stopped (Volcano's Pipeline). Once committed, the part of `to` free now is held for it,
+  // and each victim's part as it stops (EngineState::pipelined).
+  void Pipeline(JobId id, Placement to, bool borrowed);
+  // Ends waiting job `id`'s pipeline, releasing what was held for it, and starts it on its
+  // pipelined placement if that fits now. Returns whether it started.
+  bool StartPipelined(JobId id);
 
   // Makes the operations decisions (in the order they were made) and closes the statement.
   void Commit();
@@ -82,7 +89,8 @@ class Statement {
   bool empty() const { return ops_.empty(); }
 
  private:
-  enum class OpKind { kStart, kEvict, kMoveTo, kUnholdMove, kHoldNodes, kExtendSlice };
+  enum class OpKind { kStart, kEvict, kMoveTo, kUnholdMove, kHoldNodes, kExtendSlice, kPipeline,
+                      kUnpipeline };
   struct Op {
     OpKind kind = OpKind::kStart;
     JobId job = 0;
@@ -99,6 +107,7 @@ class Statement {
     std::vector<int> nodes;  // kHoldNodes: the nodes added
     bool holds_existed = false;  // kHoldNodes
     std::unordered_map<int, std::optional<int>> caps_before;  // kStart, kHoldNodes
+    EngineState::Pipelined pipelined;  // kUnpipeline: the pipeline as it was
   };
 
   Job& JobAt(JobId id);

@@ -56,6 +56,7 @@ TEST_F(StatementTest, DiscardLeavesTheStateExactlyAsItWas) {
     st.Evict(1, "preempted for 3", StopKind::kPreemption, 3);
     st.MoveTo(1, Placement{{NodeShare{1, {}, kMilliPerGpu, 1000, 0}}}, false, MoveKind::kDefrag);
     st.HoldNodes(3, {0});
+    st.Pipeline(3, Placement{{NodeShare{0, {0, 1, 2, 3}, kMilliPerGpu, 8000, 0}}}, false);
     EXPECT_NE(StateText(state()), before);
     EXPECT_EQ(c.caps.at(1), 0);  // charged by job 4's start
     st.Discard();
@@ -159,6 +160,40 @@ TEST_F(StatementTest, ExtendSliceIsUndoneByDiscard) {
   EXPECT_EQ(c.job(1).slices, 1);
   st.Discard();
   EXPECT_EQ(StateText(state()), before);
+}
+
+TEST_F(StatementTest, APipelineHoldsItsRoomPartByPartAndItsJobStartsThere) {
+  CycleContext c(state(), 10);
+  {
+    Statement st(c);
+    st.Evict(2, "preempted for 3", StopKind::kPreemption, 3);
+    st.Pipeline(3, Placement{{NodeShare{1, {0, 1, 2, 3}, kMilliPerGpu, 8000, 0}}}, false);
+    EXPECT_EQ(state().cluster.node(1).whole_free, 4);  // open: nothing held yet
+    st.Commit();
+  }
+  // 0 and 1 are still job 2's, 2 and 3 (and 4 of the 8 CPUs) are held for job 3.
+  EXPECT_EQ(state().cluster.node(1).whole_free, 0);
+  EXPECT_EQ(state().cluster.node(1).cpu_free, 8000);
+  Placement held = state().pipelined.at(3).held;
+  EXPECT_EQ(testing::DescribePlacement(held, cluster()), "a1:2,3");
+  EXPECT_EQ(held.shares.at(0).cpu_milli, 4000);
+  ASSERT_TRUE(s_.sched().Stopped(2, 20).ok());
+  // Job 2's part is held for job 3 as it stops, not freed.
+  EXPECT_EQ(state().cluster.node(1).whole_free, 0);
+  EXPECT_EQ(state().cluster.node(1).cpu_free, 8000);
+  EXPECT_EQ(state().pipelined.at(3).held.GpuCount(), 4);
+  {
+    const std::string before = StateText(state());
+    CycleContext c2(state(), 20);
+    Statement st(c2);
+    st.StartPipelined(3);
+    EXPECT_EQ(c2.job(3).state, JobState::kRunning);
+    st.Discard();
+    EXPECT_EQ(StateText(state()), before);
+  }
+  EXPECT_THAT(s_.Cycle(20), ElementsAre("start 3 on a1:0,1,2,3"));
+  EXPECT_TRUE(state().pipelined.empty());
+  EXPECT_EQ(state().cluster.node(1).cpu_free, 8000);  // job 3's own now
 }
 
 // Job ids start at 0 in some traces (openb's pods): job 0 is undone, and claims room, like any.

@@ -8,13 +8,21 @@ namespace squeeze {
 
 namespace {
 
-// Jobs whose victims have stopped start first on the room made for them.
+// Jobs whose victims have stopped start first on the room made for them: where it was chosen
+// when they were evicted (held since, EngineState::pipelined), or, when that is gone (a node
+// went down: Scheduler::Cycle drops it), wherever they fit now.
 void StartClaims(CycleContext& c) {
   std::set<JobId> claims;
   claims.swap(c.claims);
   for (JobId id : claims) {
     auto it = c.s.jobs.find(id);
     if (it == c.s.jobs.end() || it->second.state != JobState::kPending) continue;
+    if (c.s.pipelined.count(id)) {
+      Statement st(c);
+      const bool started = st.StartPipelined(id);
+      st.Commit();
+      if (started) continue;
+    }
     if (auto placed = PlaceAtHome(c, it->second, &c.caps)) StartPlaced(c, id, std::move(*placed));
   }
   c.FlushStarted();

@@ -158,9 +158,9 @@ std::vector<JobId> EvictFor(CycleContext& c, const Job& job, int pool,
   for (const std::vector<JobId>& victims : sets) {
     Statement st(c);
     for (JobId v : victims) st.Evict(v, reason, kind, job.spec.id);
-    const bool fits = pool < 0 ? PlaceAtHome(c, job, &caps).has_value()
-                               : PlaceInPool(c, job, pool, &caps).has_value();
-    if (fits) {
+    auto placed = pool < 0 ? PlaceAtHome(c, job, &caps) : PlaceInPool(c, job, pool, &caps);
+    if (placed) {
+      st.Pipeline(job.spec.id, std::move(placed->placement), placed->borrowed);
       st.Commit();
       return victims;
     }

@@ -41,6 +41,29 @@ inline void JobText(std::ostream& o, const Job& j) {
   o << "\n";
 }
 
+// Claims, moves, pipelines and holds: room kept for jobs that will start on it.
+inline void HeldRoomText(std::ostream& o, const EngineState& s) {
+  o << "\nclaims";
+  for (JobId id : s.claims) o << " " << id;
+  o << "\nmoves";
+  for (const auto& [id, move] : s.moves) {
+    o << " " << id << (move.borrowed ? "b" : "") << "->";
+    PlacementText(o, move.to);
+  }
+  o << "\npipelined";
+  for (const auto& [id, p] : s.pipelined) {
+    o << " " << id << (p.borrowed ? "b" : "") << "->";
+    PlacementText(o, p.to);
+    o << " held ";
+    PlacementText(o, p.held);
+  }
+  o << "\ndefrag_holds";
+  for (const auto& [id, nodes] : s.defrag_holds) {
+    o << " " << id << ":";
+    for (int n : nodes) o << n << ",";
+  }
+}
+
 inline std::string StateText(const EngineState& s) {
   std::ostringstream o;
   for (const NodeState& n : s.cluster.nodes()) {
@@ -90,18 +113,7 @@ inline std::string StateText(const EngineState& s) {
     o << " " << n << ":";
     for (JobId id : s.node_jobs[n]) o << id << ",";
   }
-  o << "\nclaims";
-  for (JobId id : s.claims) o << " " << id;
-  o << "\nmoves";
-  for (const auto& [id, move] : s.moves) {
-    o << " " << id << (move.borrowed ? "b" : "") << "->";
-    PlacementText(o, move.to);
-  }
-  o << "\ndefrag_holds";
-  for (const auto& [id, nodes] : s.defrag_holds) {
-    o << " " << id << ":";
-    for (int n : nodes) o << n << ",";
-  }
+  HeldRoomText(o, s);
   o << "\nrunning_preemptible_by_band";
   for (int n : s.running_preemptible_by_band) o << " " << n;
   o << "\nunavailable";
