@@ -33,11 +33,31 @@ files=$(echo "$files" | grep -v '_test\.cc$' | grep . | sort -u)
 failed=0 count=$(wc -l <<<"$files")
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-# One clang++ per file, as many at once as there are cores.
-export logs
-printf '%s\n' $files | xargs -P "$(nproc)" -I{} bash -c \
-  'clang++ "$@" "{}" >"$logs/$(tr / _ <<<"{}").log" 2>&1 || echo "{}" >>"$logs/failed"' \
-  _ "${flags[@]}"
+# The files are checked eight at a time, each batch one translation unit that includes them
+# (as a unity build does: the headers are parsed once per batch, not once per file); a batch
+# that fails is checked again file by file, so that a failure names its file (and a clash of
+# two files' helpers in one batch is not taken for one). The batches run as many at once as
+# there are cores.
+export logs src
+check_batch() {
+  local unit=$logs/batch_$1.cc
+  shift
+  for f in "$@"; do echo "#include \"$src/$f\""; done >"$unit"
+  clang++ "${flags[@]}" "$unit" >"$unit.log" 2>&1 && return 0
+  local failed_before
+  failed_before=$(cat "$logs/failed" 2>/dev/null | wc -l)
+  for f in "$@"; do
+    clang++ "${flags[@]}" "$f" >"$logs/$(tr / _ <<<"$f").log" 2>&1 || echo "$f" >>"$logs/failed"
+  done
+  if (($(cat "$logs/failed" 2>/dev/null | wc -l) == failed_before)); then
+    echo "note: $* did not compile as one unit, each alone did (a clash of their helpers):"
+    grep -m3 error "$unit.log"
+  fi
+}
+export -f check_batch
+export flags_text="${flags[*]}"
+printf '%s\n' $files | xargs -n 8 | nl -w1 -s' ' | xargs -P "$(nproc)" -L 1 bash -c \
+  'flags=($flags_text); check_batch "$@"' _
 if [[ -s $logs/failed ]]; then
   while read -r f; do
     echo "FAIL: $f breaks its lock rules (or does not compile with clang):"
