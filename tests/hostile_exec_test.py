@@ -21,6 +21,10 @@ Cases:
              the process title of his run's root supervisor
   escapees   a setsid child that ignores SIGTERM (and a double fork) ends with its run, and with
              a cancel: no process of bob's is left
+  held_room  bob's preemptible job ignores its checkpoint request (SIGUSR1) and SIGTERM; the
+             room held for alice's more urgent job that evicts it (its free GPU, then bob's) stays
+             held only until the checkpoint and stop graces have run out: alice's job starts
+             then, on both GPUs, and bob's next job does not take the free GPU meanwhile
   checks     the submit-time check of a workdir and command that passed for alice (kept 10 s)
              is not bob's: his submission of the same private workdir and command, right
              after, is refused; alice's next one is taken without a new check
@@ -334,7 +338,45 @@ def case_checks(squeeze, source, h):
     log(f"alice's second submission answered in {time.monotonic() - started:.3f} s")
 
 
-CASES = {"checks": case_checks, "loader": case_loader, "marker": case_marker, "logs": case_logs,
+def case_held_room(squeeze, source, h):
+    accounts()
+    graces = 4 + 2  # --checkpoint-grace, then --stop-grace
+    d, sock = hostile_daemon(squeeze, h, ["--set", "min_runtime=0s", "--set",
+                                          "preempt_by_order=false", "--checkpoint-grace", "4s",
+                                          "--stop-grace", "2s"])
+    deaf = ("trap '' USR1 TERM; echo started; i=0; "
+            "while [ $i -lt 600 ]; do sleep 1; i=$((i+1)); done")
+    r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "1", "--urgency", "low",
+                                           "--preemptible", "--checkpointable", "--",
+                                           "sh", "-c", deaf])
+    victim = submitted_id(r)
+    d.wait_state(victim, "running", timeout=30)
+    time.sleep(1)  # its shell has set its traps
+    asked = time.monotonic()
+    r = squeeze_as(h, ALICE, squeeze, sock, ["submit", "--gpus", "2", "--urgency", "normal",
+                                             "--", "sleep", "3"])
+    urgent = submitted_id(r)
+    d.wait_job(victim, lambda j: j["state"] != "running", 30, "to be asked to stop")
+    r = squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "1", "--urgency", "low", "--",
+                                           "sleep", "60"])
+    passer = submitted_id(r)
+    time.sleep(2)
+    check(d.job(passer)["state"] == "pending" and d.job(urgent)["state"] == "pending",
+          f"while bob's deaf job stops: his next job {d.job(passer)['state']}, alice's "
+          f"{d.job(urgent)['state']} (the free GPU is held for alice's)")
+    d.wait_state(urgent, ["running", "done"], timeout=graces + 30)
+    waited = time.monotonic() - asked
+    log(f"alice's job started {waited:.1f} s after it was submitted (graces {graces} s)")
+    check(waited < graces + 20, f"alice's job waited {waited:.1f} s for a deaf victim")
+    check(d.job(passer)["state"] == "pending",
+          f"bob's next job is {d.job(passer)['state']} while alice's holds both GPUs")
+    d.wait_state(passer, "running", timeout=60)
+    d.call("POST", f"/v1/jobs/{passer}/cancel")
+    d.call("POST", f"/v1/jobs/{victim}/cancel")
+    d.stop()
+
+
+CASES = {"held_room": case_held_room, "checks": case_checks, "loader": case_loader, "marker": case_marker, "logs": case_logs,
          "escapees": case_escapees}
 
 if __name__ == "__main__":
