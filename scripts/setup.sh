@@ -4,21 +4,26 @@
 # found and the version needed when one is too old. Idempotent: when every package is already
 # installed it does not touch apt. Run as root, or with sudo available.
 #
-#   bash scripts/setup.sh            install what is missing, check the versions
-#   bash scripts/setup.sh --check    only check the versions (no apt); exit 1 on a too-old tool
+#   bash scripts/setup.sh                install what is missing, check the versions
+#   bash scripts/setup.sh --check        only check the versions (no apt); exit 1 on a too-old tool
+#   bash scripts/setup.sh --build-first  install only what the build needs (scripts/test.sh then
+#                                        builds while a second run installs the rest)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PATH=$PATH:/usr/sbin:/sbin   # slurmctld and slurmd, for a user whose PATH has no sbin
 
+check_only=0 build_first=0
 case "${1:-}" in
-  "") check_only=0 ;;
+  "") ;;
   --check) check_only=1 ;;
-  -h | --help) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "setup: unknown argument '$1' (expected --check or nothing)" >&2; exit 2 ;;
+  --build-first) build_first=1 ;;
+  -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "setup: unknown argument '$1' (expected --check, --build-first or nothing)" >&2; exit 2 ;;
 esac
 
-PACKAGES=(
+# What the build needs (scripts/build.sh: configure, compile, the dashboard), first.
+BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -26,8 +31,11 @@ PACKAGES=(
   libboost-dev   # squeeze serve's HTTP server: Boost.Beast and Asio (header-only), docs/serve.md
   zlib1g-dev   # the simulator reads gzipped traces (the inference load .tar.gz)
   libpugixml-dev   # squeeze inventory reads `nvidia-smi -q -x` XML
-  prometheus   # promtool checks the /metrics text in the tests
   python3   # the end-to-end tests in tests/ are small python3 scripts (standard library only)
+)
+PACKAGES=(
+  "${BUILD_PACKAGES[@]}"
+  prometheus   # promtool checks the /metrics text in the tests
   python3-yaml python3-jsonschema   # tests/k8s: squeeze export's objects against Kueue's and Volcano's schemas
   curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
   python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
@@ -41,8 +49,10 @@ PACKAGES=(
 # browser test (pinned in web/package.json). Debian's npm conflicts with NodeSource's nodejs
 # (which brings its own npm): install Debian's only where there is no node at all.
 if ! command -v node >/dev/null 2>&1; then
+  BUILD_PACKAGES+=(nodejs npm)
   PACKAGES+=(nodejs npm)
 fi
+((build_first)) && PACKAGES=("${BUILD_PACKAGES[@]}")
 
 # The tools the build and the tests run, the oldest version of each they work with, and why.
 # TOOL NEEDED WHY COMMAND... (the first dotted number COMMAND prints is the version found).
@@ -121,8 +131,17 @@ else
     fi
   fi
   echo "setup: installing ${missing[*]}"
-  "${SUDO[@]}" apt-get update -q
+  # Not again when the package lists were fetched in the last hour (by --build-first).
+  # (apt keeps the lists' own dates on them; the folder's date is when they were fetched.)
+  if [[ -z $(find /var/lib/apt/lists -maxdepth 0 -mmin -60 2>/dev/null) ]]; then
+    "${SUDO[@]}" apt-get update -q
+  fi
   "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if ((build_first)); then
+  check_versions present || exit 1
+  echo "setup: the build's packages are installed"
+  exit 0
 fi
 check_versions all || exit 1
 

@@ -37,11 +37,27 @@ summary() {
   echo "=================================================================="
 }
 
-if ! bash scripts/setup.sh; then
+# The build's packages first; then the build runs while the rest installs (apt and dpkg leave
+# a core idle), its output shown once it is done.
+if ! bash scripts/setup.sh --build-first; then
+  summary "FAILED in setup (scripts/setup.sh --build-first)" "see the apt output above"
+  exit 1
+fi
+build_log=$(mktemp)
+bash scripts/build.sh >"$build_log" 2>&1 &
+build=$!
+setup_status=0
+bash scripts/setup.sh || setup_status=$?
+build_status=0
+wait "$build" || build_status=$?
+echo "scripts/build.sh (beside the rest of the setup):"
+cat "$build_log"
+rm -f "$build_log"
+if ((setup_status != 0)); then
   summary "FAILED in setup (scripts/setup.sh)" "see the apt output above"
   exit 1
 fi
-if ! bash scripts/build.sh; then
+if ((build_status != 0)); then
   summary "FAILED in the build (scripts/build.sh)" "see the compiler output above"
   exit 1
 fi
