@@ -25,6 +25,9 @@ Cases:
              room held for alice's more urgent job that evicts it (its free GPU, then bob's) stays
              held only until the checkpoint and stop graces have run out: alice's job starts
              then, on both GPUs, and bob's next job does not take the free GPU meanwhile
+  priority   the daemon's threads run at nice -5, ahead of bob's busy loops (one per core
+             here), while alice's `squeeze queue` is answered; bob's job, its root supervisor
+             and the daemon's commands run at the nice the daemon was started with
   checks     the submit-time check of a workdir and command that passed for alice (kept 10 s)
              is not bob's: his submission of the same private workdir and command, right
              after, is refused; alice's next one is taken without a new check
@@ -376,7 +379,42 @@ def case_held_room(squeeze, source, h):
     d.stop()
 
 
-CASES = {"held_room": case_held_room, "checks": case_checks, "loader": case_loader, "marker": case_marker, "logs": case_logs,
+def nice_of(pid, task=None):
+    path = f"/proc/{pid}/task/{task}/stat" if task else f"/proc/{pid}/stat"
+    with open(path) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[16])
+
+
+def case_priority(squeeze, source, h):
+    accounts()
+    starting = os.nice(0)
+    d, sock = hostile_daemon(squeeze, h, ["--nice", str(starting - 5)])
+    check(f"CPU priority: nice {starting - 5}; the processes it starts run at {starting}"
+          in d.log_text(), f"the start-up line: {d.log_text()}")
+    hog = "for i in 1 2; do (while :; do :; done) & done; cut -d' ' -f19 /proc/self/stat; wait"
+    victim = submitted_id(squeeze_as(h, BOB, squeeze, sock, ["submit", "--gpus", "1", "--",
+                                                             "sh", "-c", hog]))
+    d.wait_state(victim, "running", timeout=60)
+    wait_until(lambda: serve_lib.log_of(d, victim, 1).strip() != "", 30, "bob's job's nice")
+    check(int(serve_lib.log_of(d, victim, 1).split()[0]) == starting,
+          f"bob's job runs at nice {serve_lib.log_of(d, victim, 1).strip()}, not {starting}")
+    supervisor = supervisor_of(d, victim)
+    check(supervisor is not None and nice_of(supervisor) == starting,
+          f"bob's run's root supervisor runs at nice {supervisor and nice_of(supervisor)}")
+    for task in os.listdir(f"/proc/{d.proc.pid}/task"):
+        n = nice_of(d.proc.pid, task)
+        # the background forecasts of `why` lower themselves by 10 from the daemon's
+        check(n in (starting - 5, starting + 5), f"the daemon's thread {task} runs at nice {n}")
+    started = time.monotonic()
+    r = squeeze_as(h, ALICE, squeeze, sock, ["queue"])
+    check(r.returncode == 0 and str(victim) in r.stdout, f"alice's queue: {r.stdout}{r.stderr}")
+    log(f"alice's queue answered in {time.monotonic() - started:.3f} s beside bob's busy loops")
+    d.call("POST", f"/v1/jobs/{victim}/cancel")
+    d.wait_state(victim, "cancelled", timeout=60)
+    d.stop()
+
+
+CASES = {"priority": case_priority, "held_room": case_held_room, "checks": case_checks, "loader": case_loader, "marker": case_marker, "logs": case_logs,
          "escapees": case_escapees}
 
 if __name__ == "__main__":

@@ -92,6 +92,13 @@ void AddJobOptions(CLI::App& app, DaemonOptions* o) {
                  "daemon may, else subreaper); what is in force is printed at start")
       ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}))
       ->capture_default_str();
+  app.add_option("--nice", o->nice,
+                 "The daemon's own CPU priority (nice, -20..19), ahead of the jobs' processes so "
+                 "a busy job does not slow the API or the scheduling; every job and command it "
+                 "starts runs at the nice the daemon was started with. Lowering it needs root "
+                 "(otherwise the start-up line says it was kept)")
+      ->capture_default_str()
+      ->check(CLI::Range(-20, 19));
 }
 
 // The flags that take a duration (30s, 5m, 1h): its help, its default and its field.

@@ -14,6 +14,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "exec/process_priority.h"
+#include "exec/vm_spawn.h"
+
 extern char** environ;
 
 namespace squeeze {
@@ -114,6 +117,36 @@ void Exchange(pid_t pid, int out_fd, int err_fd, int in_fd, const std::string& i
   }
 }
 
+// What the child of Run needs, set up before it is made (it may not allocate).
+struct ChildFds {
+  int in;  // -1: /dev/null
+  int out, err, exec_failed;
+  int nicer;
+  char** argv;
+  char** envp;
+};
+
+// The child of Run, in the daemon's memory until it execs (exec/vm_spawn.h): async-signal-safe
+// calls only.
+int ExecTool(void* arg) {
+  const ChildFds& c = *static_cast<const ChildFds*>(arg);
+  dup2(c.in >= 0 ? c.in : open("/dev/null", O_RDONLY), 0);
+  dup2(c.out, 1);
+  dup2(c.err, 2);
+  // Nothing else of the daemon's reaches the tool (4 = CLOSE_RANGE_CLOEXEC: closed at exec,
+  // so the pipe that reports a failed exec stays usable until then).
+  syscall(SYS_close_range, 3u, ~0u, 4u);
+  signal(SIGPIPE, SIG_DFL);
+  ChildPriority(c.nicer);  // the daemon's own priority is not the tool's
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvpe(c.argv[0], c.argv, c.envp);
+  const int e = errno;
+  (void)!write(c.exec_failed, &e, sizeof(e));
+  return 127;
+}
+
 Result<CommandOutput> Run(const std::vector<std::string>& argv, std::vector<std::string> envs,
                           const std::string* input, int timeout_ms, int nicer) {
   if (argv.empty()) return Status::Error("no command to run");
@@ -126,25 +159,16 @@ Result<CommandOutput> Run(const std::vector<std::string>& argv, std::vector<std:
       (input != nullptr && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)) {
     return Status::Error(CommandLine(argv) + ": cannot make pipes: " + std::strerror(errno));
   }
-  const pid_t pid = fork();
-  if (pid < 0) return Status::Error(CommandLine(argv) + ": cannot fork: " + std::strerror(errno));
-  if (pid == 0) {  // async-signal-safe calls only
-    int in_fd = input != nullptr ? in_pair[1] : open("/dev/null", O_RDONLY);
-    dup2(in_fd, 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    // Nothing else of the daemon's reaches the tool (4 = CLOSE_RANGE_CLOEXEC: closed at exec,
-    // so the pipe that reports a failed exec stays usable until then).
-    syscall(SYS_close_range, 3u, ~0u, 4u);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    if (nicer > 0) (void)!nice(nicer);
-    execvpe(argp[0], argp.data(), envp.data());
-    const int e = errno;
-    (void)!write(exec_pipe[1], &e, sizeof(e));
-    _exit(127);
+  ChildFds fds{input != nullptr ? in_pair[1] : -1, out_pipe[1], err_pipe[1], exec_pipe[1], nicer,
+               argp.data(), envp.data()};
+  const pid_t pid = SpawnSharingMemory(ExecTool, &fds);
+  if (pid < 0) {
+    const std::string why = std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0], exec_pipe[1],
+                   in_pair[0], in_pair[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    return Status::Error(CommandLine(argv) + ": cannot start it: " + why);
   }
   close(out_pipe[1]);
   close(err_pipe[1]);

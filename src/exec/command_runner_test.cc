@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 namespace squeeze {
 namespace {
@@ -41,6 +42,25 @@ TEST(CommandRunnerTest, ReadsLargeOutputOnBothStreams) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->out.size(), 300000u);
   EXPECT_EQ(r->err.size(), 200000u);
+}
+
+}  // namespace
+}  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+// The child is made with every signal blocked (exec/vm_spawn.h); the command itself starts with
+// none blocked, whatever the calling thread blocks (the daemon blocks SIGTERM on every thread).
+TEST(CommandRunnerTest, TheCommandStartsWithNoSignalBlocked) {
+  sigset_t term, before;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, &before);
+  auto r = RunCommand({"grep", "^SigBlk:", "/proc/self/status"});
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->out, "SigBlk:\t0000000000000000\n");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "exec/nvidia_smi_csv.h"
 #include "exec/nvml_api.h"
+#include "exec/process_priority.h"
 
 namespace squeeze {
 namespace {
@@ -129,6 +130,7 @@ Result<std::vector<GpuDevice>> DiscoverWithNvidiaSmi(const std::string& binary) 
     return Status::Error(std::string("nvidia-smi: fork: ") + std::strerror(errno));
   }
   if (pid == 0) {  // only async-signal-safe calls until exec
+    ChildPriority();
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);

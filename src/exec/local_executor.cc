@@ -19,12 +19,40 @@
 
 #include "core/output_path.h"
 #include "exec/command_runner.h"
+#include "exec/process_priority.h"
+#include "exec/vm_spawn.h"
 #include "exec/supervisor.h"
 #include "exec/unix_account.h"
 
 
 namespace squeeze {
 namespace {
+
+// What the supervisor's child needs, set up before it is made (it may not allocate).
+struct SupervisorChild {
+  int spec_fd;
+  const char* supervisor;
+  char** argv;
+  char** envp;
+  sigset_t mask;
+};
+
+// The child that becomes a run's supervisor, in the daemon's memory until it execs
+// (exec/vm_spawn.h): async-signal-safe calls only.
+int ExecSupervisor(void* arg) {
+  const SupervisorChild& c = *static_cast<const SupervisorChild*>(arg);
+  // The spec on stdin; nothing of the daemon's (API sockets, the store) reaches the
+  // supervisor or the job: descriptors opened without O_CLOEXEC by libraries would otherwise
+  // leak into the job and outlive the daemon.
+  dup2(c.spec_fd, 0);
+  ChildPriority();  // the job runs at the nice the daemon was started with, not the daemon's
+  if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
+    for (int fd = 3; fd < 65536; ++fd) close(fd);
+  }
+  sigprocmask(SIG_SETMASK, &c.mask, nullptr);
+  execve(c.supervisor, c.argv, c.envp);
+  return 127;
+}
 
 
 std::string JoinIndices(const std::vector<int>& gpus) {
@@ -218,22 +246,14 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
     unlink(starting.c_str());
     return Status::Error(what + ": cannot hand the supervisor its spec: " + std::strerror(errno));
   }
-  pid_t pid = fork();
+  SupervisorChild child{spec_fd, supervisor, argv.data(), envp.data(), {}};
+  pthread_sigmask(SIG_SETMASK, nullptr, &child.mask);  // the supervisor's, as a fork gives it
+  const pid_t pid = SpawnSharingMemory(ExecSupervisor, &child);
   if (pid < 0) {
+    const int e = errno;
     unlink(starting.c_str());
     close(spec_fd);
-    return Status::Error(what + ": cannot fork: " + std::strerror(errno));
-  }
-  if (pid == 0) {  // only async-signal-safe calls from here to exec
-    // The spec on stdin; nothing of the daemon's (API sockets, the store) reaches the
-    // supervisor or the job: descriptors opened without O_CLOEXEC by libraries would otherwise
-    // leak into the job and outlive the daemon.
-    dup2(spec_fd, 0);
-    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0) {
-      for (int fd = 3; fd < 65536; ++fd) close(fd);
-    }
-    execve(supervisor, argv.data(), envp.data());
-    _exit(127);
+    return Status::Error(what + ": cannot start the supervisor: " + std::strerror(e));
   }
   close(spec_fd);
   Result<RunRecord> record = WaitForRunRecord(pid, paths);

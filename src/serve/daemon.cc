@@ -367,14 +367,21 @@ void StopDispatch(LiveQueue& queue) {
   }
 }
 
+// What the whole process gets before any thread is made. Nothing the daemon writes is for
+// others unless it says so (serve.url, the socket); each job's log and checkpoint folder are
+// given to its owner. Its CPU priority is inherited by every thread (a user's busy job cannot
+// starve the API). Returns the line that says the priority.
+std::string SetUpProcess(int nice) {
+  umask(077);
+  return SetDaemonNice(nice);
+}
+
 }  // namespace
 
 int RunDaemon(const DaemonOptions& options) {
   const sigset_t stop_signals = BlockStopSignals();
   auto fail = [](const Status& s) { Say(s.message()); return 1; };
-  // Nothing the daemon writes is for others unless it says so (serve.url, the socket); each
-  // job's log and checkpoint folder are given to its owner.
-  umask(077);
+  const std::string priority = SetUpProcess(options.nice);
   if (Status s = options.api_limits.Validate(); !s.ok()) return fail(s);
   Result<UnixAccount> self = CurrentAccount();
   if (!self.ok()) return fail(self.status());
@@ -421,6 +428,7 @@ int RunDaemon(const DaemonOptions& options) {
       admin->first);
   Say("jobs: " + o.queue.run_as.Describe());
   Say("processes: " + tracking->description);
+  Say("CPU priority: " + priority);
   Say("job limits: " + limits->Describe());
   Waker waker;
   (*queue)->SetWake([&] { waker.Wake(); });

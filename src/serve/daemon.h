@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/process_priority.h"
 #include "serve/live_queue.h"
 #include "serve/serve_limits.h"
 
@@ -36,6 +37,8 @@ struct DaemonOptions {
   std::string process_tracking = "auto";
   int64_t max_log_bytes = int64_t{1} << 30;  // what each local run's log may hold; 0 = no limit
   ServeLimits api_limits;        // connections, request sizes and deadlines, workers
+  // The daemon's own nice value (exec/process_priority.h); what it starts gets the one it had.
+  int nice = kDaemonNice;
 };
 
 // $SQUEEZE_DATA, else ~/.squeeze, else ./squeeze-data.
