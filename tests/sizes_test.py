@@ -31,7 +31,9 @@ def functions(lines):
                 j += 1
             if j < len(lines) and "{" in lines[j] and ";" not in lines[j].split("{")[0]:
                 k = j
-                while k < len(lines) and not lines[k].startswith("}"):
+                body = lines[j][lines[j].index("{"):].rstrip()
+                one_line = body.endswith("}") and body.count("{") == body.count("}")  # f() {}
+                while not one_line and k < len(lines) and not lines[k].startswith("}"):
                     k += 1
                 name = re.match(r"^[^(]*?([\w:~<>=!+\-*/\[\]]+)\s*\(", line)
                 out.append(((name.group(1) if name else line[:40]), k - i + 1, i + 1))

@@ -209,12 +209,14 @@ ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Ti
   return ApiResult::Ok({{"id", *first}, {"array_id", *first}, {"tasks", tasks.size()}});
 }
 
-ApiResult QueueService::List(const Principal& who,
-                             const std::map<std::string, std::string>& query) {
+namespace {
+
+// GET /v1/jobs's query: state, owner, team, limit, after and start (squeue --start); the
+// answer of a wrong one names it (400), nullopt when every key is right.
+std::optional<ApiResult> ParseListQuery(const std::map<std::string, std::string>& query,
+                                        ListFilter& filter, bool& with_start) {
   static const std::vector<std::string_view> kKeys = {"state", "owner", "team", "limit", "after",
                                                       "start"};
-  bool with_start = false;
-  ListFilter filter;
   for (const auto& [key, value] : query) {
     if (key == "state") {
       for (const std::string& name : SplitList(value, ',')) {
@@ -249,6 +251,16 @@ ApiResult QueueService::List(const Principal& who,
     }
   }
   if (!query.count("limit")) filter.limit = 100;
+  return std::nullopt;
+}
+
+}  // namespace
+
+ApiResult QueueService::List(const Principal& who,
+                             const std::map<std::string, std::string>& query) {
+  bool with_start = false;
+  ListFilter filter;
+  if (auto refused = ParseListQuery(query, filter, with_start)) return *refused;
   // A finished job whose text is kept needs no decoding (ListedJobText).
   filter.wants_request = [&](const StoredJob& row) {
     if (!IsFinished(row.state)) return true;

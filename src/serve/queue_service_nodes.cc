@@ -73,26 +73,11 @@ ApiResult QueueService::ApplyReadings(const std::vector<GpuTelemetry>& gpus, Tim
   return r;
 }
 
-std::string QueueService::MetricsText() {
-  const LiveQueue::Gauges g = queue_.Snapshot();
+namespace {
+
+// The counters of runs and jobs since the daemon started, and the events it acted on.
+void AddRunCounters(PrometheusText& m, const LiveQueue::Gauges& g) {
   const LiveCounters& c = g.counters;
-  PrometheusText m;
-  m.Gauge("squeeze_up", "1 while the daemon serves", 1);
-  for (const auto& [urgency, n] : g.pending_by_urgency) {
-    m.Gauge("squeeze_queue_pending_jobs", "Jobs waiting to run, by urgency class", n,
-            {{"urgency", urgency}});
-  }
-  for (const auto& [urgency, n] : g.running_by_urgency) {
-    m.Gauge("squeeze_running_jobs", "Jobs running or checkpointing, by urgency class", n,
-            {{"urgency", urgency}});
-  }
-  const MetricLabels kind = {{"virtual", g.virtual_gpus ? "true" : "false"}};
-  m.Gauge("squeeze_gpus", "GPUs squeeze schedules", g.gpus_total, kind);
-  m.Gauge("squeeze_gpus_allocated", "GPUs given to jobs (fractions of a GPU add up)",
-          static_cast<double>(g.gpu_milli_allocated) / 1000.0, kind);
-  m.Gauge("squeeze_gpus_idle", "GPUs with no job on them", g.gpus_idle, kind);
-  m.Histogram("squeeze_queue_wait_seconds", "Time jobs waited in the queue before each start",
-              kWaitBounds, c.wait_counts, c.wait_sum);
   m.Counter("squeeze_job_starts_total", "Runs started", static_cast<double>(c.starts));
   m.Counter("squeeze_preemptions_total", "Running jobs stopped for a more urgent job",
             static_cast<double>(c.preemptions));
@@ -122,20 +107,50 @@ std::string QueueService::MetricsText() {
   m.Counter("squeeze_inference_evictions_total",
             "Runs asked to leave a colocated GPU because its inference load rose",
             static_cast<double>(g.inference_evictions));
+}
+
+// Each Slurm pool's controller, unknown jobs and unavailable nodes.
+void AddBackendGauges(PrometheusText& m, const std::vector<LiveQueue::Gauges::Backend>& backends) {
   // One family after the other: Prometheus wants a family's samples together.
-  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+  for (const LiveQueue::Gauges::Backend& b : backends) {
     m.Gauge("squeeze_slurm_controller_up", "1 when the pool's Slurm controller answered the "
             "last look", b.reachable ? 1 : 0, {{"pool", b.pool}});
   }
-  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+  for (const LiveQueue::Gauges::Backend& b : backends) {
     m.Gauge("squeeze_slurm_unknown_jobs", "Jobs named squeeze-* that Slurm runs and squeeze "
             "does not know (left alone)", b.unknown_jobs, {{"pool", b.pool}});
   }
-  for (const LiveQueue::Gauges::Backend& b : g.backends) {
+  for (const LiveQueue::Gauges::Backend& b : backends) {
     m.Gauge("squeeze_nodes_unavailable", "Nodes of the pool that take no new jobs (down, "
             "drained, or their controller does not answer)", b.nodes_unavailable,
             {{"pool", b.pool}});
   }
+}
+
+}  // namespace
+
+std::string QueueService::MetricsText() {
+  const LiveQueue::Gauges g = queue_.Snapshot();
+  const LiveCounters& c = g.counters;
+  PrometheusText m;
+  m.Gauge("squeeze_up", "1 while the daemon serves", 1);
+  for (const auto& [urgency, n] : g.pending_by_urgency) {
+    m.Gauge("squeeze_queue_pending_jobs", "Jobs waiting to run, by urgency class", n,
+            {{"urgency", urgency}});
+  }
+  for (const auto& [urgency, n] : g.running_by_urgency) {
+    m.Gauge("squeeze_running_jobs", "Jobs running or checkpointing, by urgency class", n,
+            {{"urgency", urgency}});
+  }
+  const MetricLabels kind = {{"virtual", g.virtual_gpus ? "true" : "false"}};
+  m.Gauge("squeeze_gpus", "GPUs squeeze schedules", g.gpus_total, kind);
+  m.Gauge("squeeze_gpus_allocated", "GPUs given to jobs (fractions of a GPU add up)",
+          static_cast<double>(g.gpu_milli_allocated) / 1000.0, kind);
+  m.Gauge("squeeze_gpus_idle", "GPUs with no job on them", g.gpus_idle, kind);
+  m.Histogram("squeeze_queue_wait_seconds", "Time jobs waited in the queue before each start",
+              kWaitBounds, c.wait_counts, c.wait_sum);
+  AddRunCounters(m, g);
+  AddBackendGauges(m, g.backends);
   return m.str();
 }
 

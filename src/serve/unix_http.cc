@@ -93,11 +93,10 @@ Result<HttpReply> ParseHttpReply(const std::string& raw) {
   return reply;
 }
 
-Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::string& method,
-                                  const std::string& path, const std::string& token,
-                                  const std::string& body, const std::string& content_type,
-                                  int timeout_s) {
-  const std::string where = "cannot reach squeeze at unix:" + socket_path + ": ";
+namespace {
+
+// A connected socket to `socket_path`, or why not (`where` starts each message).
+Result<int> ConnectUnix(const std::string& socket_path, const std::string& where) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof(addr.sun_path)) return Status::Error(where + "path too long");
@@ -110,6 +109,13 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     return Status::Unavailable(where + why +
                                (why == "Connection refused" ? " (is squeeze serve running?)" : ""));
   }
+  return fd;
+}
+
+// Sends the whole request; closes `fd` when it cannot.
+Status SendRequest(int fd, const std::string& method, const std::string& path,
+                   const std::string& token, const std::string& body,
+                   const std::string& content_type, const std::string& where) {
   std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
   if (!token.empty()) request += "Authorization: Bearer " + token + "\r\n";
   if (method == "POST") {
@@ -128,6 +134,12 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     }
     sent += static_cast<size_t>(n);
   }
+  return Status::Ok();
+}
+
+// Reads until the daemon closes the connection or `timeout_s` has passed; closes `fd` when it
+// fails.
+Result<std::string> ReadUntilClosed(int fd, int timeout_s, const std::string& where) {
   std::string raw;
   char buf[65536];
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
@@ -151,8 +163,25 @@ Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::str
     if (n == 0) break;
     raw.append(buf, static_cast<size_t>(n));
   }
-  close(fd);
-  Result<HttpReply> reply = ParseHttpReply(raw);
+  return raw;
+}
+
+}  // namespace
+
+Result<HttpReply> UnixHttpRequest(const std::string& socket_path, const std::string& method,
+                                  const std::string& path, const std::string& token,
+                                  const std::string& body, const std::string& content_type,
+                                  int timeout_s) {
+  const std::string where = "cannot reach squeeze at unix:" + socket_path + ": ";
+  auto fd = ConnectUnix(socket_path, where);
+  if (!fd.ok()) return fd.status();
+  if (Status sent = SendRequest(*fd, method, path, token, body, content_type, where); !sent.ok()) {
+    return sent;
+  }
+  auto raw = ReadUntilClosed(*fd, timeout_s, where);
+  if (!raw.ok()) return raw.status();
+  close(*fd);
+  Result<HttpReply> reply = ParseHttpReply(*raw);
   if (!reply.ok()) return reply.status().WithContext(where.substr(0, where.size() - 2));
   return reply;
 }
