@@ -2,6 +2,7 @@
 // as node availability in the scheduler, the runs they lose queued again, and the jobs they run
 // that squeeze does not know reported (never touched).
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "config/job_values.h"
@@ -105,6 +106,28 @@ std::string PlacedText(const std::vector<RunPlace::Node>& nodes) {
   return out;
 }
 
+// How where Slurm runs a job differs from where squeeze placed it, for its history: nullopt
+// when it does not; a text starting with '=' when only the GPUs on the same nodes differ (kept
+// out of the daemon's log).
+std::optional<std::string> PlacementDifference(std::vector<RunPlace::Node> placed,
+                                               std::vector<RunPlace::Node> reported) {
+  for (auto* list : {&placed, &reported}) {
+    for (RunPlace::Node& n : *list) std::sort(n.gpus.begin(), n.gpus.end());
+    std::sort(list->begin(), list->end(),
+              [](const RunPlace::Node& a, const RunPlace::Node& b) { return a.name < b.name; });
+  }
+  bool same = placed.size() == reported.size();
+  bool same_nodes = same;
+  for (size_t i = 0; same && i < placed.size(); ++i) {
+    same_nodes = same_nodes && placed[i].name == reported[i].name;
+    same = same_nodes && placed[i].gpus == reported[i].gpus;
+  }
+  if (same) return std::nullopt;
+  return std::string(same_nodes ? "=Slurm gave it other GPUs: " : "Slurm runs it on ") +
+         PlacedText(reported) + ", not where squeeze placed it (" + PlacedText(placed) +
+         "); squeeze follows Slurm";
+}
+
 }  // namespace
 
 void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Time now) {
@@ -129,24 +152,10 @@ void LiveQueue::TakeBackendPlacements(int pool, const BackendReport& report, Tim
     for (const NodeShare& share : known->placement.shares) {
       placed.push_back({spec.nodes[share.node].name, share.gpus});
     }
-    std::vector<RunPlace::Node> sorted = nodes;
-    for (auto* list : {&placed, &sorted}) {
-      for (RunPlace::Node& n : *list) std::sort(n.gpus.begin(), n.gpus.end());
-      std::sort(list->begin(), list->end(),
-                [](const RunPlace::Node& a, const RunPlace::Node& b) { return a.name < b.name; });
-    }
-    bool same = placed.size() == sorted.size();
-    bool same_nodes = same;
-    for (size_t i = 0; same && i < placed.size(); ++i) {
-      same_nodes = same_nodes && placed[i].name == sorted[i].name;
-      same = same_nodes && placed[i].gpus == sorted[i].gpus;
-    }
-    if (same) continue;
+    std::optional<std::string> differs = PlacementDifference(std::move(placed), nodes);
+    if (!differs) continue;
     moves.push_back({id, std::move(there)});
-    texts.push_back(std::string(same_nodes ? "Slurm gave it other GPUs: " : "Slurm runs it on ") +
-                    PlacedText(sorted) + ", not where squeeze placed it (" + PlacedText(placed) +
-                    "); squeeze follows Slurm");
-    if (same_nodes) texts.back().insert(0, "=");  // logged in its history only
+    texts.push_back(std::move(*differs));
   }
   if (moves.empty()) return;
   Result<std::vector<JobId>> renumbered = scheduler_->Relocate(moves);
