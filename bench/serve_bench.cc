@@ -153,8 +153,19 @@ Percentiles Summarize(std::vector<double> ms) {
   return p;
 }
 
+// Whether process `pid` has a file under `dir` open (a supervisor holds its run's log in
+// DIR/logs; its command line names only its mode).
+bool HoldsFileUnder(const std::string& pid, const std::string& dir) {
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/" + pid + "/fd", ec)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (!ec && target.rfind(dir + "/", 0) == 0) return true;
+  }
+  return false;
+}
+
 // Kills what the daemon left behind: squeeze-supervisor processes started for `data_dir`
-// (argv[1] is the data directory) and their jobs' process groups, found through /proc.
+// (found by the run's log they hold open) and their jobs' process groups, found through /proc.
 // Returns the number of processes and groups killed.
 int KillLeftovers(const std::string& data_dir) {
   std::vector<pid_t> supervisors;
@@ -171,8 +182,8 @@ int KillLeftovers(const std::string& data_dir) {
       if (end == std::string::npos) break;
       at = end + 1;
     }
-    if (argv.size() > 1 && argv[1] == data_dir &&
-        argv[0].find("squeeze-supervisor") != std::string::npos) {
+    if (!argv.empty() && argv[0].find("squeeze-supervisor") != std::string::npos &&
+        HoldsFileUnder(name, data_dir)) {
       supervisors.push_back(pid);
     }
     const std::string stat = ReadFile("/proc/" + name + "/stat");
