@@ -26,8 +26,8 @@ Cases:
              held only until the checkpoint and stop graces have run out: alice's job starts
              then, on both GPUs, and bob's next job does not take the free GPU meanwhile
   priority   the daemon's threads run at nice -5, ahead of bob's busy loops (one per core
-             here), while alice's `squeeze queue` is answered; bob's job, its root supervisor
-             and the daemon's commands run at the nice the daemon was started with
+             here), while alice's `squeeze queue` is answered; bob's job and its root
+             supervisor run at the nice the daemon was started with
   checks     the submit-time check of a workdir and command that passed for alice (kept 10 s)
              is not bob's: his submission of the same private workdir and command, right
              after, is refused; alice's next one is taken without a new check

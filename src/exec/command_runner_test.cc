@@ -44,12 +44,6 @@ TEST(CommandRunnerTest, ReadsLargeOutputOnBothStreams) {
   EXPECT_EQ(r->err.size(), 200000u);
 }
 
-}  // namespace
-}  // namespace squeeze
-
-namespace squeeze {
-namespace {
-
 // The child is made with every signal blocked (exec/vm_spawn.h); the command itself starts with
 // none blocked, whatever the calling thread blocks (the daemon blocks SIGTERM on every thread).
 TEST(CommandRunnerTest, TheCommandStartsWithNoSignalBlocked) {

@@ -20,9 +20,9 @@
 #include "core/output_path.h"
 #include "exec/command_runner.h"
 #include "exec/process_priority.h"
-#include "exec/vm_spawn.h"
 #include "exec/supervisor.h"
 #include "exec/unix_account.h"
+#include "exec/vm_spawn.h"
 
 
 namespace squeeze {
@@ -53,7 +53,6 @@ int ExecSupervisor(void* arg) {
   execve(c.supervisor, c.argv, c.envp);
   return 127;
 }
-
 
 std::string JoinIndices(const std::vector<int>& gpus) {
   std::string out;

@@ -1,5 +1,4 @@
 #include "exec/marker_relay.h"
-#include "exec/process_priority.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -81,7 +80,6 @@ std::string MarkerRelay::ReadAsOwner(std::string& why) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    ChildPriority();
     ReadMarker(owner_, marker_path_, fds[1]);
   }
   close(fds[1]);

@@ -29,7 +29,7 @@ std::string NiceOfACommand(int nicer) {
 // from there, not from the daemon's.
 TEST(ProcessPriorityTest, TheDaemonsThreadsRunAheadAndWhatItStartsDoesNot) {
   if (geteuid() != 0) GTEST_SKIP() << "lowering a nice value needs root";
-  std::string said, inherited, command, background;
+  std::string said, command, background;
   int own = 99, thread_made_later = 99;
   // A thread of its own, so the test binary's other tests keep their priority.
   std::thread daemon_main([&] {
