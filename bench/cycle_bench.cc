@@ -28,11 +28,11 @@ constexpr int kGpusPerNode = 8;
 constexpr int64_t kPending = 100000;
 constexpr int kArrayTasks = 10000;
 // Running jobs start at kFillTime, pending ones are submitted at kSubmitTime and cycles run at
-// kCycleTime: past squeeze's minimum run time (300 s), so that preemption is allowed, and before
-// a default slice (1800 s) would end.
+// kCycleTime: past squeeze's minimum run time (5 min), so that preemption is allowed, and before
+// a default slice (30 min) would end.
 constexpr Time kFillTime = 0;
-constexpr Time kSubmitTime = 1;
-constexpr Time kCycleTime = 600;
+constexpr Time kSubmitTime = kSecond;
+constexpr Time kCycleTime = 10 * kMinute;
 
 // A scheduler with a full cluster and kPending waiting jobs, plus a supply of further jobs.
 struct Setup {

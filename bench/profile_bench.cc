@@ -25,7 +25,7 @@ const Trace& SourceTrace() {
       JobSpec& s = t.jobs[i].spec;
       s.gpu_models = {i % 3 == 0 ? "A100" : "H100"};
       s.urgency = static_cast<Urgency>(i % 4);
-      if (i % 5 == 0) s.deadline = s.submit_time + 86400;
+      if (i % 5 == 0) s.deadline = s.submit_time + kDay;
       if (s.name.empty()) s.name = "train \"run\", " + std::to_string(i);  // quoted on write
     }
     return t;

@@ -498,9 +498,10 @@ bool FillStore(const std::string& dir, int jobs) {
     std::fprintf(stderr, "%s\n", store.status().message().c_str());
     return false;
   }
-  const Time now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  // squeeze::Seconds: this file's own Seconds measures a steady-clock duration.
+  const Time now = squeeze::Seconds(std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
   auto request = ParseJobJson(kJobBody, now);
   if (!request.ok()) {
     std::fprintf(stderr, "%s\n", request.status().message().c_str());

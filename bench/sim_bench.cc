@@ -51,7 +51,7 @@ struct Run {
   std::string policy;
 };
 
-double Seconds(std::chrono::steady_clock::time_point since) {
+double WallSecondsSince(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
@@ -101,10 +101,10 @@ double OfferedLoad(const Trace& trace, int gpus) {
   if (trace.jobs.size() < 2 || gpus <= 0) return 0;
   double gpu_s = 0;
   for (const TraceJob& j : trace.jobs) {
-    gpu_s += static_cast<double>(j.duration) * j.spec.TotalMilli() / kMilliPerGpu;
+    gpu_s += ToSeconds(j.duration) * j.spec.TotalMilli() / kMilliPerGpu;
   }
   const double span =
-      static_cast<double>(trace.jobs.back().spec.submit_time - trace.jobs.front().spec.submit_time);
+      ToSeconds(trace.jobs.back().spec.submit_time - trace.jobs.front().spec.submit_time);
   return span > 0 ? gpu_s / (span * gpus) : 0;
 }
 
@@ -126,11 +126,11 @@ Json RunOne(const Run& run, const Flags& flags) {
     out["error"] = st.message();
     return out;
   }
-  out["prepare_s"] = Seconds(t0);
+  out["prepare_s"] = WallSecondsSince(t0);
   t0 = std::chrono::steady_clock::now();
   const double cpu0 = CpuSeconds();
   auto result = Simulate(trace, cluster, *policy, options);
-  const double sim_s = Seconds(t0);
+  const double sim_s = WallSecondsSince(t0);
   const double cpu_s = CpuSeconds() - cpu0;
   if (!result.ok()) {
     out["error"] = result.status().message();
@@ -142,7 +142,7 @@ Json RunOne(const Run& run, const Flags& flags) {
   out["rejected"] = result->rejected.size();
   out["cycles"] = result->cycles;
   out["preemptions"] = result->preemptions;
-  out["makespan_s"] = result->makespan;
+  out["makespan_s"] = WholeSeconds(result->makespan);
   out["offered_load"] = OfferedLoad(trace, cluster.TotalGpus());
   out["sim_s"] = sim_s;
   out["cpu_s"] = cpu_s;

@@ -148,7 +148,7 @@ int Submit(const SlurmBenchDaemon& d, const Flags& f) {
   return refused;
 }
 
-// What the daemon's API says of every job: id -> started_at (epoch s) and state.
+// What the daemon's API says of every job: id -> started_at (a Time; 0: never) and state.
 std::map<int64_t, std::pair<Time, std::string>> ListJobs(const SlurmBenchDaemon& d) {
   std::map<int64_t, std::pair<Time, std::string>> out;
   auto c = d.Client();
@@ -284,8 +284,9 @@ void DelayFigures(const Observed& o, const std::string& jobcomp, Figures& fig) {
     auto s = by_id.find(id);
     if (s == by_id.end() || !s->second.start_time || job.first == 0) continue;
     const SlurmJob& j = s->second;
-    delay.push_back(static_cast<double>(*j.start_time - job.first));
-    to_submit.push_back(static_cast<double>(j.submit_time - job.first));
+    // Slurm's times are epoch seconds; started_at is a Time.
+    delay.push_back(ToSeconds(Seconds(*j.start_time) - job.first));
+    to_submit.push_back(ToSeconds(Seconds(j.submit_time) - job.first));
     slurm_wait.push_back(static_cast<double>(*j.start_time - j.submit_time));
     running.emplace_back(*j.start_time, 1);
     if (j.end_time) running.emplace_back(*j.end_time, -1);

@@ -25,7 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double ElapsedSeconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // CPU seconds (user + system) the process has used.
 double CpuSeconds() {
@@ -40,7 +40,7 @@ JobRequest BenchRequest(int i) {
   r.spec.name = "bench-" + std::to_string(i);
   r.spec.team = "team" + std::to_string(i % 8);
   r.spec.gpus = 1 + i % 8;
-  r.spec.estimate = 3600;
+  r.spec.estimate = kHour;
   r.command = {"python", "train.py", "--epochs", "10"};
   r.env = {{"SEED", std::to_string(i)}};
   return r;
@@ -62,12 +62,12 @@ double Throughput(JobStore& store, int threads, int each) {
   for (int t = 0; t < threads; ++t) {
     clients.emplace_back([&store, t, each] {
       for (int i = 0; i < each; ++i) {
-        if (!store.Submit(BenchRequest(t * each + i), "bench", i).ok()) std::abort();
+        if (!store.Submit(BenchRequest(t * each + i), "bench", Seconds(i)).ok()) std::abort();
       }
     });
   }
   for (auto& c : clients) c.join();
-  return threads * each / Seconds(Clock::now() - start);
+  return threads * each / ElapsedSeconds(Clock::now() - start);
 }
 
 // 8 clients together submit at `rate`/s for `total` jobs; latency is measured from the time
@@ -83,8 +83,8 @@ void PacedLatency(JobStore& store, int rate, int total, double* p50_ms, double* 
       for (int i = c; i < total; i += kClients) {
         const auto due = start + interval * i;
         std::this_thread::sleep_until(due);
-        if (!store.Submit(BenchRequest(i), "paced", i).ok()) std::abort();
-        latencies[i] = Seconds(Clock::now() - due) * 1000;
+        if (!store.Submit(BenchRequest(i), "paced", Seconds(i)).ok()) std::abort();
+        latencies[i] = ElapsedSeconds(Clock::now() - due) * 1000;
       }
     });
   }
@@ -128,8 +128,8 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
   auto jobs_loaded = store->LoadUnfinished();
   if (!jobs_loaded.ok()) std::abort();
   std::printf("open + LoadUnfinished: %zu jobs in %.3f s wall, %.3f s CPU (open %.3f s)\n",
-              jobs_loaded->size(), Seconds(Clock::now() - start),
-              CpuSeconds() - cpu_start, Seconds(opened - start));
+              jobs_loaded->size(), ElapsedSeconds(Clock::now() - start),
+              CpuSeconds() - cpu_start, ElapsedSeconds(opened - start));
   // GET /v1/jobs's read: a page of 100 jobs (the first, and one in the middle), 200 times.
   std::vector<double> page_ms;
   for (int i = 0; i < 200; ++i) {
@@ -138,7 +138,7 @@ void RunAll(const std::string& base, int jobs, bool load_only) {
     filter.after_id = i % 2 == 0 ? 0 : static_cast<JobId>(jobs_loaded->size() / 2);
     const auto began = Clock::now();
     if (!store->List(filter).ok()) std::abort();
-    page_ms.push_back(Seconds(Clock::now() - began) * 1000);
+    page_ms.push_back(ElapsedSeconds(Clock::now() - began) * 1000);
   }
   std::sort(page_ms.begin(), page_ms.end());
   std::printf("List, a page of 100 jobs: p50 %.2f ms  p99 %.2f ms\n", page_ms[100], page_ms[198]);
@@ -167,7 +167,8 @@ void Fill(const std::string& dir, int jobs) {
   for (int t = 0; t < kThreads; ++t) {
     clients.emplace_back([&store, t, jobs] {
       for (int i = t; i < jobs; i += kThreads) {
-        if (!store->Submit(FinishedRequest(i), "user" + std::to_string(i % 50), 1000).ok()) {
+        const std::string user = "user" + std::to_string(i % 50);
+        if (!store->Submit(FinishedRequest(i), user, Seconds(1000)).ok()) {
           std::abort();
         }
       }
@@ -177,10 +178,10 @@ void Fill(const std::string& dir, int jobs) {
   for (JobId first = 1; first <= jobs; first += 1000) {
     JobStore::WriteBatch batch = store->BeginWrites();
     for (JobId id = first; id < std::min<JobId>(first + 1000, jobs + 1); ++id) {
-      if (!store->RecordStart(id, 1, {0}, 2000, "owned").ok() ||
-          !store->RecordCheckpoint(id, 2500, "step 1000").ok() ||
-          !store->RecordExit(id, 0, 3000).ok() ||
-          !store->SetState(id, JobState::kDone, "", 3000).ok()) {
+      if (!store->RecordStart(id, 1, {0}, Seconds(2000), "owned").ok() ||
+          !store->RecordCheckpoint(id, Seconds(2500), "step 1000").ok() ||
+          !store->RecordExit(id, 0, Seconds(3000)).ok() ||
+          !store->SetState(id, JobState::kDone, "", Seconds(3000)).ok()) {
         std::abort();
       }
     }
@@ -198,7 +199,7 @@ double TimeVacuum(const std::string& dir, const std::string& sql) {
   if (!db.ok()) std::abort();
   const auto began = Clock::now();
   if (!(*db)->Exec(sql).ok()) std::abort();
-  return Seconds(Clock::now() - began);
+  return ElapsedSeconds(Clock::now() - began);
 }
 
 // While `work` runs, a writer as the scheduling step is (one small transaction every 20 ms,
@@ -209,8 +210,8 @@ std::vector<double> WritesDuring(JobStore& store, JobId job, const std::function
   std::thread step([&] {
     while (!done) {
       const auto t = Clock::now();
-      if (!store.AppendEvent(job, 9000, "probe", "a step's write").ok()) std::abort();
-      ms.push_back(Seconds(Clock::now() - t) * 1000);
+      if (!store.AppendEvent(job, Seconds(9000), "probe", "a step's write").ok()) std::abort();
+      ms.push_back(ElapsedSeconds(Clock::now() - t) * 1000);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
@@ -240,22 +241,22 @@ void PurgeAndReclaim(JobStore& store, int jobs) {
   auto began = Clock::now();
   for (;;) {
     const auto t = Clock::now();
-    auto n = store.PurgeDetails(5000, kPurgeBatch, 9000, "bench");
+    auto n = store.PurgeDetails(Seconds(5000), kPurgeBatch, Seconds(9000), "bench");
     if (!n.ok()) std::abort();
-    batch_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    batch_ms.push_back(ElapsedSeconds(Clock::now() - t) * 1000);
     if (*n < kPurgeBatch) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the purger's pause
   }
-  const double purge_s = Seconds(Clock::now() - began);
+  const double purge_s = ElapsedSeconds(Clock::now() - began);
   const JobStore::Space purged = store.SpaceUsed().value();
   began = Clock::now();
   for (int64_t left = 1; left > 0;) {
     const auto t = Clock::now();
     left = store.ReclaimFreePages(kReclaimPages).value();
-    reclaim_ms.push_back(Seconds(Clock::now() - t) * 1000);
+    reclaim_ms.push_back(ElapsedSeconds(Clock::now() - t) * 1000);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  const double reclaim_s = Seconds(Clock::now() - began);
+  const double reclaim_s = ElapsedSeconds(Clock::now() - began);
   const JobStore::Space after = store.SpaceUsed().value();
   std::sort(batch_ms.begin(), batch_ms.end());
   std::sort(reclaim_ms.begin(), reclaim_ms.end());
@@ -275,7 +276,7 @@ void PurgeBench(const std::string& base, int jobs) {
   std::filesystem::remove_all(dir);
   auto began = Clock::now();
   Fill(dir, jobs);
-  std::printf("filled %d finished jobs in %.1f s\n", jobs, Seconds(Clock::now() - began));
+  std::printf("filled %d finished jobs in %.1f s\n", jobs, ElapsedSeconds(Clock::now() - began));
   // As an older squeeze left it (no auto_vacuum), then the daemon's one-time conversion.
   const double to_old = TimeVacuum(dir, "PRAGMA auto_vacuum=NONE; VACUUM");
   began = Clock::now();
@@ -283,8 +284,8 @@ void PurgeBench(const std::string& base, int jobs) {
                              .value());
   std::printf("one-time conversion at open (VACUUM to incremental auto_vacuum): %.2f s "
               "(a plain VACUUM of the same store: %.2f s)\n  %s\n",
-              Seconds(Clock::now() - began), to_old, store->open_note().c_str());
-  const JobId probe = *store->Submit(FinishedRequest(0), "probe", 1000);  // not finished
+              ElapsedSeconds(Clock::now() - began), to_old, store->open_note().c_str());
+  const JobId probe = *store->Submit(FinishedRequest(0), "probe", Seconds(1000));  // not finished
   const std::vector<double> step_ms =
       WritesDuring(*store, probe, [&] { PurgeAndReclaim(*store, jobs); });
   std::printf("a step's writes meanwhile (every 20 ms): %zu, %s\n", step_ms.size(),

@@ -61,7 +61,7 @@ Time DrawDuration(std::mt19937_64& rng, const SyntheticOptions& o) {
   const double d = o.median_duration * std::exp(o.duration_sigma * StandardNormal(rng));
   const double clipped = std::clamp(std::round(d), static_cast<double>(o.min_duration),
                                     static_cast<double>(o.max_duration));
-  return static_cast<Time>(clipped);
+  return Seconds(static_cast<int64_t>(clipped));  // whole seconds
 }
 
 // The job's demand, duration, estimate and team; not its submit time.
@@ -77,7 +77,8 @@ TraceJob DrawJob(std::mt19937_64& rng, const SyntheticOptions& o, JobId id) {
     const double lo = std::log(o.estimate_low);
     const double hi = std::log(o.estimate_high);
     const double factor = std::exp(lo + (hi - lo) * Uniform01(rng));
-    job.spec.estimate = std::max<Time>(1, std::llround(job.duration * factor));
+    job.spec.estimate =
+        Seconds(std::max<int64_t>(1, std::llround(ToSeconds(job.duration) * factor)));
   }
   if (o.teams > 0) job.spec.team = "team-" + std::to_string(DrawTeam(rng, o.teams));
   return job;
@@ -95,7 +96,7 @@ Trace MakeSyntheticTrace(const SyntheticOptions& options) {
   double gpu_seconds = 0;
   for (int64_t i = 0; i < options.jobs; ++i) {
     trace.jobs.push_back(DrawJob(job_rng, options, i + 1));
-    gpu_seconds += static_cast<double>(trace.jobs.back().duration) * trace.jobs.back().spec.gpus;
+    gpu_seconds += ToSeconds(trace.jobs.back().duration) * trace.jobs.back().spec.gpus;
   }
   if (trace.jobs.empty()) return trace;
   // Jobs arrive at `rate` per second so that rate * mean GPU-seconds = load * GPUs.
@@ -104,7 +105,7 @@ Trace MakeSyntheticTrace(const SyntheticOptions& options) {
   std::mt19937_64 arrival_rng(options.seed ^ 0x9e3779b97f4a7c15ULL);
   double t = 0;
   for (TraceJob& job : trace.jobs) {
-    job.spec.submit_time = static_cast<Time>(t);
+    job.spec.submit_time = Seconds(static_cast<int64_t>(t));  // whole seconds
     t += Exponential(arrival_rng, rate);
   }
   return trace;

@@ -84,7 +84,7 @@ int Run(const std::string& dir, int running, int pending, const std::string& pol
   auto q = LiveQueue::Create(*cluster, NamedPolicy(policy_name).value(), *store, executor,
                              options)
                .value();
-  Time now = 1'800'000'000;
+  Time now = Seconds(1'800'000'000);
   uint64_t lcg = 42;
   auto draw = [&](uint64_t n) {
     lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -98,7 +98,7 @@ int Run(const std::string& dir, int running, int pending, const std::string& pol
     r.spec.gpus = gpus;
     r.spec.urgency = urgency;
     r.spec.preemptible = r.spec.checkpointable = preemptible;
-    r.spec.estimate = 600 + static_cast<Time>(draw(4 * 3600));
+    r.spec.estimate = 10 * kMinute + Seconds(static_cast<int64_t>(draw(4 * kHour / kSecond)));
     const JobId id = store->Submit(r, "alice", now).value();
     q->Add(store->Get(id).value());
     return id;
@@ -115,10 +115,10 @@ int Run(const std::string& dir, int running, int pending, const std::string& pol
     const Urgency u = draw(10) == 0 ? Urgency::kHigh : Urgency::kNormal;
     waiting.push_back(submit(kSizes[draw(7)], u, draw(2) == 0));
   }
-  q->Step(++now);
+  q->Step(now += kSecond);
   q->WaitForDispatch();
   const auto step_began = Clock::now();
-  q->Step(++now);  // a step of the daemon with this queue: one cycle that starts nothing
+  q->Step(now += kSecond);  // a step of the daemon with this queue: one cycle that starts nothing
   const double step_ms = Ms(Clock::now() - step_began);
   const LiveQueue::Gauges g = q->Snapshot();
   int64_t running_now = 0, pending_now = 0;
@@ -133,8 +133,8 @@ int Run(const std::string& dir, int running, int pending, const std::string& pol
   // while jobs run; here a step before each measurement, so every why finds a new state).
   const Time base = now;
   const auto clock0 = Clock::now();
-  auto daemon_now = [&] {
-    return base + static_cast<Time>(Ms(Clock::now() - clock0) / 1000) + 1;
+  auto daemon_now = [&] {  // read in milliseconds, as the daemon reads its clock
+    return base + FromMilliseconds(static_cast<int64_t>(Ms(Clock::now() - clock0))) + kSecond;
   };
   std::vector<double> ages;
   auto why = [&](JobId id, Time at, std::vector<double>& ms) {

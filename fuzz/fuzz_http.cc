@@ -42,7 +42,7 @@ class OneToken : public squeeze::Authenticator {
 class StandIn : public squeeze::JobService {
  public:
   ApiResult Submit(const Principal&, const std::string& body) override {
-    auto job = squeeze::ParseJobJson(body, 1780000000);
+    auto job = squeeze::ParseJobJson(body, squeeze::Seconds(1780000000));
     if (!job.ok()) return ApiResult::Fail(400, job.status().message());
     return ApiResult::Ok({{"id", 1}, {"name", job->spec.name}});
   }

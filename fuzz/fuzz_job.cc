@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  constexpr squeeze::Time kNow = 1780000000;
+  constexpr squeeze::Time kNow = squeeze::Seconds(1780000000);
   const auto job = data[0] % 2 == 0 ? squeeze::ParseJobYaml(text, "job.yaml", kNow)
                                     : squeeze::ParseJobJson(text, kNow);
   if (!job.ok()) return 0;

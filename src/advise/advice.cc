@@ -14,7 +14,7 @@ Advice BuildAdvice(const History& history, const std::string& cluster_name,
   a.real_start_times = history.has_start_times;
   a.prices = ReadPriceSheet(cluster);
   a.curve = BuildLoadDurationCurve(history.jobs);
-  a.months = static_cast<double>(a.curve.Span()) / (kHoursPerMonth * 3600);
+  a.months = ToSeconds(a.curve.Span()) / (kHoursPerMonth * 3600);
   std::map<std::string, int> owned;
   for (const std::string& pool : a.prices.owned_pools) owned[pool] = PoolGpus(cluster, pool);
   const bool by_pool = std::any_of(history.jobs.begin(), history.jobs.end(),

@@ -9,8 +9,6 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kHour = 3600;
-
 // The hand case of reserve_split_test.cc (u_k x 730 h = 730, 730, 600, 100, 100; R = 1,000,
 // P = 2.00) with 1 owned GPU, plus a spot pool.
 History ThreeJobs() {
@@ -22,7 +20,7 @@ History ThreeJobs() {
     j.start = j.submit = from * kHour;
     j.end = to * kHour;
     j.checkpointable = true;
-    j.restart_overhead = 30;
+    j.restart_overhead = 30 * kSecond;
     h.jobs.push_back(j);
   }
   return h;

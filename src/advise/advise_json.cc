@@ -23,8 +23,8 @@ json Prices(const PriceSheet& p) {
   if (p.spot) {
     j["spot"] = {{"pool", p.spot->price.pool}, {"region", p.spot->price.region},
                  {"per_gpu_hour", p.spot->price.per_gpu_hour},
-                 {"mean_reclaim_interval_s", p.spot->mean_reclaim_interval},
-                 {"warning_s", p.spot->warning}};
+                 {"mean_reclaim_interval_s", WholeSeconds(p.spot->mean_reclaim_interval)},
+                 {"warning_s", WholeSeconds(p.spot->warning)}};
   }
   for (const RegionPrice& r : p.regions) {
     j["regions"].push_back({{"kind", r.kind}, {"region", r.region}, {"pool", r.pool},
@@ -67,12 +67,13 @@ json Spot(const SpotAdvice& s) {
   }
   return {{"spot_per_gpu_hour", s.terms.spot_per_gpu_hour},
           {"on_demand_per_gpu_hour", s.terms.on_demand_per_gpu_hour},
-          {"mean_reclaim_interval_s", s.terms.mean_reclaim_interval},
-          {"warning_s", s.warning},
-          {"rules", {{"max_length_s", s.rules.max_length},
-                     {"long_job_checkpoint_s", s.rules.long_job_checkpoint},
+          {"mean_reclaim_interval_s", WholeSeconds(s.terms.mean_reclaim_interval)},
+          {"warning_s", WholeSeconds(s.warning)},
+          {"rules", {{"max_length_s", WholeSeconds(s.rules.max_length)},
+                     {"long_job_checkpoint_s", WholeSeconds(s.rules.long_job_checkpoint)},
                      {"fault_tolerant_only", s.rules.fault_tolerant_only},
-                     {"default_checkpoint_cost_s", s.rules.default_checkpoint_cost}}},
+                     {"default_checkpoint_cost_s",
+                      WholeSeconds(s.rules.default_checkpoint_cost)}}},
           {"classes", classes},
           {"suited_gpu_hours", s.gpu_hours},
           {"suited_cost_spot", s.cost_spot},
@@ -103,7 +104,7 @@ std::string FormatAdviceJson(const Advice& a) {
             {"cluster", a.cluster},
             {"jobs", a.jobs},
             {"demand_from", a.real_start_times ? "start-end" : "submit"},
-            {"span_s", a.curve.Span()},
+            {"span_s", WholeSeconds(a.curve.Span())},
             {"months", a.months},
             {"demand_gpu_hours", a.curve.gpu_seconds / 3600},
             {"demand_peak_gpus", a.curve.Peak()},

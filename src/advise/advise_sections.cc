@@ -8,7 +8,7 @@
 namespace squeeze {
 namespace {
 
-std::string Seconds(double s) { return Grouped(s) + " s"; }
+std::string Secs(double s) { return Grouped(s) + " s"; }
 
 ReportSection Titled(std::string title) {
   ReportSection s;
@@ -20,7 +20,7 @@ ReportSection Overview(const Advice& a) {
   ReportSection s = Titled("History and prices");
   s.lines.push_back(fmt::format(
       "{} jobs over {:.1f} days ({}); {}.", Grouped(static_cast<double>(a.jobs)),
-      static_cast<double>(a.curve.Span()) / 86400, a.history,
+      ToSeconds(a.curve.Span()) / 86400, a.history,
       a.real_start_times ? "demand from each job's recorded start and end"
                          : "demand as if each job started when it was submitted"));
   const PriceSheet& p = a.prices;
@@ -119,7 +119,9 @@ ReportSection Spot(const Advice& a) {
               "verdict", "why"};
   for (const SpotClass& c : sp.classes) {
     s.rows.push_back({c.Name(), Grouped(static_cast<double>(c.jobs)), Grouped(c.gpu_hours),
-                      c.interval_s > 0 ? FormatDuration(std::llround(c.interval_s)) : "none",
+                      // Whole seconds, as before Time counted ticks.
+                      c.interval_s > 0 ? FormatDuration(Seconds(std::llround(c.interval_s)))
+                                       : "none",
                       std::isfinite(c.slowdown) ? fmt::format("{:.3f}", c.slowdown) : "inf",
                       std::isfinite(c.cost_spot) ? Grouped(c.cost_spot) : "inf",
                       Grouped(c.cost_on_demand), c.suits_spot ? "spot" : "on demand", c.reason});
@@ -163,15 +165,15 @@ ReportSection WhatIfs(const Advice& a) {
   s.plot = SectionPlot::kWhatIfWaits;
   s.header = {"what if", "mean wait", "p95 wait", "p99 wait", "mean JCT", "cost a month"};
   for (const WhatIfOutcome& o : w) {
-    s.rows.push_back({o.label, Seconds(o.summary.avg_queue_s), Seconds(o.summary.p95_queue_s),
-                      Seconds(o.summary.p99_queue_s), Seconds(o.summary.avg_jct_s),
+    s.rows.push_back({o.label, Secs(o.summary.avg_queue_s), Secs(o.summary.p95_queue_s),
+                      Secs(o.summary.p99_queue_s), Secs(o.summary.avg_jct_s),
                       Grouped(o.cost_per_month)});
   }
   for (size_t i = 1; i < w.size(); ++i) {
     s.lines.push_back(fmt::format(
         "{}: mean wait {} -> {}, p95 {} -> {}, at {} a month ({}{} on the cluster as it is).",
-        w[i].description, Seconds(w[0].summary.avg_queue_s), Seconds(w[i].summary.avg_queue_s),
-        Seconds(w[0].summary.p95_queue_s), Seconds(w[i].summary.p95_queue_s),
+        w[i].description, Secs(w[0].summary.avg_queue_s), Secs(w[i].summary.avg_queue_s),
+        Secs(w[0].summary.p95_queue_s), Secs(w[i].summary.p95_queue_s),
         Grouped(w[i].cost_per_month), w[i].cost_per_month >= w[0].cost_per_month ? "+" : "",
         Grouped(w[i].cost_per_month - w[0].cost_per_month)));
   }

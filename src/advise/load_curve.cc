@@ -8,7 +8,7 @@ namespace squeeze {
 
 double LoadDurationCurve::Fraction(int k) const {
   if (k < 1 || k > Peak() || Span() <= 0) return 0;
-  return busy_s[k - 1] / static_cast<double>(Span());
+  return busy_s[k - 1] / ToSeconds(Span());
 }
 
 LoadDurationCurve BuildLoadDurationCurve(const std::vector<HistoryJob>& jobs,
@@ -54,7 +54,7 @@ LoadDurationCurve BuildLoadDurationCurve(const std::vector<HistoryJob>& jobs,
     level += events[i].second;
     if (static_cast<int>(at_level.size()) <= level) at_level.resize(level + 1, 0);
     if (i + 1 < events.size()) {
-      const double dt = static_cast<double>(events[i + 1].first - events[i].first);
+      const double dt = ToSeconds(events[i + 1].first - events[i].first);
       at_level[level] += dt;
       curve.gpu_seconds += dt * level;
     }

@@ -42,7 +42,7 @@ ReserveSplit SplitPastOwnedPools(const LoadDurationCurve& all, const LoadDuratio
       SplitReservedOnDemand(uncovered, 0, reserved_per_gpu_month, on_demand_per_gpu_hour);
   s.owned = owned_gpus;
   s.owned_by_pool = true;
-  const double months = static_cast<double>(all.Span()) / (kHoursPerMonth * 3600);
+  const double months = ToSeconds(all.Span()) / (kHoursPerMonth * 3600);
   s.owned_gpu_hours = months > 0 ? (all.gpu_seconds - uncovered.gpu_seconds) / 3600 / months : 0;
   return s;
 }

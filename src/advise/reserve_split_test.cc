@@ -9,8 +9,6 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kHour = 3600;
-
 HistoryJob Job(int gpus, Time from_h, Time to_h) {
   HistoryJob j;
   j.gpus = gpus;
@@ -36,7 +34,7 @@ TEST(LoadCurveTest, HandCase) {
   EXPECT_DOUBLE_EQ(c.Fraction(4), 100.0 / 730);
   EXPECT_DOUBLE_EQ(c.Fraction(5), 100.0 / 730);
   EXPECT_DOUBLE_EQ(c.Fraction(6), 0);
-  EXPECT_DOUBLE_EQ(c.gpu_seconds, (2 * 730 + 600 + 2 * 100) * kHour);
+  EXPECT_DOUBLE_EQ(c.gpu_seconds, (2 * 730 + 600 + 2 * 100) * 3600.0);  // GPU-seconds
 }
 
 TEST(LoadCurveTest, EmptyAndZeroLengthJobs) {
@@ -164,7 +162,7 @@ TEST(LoadCurveTest, OwnedPoolsServeTheirOwnJobsFirst) {
   EXPECT_EQ(left.Span(), 10 * kHour);
   EXPECT_DOUBLE_EQ(left.Fraction(2), 1.0);
   EXPECT_DOUBLE_EQ(left.Fraction(3), 0.5);
-  EXPECT_DOUBLE_EQ(left.gpu_seconds, (2 * 5 + 3 * 5) * kHour);
+  EXPECT_DOUBLE_EQ(left.gpu_seconds, (2 * 5 + 3 * 5) * 3600.0);  // GPU-seconds
   const ReserveSplit s = SplitPastOwnedPools(all, left, 2, 1000, 2);
   EXPECT_TRUE(s.owned_by_pool);
   EXPECT_EQ(s.owned_on_curve, 0);

@@ -19,15 +19,15 @@ std::string GpuGroup(int gpus) {
 }
 
 int LengthOrder(Time work) {
-  if (work < 3600) return 0;
-  if (work <= 12 * 3600) return 1;
+  if (work < kHour) return 0;
+  if (work <= 12 * kHour) return 1;
   return 2;
 }
 
 constexpr const char* kLengths[] = {"<1h", "1-12h", ">12h"};
 
 // One job on spot: the interval it would checkpoint at (0 = none), its expected run time, and
-// whether the rules allow it there.
+// whether the rules allow it there; in seconds.
 struct JobOnSpot {
   double interval = 0;
   double expected = 0;
@@ -37,19 +37,18 @@ struct JobOnSpot {
 
 JobOnSpot PlaceOnSpot(const HistoryJob& j, const SpotTerms& terms, const SpotRules& rules) {
   JobOnSpot out;
-  const double m = static_cast<double>(terms.mean_reclaim_interval);
-  out.checkpoint_cost = static_cast<double>(
-      j.checkpoint_cost > 0 ? j.checkpoint_cost : rules.default_checkpoint_cost);
+  // The spot arithmetic in seconds: each Time to seconds first.
+  const double m = ToSeconds(terms.mean_reclaim_interval);
+  const Time cost = j.checkpoint_cost > 0 ? j.checkpoint_cost : rules.default_checkpoint_cost;
+  out.checkpoint_cost = ToSeconds(cost);
   // Asynchronous checkpoints pause the job for their stall only (core/job.h).
-  const double pause = static_cast<double>(
-      CheckpointPause(static_cast<Time>(out.checkpoint_cost), j.checkpoint_stall));
-  const double work = static_cast<double>(j.Work());
-  const double every = static_cast<double>(rules.long_job_checkpoint);
+  const double pause = ToSeconds(CheckpointPause(cost, j.checkpoint_stall));
+  const double work = ToSeconds(j.Work());
+  const double every = ToSeconds(rules.long_job_checkpoint);
   const bool own_frequent =
       j.checkpoint_interval > 0 && j.checkpoint_interval <= rules.long_job_checkpoint;
   if (j.FaultTolerant()) {
-    out.interval = own_frequent ? static_cast<double>(j.checkpoint_interval)
-                                : DalyInterval(pause, m);
+    out.interval = own_frequent ? ToSeconds(j.checkpoint_interval) : DalyInterval(pause, m);
   } else {
     out.allowed = !rules.fault_tolerant_only;
   }
@@ -62,7 +61,7 @@ JobOnSpot PlaceOnSpot(const HistoryJob& j, const SpotTerms& terms, const SpotRul
     }
   }
   out.expected = ExpectedRunTimeAsync(work, out.interval, pause, out.checkpoint_cost,
-                                      static_cast<double>(j.restart_overhead), m);
+                                      ToSeconds(j.restart_overhead), m);
   return out;
 }
 
@@ -117,7 +116,7 @@ std::vector<SpotClass> FitSpot(const History& history, const SpotTerms& terms,
     c.length = kLengths[length];
     c.fault_tolerant = j.FaultTolerant();
     const JobOnSpot s = PlaceOnSpot(j, terms, rules);
-    const double gpu_hours = static_cast<double>(j.Work()) * j.gpus / 3600.0;
+    const double gpu_hours = ToSeconds(j.Work()) * j.gpus / 3600.0;
     ++c.jobs;
     if (!s.allowed) ++c.jobs_ruled_out;
     c.gpu_hours += gpu_hours;

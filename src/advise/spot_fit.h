@@ -18,8 +18,8 @@ namespace squeeze {
 
 struct SpotRules {
   // No job longer than this on spot unless it checkpoints at least every `long_job_checkpoint`.
-  Time max_length = 12 * 3600;
-  Time long_job_checkpoint = 5 * 60;
+  Time max_length = 12 * kHour;
+  Time long_job_checkpoint = 5 * kMinute;
   // A longer checkpointable job goes all the same when squeeze may ask it for checkpoints
   // every `long_job_checkpoint`: their pauses take at most this share of its time (policy
   // spot_long_job_comply; asynchronous checkpoints pause it for their stall only).
@@ -28,7 +28,7 @@ struct SpotRules {
   // others are costed restarting from zero at every reclaim and go when still cheaper.
   bool fault_tolerant_only = true;
   // A job's checkpoint cost when the history gives none.
-  Time default_checkpoint_cost = 60;
+  Time default_checkpoint_cost = kMinute;
 };
 
 struct SpotTerms {

@@ -7,15 +7,13 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kHour = 3600;
-
 HistoryJob Job(Time hours, bool checkpointable = true, Time interval = 0) {
   HistoryJob j;
   j.gpus = 1;
   j.end = hours * kHour;
   j.checkpointable = checkpointable;
   j.checkpoint_interval = interval;
-  j.restart_overhead = 7;  // 1 GPU (core/job.h)
+  j.restart_overhead = 7 * kSecond;  // 1 GPU (core/job.h)
   return j;
 }
 
@@ -64,7 +62,7 @@ TEST(SpotFitTest, DayLongJobWithoutFiveMinuteCheckpointsStaysOnDemand) {
 
 // The same job checkpointing every 5 min itself is allowed, and costed at that interval.
 TEST(SpotFitTest, DayLongJobWithFiveMinuteCheckpointsMayGo) {
-  const auto classes = FitSpot(Of({Job(24, false, 300)}), Terms(), SpotRules{});
+  const auto classes = FitSpot(Of({Job(24, false, 5 * kMinute)}), Terms(), SpotRules{});
   ASSERT_EQ(classes.size(), 1u);
   EXPECT_EQ(classes[0].jobs_ruled_out, 0);
   EXPECT_DOUBLE_EQ(classes[0].interval_s, 300);
@@ -77,25 +75,25 @@ TEST(SpotFitTest, DayLongJobWithFiveMinuteCheckpointsMayGo) {
 // time) or synchronous 2-min checkpoints keep it off.
 TEST(SpotFitTest, DayLongJobWithCheapCheckpointsIsAskedForFiveMinuteOnes) {
   HistoryJob j = Job(24);
-  j.checkpoint_cost = 120;
-  j.checkpoint_stall = 10;
+  j.checkpoint_cost = 2 * kMinute;
+  j.checkpoint_stall = 10 * kSecond;
   auto classes = FitSpot(Of({j}), Terms(), SpotRules{});
   ASSERT_EQ(classes.size(), 1u);
   EXPECT_EQ(classes[0].jobs_ruled_out, 0);
   EXPECT_DOUBLE_EQ(classes[0].interval_s, 300);
   // 288 segments of 310 s with R = 7 + 110: 288 x M e^{117/M} (e^{310/M} - 1).
-  const double m = 6 * kHour;
+  const double m = 6 * 3600.0;  // seconds
   EXPECT_NEAR(classes[0].expected_gpu_hours * 3600,
               288 * m * std::exp(117 / m) * std::expm1(310 / m), 1e-6);
   EXPECT_TRUE(classes[0].suits_spot) << classes[0].reason;
-  for (Time stall : {Time{60}, Time{120}}) {
+  for (Time stall : {kMinute, 2 * kMinute}) {
     j.checkpoint_stall = stall;
     classes = FitSpot(Of({j}), Terms(), SpotRules{});
-    EXPECT_EQ(classes[0].jobs_ruled_out, 1) << "stall " << stall;
+    EXPECT_EQ(classes[0].jobs_ruled_out, 1) << "stall " << WholeSeconds(stall) << " s";
   }
   SpotRules never;
   never.long_job_comply = 0;
-  j.checkpoint_stall = 10;
+  j.checkpoint_stall = 10 * kSecond;
   EXPECT_EQ(FitSpot(Of({j}), Terms(), never)[0].jobs_ruled_out, 1);
 }
 
@@ -136,7 +134,7 @@ TEST(SpotFitTest, ClassesByTeamWhenTheHistoryHasTeams) {
   History h = Of({Job(2), Job(2), Job(0)});
   h.jobs[0].team = "vision";
   h.jobs[1].team = "nlp";
-  h.jobs[2].end = 600;  // 10 min, no team
+  h.jobs[2].end = 10 * kMinute;  // no team
   h.has_teams = true;
   const auto classes = FitSpot(h, Terms(), SpotRules{});
   ASSERT_EQ(classes.size(), 3u);
@@ -147,7 +145,7 @@ TEST(SpotFitTest, ClassesByTeamWhenTheHistoryHasTeams) {
 
 TEST(SpotFitTest, HistoryCheckpointCostWinsOverTheDefault) {
   HistoryJob j = Job(2);
-  j.checkpoint_cost = 240;
+  j.checkpoint_cost = 4 * kMinute;
   const auto classes = FitSpot(Of({j}), Terms(), SpotRules{});
   EXPECT_DOUBLE_EQ(classes[0].checkpoint_cost_s, 240);
   EXPECT_GT(classes[0].interval_s, 3000);  // Daly(240 s, 6 h) ~ 3,010 s

@@ -34,9 +34,9 @@ int Submit(const ClientFlags& f, const SubmitArgs& args) {
   } else if (Result<SubmitFlags> flags = args.flags(); !flags.ok()) {
     job = flags.status();
   } else {
-    const Time now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+    const Time now = Seconds(std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count());
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string entry(*e);
       if (const size_t eq = entry.find('='); eq != std::string::npos && eq > 0) {
@@ -108,7 +108,7 @@ void RegisterClusterCommands(CLI::App& app,
           std::cerr << "squeeze reclaim: --warning: '" << *warning << "' is not a duration\n";
           return 1;
         }
-        body["warning_s"] = *w;
+        body["warning_s"] = WholeSeconds(*w);  // the API takes whole seconds
       }
       return Run("reclaim", *f, [&](ApiClient& c) {
         return c.Post("/v1/nodes/" + *node + "/reclaim", body.dump(), "application/json");

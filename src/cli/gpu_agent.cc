@@ -13,7 +13,7 @@ nlohmann::json AgentReport(const std::string& node, int gpu_offset,
     gpus.push_back(std::move(g));
   }
   if (gpus.empty()) return nullptr;
-  return {{"time", at}, {"gpus", gpus}};
+  return {{"time", WholeSeconds(at)}, {"gpus", gpus}};  // the API's seconds since the epoch
 }
 
 void AgentBacklog::Add(nlohmann::json report) {

@@ -17,8 +17,8 @@
 
 namespace squeeze {
 
-// {"time": at, "gpus": [{"node", "gpu": index + gpu_offset, "utilization", "memory_used_mib"}]}
-// for the GPUs with a value; null when none has one.
+// {"time": at (whole seconds since the epoch), "gpus": [{"node", "gpu": index + gpu_offset,
+// "utilization", "memory_used_mib"}]} for the GPUs with a value; null when none has one.
 nlohmann::json AgentReport(const std::string& node, int gpu_offset,
                            const std::vector<GpuUtilization>& readings, Time at);
 

@@ -26,10 +26,11 @@ struct AgentFlags {
   size_t backlog = 1440;
 };
 
+// The reports carry whole seconds (AgentReport), so the clock is read in them.
 Time Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return Seconds(std::chrono::duration_cast<std::chrono::seconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count());
 }
 
 int RunAgent(const AgentFlags& f) {
@@ -90,7 +91,7 @@ int RunAgent(const AgentFlags& f) {
                 << f.node << "\n";
       return 0;
     }
-    std::this_thread::sleep_for(std::chrono::seconds(*every));
+    std::this_thread::sleep_for(std::chrono::milliseconds(WholeMilliseconds(*every)));
   }
 }
 

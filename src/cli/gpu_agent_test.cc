@@ -7,11 +7,12 @@ namespace {
 
 TEST(GpuAgentTest, ReportOfTheGpusWithAValue) {
   const nlohmann::json r = AgentReport(
-      "gpu-3", 4, {{0, 0.5, 1024.0}, {1, std::nullopt, std::nullopt}, {2, std::nullopt, 10.0}}, 1000);
+      "gpu-3", 4, {{0, 0.5, 1024.0}, {1, std::nullopt, std::nullopt}, {2, std::nullopt, 10.0}},
+      Seconds(1000));
   EXPECT_EQ(r, nlohmann::json::parse(R"({"time": 1000, "gpus": [
       {"node": "gpu-3", "gpu": 4, "utilization": 0.5, "memory_used_mib": 1024.0},
       {"node": "gpu-3", "gpu": 6, "memory_used_mib": 10.0}]})"));
-  EXPECT_TRUE(AgentReport("gpu-3", 0, {{0, std::nullopt, std::nullopt}}, 1).is_null());
+  EXPECT_TRUE(AgentReport("gpu-3", 0, {{0, std::nullopt, std::nullopt}}, kSecond).is_null());
 }
 
 TEST(GpuAgentTest, BacklogSendsOldestFirstAndKeepsWhatFailed) {

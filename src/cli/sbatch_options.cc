@@ -306,7 +306,7 @@ Status Converter::Take(const SbatchDirective& d) {
   } else if (o == "begin") {
     Result<Time> ahead = SecondsUntilBegin(value, now_);
     if (!ahead.ok()) return Bad(d, ahead.status().message());
-    out_.flags.begin = "+" + std::to_string(std::max<Time>(0, *ahead)) + "s";
+    out_.flags.begin = "+" + std::to_string(WholeSeconds(std::max<Time>(0, *ahead))) + "s";
   } else if (o == "output") {
     return OutputFile(d, out_.flags.output);
   } else if (o == "error") {
@@ -432,17 +432,18 @@ Result<Time> SecondsUntilBegin(std::string_view text, Time now) {
     const Time n = std::stoll(s.substr(4, digits - 4));
     const std::string unit = s.substr(digits);
     static constexpr std::pair<std::string_view, Time> kUnits[] = {
-        {"", 1},           {"s", 1},         {"sec", 1},     {"second", 1}, {"seconds", 1},
-        {"m", 60},         {"min", 60},      {"minute", 60}, {"minutes", 60},
-        {"h", 3600},       {"hour", 3600},   {"hours", 3600},
-        {"d", 86400},      {"day", 86400},   {"days", 86400},
-        {"week", 604800},  {"weeks", 604800}};
-    for (const auto& [name, seconds] : kUnits) {
-      if (unit == name) return n * seconds;
+        {"", kSecond},    {"s", kSecond},   {"sec", kSecond},   {"second", kSecond},
+        {"seconds", kSecond},
+        {"m", kMinute},   {"min", kMinute}, {"minute", kMinute}, {"minutes", kMinute},
+        {"h", kHour},     {"hour", kHour},  {"hours", kHour},
+        {"d", kDay},      {"day", kDay},    {"days", kDay},
+        {"week", kWeek},  {"weeks", kWeek}};
+    for (const auto& [name, length] : kUnits) {
+      if (unit == name) return n * length;
     }
     return bad();
   }
-  const time_t t = static_cast<time_t>(now);
+  const time_t t = static_cast<time_t>(WholeSeconds(now));
   std::tm local{};
   localtime_r(&t, &local);
   std::tm at = local;
@@ -484,8 +485,8 @@ Result<Time> SecondsUntilBegin(std::string_view text, Time now) {
   } else {
     return bad();
   }
-  Time when = static_cast<Time>(std::mktime(&at));
-  if (roll && when <= now) when += 86400;
+  Time when = Seconds(static_cast<int64_t>(std::mktime(&at)));
+  if (roll && when <= now) when += kDay;
   return when - now;
 }
 

@@ -35,9 +35,11 @@ Result<SbatchConversion> ConvertSbatchOptions(const std::vector<SbatchDirective>
                                               const std::map<std::string, std::string>& environ,
                                               Time now = 0);
 
-// sbatch's --begin as seconds from `now` (0 or less: at once): now, now+N[seconds|minutes|
-// hours|days|weeks], HH:MM[:SS] (today, else tomorrow), YYYY-MM-DD[THH:MM[:SS]] in the local
-// time zone, midnight, noon, teatime (16:00), today, tomorrow.
+// sbatch's --begin as the Time from `now` until it (0 or less: at once): now,
+// now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS] (today, else tomorrow),
+// YYYY-MM-DD[THH:MM[:SS]] in the local time zone, midnight, noon, teatime (16:00), today,
+// tomorrow. Clock times are whole seconds of the local time zone (`now` is read in whole
+// seconds for them).
 Result<Time> SecondsUntilBegin(std::string_view text, Time now);
 
 // The urgency a --qos or --priority word stands for ("scavenger" -> "low"); empty if none.

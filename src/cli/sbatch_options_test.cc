@@ -18,7 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr Time kNow = Seconds(1796083200);  // 2026-12-01T00:00:00Z
 constexpr const char* kCwd = "/home/me/project";
 
 std::string Corpus(const std::string& name) {
@@ -77,7 +77,7 @@ TEST(SbatchOptionsTest, APrincetonStyleScriptBecomesItsJob) {
   EXPECT_EQ(s.gpus, 1);
   EXPECT_EQ(s.cpu_milli, 4000);
   EXPECT_EQ(s.memory_mib, 16 * 1024);
-  EXPECT_EQ(s.time_limit, 3600);  // the #SBATCH after the first command is not read
+  EXPECT_EQ(s.time_limit, kHour);  // the #SBATCH after the first command is not read
   EXPECT_FALSE(s.estimate.has_value());
   EXPECT_EQ(b.job.output_path, "slurm-%x-%j.out");  // filled in at each start
   EXPECT_EQ(b.job.error_path, "");                   // stderr with stdout
@@ -102,7 +102,7 @@ TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
   EXPECT_EQ(s.name, "llm-pretrain");
   EXPECT_EQ(s.team, "m1234_g");
   EXPECT_EQ(s.urgency, Urgency::kNormal);  // -q regular
-  EXPECT_EQ(s.time_limit, 1800);
+  EXPECT_EQ(s.time_limit, 30 * kMinute);
   EXPECT_EQ(s.gpus, 8);                       // 2 nodes x 4
   EXPECT_EQ(s.cpu_milli, 2 * 4 * 32 * 1000);  // nodes x tasks per node x cpus per task
   // Its `srun python train.py` starts 2 x 4 tasks: the script runs once, as sbatch runs it.
@@ -178,10 +178,10 @@ TEST(SbatchOptionsTest, ALabStyleScriptIsPreemptibleAndCheckpointsOnUsr1) {
   EXPECT_THAT(s.gpu_models, ElementsAre("rtx8000"));
   EXPECT_EQ(s.cpu_milli, 6000);
   EXPECT_EQ(s.memory_mib, 48 * 1024);
-  EXPECT_EQ(s.time_limit, 3 * 3600);
+  EXPECT_EQ(s.time_limit, 3 * kHour);
   EXPECT_TRUE(s.preemptible);
   EXPECT_TRUE(s.checkpointable);
-  EXPECT_EQ(s.checkpoint_cost, 120);
+  EXPECT_EQ(s.checkpoint_cost, 2 * kMinute);
   EXPECT_EQ(s.urgency, Urgency::kLow);  // --qos=scavenger
   EXPECT_EQ(b.job.env, (std::map<std::string, std::string>{{"WANDB_MODE", "offline"}}));
   EXPECT_THAT(b.job.command, ElementsAre("/bin/bash", "-l", "-c", Read(path), path));
@@ -193,7 +193,7 @@ TEST(SbatchOptionsTest, AScriptOfAnotherInterpreterRunsAsAFile) {
   EXPECT_EQ(b.job.spec.name, "evaluate");
   EXPECT_EQ(b.job.spec.gpus, 2);
   EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("a100"));
-  EXPECT_EQ(b.job.spec.time_limit, 45 * 60);  // a plain number is minutes
+  EXPECT_EQ(b.job.spec.time_limit, 45 * kMinute);  // a plain number is minutes
   EXPECT_EQ(b.job.spec.memory_mib, 2 * 20 * 1024);
   EXPECT_THAT(b.job.command, ElementsAre(path));
   ASSERT_EQ(b.warnings.size(), 1u);
@@ -231,7 +231,7 @@ TEST(SbatchOptionsTest, FlagsWinOverTheScriptsLines) {
   EXPECT_EQ(b.job.spec.name, "other");
   EXPECT_EQ(b.job.spec.gpus, 2);
   EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("rtx8000"));  // the script's type stays
-  EXPECT_EQ(b.job.spec.time_limit, 600);
+  EXPECT_EQ(b.job.spec.time_limit, 10 * kMinute);
   EXPECT_EQ(b.job.spec.urgency, Urgency::kHigh);
   EXPECT_THAT(b.job.command, ElementsAre("/bin/bash", "-l", "-c", Read(path), path, "--lr", "0.1"));
 }
@@ -253,7 +253,7 @@ TEST(SbatchOptionsTest, SbatchFlagsWithACommandAndWrap) {
   wrap.time_limit = "1:00";
   b = Build(std::nullopt, wrap);
   EXPECT_EQ(b.job.spec.name, "wrap");
-  EXPECT_EQ(b.job.spec.time_limit, 60);
+  EXPECT_EQ(b.job.spec.time_limit, kMinute);
   EXPECT_THAT(b.job.command, ElementsAre("/bin/sh", "-c", "echo hi; sleep 1"));
   EXPECT_EQ(b.job.env.count("PATH"), 1u);  // --wrap exports the environment, as sbatch does
   EXPECT_EQ(b.job.tasks, 1);                 // and runs once, as a batch script
@@ -290,22 +290,22 @@ TEST(SbatchOptionsTest, BrokenOptionsNameTheOptionAndTheValue) {
   EXPECT_THAT(error("array", "9-1"), HasSubstr("--array=9-1: array '9-1': range '9-1' goes backwards"));
 }
 
-// --begin in sbatch's forms, as seconds from now (clock times in the local time zone: UTC in
+// --begin in sbatch's forms, as the time from now (clock times in the local time zone: UTC in
 // the test).
 TEST(SbatchOptionsTest, BeginTimesInSbatchsForms) {
   setenv("TZ", "UTC", 1);
   tzset();
-  const Time now = kNow + 10 * 3600;  // 2026-12-01T10:00:00Z
+  const Time now = kNow + 10 * kHour;  // 2026-12-01T10:00:00Z
   EXPECT_EQ(*SecondsUntilBegin("now", now), 0);
-  EXPECT_EQ(*SecondsUntilBegin("now+90", now), 90);
-  EXPECT_EQ(*SecondsUntilBegin("now+2hours", now), 7200);
-  EXPECT_EQ(*SecondsUntilBegin("now+1week", now), 604800);
-  EXPECT_EQ(*SecondsUntilBegin("16:00", now), 6 * 3600);
-  EXPECT_EQ(*SecondsUntilBegin("09:30", now), 23 * 3600 + 30 * 60);  // past: tomorrow's
-  EXPECT_EQ(*SecondsUntilBegin("2026-12-02T10:00", now), 86400);
-  EXPECT_EQ(*SecondsUntilBegin("2026-12-02", now), 14 * 3600);
-  EXPECT_EQ(*SecondsUntilBegin("midnight", now), 14 * 3600);
-  EXPECT_EQ(*SecondsUntilBegin("teatime", now), 6 * 3600);
+  EXPECT_EQ(*SecondsUntilBegin("now+90", now), 90 * kSecond);
+  EXPECT_EQ(*SecondsUntilBegin("now+2hours", now), 2 * kHour);
+  EXPECT_EQ(*SecondsUntilBegin("now+1week", now), kWeek);
+  EXPECT_EQ(*SecondsUntilBegin("16:00", now), 6 * kHour);
+  EXPECT_EQ(*SecondsUntilBegin("09:30", now), 23 * kHour + 30 * kMinute);  // past: tomorrow's
+  EXPECT_EQ(*SecondsUntilBegin("2026-12-02T10:00", now), kDay);
+  EXPECT_EQ(*SecondsUntilBegin("2026-12-02", now), 14 * kHour);
+  EXPECT_EQ(*SecondsUntilBegin("midnight", now), 14 * kHour);
+  EXPECT_EQ(*SecondsUntilBegin("teatime", now), 6 * kHour);
   for (const char* bad : {"soon", "now+", "now+5fortnights", "25:00", "2026-13-01", "12:00x"}) {
     EXPECT_THAT(SecondsUntilBegin(bad, now).status().message(),
                 HasSubstr("is not a time sbatch --begin takes")) << bad;
@@ -315,7 +315,7 @@ TEST(SbatchOptionsTest, BeginTimesInSbatchsForms) {
   flags.command = {"true"};
   Result<JobRequest> r = BuildSubmitRequest(std::nullopt, flags, kCwd, now);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->begin, now + 3600);
+  EXPECT_EQ(r->begin, now + kHour);
 }
 
 TEST(SbatchOptionsTest, RecognisesBatchScripts) {

@@ -101,12 +101,14 @@ void AddJobOptions(CLI::App& app, DaemonOptions* o) {
       ->check(CLI::Range(-20, 19));
 }
 
-// The flags that take a duration (30s, 5m, 1h): its help, its default and its field.
+// The flags that take a duration (30s, 5m, 1h): its help, its default and its field, a Time
+// or (`in_seconds`) a plain number of whole seconds (ApiLimits' *_timeout_s).
 struct DurationFlag {
   const char* flag;
   const char* help;
   const char* fallback;
   Time* (*field)(DaemonOptions&);
+  bool in_seconds = false;
 };
 constexpr DurationFlag kDurationFlags[] = {
     {"--retry-backoff", "Wait before the first retry; doubled for each next one", "10s",
@@ -139,12 +141,12 @@ constexpr DurationFlag kDurationFlags[] = {
      "An API request's line and headers must arrive within this, from its first byte "
      "(else 408 and the connection is closed)",
      "10s",
-     [](DaemonOptions& o) { return &o.api_limits.head_timeout_s; }},
+     [](DaemonOptions& o) { return &o.api_limits.head_timeout_s; }, true},
     {"--body-timeout", "An API request's whole body must arrive within this (else 408)", "30s",
-     [](DaemonOptions& o) { return &o.api_limits.body_timeout_s; }},
+     [](DaemonOptions& o) { return &o.api_limits.body_timeout_s; }, true},
     {"--idle-timeout", "An API connection with no request in flight is closed after this",
      "30s",
-     [](DaemonOptions& o) { return &o.api_limits.idle_timeout_s; }}};
+     [](DaemonOptions& o) { return &o.api_limits.idle_timeout_s; }, true}};
 
 // The durations as given (text), read when the command runs (ApplyDurations).
 void AddDurationOptions(CLI::App& app, std::map<std::string, std::string>* durations) {
@@ -165,12 +167,12 @@ bool ApplyDurations(const std::map<std::string, std::string>& durations, DaemonO
       continue;
     }
     auto d = ParseDuration(text);
-    if (!d.ok() || *d <= 0) {
+    if (!d.ok() || *d <= 0 || (flag.in_seconds && WholeSeconds(*d) <= 0)) {
       std::fprintf(stderr, "squeeze serve: %s: '%s' is not a duration like 30s, 5m or 1h\n",
                    flag.flag, text.c_str());
       return false;
     }
-    *flag.field(o) = *d;
+    *flag.field(o) = flag.in_seconds ? WholeSeconds(*d) : *d;
   }
   return true;
 }

@@ -45,7 +45,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
     j.start = *s.started_at;
     // The store keeps whole seconds: a run that ended in the second it started ran for less
     // than one, taken as one.
-    j.end = std::max(*s.ended_at, *s.started_at + 1);
+    j.end = std::max(*s.ended_at, *s.started_at + kSecond);
     j.checkpointable = spec.checkpointable;
     j.checkpoint_interval = spec.checkpoint_interval;
     j.checkpoint_cost = spec.checkpoint_cost;

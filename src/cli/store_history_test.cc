@@ -24,14 +24,14 @@ TEST(StoreHistoryTest, FinishedJobsWithTheirRecordedTimes) {
   {
     auto store = JobStore::Open(dir.path());
     ASSERT_TRUE(store.ok()) << store.status().message();
-    auto a = (*store)->Submit(Request(2, "vision"), "alice", 1000);
-    auto b = (*store)->Submit(Request(1, ""), "bob", 1500);
-    auto c = (*store)->Submit(Request(1, ""), "bob", 1600);
+    auto a = (*store)->Submit(Request(2, "vision"), "alice", Seconds(1000));
+    auto b = (*store)->Submit(Request(1, ""), "bob", Seconds(1500));
+    auto c = (*store)->Submit(Request(1, ""), "bob", Seconds(1600));
     ASSERT_TRUE(a.ok() && b.ok() && c.ok());
-    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0, 1}, 1010).ok());
-    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", 4610).ok());
-    ASSERT_TRUE((*store)->RecordStart(*b, 1, {2}, 2000).ok());
-    ASSERT_TRUE((*store)->SetState(*b, JobState::kFailed, "exit 1", 2100).ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0, 1}, Seconds(1010)).ok());
+    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", Seconds(4610)).ok());
+    ASSERT_TRUE((*store)->RecordStart(*b, 1, {2}, Seconds(2000)).ok());
+    ASSERT_TRUE((*store)->SetState(*b, JobState::kFailed, "exit 1", Seconds(2100)).ok());
   }
   auto h = ReadStoreHistory(dir.path() + "/squeeze.db");
   ASSERT_TRUE(h.ok()) << h.status().message();
@@ -41,14 +41,14 @@ TEST(StoreHistoryTest, FinishedJobsWithTheirRecordedTimes) {
   const HistoryJob& a = h->history.jobs[0];
   EXPECT_EQ(a.gpus, 2);
   EXPECT_EQ(a.team, "vision");
-  EXPECT_EQ(a.submit, 1000);
-  EXPECT_EQ(a.start, 1010);
-  EXPECT_EQ(a.end, 4610);
+  EXPECT_EQ(a.submit, Seconds(1000));
+  EXPECT_EQ(a.start, Seconds(1010));
+  EXPECT_EQ(a.end, Seconds(4610));
   EXPECT_TRUE(a.checkpointable);
   ASSERT_EQ(h->trace.jobs.size(), 2u);
   EXPECT_EQ(h->trace.jobs[0].spec.submit_time, 0);  // from the first submit
-  EXPECT_EQ(h->trace.jobs[1].spec.submit_time, 500);
-  EXPECT_EQ(h->trace.jobs[0].duration, 3600);
+  EXPECT_EQ(h->trace.jobs[1].spec.submit_time, 500 * kSecond);
+  EXPECT_EQ(h->trace.jobs[0].duration, kHour);
 }
 
 // Times are whole seconds: a run that ended in the second it started is a run of one second,
@@ -58,16 +58,16 @@ TEST(StoreHistoryTest, ARunShorterThanASecondLastsOne) {
   {
     auto store = JobStore::Open(dir.path());
     ASSERT_TRUE(store.ok()) << store.status().message();
-    auto a = (*store)->Submit(Request(1, ""), "alice", 1000);
+    auto a = (*store)->Submit(Request(1, ""), "alice", Seconds(1000));
     ASSERT_TRUE(a.ok());
-    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0}, 1000).ok());
-    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", 1000).ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0}, Seconds(1000)).ok());
+    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", Seconds(1000)).ok());
   }
   auto h = ReadStoreHistory(dir.path() + "/squeeze.db");
   ASSERT_TRUE(h.ok()) << h.status().message();
   ASSERT_EQ(h->trace.jobs.size(), 1u);
-  EXPECT_EQ(h->trace.jobs[0].duration, 1);
-  EXPECT_EQ(h->history.jobs[0].end, 1001);
+  EXPECT_EQ(h->trace.jobs[0].duration, kSecond);
+  EXPECT_EQ(h->history.jobs[0].end, Seconds(1001));
 }
 
 TEST(StoreHistoryTest, NoStoreThereIsAnErrorAndCreatesNothing) {

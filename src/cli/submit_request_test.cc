@@ -14,7 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr Time kNow = Seconds(1796083200);  // 2026-12-01T00:00:00Z
 constexpr const char* kCwd = "/home/me/project";
 
 class SubmitRequestTest : public ::testing::Test {
@@ -52,8 +52,8 @@ TEST_F(SubmitRequestTest, FileOnlyReadsItLikeReadJobFile) {
   EXPECT_EQ(r.command, (std::vector<std::string>{"python", "train.py"}));
   EXPECT_EQ(r.workdir, "/home/me/project/run");
   EXPECT_EQ(r.spec.gpus, 2);
-  EXPECT_EQ(r.spec.estimate, 7200);
-  EXPECT_EQ(r.spec.deadline, kNow + 12 * 3600);
+  EXPECT_EQ(r.spec.estimate, 2 * kHour);
+  EXPECT_EQ(r.spec.deadline, kNow + 12 * kHour);
   EXPECT_EQ(r.spec.cpu_milli, 500);
   EXPECT_EQ(r.spec.memory_mib, 1024);
   EXPECT_EQ(r.env.at("A"), "b");
@@ -102,11 +102,11 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_TRUE(r.spec.preemptible);
   EXPECT_TRUE(r.spec.fault_tolerant);
   EXPECT_TRUE(r.spec.checkpointable);
-  EXPECT_EQ(r.spec.checkpoint_interval, 1800);
-  EXPECT_EQ(r.spec.checkpoint_cost, 120);
-  EXPECT_EQ(r.spec.checkpoint_stall, 5);
-  EXPECT_EQ(r.spec.estimate, 5400);
-  EXPECT_EQ(r.spec.deadline, kNow + 86400);
+  EXPECT_EQ(r.spec.checkpoint_interval, 30 * kMinute);
+  EXPECT_EQ(r.spec.checkpoint_cost, 2 * kMinute);
+  EXPECT_EQ(r.spec.checkpoint_stall, 5 * kSecond);
+  EXPECT_EQ(r.spec.estimate, 90 * kMinute);
+  EXPECT_EQ(r.spec.deadline, kNow + kDay);
   EXPECT_EQ(r.spec.team, "ml");
   EXPECT_EQ(r.workdir, "/data/run");
   EXPECT_EQ(r.max_retries, 3);
@@ -139,7 +139,7 @@ TEST_F(SubmitRequestTest, FlagsOverrideTheFile) {
   const JobRequest r = Build(file, f);
   EXPECT_EQ(r.spec.gpus, 8);
   EXPECT_FALSE(r.spec.preemptible);
-  EXPECT_EQ(r.spec.estimate, 7200);  // kept from the file
+  EXPECT_EQ(r.spec.estimate, 2 * kHour);  // kept from the file
   EXPECT_EQ(r.spec.urgency, Urgency::kLow);
   EXPECT_EQ(r.spec.pool, "a100");  // kept from the file
   EXPECT_EQ(r.spec.regions, (std::vector<std::string>{"eu-west"}));
@@ -272,13 +272,13 @@ TEST_F(SubmitRequestTest, CheckpointCostAndStallComeFromTheFileOrTheFlags) {
   const std::string file = WriteFile(
       "command: [x]\ncheckpointable: true\ncheckpoint_cost: 2m\ncheckpoint_stall: 5s\n");
   JobRequest r = Build(file, {});
-  EXPECT_EQ(r.spec.checkpoint_cost, 120);
-  EXPECT_EQ(r.spec.checkpoint_stall, 5);
+  EXPECT_EQ(r.spec.checkpoint_cost, 2 * kMinute);
+  EXPECT_EQ(r.spec.checkpoint_stall, 5 * kSecond);
   SubmitFlags f;
   f.checkpoint_stall = "10s";
   r = Build(file, f);
-  EXPECT_EQ(r.spec.checkpoint_cost, 120);  // kept from the file
-  EXPECT_EQ(r.spec.checkpoint_stall, 10);
+  EXPECT_EQ(r.spec.checkpoint_cost, 2 * kMinute);  // kept from the file
+  EXPECT_EQ(r.spec.checkpoint_stall, 10 * kSecond);
   f.checkpoint_stall = "5m";
   EXPECT_EQ(Error(file, f),
             "--checkpoint-stall: value '5m' is longer than checkpoint_cost '2m' (the stall is the "

@@ -324,14 +324,14 @@ region_price_factors: {eu-west: 1.25}
 )", "c.yaml");
   ASSERT_TRUE(r.ok()) << r.status().message();
   const PoolSpec& spot = r->pools[1];
-  EXPECT_EQ(spot.spot.warning, 120);
-  EXPECT_EQ(spot.spot.mean_reclaim_interval, 6 * 3600);
-  EXPECT_EQ(spot.spot.outage, 1800);
+  EXPECT_EQ(spot.spot.warning, 2 * kMinute);
+  EXPECT_EQ(spot.spot.mean_reclaim_interval, 6 * kHour);
+  EXPECT_EQ(spot.spot.outage, 30 * kMinute);
   EXPECT_DOUBLE_EQ(r->PricePerGpuHour(1), 1.5);  // 1.2 x 1.25
   EXPECT_DOUBLE_EQ(r->PricePerGpuHour(0), 0);
   const ColocationSpec& coloc = r->pools[2].colocation;
   EXPECT_DOUBLE_EQ(coloc.cap, 0.5);
-  EXPECT_EQ(coloc.evict_within, 45);
+  EXPECT_EQ(coloc.evict_within, 45 * kSecond);
   EXPECT_DOUBLE_EQ(coloc.TrainingSpeed(), 0.7);
   EXPECT_TRUE(coloc.idle_windows);
   EXPECT_FALSE(ColocationSpec{}.idle_windows);

@@ -10,7 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr Time kNow = 1'764'590'400;  // 2025-12-01T12:00:00Z
+constexpr Time kNow = Seconds(1'764'590'400);  // 2025-12-01T12:00:00Z
 
 std::string Job(const std::string& rest) {
   return "command: [python3, train.py]\ncheckpointable: true\n" + rest;
@@ -49,7 +49,7 @@ TEST(JobCheckpointStoreTest, AUrlAloneOrAMap) {
   EXPECT_EQ(c.checkpoint_bytes, int64_t{10} << 30);
   // The save (20 s) and the upload of 10 GiB at 2 Gbit/s (43 s): what the spot model weighs
   // against a reclaim's warning.
-  EXPECT_EQ(r->spec.checkpoint_cost, 20 + 43);
+  EXPECT_EQ(r->spec.checkpoint_cost, (20 + 43) * kSecond);
 }
 
 TEST(JobCheckpointStoreTest, WrittenBackAndReadAgainTheCostIsCountedOnce) {

@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr Time kNow = Seconds(1796083200);  // 2026-12-01T00:00:00Z
 
 constexpr std::string_view kFullYaml = R"(name: resnet-50
 command: [python, train.py, --epochs, "3"]
@@ -93,12 +93,12 @@ TEST(JobFileTest, ReadsEveryField) {
   EXPECT_EQ(s.urgency, Urgency::kHigh);
   EXPECT_TRUE(s.preemptible);
   EXPECT_TRUE(s.checkpointable);
-  EXPECT_EQ(s.checkpoint_interval, 1800);
-  EXPECT_EQ(s.checkpoint_cost, 120);
-  EXPECT_EQ(s.checkpoint_stall, 5);
+  EXPECT_EQ(s.checkpoint_interval, 30 * kMinute);
+  EXPECT_EQ(s.checkpoint_cost, 2 * kMinute);
+  EXPECT_EQ(s.checkpoint_stall, 5 * kSecond);
   EXPECT_TRUE(s.fault_tolerant);
-  EXPECT_EQ(s.estimate, 7200);
-  EXPECT_EQ(s.deadline, kNow + 18 * 3600);
+  EXPECT_EQ(s.estimate, 2 * kHour);
+  EXPECT_EQ(s.deadline, kNow + 18 * kHour);
   EXPECT_EQ(s.team, "ml");
   EXPECT_EQ(s.cpu_milli, 4000);
   EXPECT_EQ(s.memory_mib, 16 * 1024);
@@ -204,9 +204,9 @@ TEST(JobFileTest, DeadlineFormsAndPastDeadline) {
   auto deadline = [](const std::string& d) {
     return ParseJobYaml(WithCommand("deadline: \"" + d + "\"\n"), "j", kNow);
   };
-  EXPECT_EQ(deadline("+12h")->spec.deadline, kNow + 12 * 3600);
-  EXPECT_EQ(deadline("2026-12-01T19:00:00+01:00")->spec.deadline, kNow + 18 * 3600);
-  EXPECT_EQ(deadline("2026-12-01t18:00:00.250z")->spec.deadline, kNow + 18 * 3600);
+  EXPECT_EQ(deadline("+12h")->spec.deadline, kNow + 12 * kHour);
+  EXPECT_EQ(deadline("2026-12-01T19:00:00+01:00")->spec.deadline, kNow + 18 * kHour);
+  EXPECT_EQ(deadline("2026-12-01t18:00:00.250z")->spec.deadline, kNow + 18 * kHour);
   EXPECT_THAT(deadline("2026-11-30T12:00:00Z").status().message(),
               HasSubstr("j:2:11: deadline: '2026-11-30T12:00:00Z' is not in the future"));
   EXPECT_THAT(deadline("2026-02-30T00:00:00Z").status().message(), HasSubstr("not a valid date"));
@@ -222,12 +222,12 @@ TEST(JobFileTest, TimeLimitTakesSlurmsFormsAndDurations) {
   auto limit = [](const std::string& text) {
     return ParseJobYaml(WithCommand("time_limit: \"" + text + "\"\n"), "j", kNow);
   };
-  EXPECT_EQ(limit("90")->spec.time_limit, 90 * 60);
-  EXPECT_EQ(limit("1:30")->spec.time_limit, 90);
-  EXPECT_EQ(limit("1:00:00")->spec.time_limit, 3600);
-  EXPECT_EQ(limit("2-12")->spec.time_limit, 60 * 3600);
-  EXPECT_EQ(limit("1-00:00:30")->spec.time_limit, 86430);
-  EXPECT_EQ(limit("2h")->spec.time_limit, 7200);
+  EXPECT_EQ(limit("90")->spec.time_limit, 90 * kMinute);
+  EXPECT_EQ(limit("1:30")->spec.time_limit, 90 * kSecond);
+  EXPECT_EQ(limit("1:00:00")->spec.time_limit, kHour);
+  EXPECT_EQ(limit("2-12")->spec.time_limit, 60 * kHour);
+  EXPECT_EQ(limit("1-00:00:30")->spec.time_limit, kDay + 30 * kSecond);
+  EXPECT_EQ(limit("2h")->spec.time_limit, 2 * kHour);
   EXPECT_FALSE(limit("UNLIMITED")->spec.time_limit.has_value());
   EXPECT_FALSE(limit("0")->spec.time_limit.has_value());
   EXPECT_THAT(limit("1:75:00").status().message(), HasSubstr("j:2:13: time_limit: "));
@@ -406,24 +406,24 @@ TEST(JobFileTest, CheckpointCostAndStallTakeDurationsOfZeroOrMore) {
   };
   Result<JobRequest> r = read("checkpoint_cost: 90\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->spec.checkpoint_cost, 90);
+  EXPECT_EQ(r->spec.checkpoint_cost, 90 * kSecond);
   EXPECT_FALSE(r->spec.checkpoint_stall.has_value());  // synchronous: the whole cost pauses
   r = read("checkpoint_cost: 1h30m\ncheckpoint_stall: 0s\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->spec.checkpoint_cost, 5400);
+  EXPECT_EQ(r->spec.checkpoint_cost, 90 * kMinute);
   EXPECT_EQ(r->spec.checkpoint_stall, 0);  // asynchronous, without a pause
   r = read("checkpoint_cost: 0s\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->spec.checkpoint_cost, 0);
   r = read("checkpoint_cost: 2m\ncheckpoint_stall: 120\n");  // the whole checkpoint pauses
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->spec.checkpoint_stall, 120);
+  EXPECT_EQ(r->spec.checkpoint_stall, 2 * kMinute);
   r = ParseJobJson(R"({"command": ["a"], "checkpointable": true, "checkpoint_cost": 45,
                        "checkpoint_stall": "2s"})",
                    kNow);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->spec.checkpoint_cost, 45);
-  EXPECT_EQ(r->spec.checkpoint_stall, 2);
+  EXPECT_EQ(r->spec.checkpoint_cost, 45 * kSecond);
+  EXPECT_EQ(r->spec.checkpoint_stall, 2 * kSecond);
 }
 
 TEST(JobFileTest, BadCheckpointCostAndStallNameTheFieldAndTheValue) {
@@ -514,8 +514,8 @@ TEST(JobFileTest, ReadsTheExampleJobFile) {
   EXPECT_EQ(r->spec.gpus, 1);
   EXPECT_TRUE(r->spec.preemptible);
   EXPECT_TRUE(r->spec.checkpointable);
-  EXPECT_EQ(r->spec.checkpoint_interval, 2);
-  EXPECT_EQ(r->spec.estimate, 15);
+  EXPECT_EQ(r->spec.checkpoint_interval, 2 * kSecond);
+  EXPECT_EQ(r->spec.estimate, 15 * kSecond);
   EXPECT_EQ(r->spec.team, "ml");
   EXPECT_THAT(ReadJobFile("/no/such/job.yaml", kNow).status().message(),
               HasSubstr("job file: cannot open '/no/such/job.yaml'"));
@@ -527,16 +527,17 @@ TEST(JobFileTest, ReadsThePyTorchExampleJobFile) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->command.at(1), "examples/python/pytorch_train.py");
   EXPECT_TRUE(r->spec.checkpointable);
-  EXPECT_EQ(r->spec.checkpoint_interval, 30);
-  EXPECT_EQ(r->spec.checkpoint_cost, 1);
+  EXPECT_EQ(r->spec.checkpoint_interval, 30 * kSecond);
+  EXPECT_EQ(r->spec.checkpoint_cost, kSecond);
   EXPECT_EQ(r->spec.checkpoint_stall, 0);
 }
 
 TEST(JobValuesTest, DateTimesRoundTrip) {
   EXPECT_EQ(*ParseDateTime("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(*ParseDateTime("2026-12-01T00:00:00Z"), kNow);
-  EXPECT_EQ(FormatDateTime(kNow + 3661), "2026-12-01T01:01:01Z");
-  EXPECT_EQ(FormatDateTime(-1), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(FormatDateTime(kNow + kHour + kMinute + kSecond), "2026-12-01T01:01:01Z");
+  EXPECT_EQ(FormatDateTime(-kSecond), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(FormatDateTime(-1), "1969-12-31T23:59:59Z");  // a part of a second: the second before
   EXPECT_FALSE(ParseDateTime("2026-12-01T24:00:00Z").ok());
   EXPECT_FALSE(ParseDateTime("2026-12-01T10:00:00+1:00").ok());
 }

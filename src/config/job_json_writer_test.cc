@@ -12,7 +12,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr Time kNow = Seconds(1796083200);  // 2026-12-01T00:00:00Z
 
 // Every field a job file has, compared one by one so a failure names the field.
 void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
@@ -66,11 +66,11 @@ TEST(JobJsonWriterTest, EveryFieldRoundTrips) {
   r.spec.urgency = Urgency::kCritical;
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
-  r.spec.checkpoint_interval = 1800 + 45;
-  r.spec.checkpoint_cost = 120 + 7;
-  r.spec.checkpoint_stall = 5;
-  r.spec.estimate = 2 * 3600 + 60;
-  r.spec.deadline = kNow + 18 * 3600 + 7;
+  r.spec.checkpoint_interval = 30 * kMinute + 45 * kSecond;
+  r.spec.checkpoint_cost = 2 * kMinute + 7 * kSecond;
+  r.spec.checkpoint_stall = 5 * kSecond;
+  r.spec.estimate = 2 * kHour + kMinute;
+  r.spec.deadline = kNow + 18 * kHour + 7 * kSecond;
   r.spec.team = "ml";
   r.spec.cpu_milli = 1500;
   r.spec.memory_mib = 16 * 1024 + 3;
@@ -120,11 +120,11 @@ TEST(JobJsonWriterTest, WritesTheFormsAJobFileUses) {
   JobRequest r;
   r.command = {"a"};
   r.spec.checkpointable = true;
-  r.spec.checkpoint_interval = 5400;
-  r.spec.checkpoint_cost = 150;
-  r.spec.checkpoint_stall = 5;
-  r.spec.estimate = 7200;
-  r.spec.deadline = kNow + 3600;
+  r.spec.checkpoint_interval = 90 * kMinute;
+  r.spec.checkpoint_cost = 2 * kMinute + 30 * kSecond;
+  r.spec.checkpoint_stall = 5 * kSecond;
+  r.spec.estimate = 2 * kHour;
+  r.spec.deadline = kNow + kHour;
   r.spec.cpu_milli = 500;
   r.spec.memory_mib = 2048;
   r.spec.urgency = Urgency::kHigh;

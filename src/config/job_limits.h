@@ -34,7 +34,7 @@ inline constexpr Urgency kDefaultMaxUrgency = Urgency::kNormal;
 inline constexpr int64_t kDefaultMaxWaitingJobsPerUser = 10000;
 inline constexpr int64_t kDefaultMaxWaitingJobsPerTeam = 50000;
 inline constexpr int64_t kDefaultMaxTasksPerSubmission = 10000;
-inline constexpr Time kDefaultPurgeJobDetailsAfter = 30 * 86400;
+inline constexpr Time kDefaultPurgeJobDetailsAfter = 30 * kDay;
 // The largest values an admin may set.
 inline constexpr int64_t kMaxWaitingJobsCap = 10'000'000;
 

@@ -35,7 +35,7 @@ TEST(JobLimitsTest, WithoutASectionEveryoneGetsTheDefaults) {
   EXPECT_EQ(r->MaxWaitingJobsPerUser("bob", "ml").value, kDefaultMaxWaitingJobsPerUser);
   EXPECT_EQ(r->MaxWaitingJobsPerTeam("ml").value, kDefaultMaxWaitingJobsPerTeam);
   EXPECT_EQ(r->MaxTasksPerSubmission("bob", "ml").value, kDefaultMaxTasksPerSubmission);
-  EXPECT_EQ(r->purge_job_details_after, 30 * 86400);
+  EXPECT_EQ(r->purge_job_details_after, 30 * kDay);
 }
 
 // The user's entry wins over the team's, the team's over the top level, that over the default;
@@ -76,7 +76,7 @@ limits:
             std::string::npos);
   EXPECT_EQ(r->MaxTasksPerSubmission("x", "vision").value, 100000);
   EXPECT_EQ(r->MaxTasksPerSubmission("x", "ml").value, 2000);
-  EXPECT_EQ(r->purge_job_details_after, 7 * 86400);
+  EXPECT_EQ(r->purge_job_details_after, 7 * kDay);
   const std::string line = r->Describe();
   EXPECT_NE(line.find("urgency up to low (above it: team ml critical, user sqz-bob high)"),
             std::string::npos)

@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr Time kNow = 1796083200;  // 2026-12-01T00:00:00Z
+constexpr Time kNow = Seconds(1796083200);  // 2026-12-01T00:00:00Z
 
 std::string JsonError(const std::string& text) {
   Result<JobRequest> r = ParseJobJson(text, kNow);

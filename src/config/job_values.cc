@@ -61,13 +61,14 @@ Result<Time> ParseDateTime(std::string_view text) {
   if (!date.ok() || hour > 23 || minute > 59 || second > 59) {
     return Status::Error("'" + s + "' is not a valid date and time of day");
   }
-  const Time days = std::chrono::sys_days(date).time_since_epoch().count();
-  return days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  return Seconds(days * 86400 + hour * 3600 + minute * 60 + second - offset_s);
 }
 
 std::string FormatDateTime(Time t) {
-  const Time days = (t >= 0 ? t : t - 86399) / 86400;
-  const Time rest = t - days * 86400;
+  const int64_t seconds = WholeSeconds(t);  // a part of a second is dropped, as in ParseDateTime
+  const int64_t days = (seconds >= 0 ? seconds : seconds - 86399) / 86400;
+  const int64_t rest = seconds - days * 86400;
   const std::chrono::year_month_day date{std::chrono::sys_days(std::chrono::days(days))};
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%04d-%02u-%02uT%02d:%02d:%02dZ",

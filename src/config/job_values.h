@@ -13,9 +13,9 @@
 namespace squeeze {
 
 // "2026-12-01T18:00:00Z", "2026-12-01T19:00:00+01:00", optional fractional seconds (dropped);
-// 'T' may be 't' or a space, 'Z' may be 'z'. Seconds since the epoch.
+// 'T' may be 't' or a space, 'Z' may be 'z'. The moment as a Time (from the epoch).
 Result<Time> ParseDateTime(std::string_view text);
-// "2026-12-01T18:00:00Z" (UTC).
+// "2026-12-01T18:00:00Z" (UTC); a part of a second is dropped (rounded toward the past).
 std::string FormatDateTime(Time t);
 // "16GiB", "512MiB", "1.5TiB" (a space before the unit is allowed) -> MiB, rounded; > 0.
 Result<int64_t> ParseMemoryMib(std::string_view text);

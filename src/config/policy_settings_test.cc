@@ -69,7 +69,7 @@ TEST(PolicySettingsTest, SettingsAreCheckedAgainstThePoliciesAsTheyEndUp) {
       PolicyDriver::kSimulator);
   ASSERT_TRUE(notes.ok()) << notes.status().message();
   EXPECT_THAT(notes->notes, IsEmpty());
-  EXPECT_EQ(p[0].slice, 600);
+  EXPECT_EQ(p[0].slice, 10 * kMinute);
   EXPECT_THAT(p[0].actions, ElementsAre("allocate", "backfill", "preempt", "slice"));
   // Removing the action makes it unread again.
   EXPECT_EQ(Refusal({"squeeze"}, {"defrag_max_moves_per_hour=3", "defrag=false"}),
@@ -85,7 +85,7 @@ TEST(PolicySettingsTest, ASettingSomePoliciesReadGivesANote) {
   ASSERT_TRUE(notes.ok()) << notes.status().message();
   EXPECT_THAT(notes->notes, ElementsAre("--set slice=10m changes policy sliced only: fifo does not "
                                   "read slice (read only by the slice action)"));
-  EXPECT_EQ(p[1].slice, 600);
+  EXPECT_EQ(p[1].slice, 10 * kMinute);
 }
 
 TEST(PolicySettingsTest, UnknownKeysNameTheNearest) {
@@ -104,8 +104,8 @@ TEST(PolicySettingsTest, BadValuesAndBadTextNameTheSettingAndChangeNothing) {
   ASSERT_FALSE(notes.ok());
   EXPECT_EQ(notes.status().message(),
             "--set slice=soon: policy option slice: value 'soon' is not a duration");
-  EXPECT_EQ(p[0].min_runtime, 300);  // nothing of the refused list was applied
-  EXPECT_EQ(p[0].slice, 1800);
+  EXPECT_EQ(p[0].min_runtime, 5 * kMinute);  // nothing of the refused list was applied
+  EXPECT_EQ(p[0].slice, 30 * kMinute);
   EXPECT_EQ(Refusal({"fifo"}, {"strict"}),
             "--set strict: not KEY=VALUE (e.g. min_runtime=10m, or squeeze.min_runtime=10m for "
             "one policy)");

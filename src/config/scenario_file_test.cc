@@ -72,8 +72,8 @@ TEST(ScenarioFileTest, ReadsEverySetting) {
   EXPECT_EQ(d.seed, 7u);
   EXPECT_EQ(d.assume.preemptible, true);
   EXPECT_EQ(d.assume.checkpointable, false);
-  EXPECT_EQ(d.assume.checkpoint_cost, 60);
-  EXPECT_EQ(d.assume.checkpoint_stall, 5);
+  EXPECT_EQ(d.assume.checkpoint_cost, kMinute);
+  EXPECT_EQ(d.assume.checkpoint_stall, 5 * kSecond);
   EXPECT_EQ(d.assume.data_gb, 2.5);
   EXPECT_EQ(d.assume.urgent_share, 0.25);
   EXPECT_EQ(d.inference_load, Dir() + "/load.csv");
@@ -98,9 +98,9 @@ TEST(ScenarioFileTest, AVariantOverridesTheDefaults) {
   EXPECT_THAT(*other.policies, ElementsAre("fifo", "sjf+borrow"));
   EXPECT_EQ(other.seed, 3u);
   EXPECT_EQ(other.inference_load, "");  // none
-  EXPECT_EQ(other.assume.checkpoint_cost, 90);
-  EXPECT_EQ(other.assume.checkpoint_stall, 90);
-  EXPECT_EQ(ResolveVariant(*r, r->variants[0]).assume.checkpoint_stall, 5);  // inherited
+  EXPECT_EQ(other.assume.checkpoint_cost, 90 * kSecond);
+  EXPECT_EQ(other.assume.checkpoint_stall, 90 * kSecond);
+  EXPECT_EQ(ResolveVariant(*r, r->variants[0]).assume.checkpoint_stall, 5 * kSecond);  // inherited
   EXPECT_EQ(other.assume.checkpointable, false);  // inherited
   EXPECT_EQ(other.set, (SetList{{"squeeze.slice", "30m"}, {"min_runtime", "1h"},
                                 {"fifo.job_order", "sjf"}}));

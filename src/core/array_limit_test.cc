@@ -35,21 +35,21 @@ TEST(ArrayLimitTest, NoMoreTasksRunThanTheLimitAndTheNextStartsWhenOneEnds) {
     ++limited;
   }
   EXPECT_EQ(limited, 4);
-  s.Finish(11, 5);
-  s.Cycle(5);
+  s.Finish(11, 5 * kSecond);
+  s.Cycle(5 * kSecond);
   EXPECT_EQ(RunningTasks(s, 10), 2);
   EXPECT_TRUE(s.job(12).IsActive());
   // A waiting task cancelled gives its place to the next one; a running one cancelled too.
-  ASSERT_TRUE(s.sched().Cancel(13, 6).ok());
-  ASSERT_TRUE(s.sched().Cancel(10, 6).ok());
-  s.Cycle(6);
+  ASSERT_TRUE(s.sched().Cancel(13, 6 * kSecond).ok());
+  ASSERT_TRUE(s.sched().Cancel(10, 6 * kSecond).ok());
+  s.Cycle(6 * kSecond);
   EXPECT_TRUE(s.job(14).IsActive());
   EXPECT_EQ(RunningTasks(s, 10), 2);
-  s.Finish(12, 7);
-  s.Finish(14, 7);
-  s.Cycle(7);
+  s.Finish(12, 7 * kSecond);
+  s.Finish(14, 7 * kSecond);
+  s.Cycle(7 * kSecond);
   EXPECT_TRUE(s.job(15).IsActive());
-  s.Finish(15, 8);
+  s.Finish(15, 8 * kSecond);
   EXPECT_EQ(s.sched().JobCount(), 1u);  // job 20
 }
 
@@ -61,13 +61,13 @@ TEST(ArrayLimitTest, APreemptedTaskKeepsItsPlace) {
   for (int t = 0; t < 3; ++t) s.Add(NewJob(10 + t, 1, 0).ArrayTask(10, t, 1).Elastic());
   s.Cycle(0);
   ASSERT_TRUE(s.job(10).IsActive());
-  s.Add(NewJob(30, 2, 1).Urgency(Urgency::kCritical));
-  s.Settle(1);
+  s.Add(NewJob(30, 2, 1 * kSecond).Urgency(Urgency::kCritical));
+  s.Settle(1 * kSecond);
   EXPECT_TRUE(s.job(30).IsActive());
   EXPECT_FALSE(s.job(10).IsActive());
   EXPECT_TRUE(s.job(11).parked);
-  s.Finish(30, 2);
-  s.Cycle(2);
+  s.Finish(30, 2 * kSecond);
+  s.Cycle(2 * kSecond);
   EXPECT_TRUE(s.job(10).IsActive());
   EXPECT_EQ(RunningTasks(s, 10), 1);
 }
@@ -77,12 +77,13 @@ TEST(ArrayLimitTest, APreemptedTaskKeepsItsPlace) {
 TEST(ArrayLimitTest, AFaultTolerantArrayGoesToSpotFirstWithinItsLimit) {
   ClusterSpec spec = Cluster({{"home", 1, 4}, {"spot", 2, 4}});
   spec.pools[1].kind = PoolKind::kSpot;
-  spec.pools[1].spot.mean_reclaim_interval = 6 * 3600;
-  spec.pools[1].spot.warning = 30;
+  spec.pools[1].spot.mean_reclaim_interval = 6 * kHour;
+  spec.pools[1].spot.warning = 30 * kSecond;
   Scenario s(spec, testing::MakePolicy("fifo", {{"actions", "spot|allocate"},
                                                  {"learned_estimates", "false"}}));
   for (int t = 0; t < 4; ++t) {
-    JobSpec task = NewJob(10 + t, 1, 0).Pool("home").Elastic().Estimate(3600).ArrayTask(10, t, 3);
+    JobSpec task =
+        NewJob(10 + t, 1, 0).Pool("home").Elastic().Estimate(kHour).ArrayTask(10, t, 3);
     task.fault_tolerant = true;
     s.Add(task);
   }

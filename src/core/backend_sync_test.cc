@@ -43,8 +43,8 @@ TEST(BackendSyncTest, ASlurmPoolPlacesAJobOfSeveralNodesWithTheSameGpusOnEach) {
     Scenario s(spec, "fifo");
     s.Add(NewJob(1, 1, 0));
     EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0"));
-    s.Add(NewJob(2, 6, 1));
-    const std::vector<std::string> started = s.Cycle(1);
+    s.Add(NewJob(2, 6, 1 * kSecond));
+    const std::vector<std::string> started = s.Cycle(1 * kSecond);
     ASSERT_EQ(started.size(), 1u);
     if (slurm) {
       EXPECT_EQ(started[0], "start 2 on a0:1,2,3 a1:0,1,2");
@@ -88,8 +88,8 @@ TEST(BackendSyncTest, RelocateTakesTheBackendsPlacementAndRefusesWhatDoesNotFit)
   EXPECT_EQ(s.sched().cluster().node(1).whole_free, 0);
   // GPUs that do not add up, a different count, or a job that does not run: refused, and
   // nothing changes.
-  s.Add(NewJob(3, 4, 1));
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 3 on a0:0,1,2,3"));
+  s.Add(NewJob(3, 4, 1 * kSecond));
+  EXPECT_THAT(s.Cycle(1 * kSecond), ElementsAre("start 3 on a0:0,1,2,3"));
   EXPECT_THAT(s.sched().Relocate({{1, On({{0, {0, 1}}})}}).status().message(),
               HasSubstr("job 3: its new GPUs are not free"));
   EXPECT_THAT(s.sched().Relocate({{1, On({{1, {0}}})}}).status().message(),
@@ -102,10 +102,10 @@ TEST(BackendSyncTest, RelocateTakesTheBackendsPlacementAndRefusesWhatDoesNotFit)
   EXPECT_EQ(s.sched().cluster().node(0).whole_free, 0);
   EXPECT_EQ(s.sched().cluster().node(1).whole_free, 0);
   // The GPUs a job leaves take the next job.
-  s.Add(NewJob(4, 2, 2));
-  EXPECT_THAT(s.Cycle(2), IsEmpty());
-  s.Finish(2, 3);
-  EXPECT_THAT(s.Cycle(3), ElementsAre("start 4 on a1:0,1"));
+  s.Add(NewJob(4, 2, 2 * kSecond));
+  EXPECT_THAT(s.Cycle(2 * kSecond), IsEmpty());
+  s.Finish(2, 3 * kSecond);
+  EXPECT_THAT(s.Cycle(3 * kSecond), ElementsAre("start 4 on a1:0,1"));
 }
 
 TEST(BackendSyncTest, GpusOthersHoldTakeNoJobUntilGivenBack) {
@@ -117,21 +117,21 @@ TEST(BackendSyncTest, GpusOthersHoldTakeNoJobUntilGivenBack) {
   ASSERT_TRUE(s.sched().SetForeignGpus(1, 0b1111).ok());
   ASSERT_TRUE(s.sched().SetForeignGpus(0, 0b0001).ok());
   EXPECT_EQ(s.sched().ForeignGpus(1), 0b1111u);
-  s.Add(NewJob(2, 3, 1));
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 2 on a0:1,2,3"));
-  s.Add(NewJob(3, 4, 2));
-  EXPECT_THAT(s.Cycle(2), IsEmpty());
+  s.Add(NewJob(2, 3, 1 * kSecond));
+  EXPECT_THAT(s.Cycle(1 * kSecond), ElementsAre("start 2 on a0:1,2,3"));
+  s.Add(NewJob(3, 4, 2 * kSecond));
+  EXPECT_THAT(s.Cycle(2 * kSecond), IsEmpty());
   EXPECT_EQ(s.job(1).state, JobState::kRunning);
   // Job 1 ends: its GPU stays held for the other user.
-  s.Finish(1, 3);
+  s.Finish(1, 3 * kSecond);
   EXPECT_EQ(s.sched().cluster().node(0).whole_free, 0);
   // The other user's job on a1 ends: the 4-GPU job starts there; then a0's GPU 0 comes back.
   ASSERT_TRUE(s.sched().SetForeignGpus(1, 0).ok());
-  EXPECT_THAT(s.Cycle(3), ElementsAre("start 3 on a1:0,1,2,3"));
-  s.Add(NewJob(4, 1, 4));
-  EXPECT_THAT(s.Cycle(4), IsEmpty());
+  EXPECT_THAT(s.Cycle(3 * kSecond), ElementsAre("start 3 on a1:0,1,2,3"));
+  s.Add(NewJob(4, 1, 4 * kSecond));
+  EXPECT_THAT(s.Cycle(4 * kSecond), IsEmpty());
   ASSERT_TRUE(s.sched().SetForeignGpus(0, 0).ok());
-  EXPECT_THAT(s.Cycle(5), ElementsAre("start 4 on a0:0"));
+  EXPECT_THAT(s.Cycle(5 * kSecond), ElementsAre("start 4 on a0:0"));
   EXPECT_FALSE(s.sched().SetForeignGpus(7, 1).ok());
 }
 

@@ -24,7 +24,7 @@ void PutInService(EngineState& s, int node, int64_t key, Time now) {
   const int pool = s.cluster.node(node).pool;
   for (EngineState::TakeStats* st : {&s.pool_takes[pool], ModelStats(s, node)}) {
     ++st->in_service;
-    st->in_service_since_sum += static_cast<double>(now);
+    st->in_service_since_sum += ToSeconds(now);
   }
 }
 
@@ -34,8 +34,8 @@ void TakeOutOfService(EngineState& s, int node, int64_t key, Time now) {
   const int pool = s.cluster.node(node).pool;
   for (EngineState::TakeStats* st : {&s.pool_takes[pool], ModelStats(s, node)}) {
     --st->in_service;
-    st->in_service_since_sum -= static_cast<double>(it->second);
-    st->exposure_s += static_cast<double>(now - it->second);
+    st->in_service_since_sum -= ToSeconds(it->second);
+    st->exposure_s += ToSeconds(now - it->second);
     ++st->taken;
   }
   s.in_service_since.erase(it);
@@ -78,7 +78,10 @@ Status Scheduler::Reclaimed(int node, Time now, Time warning, bool stop_jobs) {
   if (node < 0 || node >= static_cast<int>(s.cluster.nodes().size())) {
     return Status::Error("node " + std::to_string(node) + " is not in the cluster");
   }
-  if (warning < 0) return Status::Error("reclaim warning " + std::to_string(warning) + " is negative");
+  if (warning < 0) {
+    return Status::Error("reclaim warning " + std::to_string(WholeSeconds(warning)) +
+                         " is negative");
+  }
   StartServiceClocks(s, now);
   const std::string& name = s.cluster.spec().nodes[node].name;
   ++s.counters.reclaims;
@@ -205,10 +208,10 @@ double PlacementTimeBetweenTakes(const EngineState& s, int pool, const Placement
 double MeanTimeBetweenTakes(const EngineState& s, int pool, const std::string& model, Time now) {
   const PoolSpec& spec = s.cluster.spec().pools[pool];
   // Before any experience: the configured mean for spot, else a cautious 6 h (spot) or 1 h
-  // (colocated) per unit.
+  // (colocated) per unit. In seconds, as the exposure.
   double prior = spec.kind == PoolKind::kSpot ? 6 * 3600.0 : 3600.0;
   if (spec.kind == PoolKind::kSpot && spec.spot.mean_reclaim_interval > 0) {
-    prior = static_cast<double>(spec.spot.mean_reclaim_interval);
+    prior = ToSeconds(spec.spot.mean_reclaim_interval);
   }
   const EngineState::TakeStats* st = &s.pool_takes[pool];
   if (!model.empty()) {

@@ -77,7 +77,7 @@ Time UploadSeconds(const CheckpointStore& store) {
   if (store.max_upload_gbps > 0) gbps = std::min(gbps, store.max_upload_gbps);
   if (!store.named() || store.checkpoint_bytes <= 0 || gbps <= 0) return 0;
   const double seconds = static_cast<double>(store.checkpoint_bytes) * 8 / (gbps * 1e9);
-  return static_cast<Time>(std::ceil(seconds));
+  return Seconds(static_cast<int64_t>(std::ceil(seconds)));  // whole seconds
 }
 
 std::map<std::string, std::string> CheckpointStoreEnvironment(JobId id,

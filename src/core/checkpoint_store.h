@@ -35,8 +35,8 @@ struct CheckpointStore {
 Status CheckStoreUrl(std::string_view url);       // s3://BUCKET[/PREFIX], bucket per S3's rules
 Status CheckStoreEndpoint(std::string_view url);  // http:// or https:// and a host
 
-// Seconds one upload takes: checkpoint_bytes * 8 / (gbps * 1e9), rounded up, at upload_gbps
-// or max_upload_gbps, whichever is lower.
+// How long one upload takes: checkpoint_bytes * 8 / (gbps * 1e9) seconds, rounded up to a whole
+// second, at upload_gbps or max_upload_gbps, whichever is lower.
 Time UploadSeconds(const CheckpointStore& store);
 
 // What the job's environment gets for job `id`: SQUEEZE_CHECKPOINT_STORE (the URL with the job

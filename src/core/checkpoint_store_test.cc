@@ -27,11 +27,11 @@ TEST(CheckpointStoreTest, UploadTimeIsSizeOverBandwidthRoundedUp) {
   CheckpointStore s;
   s.url = "s3://ckpt/a";
   s.checkpoint_bytes = int64_t{10} << 30;  // 10 GiB at 1 Gbit/s: 85.9 s
-  EXPECT_EQ(UploadSeconds(s), 86);
+  EXPECT_EQ(UploadSeconds(s), 86 * kSecond);
   s.upload_gbps = 10;
-  EXPECT_EQ(UploadSeconds(s), 9);
+  EXPECT_EQ(UploadSeconds(s), 9 * kSecond);
   s.max_upload_gbps = 2;  // capped below the link: the cap is what an upload takes
-  EXPECT_EQ(UploadSeconds(s), 43);
+  EXPECT_EQ(UploadSeconds(s), 43 * kSecond);
   EXPECT_EQ(CheckpointStoreEnvironment(1, s).at("SQUEEZE_CHECKPOINT_STORE_MAX_GBPS"), "2");
   s.max_upload_gbps = 0;
   s.checkpoint_bytes = 0;

@@ -21,22 +21,22 @@ struct SlurmPoolSpec {
 };
 
 // A spot pool's nodes can be taken back by their provider at short notice (a reclaim). The
-// jobs on a reclaimed node get `warning` seconds to checkpoint and leave.
+// jobs on a reclaimed node get `warning` to checkpoint and leave.
 struct SpotSpec {
-  Time warning = 30;
+  Time warning = 30 * kSecond;
   // The mean time between reclaims of one node, as the provider or experience says: the
   // simulator draws each node's reclaims from a seeded exponential process with this mean
   // (0 = never), and the scheduler starts from it before it has seen reclaims of its own.
   Time mean_reclaim_interval = 0;
   // Simulator: how long a reclaimed node stays away before the pool gets it back.
-  Time outage = 3600;
+  Time outage = kHour;
 };
 
 // A colocated pool's GPUs serve inference first; training may use what inference leaves.
 struct ColocationSpec {
   double cap = 0.6;       // the largest share of a GPU training may take (0 < cap <= 1)
   // Training on a GPU leaves within this once the inference load rises past 1 - cap.
-  Time evict_within = 60;
+  Time evict_within = kMinute;
   // How fast training runs on a GPU it shares, as a fraction of a dedicated GPU (0 < x <= 1;
   // default: the cap, as for a job that keeps a whole GPU busy).
   double training_speed = 0;  // 0 = cap

@@ -9,6 +9,10 @@ namespace squeeze {
 
 namespace {
 
+// FormatDuration writes a tick's fraction of a second in decimals.
+constexpr bool PowerOfTen(Time n) { return n == 1 || (n % 10 == 0 && PowerOfTen(n / 10)); }
+static_assert(PowerOfTen(kSecond), "kSecond must be 1, 10, 100, 1000, ...");
+
 constexpr char kClockForms[] = "forms: MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS";
 
 bool AllDigits(std::string_view s) {
@@ -65,7 +69,11 @@ Result<Time> ParseClock(const std::string& s, bool minutes_alone) {
     return bad("minutes " + std::to_string(m) + " are not below 60");
   }
   if (sec >= 60) return bad("seconds " + std::to_string(sec) + " are not below 60");
-  return days * 86400 + h * 3600 + m * 60 + sec;
+  // In seconds first: a Time of more than 1e15 seconds would not fit at every tick size.
+  const double seconds = static_cast<double>(days) * 86400 + static_cast<double>(h) * 3600 +
+                         static_cast<double>(m) * 60 + static_cast<double>(sec);
+  if (seconds > 1e15) return bad("longer than 1e15 seconds");
+  return days * kDay + h * kHour + m * kMinute + sec * kSecond;
 }
 
 bool ClockForm(std::string_view s) {
@@ -102,7 +110,7 @@ Result<Time> ParseDuration(std::string_view text) {
     const std::string number = s.substr(i, j - i);
     const double v = std::strtod(number.c_str(), &end);
     if (end != number.c_str() + number.size() || !std::isfinite(v)) return bad();
-    double unit = 1;
+    double unit = 1;  // seconds
     if (j < s.size()) {
       switch (s[j]) {
         case 's': unit = 1; break;
@@ -120,19 +128,29 @@ Result<Time> ParseDuration(std::string_view text) {
     i = j;
   }
   if (total > 1e15) return bad();
-  return static_cast<Time>(std::llround(total));
+  return Seconds(std::llround(total));  // whole seconds, as written
 }
 
-std::string FormatDuration(Time seconds) {
-  if (seconds == 0) return "0s";
-  std::string out = seconds < 0 ? "-" : "";
-  Time s = seconds < 0 ? -seconds : seconds;
-  const struct { Time unit; char name; } kUnits[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+std::string FormatDuration(Time t) {
+  if (t == 0) return "0s";
+  std::string out = t < 0 ? "-" : "";
+  const Time abs = t < 0 ? -t : t;
+  Time s = abs / kSecond;           // whole seconds
+  const Time part = abs % kSecond;  // and ticks of a second (only where a tick is shorter)
+  const struct { Time unit; char name; } kUnits[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}};
   for (const auto& u : kUnits) {
     if (s >= u.unit) {
       out += std::to_string(s / u.unit) + u.name;
       s %= u.unit;
     }
+  }
+  if (part != 0) {
+    // "1.5s", "2m0.25s": the fraction of a second, without trailing zeros.
+    std::string digits = std::to_string(part + kSecond).substr(1);
+    while (!digits.empty() && digits.back() == '0') digits.pop_back();
+    out += std::to_string(s) + "." + digits + "s";
+  } else if (s > 0) {
+    out += std::to_string(s) + "s";
   }
   return out;
 }

@@ -17,8 +17,9 @@ Result<Time> ParseDuration(std::string_view text);
 // forms above, and squeeze's forms with a unit ("30m"); "0", "UNLIMITED" and "INFINITE" are no
 // limit (0).
 Result<Time> ParseSlurmTime(std::string_view text);
-// "45s", "30m", "2h5m", "3d4h": the shortest exact form; "0s" for zero.
-std::string FormatDuration(Time seconds);
+// "45s", "30m", "2h5m", "3d4h": the shortest exact form; "0s" for zero. A part of a second
+// (only where a tick is shorter than a second) is written in decimals: "1.5s", "2m0.25s".
+std::string FormatDuration(Time t);
 
 }  // namespace squeeze
 

@@ -17,21 +17,21 @@ std::string ErrorOf(const char* text) {
 }
 
 TEST(ParseDurationTest, UnitsAndPlainSeconds) {
-  EXPECT_EQ(Parsed("90s"), 90);
-  EXPECT_EQ(Parsed("30m"), 1800);
-  EXPECT_EQ(Parsed("12h"), 43200);
-  EXPECT_EQ(Parsed("2d"), 172800);
-  EXPECT_EQ(Parsed("45"), 45);
+  EXPECT_EQ(Parsed("90s"), 90 * kSecond);
+  EXPECT_EQ(Parsed("30m"), 1800 * kSecond);
+  EXPECT_EQ(Parsed("12h"), 43200 * kSecond);
+  EXPECT_EQ(Parsed("2d"), 172800 * kSecond);
+  EXPECT_EQ(Parsed("45"), 45 * kSecond);
   EXPECT_EQ(Parsed("0"), 0);
 }
 
 TEST(ParseDurationTest, CompoundAndFractional) {
-  EXPECT_EQ(Parsed("1h30m"), 5400);
-  EXPECT_EQ(Parsed("1d2h3m4s"), 93784);
-  EXPECT_EQ(Parsed("1.5h"), 5400);
-  EXPECT_EQ(Parsed("0.5m"), 30);
-  EXPECT_EQ(Parsed("1.4"), 1);  // rounded to the nearest second
-  EXPECT_EQ(Parsed("1.6"), 2);
+  EXPECT_EQ(Parsed("1h30m"), 5400 * kSecond);
+  EXPECT_EQ(Parsed("1d2h3m4s"), 93784 * kSecond);
+  EXPECT_EQ(Parsed("1.5h"), 5400 * kSecond);
+  EXPECT_EQ(Parsed("0.5m"), 30 * kSecond);
+  EXPECT_EQ(Parsed("1.4"), 1 * kSecond);  // rounded to the nearest second
+  EXPECT_EQ(Parsed("1.6"), 2 * kSecond);
 }
 
 TEST(ParseDurationTest, RejectsWhatIsNotADuration) {
@@ -47,13 +47,13 @@ TEST(ParseDurationTest, RejectsWhatIsNotADuration) {
 }
 
 TEST(ParseDurationTest, SlurmClockForms) {
-  EXPECT_EQ(Parsed("1:30"), 90);              // MM:SS
-  EXPECT_EQ(Parsed("90:00"), 5400);           // minutes may pass 59 in MM:SS
-  EXPECT_EQ(Parsed("1:00:00"), 3600);         // HH:MM:SS
-  EXPECT_EQ(Parsed("48:00:00"), 172800);
-  EXPECT_EQ(Parsed("2-12"), 216000);          // D-HH
-  EXPECT_EQ(Parsed("1-02:03"), 93780);        // D-HH:MM
-  EXPECT_EQ(Parsed("1-02:03:04"), 93784);     // D-HH:MM:SS
+  EXPECT_EQ(Parsed("1:30"), 90 * kSecond);              // MM:SS
+  EXPECT_EQ(Parsed("90:00"), 5400 * kSecond);           // minutes may pass 59 in MM:SS
+  EXPECT_EQ(Parsed("1:00:00"), 3600 * kSecond);         // HH:MM:SS
+  EXPECT_EQ(Parsed("48:00:00"), 172800 * kSecond);
+  EXPECT_EQ(Parsed("2-12"), 216000 * kSecond);          // D-HH
+  EXPECT_EQ(Parsed("1-02:03"), 93780 * kSecond);        // D-HH:MM
+  EXPECT_EQ(Parsed("1-02:03:04"), 93784 * kSecond);     // D-HH:MM:SS
   EXPECT_EQ(Parsed("0:00"), 0);
 }
 
@@ -76,15 +76,15 @@ TEST(ParseSlurmTimeTest, APlainNumberIsMinutesAndZeroIsNoLimit) {
     EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
     return r.ok() ? *r : -1;
   };
-  EXPECT_EQ(parsed("30"), 1800);
-  EXPECT_EQ(parsed("1:30"), 90);
-  EXPECT_EQ(parsed("2:00:00"), 7200);
-  EXPECT_EQ(parsed("1-00:00:00"), 86400);
+  EXPECT_EQ(parsed("30"), 1800 * kSecond);
+  EXPECT_EQ(parsed("1:30"), 90 * kSecond);
+  EXPECT_EQ(parsed("2:00:00"), 7200 * kSecond);
+  EXPECT_EQ(parsed("1-00:00:00"), 86400 * kSecond);
   EXPECT_EQ(parsed("0"), 0);
   EXPECT_EQ(parsed("UNLIMITED"), 0);
   EXPECT_EQ(parsed("INFINITE"), 0);
-  EXPECT_EQ(parsed("30m"), 1800);  // squeeze's own forms too
-  EXPECT_EQ(parsed("1h30m"), 5400);
+  EXPECT_EQ(parsed("30m"), 1800 * kSecond);  // squeeze's own forms too
+  EXPECT_EQ(parsed("1h30m"), 5400 * kSecond);
   EXPECT_EQ(ParseSlurmTime("1:3x").status().message(),
             "'1:3x' is not a duration: '3x' is not a number (forms: MM:SS, HH:MM:SS, D-HH, "
             "D-HH:MM, D-HH:MM:SS, or minutes)");
@@ -94,20 +94,36 @@ TEST(ParseSlurmTimeTest, APlainNumberIsMinutesAndZeroIsNoLimit) {
 
 TEST(FormatDurationTest, ShortestExactForm) {
   EXPECT_EQ(FormatDuration(0), "0s");
-  EXPECT_EQ(FormatDuration(45), "45s");
-  EXPECT_EQ(FormatDuration(1800), "30m");
-  EXPECT_EQ(FormatDuration(5400), "1h30m");
-  EXPECT_EQ(FormatDuration(7500), "2h5m");
-  EXPECT_EQ(FormatDuration(3600), "1h");
-  EXPECT_EQ(FormatDuration(273600), "3d4h");
-  EXPECT_EQ(FormatDuration(93784), "1d2h3m4s");
-  EXPECT_EQ(FormatDuration(-90), "-1m30s");
+  EXPECT_EQ(FormatDuration(45 * kSecond), "45s");
+  EXPECT_EQ(FormatDuration(1800 * kSecond), "30m");
+  EXPECT_EQ(FormatDuration(5400 * kSecond), "1h30m");
+  EXPECT_EQ(FormatDuration(7500 * kSecond), "2h5m");
+  EXPECT_EQ(FormatDuration(3600 * kSecond), "1h");
+  EXPECT_EQ(FormatDuration(273600 * kSecond), "3d4h");
+  EXPECT_EQ(FormatDuration(93784 * kSecond), "1d2h3m4s");
+  EXPECT_EQ(FormatDuration(-90 * kSecond), "-1m30s");
 }
 
 TEST(FormatDurationTest, RoundTripsThroughParse) {
-  for (Time t : {1, 59, 60, 61, 3599, 3600, 86399, 86400, 90061, 1000000}) {
+  for (Time s : {1, 59, 60, 61, 3599, 3600, 86399, 86400, 90061, 1000000}) {
+    const Time t = s * kSecond;
     EXPECT_EQ(Parsed(FormatDuration(t).c_str()), t) << FormatDuration(t);
   }
+}
+
+TEST(FormatDurationTest, APartOfASecondWhereATickIsShorter) {
+  if (kSecond < 100) GTEST_SKIP() << "a tick of a second";
+  EXPECT_EQ(FormatDuration(kSecond / 2), "0.5s");
+  EXPECT_EQ(FormatDuration(kMinute + kSecond / 4), "1m0.25s");
+  EXPECT_EQ(FormatDuration(-(kSecond + kSecond / 2)), "-1.5s");
+  EXPECT_EQ(FormatDuration(kHour + kSecond / 2), "1h0.5s");
+  EXPECT_EQ(Parsed("1.5"), 2 * kSecond);  // durations people write are whole seconds
+}
+
+TEST(ParseDurationTest, ClockFormsLongerThanAnyTimeAreRefused) {
+  EXPECT_FALSE(ParseDuration("99999999999-00").ok());
+  EXPECT_FALSE(ParseDuration("999999999999:00:00").ok());
+  EXPECT_EQ(Parsed("9999-00"), 9999 * kDay);
 }
 
 }  // namespace

@@ -116,9 +116,10 @@ struct EngineState {
     double exposure_s = 0;  // closed periods: units (nodes or GPUs) x seconds in service
     int64_t taken = 0;
     int64_t in_service = 0;     // units in service now
-    double in_service_since_sum = 0;  // sum of their since times
+    double in_service_since_sum = 0;  // sum of their since times, in seconds (ToSeconds)
+    // Units x seconds in service up to `now`.
     double ExposureAt(Time now) const {
-      return exposure_s + static_cast<double>(in_service) * static_cast<double>(now) -
+      return exposure_s + static_cast<double>(in_service) * ToSeconds(now) -
              in_service_since_sum;
     }
   };
@@ -166,10 +167,12 @@ bool Opportunistic(const EngineState& s, int pool);
 // Starts counting the spot nodes' and open colocated GPUs' time in service (once, at the
 // first time the scheduler is given).
 void StartServiceClocks(EngineState& s, Time now);
-// The learned mean time between takes of one unit of a pool (Scheduler::MeanTimeBetweenTakes).
+// The learned mean time between takes of one unit of a pool (Scheduler::MeanTimeBetweenTakes),
+// in seconds.
 double MeanTimeBetweenTakes(const EngineState& s, int pool, const std::string& model, Time now);
 // The same for a placement on the pool: a take of any of its nodes (spot) or GPUs (colocated)
-// interrupts it, so the learned mean is divided by how many it spans.
+// interrupts it, so the learned mean is divided by how many it spans. In seconds (as
+// core/spot_math.h takes it).
 double PlacementTimeBetweenTakes(const EngineState& s, int pool, const Placement& placement,
                                  Time now);
 // A colocated GPU's key in in_service_since, load_known_since and open_history.

@@ -6,7 +6,7 @@
 namespace squeeze {
 namespace {
 
-// Wall seconds a run of `job` needs from `now` to use up its estimate: what is left of its
+// How long (wall time) a run of `job` needs from `now` to use up its estimate: what is left of its
 // restart overhead, then its remaining work at its speed. nullopt without an estimate.
 std::optional<Time> RemainingRun(const Job& job, Time now) {
   if (!job.spec.estimate) return std::nullopt;
@@ -17,7 +17,8 @@ std::optional<Time> RemainingRun(const Job& job, Time now) {
 
 // The forecast's events: a run that ends (its estimate used up), a stop that completes, or a
 // run's minimum runtime over (it may be preempted from then: the live queue's cycle, which
-// runs every second while jobs run, sees it at once).
+// runs every second while jobs run, sees it at once). The forecast moves in whole seconds, as
+// that cycle does: an event comes at least a second after what caused it.
 enum class EventKind { kEnd, kStopped, kMayPreempt };
 struct Event {
   Time at;
@@ -41,14 +42,15 @@ struct QueueForecast::Driver {
   void Follow(const Job& job, Time t) {
     const JobId id = job.spec.id;
     if (job.state == JobState::kCheckpointing) {
-      events.insert({t + std::max<Time>(1, job.StopTakes(t)), id, EventKind::kStopped, job.run_start});
+      events.insert({t + std::max<Time>(kSecond, job.StopTakes(t)), id, EventKind::kStopped,
+                     job.run_start});
       return;
     }
     if (job.spec.preemptible && job.min_runtime_until > t) {
       events.insert({job.min_runtime_until, id, EventKind::kMayPreempt, job.run_start});
     }
     if (auto left = RemainingRun(job, t)) {
-      events.insert({t + std::max<Time>(1, *left), id, EventKind::kEnd, job.run_start});
+      events.insert({t + std::max<Time>(kSecond, *left), id, EventKind::kEnd, job.run_start});
     } else {
       endless.insert(id);
     }
@@ -125,7 +127,7 @@ void QueueForecast::Step() {
     over_ = true;
     return;
   }
-  t_ = std::max(next, t_ + 1);
+  t_ = std::max(next, t_ + kSecond);
   driver_->Advance(t_);
 }
 

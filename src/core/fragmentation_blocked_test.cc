@@ -33,28 +33,29 @@ FragmentationBlocked AfterEnds(const std::vector<JobSpec>& waiting,
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 2 on a0:2,3",
                                       "start 3 on a1:0,1", "start 4 on a1:2,3"));
   for (const JobSpec& job : waiting) s.Add(job);
-  for (JobId id : ended) s.Finish(id, 100);
-  EXPECT_THAT(s.Cycle(100), ElementsAre());
-  return Measure(s, 100);
+  for (JobId id : ended) s.Finish(id, 100 * kSecond);
+  EXPECT_THAT(s.Cycle(100 * kSecond), ElementsAre());
+  return Measure(s, 100 * kSecond);
 }
 
 TEST(FragmentationBlockedTest, FreeGpusOnTwoNodesBlockAJobOfFour) {
   // 2 + 2 free GPUs, no node with 4.
-  const FragmentationBlocked b = AfterEnds({NewJob(5, 4, 50).Pool("a")}, {1, 3});
+  const FragmentationBlocked b = AfterEnds({NewJob(5, 4, 50 * kSecond).Pool("a")}, {1, 3});
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
   EXPECT_THAT(b.milli_by_scope, ElementsAre(4000, 0));  // pool a, any pool
 }
 
 TEST(FragmentationBlockedTest, TooFewFreeGpusIsNotFragmentation) {
-  const FragmentationBlocked b = AfterEnds({NewJob(5, 4, 50)}, {1});
+  const FragmentationBlocked b = AfterEnds({NewJob(5, 4, 50 * kSecond)}, {1});
   EXPECT_EQ(b.jobs, 0);
   EXPECT_EQ(b.milli, 0);
 }
 
 TEST(FragmentationBlockedTest, JobsThatFitAreNotBlocked) {
   // Strict FIFO holds 6 (1 GPU) behind 5; 6 would fit, so only 5 counts.
-  const FragmentationBlocked b = AfterEnds({NewJob(5, 4, 50), NewJob(6, 1, 60)}, {1, 3});
+  const FragmentationBlocked b =
+      AfterEnds({NewJob(5, 4, 50 * kSecond), NewJob(6, 1, 60 * kSecond)}, {1, 3});
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
 }
@@ -65,10 +66,10 @@ TEST(FragmentationBlockedTest, TheSameFreeGpusCountOnce) {
   Scenario s(Cluster({{"a", 3, 4}}), "fifo");
   for (JobId id = 1; id <= 6; ++id) s.Add(NewJob(id, 2));
   EXPECT_EQ(s.Cycle(0).size(), 6u);
-  for (JobId id = 7; id <= 9; ++id) s.Add(NewJob(id, 4, id));
-  for (JobId id : {1, 3, 5}) s.Finish(id, 100);
-  EXPECT_THAT(s.Cycle(100), ElementsAre());
-  const FragmentationBlocked b = Measure(s, 100);
+  for (JobId id = 7; id <= 9; ++id) s.Add(NewJob(id, 4, id * kSecond));
+  for (JobId id : {1, 3, 5}) s.Finish(id, 100 * kSecond);
+  EXPECT_THAT(s.Cycle(100 * kSecond), ElementsAre());
+  const FragmentationBlocked b = Measure(s, 100 * kSecond);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
 }
@@ -78,9 +79,9 @@ TEST(FragmentationBlockedTest, FractionsScatteredOverGpus) {
   s.Add(NewJob(1, 1).Milli(600));
   s.Add(NewJob(2, 1).Milli(600));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0 milli=600", "start 2 on a0:1 milli=600"));
-  s.Add(NewJob(3, 1, 10).Milli(700));  // 400 + 400 free, no GPU with 700
-  EXPECT_THAT(s.Cycle(10), ElementsAre());
-  const FragmentationBlocked b = Measure(s, 10);
+  s.Add(NewJob(3, 1, 10 * kSecond).Milli(700));  // 400 + 400 free, no GPU with 700
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre());
+  const FragmentationBlocked b = Measure(s, 10 * kSecond);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 700);
 }
@@ -91,12 +92,12 @@ TEST(FragmentationBlockedTest, AJobGuaranteesKeepOutIsNotBlockedByFragmentation)
   Scenario s(Quota(Cluster({{"a", 2, 4}}), "a", "x", 8), "fifo");
   for (JobId id = 1; id <= 4; ++id) s.Add(NewJob(id, 2).Team("x"));
   EXPECT_EQ(s.Cycle(0).size(), 4u);
-  s.Add(NewJob(5, 4, 50).Team("y"));
-  s.Add(NewJob(6, 4, 60).Team("x"));
-  s.Finish(1, 100);
-  s.Finish(3, 100);
-  EXPECT_THAT(s.Cycle(100), ElementsAre());
-  const FragmentationBlocked b = Measure(s, 100);
+  s.Add(NewJob(5, 4, 50 * kSecond).Team("y"));
+  s.Add(NewJob(6, 4, 60 * kSecond).Team("x"));
+  s.Finish(1, 100 * kSecond);
+  s.Finish(3, 100 * kSecond);
+  EXPECT_THAT(s.Cycle(100 * kSecond), ElementsAre());
+  const FragmentationBlocked b = Measure(s, 100 * kSecond);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_EQ(b.milli, 4000);
 }
@@ -106,10 +107,10 @@ TEST(FragmentationBlockedTest, AJobOfAnyPoolRunsInOnePool) {
   s.Add(NewJob(1, 2).Pool("a"));
   s.Add(NewJob(2, 2).Pool("b"));
   EXPECT_EQ(s.Cycle(0).size(), 2u);
-  s.Add(NewJob(3, 4, 10));  // 2 free in a, 2 in b
-  EXPECT_THAT(s.Cycle(10), ElementsAre());
+  s.Add(NewJob(3, 4, 10 * kSecond));  // 2 free in a, 2 in b
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre());
   FragmentationMeter meter;
-  const FragmentationBlocked b = s.sched().BlockedByFragmentation(10, meter);
+  const FragmentationBlocked b = s.sched().BlockedByFragmentation(10 * kSecond, meter);
   EXPECT_EQ(b.jobs, 1);
   EXPECT_THAT(b.milli_by_scope, ElementsAre(0, 0, 4000));
 }
@@ -139,11 +140,11 @@ int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs) {
   Lcg rng;
   JobId next = 1;
   int blocked_moments = 0;
-  for (Time now = 0; now < 4000; now += 10) {
+  for (Time now = 0; now < 4000 * kSecond; now += 10 * kSecond) {
     for (int n = rng.Next(4); n > 0; --n) {
       const int p = rng.Next(3);
       auto job = NewJob(next++, sizes[p][rng.Next(static_cast<int>(sizes[p].size()))], now)
-                     .Estimate(100 + rng.Next(500));
+                     .Estimate((100 + rng.Next(500)) * kSecond);
       if (rng.Next(4) == 0) job.Elastic();
       if (!any_pool_jobs || rng.Next(5) != 0) job.Pool(pools[p]);
       s.Add(job);

@@ -11,7 +11,6 @@
 
 namespace squeeze {
 
-constexpr Time kWeek = 7 * 24 * 3600;
 // Weeks of open periods kept per GPU, and looked back over.
 constexpr int kIdleHistoryWeeks = 8;
 

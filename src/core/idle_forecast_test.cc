@@ -19,16 +19,13 @@ using testing::MakePolicy;
 using testing::NewJob;
 using testing::Scenario;
 
-constexpr Time kHour = 3600;
-constexpr Time kDay = 24 * kHour;
-
 // Pool home (one 2-GPU node) and pool lab (one 2-GPU node whose owner uses it 08:00-20:00
 // every day: load 0.8, else 0).
 ClusterSpec WithLab() {
   ClusterSpec spec = Cluster({{"home", 1, 2}, {"lab", 1, 2}});
   spec.pools[1].kind = PoolKind::kColocated;
   spec.pools[1].colocation.cap = 0.95;
-  spec.pools[1].colocation.evict_within = 300;
+  spec.pools[1].colocation.evict_within = 300 * kSecond;
   spec.pools[1].colocation.idle_windows = true;
   return spec;
 }
@@ -93,9 +90,9 @@ TEST(IdleForecastTest, ColocatePlacesOnlyLowUrgencyWorkThatFitsTheWindow) {
   s.Add(NewJob(1, 2, now).Pool("home").Estimate(48 * kHour));
   s.Cycle(now);  // home is full for two days
   // 5 h, checkpoints in 10 min (longer than evict_within): fits the window.
-  s.Add(NewJob(2, 1, now).Pool("home").Elastic().CheckpointCost(600).Estimate(5 * kHour));
+  s.Add(NewJob(2, 1, now).Pool("home").Elastic().CheckpointCost(10 * kMinute).Estimate(5 * kHour));
   // 20 h, same checkpoint: does not fit, and could not save when the owner comes back.
-  s.Add(NewJob(3, 1, now).Pool("home").Elastic().CheckpointCost(600).Estimate(20 * kHour));
+  s.Add(NewJob(3, 1, now).Pool("home").Elastic().CheckpointCost(10 * kMinute).Estimate(20 * kHour));
   // Urgent: stays off.
   s.Add(NewJob(4, 1, now).Pool("home").Elastic().Urgency(Urgency::kHigh).Estimate(kHour));
   const auto lines = s.Cycle(now);
@@ -104,10 +101,10 @@ TEST(IdleForecastTest, ColocatePlacesOnlyLowUrgencyWorkThatFitsTheWindow) {
   EXPECT_THAT(lines[0], HasSubstr("idle window of 11h left"));
   // A 20-h job that saves within evict_within (60 s) goes for a useful part of the night, and
   // leaves with a checkpoint before the owner is predicted back (08:00, less its checkpoint).
-  s.Add(NewJob(5, 1, now).Pool("home").Elastic().CheckpointCost(60).Estimate(20 * kHour));
+  s.Add(NewJob(5, 1, now).Pool("home").Elastic().CheckpointCost(60 * kSecond).Estimate(20 * kHour));
   EXPECT_THAT(s.Cycle(now), ElementsAre(StartsWith("start 5 on lab0:")));
-  EXPECT_EQ(s.last()[0].slice_end, now + 11 * kHour - 60);
-  EXPECT_EQ(s.job(5).leave_window_at, now + 11 * kHour - 60);
+  EXPECT_EQ(s.last()[0].slice_end, now + 11 * kHour - 60 * kSecond);
+  EXPECT_EQ(s.job(5).leave_window_at, now + 11 * kHour - 60 * kSecond);
   // Without idle_windows the 20-h job 3 would have gone too (Daly's expectation alone).
   ClusterSpec plain = WithLab();
   plain.pools[1].colocation.idle_windows = false;
@@ -115,7 +112,7 @@ TEST(IdleForecastTest, ColocatePlacesOnlyLowUrgencyWorkThatFitsTheWindow) {
   OwnerDays(p, 0, 15);
   p.Add(NewJob(1, 2, now).Pool("home").Estimate(48 * kHour));
   p.Cycle(now);
-  p.Add(NewJob(3, 1, now).Pool("home").Elastic().CheckpointCost(600).Estimate(20 * kHour));
+  p.Add(NewJob(3, 1, now).Pool("home").Elastic().CheckpointCost(10 * kMinute).Estimate(20 * kHour));
   EXPECT_THAT(p.Cycle(now), ElementsAre(StartsWith("start 3 on lab0:")));
 }
 
@@ -126,14 +123,14 @@ TEST(IdleForecastTest, ARunThatWouldOutlastTheWindowLeavesBeforeTheOwnerIsBack) 
   const Time now = 14 * kDay + 21 * kHour;
   s.Add(NewJob(1, 2, now).Pool("home").Estimate(48 * kHour));
   s.Cycle(now);
-  s.Add(NewJob(2, 1, now).Pool("home").Elastic().CheckpointCost(60).Estimate(20 * kHour));
+  s.Add(NewJob(2, 1, now).Pool("home").Elastic().CheckpointCost(60 * kSecond).Estimate(20 * kHour));
   EXPECT_THAT(s.Cycle(now), ElementsAre(StartsWith("start 2 on lab0:")));
-  const Time leave = now + 11 * kHour - 60;
+  const Time leave = now + 11 * kHour - 60 * kSecond;
   EXPECT_EQ(s.sched().NextWakeup(), leave);
-  EXPECT_THAT(s.Cycle(leave - 1), IsEmpty());
+  EXPECT_THAT(s.Cycle(leave - kSecond), IsEmpty());
   EXPECT_THAT(s.Cycle(leave), ElementsAre("stop 2: idle window ends: it leaves before the GPU's "
                                           "owner is predicted back"));
-  s.Stop(2, leave + 60);
+  s.Stop(2, leave + 60 * kSecond);
   EXPECT_EQ(s.job(2).state, JobState::kPending);
   EXPECT_EQ(s.job(2).leave_window_at, kNever);
   EXPECT_EQ(s.sched().counters().inference_evictions, 0);  // it left before being evicted

@@ -3,6 +3,20 @@
 #include <algorithm>
 
 namespace squeeze {
+namespace {
+
+// Down or up to a whole second (toward the past or the future, also below 0). Progress at a
+// partial speed is counted in whole seconds, so that it is the same whatever the tick.
+Time FloorToSecond(Time t) {
+  const Time r = t % kSecond;
+  return r < 0 ? t - r - kSecond : t - r;
+}
+Time CeilToSecond(Time t) {
+  const Time r = t % kSecond;
+  return r > 0 ? t - r + kSecond : t - r;
+}
+
+}  // namespace
 
 std::string_view DependencyKindName(DependencyKind kind) {
   switch (kind) {
@@ -16,9 +30,9 @@ std::string_view DependencyKindName(DependencyKind kind) {
 }
 
 Time DefaultRestartOverhead(int gpus) {
-  if (gpus <= 1) return 7;
-  if (gpus <= 8) return 30;
-  return 60;
+  if (gpus <= 1) return 7 * kSecond;
+  if (gpus <= 8) return 30 * kSecond;
+  return 60 * kSecond;
 }
 
 Time RestartOverhead(const JobSpec& spec) {
@@ -40,7 +54,11 @@ Time CheckpointPersistLag(const JobSpec& spec) {
 Time Job::RunProgress(Time now) const {
   if (!IsActive()) return 0;
   const Time elapsed = std::max<Time>(0, now - run_start - run_overhead);
-  return run_speed_milli >= 1000 ? elapsed : elapsed * run_speed_milli / 1000;
+  return ProgressAtSpeed(elapsed, run_speed_milli);
+}
+
+Time ProgressAtSpeed(Time elapsed, int speed_milli) {
+  return speed_milli >= 1000 ? elapsed : FloorToSecond(elapsed * speed_milli / 1000);
 }
 
 bool Job::CanCheckpointNow(Time now) const {
@@ -67,7 +85,7 @@ Time Job::SavedWorkIfStopped(Time now) const {
 double Job::LostGpuSecondsIfStopped(Time now) const {
   const Time lost = work_done + RunProgress(now) - SavedWorkIfStopped(now);
   const Time cost = (CanCheckpointNow(now) ? spec.checkpoint_cost : 0) + RestartOverhead(spec);
-  return static_cast<double>(lost + cost) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
+  return ToSeconds(lost + cost) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
 }
 
 Time Job::UncheckpointedSeconds(Time now, bool tracked) const {
@@ -79,7 +97,7 @@ Time Job::UncheckpointedSeconds(Time now, bool tracked) const {
 double Job::AttainedGpuSeconds(Time now) const {
   double a = attained_gpu_s;
   if (IsActive()) {
-    a += static_cast<double>(now - run_start) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
+    a += ToSeconds(now - run_start) * spec.gpus * spec.gpu_milli / kMilliPerGpu;
   }
   return a;
 }
@@ -105,7 +123,7 @@ Time Job::EstimatedEnd() const {
 
 Time Job::TimeForWork(Time work) const {
   if (run_speed_milli >= 1000) return work;
-  return (work * 1000 + run_speed_milli - 1) / run_speed_milli;
+  return CeilToSecond((work * 1000 + run_speed_milli - 1) / run_speed_milli);
 }
 
 }  // namespace squeeze

@@ -50,15 +50,15 @@ struct JobSpec {
   bool preemptible = false;
   bool checkpointable = false;      // saves its state when asked and resumes from it
   Time checkpoint_interval = 0;     // periodic checkpoints; 0 = only when asked
-  Time checkpoint_cost = 0;         // seconds a checkpoint takes (GPUs held meanwhile)
-  // Asynchronous checkpoints: seconds a periodic checkpoint pauses training (the copy to host
+  Time checkpoint_cost = 0;         // how long a checkpoint takes (GPUs held meanwhile)
+  // Asynchronous checkpoints: how long a periodic checkpoint pauses training (the copy to host
   // memory); the save goes on in the background and is on disk checkpoint_cost after it
   // began. Unset: periodic checkpoints are synchronous and pause training checkpoint_cost.
   std::optional<Time> checkpoint_stall;
-  std::optional<Time> restart_overhead;  // seconds lost on each restart; default by GPU count
+  std::optional<Time> restart_overhead;  // time lost on each restart; default by GPU count
 
-  std::optional<Time> estimate;  // estimated run time, seconds
-  // The most one run may last, seconds (Slurm's --time): at it the job is stopped (after a
+  std::optional<Time> estimate;  // estimated run time
+  // The most one run may last (Slurm's --time): at it the job is stopped (after a
   // checkpoint when it can make one) and ends timed out. A promise where the estimate is a
   // guess: a run never holds its GPUs longer, so backfill may count on it.
   std::optional<Time> time_limit;
@@ -94,20 +94,23 @@ struct JobSpec {
 // The restart overhead the reference simulators charge: 7 s (1 GPU), 30 s (2-8), 60 s (>8).
 Time DefaultRestartOverhead(int gpus);
 Time RestartOverhead(const JobSpec& spec);
-// Seconds a periodic checkpoint pauses training: the stall of an asynchronous one (at most its
+// How long a periodic checkpoint pauses training: the stall of an asynchronous one (at most its
 // cost), else the whole cost.
 Time CheckpointPause(Time checkpoint_cost, std::optional<Time> checkpoint_stall);
 // The same for a job's spec (checkpoint_cost, checkpoint_stall).
 Time PeriodicCheckpointStall(const JobSpec& spec);
-// Seconds of progress after a periodic checkpoint before it is on disk: what an asynchronous
+// The progress after a periodic checkpoint before it is on disk: what an asynchronous
 // save takes beyond its pause (0 for synchronous checkpoints).
 Time CheckpointPersistLag(const JobSpec& spec);
+// The work done in `elapsed` at `speed_milli` thousandths of full speed: below full speed, in
+// whole seconds (rounded down), so that it is the same whatever the tick.
+Time ProgressAtSpeed(Time elapsed, int speed_milli);
 
 struct Job {
   JobSpec spec;
   JobState state = JobState::kPending;
 
-  // Service accounting. `work_done` is useful progress in seconds that survives a restart
+  // Service accounting. `work_done` is useful progress (a Time) that survives a restart
   // (up to the last checkpoint); overhead is not progress.
   Time work_done = 0;
   double attained_gpu_s = 0;  // GPU-seconds held while running, overhead included
@@ -115,7 +118,8 @@ struct Job {
   Time run_start = kNever;       // start of the current run
   Time run_overhead = 0;         // restart overhead paid at the start of the current run
   // Progress per second of the current run, in thousandths: below 1000 on a GPU shared with
-  // inference, or when periodic checkpoints take time.
+  // inference, or when periodic checkpoints take time. Progress at a speed below 1000 counts
+  // in whole seconds (ProgressAtSpeed, TimeForWork), whatever the tick.
   int run_speed_milli = 1000;
   // Periodic checkpoints of the current run (0: the spec's checkpoint_interval): the scheduler
   // sets a shorter one on capacity that may be taken away.
@@ -128,7 +132,7 @@ struct Job {
   // slice and minimum runtime count from the launch (Scheduler::Launched).
   bool awaiting_launch = false;
   // The current run is a long job bridging its wait on spot (the spot action); bridged_s is
-  // the time its earlier bridges took, run and stop included.
+  // the time its earlier bridges took, run and stop included (a Time, despite the name).
   bool bridging = false;
   Time bridged_s = 0;
   // A run on a GPU lent in its owner's idle window that will not finish in the window: it
@@ -176,7 +180,7 @@ struct Job {
   // Whether a stop asked now can checkpoint (it is checkpointable and the checkpoint ends
   // before must_leave_by).
   bool CanCheckpointNow(Time now) const;
-  // Seconds from a stop asked now until its GPUs are free: the checkpoint, or the time left
+  // How long from a stop asked now until its GPUs are free: the checkpoint, or the time left
   // before must_leave_by when the checkpoint would not end by then; 0 without a checkpoint.
   Time StopTakes(Time now) const;
   // The periodic checkpoint interval of the current run (0: none).
@@ -185,7 +189,7 @@ struct Job {
   }
   // GPU-seconds of work lost if stopped now, restart overhead and checkpoint included.
   double LostGpuSecondsIfStopped(Time now) const;
-  // Seconds of work at risk if a stop's checkpoint failed: since the later of the run's start
+  // The work at risk if a stop's checkpoint failed (a Time): since the later of the run's start
   // and the last checkpoint the driver saw. 0 unless `tracked` (the driver reports them).
   Time UncheckpointedSeconds(Time now, bool tracked) const;
   double AttainedGpuSeconds(Time now) const;
@@ -195,7 +199,8 @@ struct Job {
   std::optional<Time> EstimatedRemaining(Time now) const;
   // Expected end of the current run by estimate (or kNever without an estimate).
   Time EstimatedEnd() const;
-  // Seconds of the current run it takes to make `work` seconds of progress at its speed.
+  // How long the current run takes to make `work` of progress at its speed (whole seconds
+  // below full speed).
   Time TimeForWork(Time work) const;
 };
 

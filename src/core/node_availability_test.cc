@@ -24,7 +24,7 @@ TEST(NodeAvailabilityTest, NoJobIsPlacedOnAnUnavailableNode) {
   s.Add(NewJob(2, 1, 0));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a1:0,1,2,3"));
   ASSERT_TRUE(s.sched().SetNodeAvailable(0, true).ok());
-  EXPECT_THAT(s.Cycle(5), ElementsAre("start 2 on a0:0"));
+  EXPECT_THAT(s.Cycle(5 * kSecond), ElementsAre("start 2 on a0:0"));
 }
 
 TEST(NodeAvailabilityTest, RunningJobsKeepTheirGpusAndWhatTheyFreeStaysHeld) {
@@ -37,17 +37,17 @@ TEST(NodeAvailabilityTest, RunningJobsKeepTheirGpusAndWhatTheyFreeStaysHeld) {
   ASSERT_TRUE(s.sched().SetNodeAvailable(0, false).ok());
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 0);
   EXPECT_EQ(s.job(1).state, JobState::kRunning);
-  s.Finish(1, 10);
+  s.Finish(1, 10 * kSecond);
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 0);  // held again at once
-  s.Add(NewJob(3, 1, 10));
-  EXPECT_THAT(s.Cycle(10), IsEmpty());
+  s.Add(NewJob(3, 1, 10 * kSecond));
+  EXPECT_THAT(s.Cycle(10 * kSecond), IsEmpty());
   // Setting it unavailable twice changes nothing.
   ASSERT_TRUE(s.sched().SetNodeAvailable(0, false).ok());
   ASSERT_TRUE(s.sched().SetNodeAvailable(0, true).ok());
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 3500);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 3 on a0:0"));
-  s.Finish(2, 30);
-  s.Finish(3, 30);
+  EXPECT_THAT(s.Cycle(20 * kSecond), ElementsAre("start 3 on a0:0"));
+  s.Finish(2, 30 * kSecond);
+  s.Finish(3, 30 * kSecond);
   EXPECT_EQ(s.sched().cluster().FreeMilli(), 4000);
   EXPECT_EQ(s.sched().cluster().node(0).whole_free, 4);
 }

@@ -64,11 +64,11 @@ Policy Squeeze() {
   p.actions = {"spot",     "colocate", "allocate", "reclaim",    "defrag",
                "backfill", "preempt",  "region",   "return_home"};
   p.node_order = "squeeze";
-  p.reserve_after = 12 * 3600;
+  p.reserve_after = 12 * kHour;
   p.learned_estimates = true;
   p.preempt_by_order = true;
   p.preempt_key_ratio = 8;
-  p.min_runtime = 300;
+  p.min_runtime = 5 * kMinute;
   return p;
 }
 
@@ -182,12 +182,12 @@ Status Policy::Validate() const {
     return o.status().WithContext("policy '" + name + "'");
   }
   if (slice <= 0) {
-    return Status::Error("policy '" + name + "': slice " + std::to_string(slice) +
+    return Status::Error("policy '" + name + "': slice " + std::to_string(WholeSeconds(slice)) +
                          " must be positive");
   }
   if (min_runtime < 0) {
-    return Status::Error("policy '" + name + "': min_runtime " + std::to_string(min_runtime) +
-                         " is negative");
+    return Status::Error("policy '" + name + "': min_runtime " +
+                         std::to_string(WholeSeconds(min_runtime)) + " is negative");
   }
   if (defrag_max_moves_per_hour < 0) {
     return Status::Error("policy '" + name + "': defrag_max_moves_per_hour " +

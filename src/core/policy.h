@@ -41,11 +41,11 @@ struct Policy {
   bool held_idle_yields = false;
   bool fair_share = false;  // within a class, the team with the least running GPUs first
   bool deadline = false;    // a job whose deadline is at risk moves up within its class
-  Time deadline_margin = 600;
+  Time deadline_margin = 10 * kMinute;
   // A job that has waited this long since it was submitted moves up within its class, as a
   // job whose deadline is at risk does (0 = never), so that it may evict jobs that did not.
   Time starve_after = 0;  // at risk when it cannot finish by deadline - margin if started later
-  Time slice = 1800;        // slice length for checkpointable, preemptible jobs
+  Time slice = 30 * kMinute;  // slice length for checkpointable, preemptible jobs
   Time min_runtime = 0;     // a job is not preempted before it ran this long
   // The "preempt" action evicts jobs of a lower urgency class; with this, also jobs of the same
   // class that the job order ranks below the waiting job (srtf: longer remaining time).
@@ -74,13 +74,13 @@ struct Policy {
   // below hold. Naive (false): any job that cannot start at home goes, checkpointing every
   // spot_naive_interval, and no node is avoided.
   bool spot_aware = true;
-  Time spot_naive_interval = 3600;
+  Time spot_naive_interval = kHour;
   // A job expected to run longer than spot_long_job (or of unknown length) goes to spot only
   // if it can save within the warning, or checkpoints at least every spot_long_job_checkpoint:
   // its own interval, or the one squeeze would ask of it (Daly's, short only when its
   // checkpoints are cheap against the time between reclaims).
-  Time spot_long_job = 12 * 3600;
-  Time spot_long_job_checkpoint = 300;
+  Time spot_long_job = 12 * kHour;
+  Time spot_long_job_checkpoint = 5 * kMinute;
   // Such a long job may still bridge its wait at home on spot (spot_long_job_bridge): it goes
   // when its expected wait is shorter than spot_long_job, the return_home action brings it
   // home at the first room, and its time on spot never exceeds spot_long_job in all.
@@ -93,8 +93,8 @@ struct Policy {
   // A node reclaimed spot_flaky_reclaims times within spot_flaky_window takes no new work for
   // spot_flaky_cooldown.
   int spot_flaky_reclaims = 2;
-  Time spot_flaky_window = 3600;
-  Time spot_flaky_cooldown = 24 * 3600;
+  Time spot_flaky_window = kHour;
+  Time spot_flaky_cooldown = kDay;
   // Simulation only: reveal each job's true duration to the policy as its estimate (the
   // references sjf and srtf do; squeeze never does).
   bool oracle_estimates = false;

@@ -201,7 +201,7 @@ std::vector<Option> LearningOptions() {
            if (!d.ok()) {
              return Status::Error(BadValue(k, v, ("has '" + t + "', not a number of GPU-seconds").c_str()));
            }
-           thresholds.push_back(static_cast<double>(*d));
+           thresholds.push_back(ToSeconds(*d));  // GPU-seconds
          }
          p.order_options.las_thresholds = std::move(thresholds);
          return Status::Ok();

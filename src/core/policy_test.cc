@@ -86,17 +86,17 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_TRUE(sq.deadline);
   EXPECT_TRUE(sq.fair_share);
   EXPECT_FALSE(sq.oracle_estimates);
-  EXPECT_EQ(sq.min_runtime, 300);
+  EXPECT_EQ(sq.min_runtime, 300 * kSecond);
   EXPECT_THAT(sq.actions,
               ElementsAre("spot", "colocate", "allocate", "reclaim", "defrag", "backfill",
                           "preempt", "region", "return_home"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_TRUE(sq.spot_aware);
-  EXPECT_EQ(sq.spot_long_job, 12 * 3600);
-  EXPECT_EQ(sq.spot_long_job_checkpoint, 300);
+  EXPECT_EQ(sq.spot_long_job, 12 * kHour);
+  EXPECT_EQ(sq.spot_long_job_checkpoint, 300 * kSecond);
   EXPECT_TRUE(sq.spot_long_job_bridge);
   EXPECT_EQ(sq.spot_flaky_reclaims, 2);
-  EXPECT_EQ(sq.spot_flaky_window, 3600);
+  EXPECT_EQ(sq.spot_flaky_window, kHour);
   EXPECT_NE(sq.job_order, "sjf");
   EXPECT_NE(sq.job_order, "srtf");
   // sliced: squeeze with checkpointed slices.
@@ -196,7 +196,7 @@ TEST(PolicyTest, SpotOptions) {
   ASSERT_TRUE(SetPolicyOption(p, "spot_aware", "false").ok());
   EXPECT_FALSE(p.spot_aware);
   ASSERT_TRUE(SetPolicyOption(p, "spot_naive_interval", "2h").ok());
-  EXPECT_EQ(p.spot_naive_interval, 7200);
+  EXPECT_EQ(p.spot_naive_interval, 7200 * kSecond);
   ASSERT_TRUE(SetPolicyOption(p, "spot_flaky_reclaims", "3").ok());
   EXPECT_EQ(p.spot_flaky_reclaims, 3);
   const Status bad = SetPolicyOption(p, "spot_flaky_reclaims", "many");
@@ -247,7 +247,7 @@ TEST(PolicyTest, DefragOptions) {
 TEST(PolicyTest, ARefusedValueChangesNothing) {
   Policy p = Named("sliced");
   EXPECT_EQ(SetPolicyOption(p, "slice", "0").message(), "policy 'sliced': slice 0 must be positive");
-  EXPECT_EQ(p.slice, 1800);
+  EXPECT_EQ(p.slice, 1800 * kSecond);
   EXPECT_FALSE(SetPolicyOption(p, "job_order", "random-ish").ok());
   EXPECT_EQ(p.job_order, "gittins");
   EXPECT_FALSE(SetPolicyOption(p, "actions", "backfill|preempt").ok());  // no allocate
@@ -300,11 +300,11 @@ TEST(PolicyTest, AddActionPutsEachWhereTheModifiersDo) {
 TEST(PolicyTest, SetPolicyOptionChangesOneSetting) {
   Policy p = Named("fifo");
   ASSERT_TRUE(SetPolicyOption(p, "slice", "30m").ok());
-  EXPECT_EQ(p.slice, 1800);
+  EXPECT_EQ(p.slice, 1800 * kSecond);
   ASSERT_TRUE(SetPolicyOption(p, "min_runtime", "90").ok());
-  EXPECT_EQ(p.min_runtime, 90);
+  EXPECT_EQ(p.min_runtime, 90 * kSecond);
   ASSERT_TRUE(SetPolicyOption(p, "deadline_margin", "1h").ok());
-  EXPECT_EQ(p.deadline_margin, 3600);
+  EXPECT_EQ(p.deadline_margin, kHour);
   ASSERT_TRUE(SetPolicyOption(p, "job_order", "srtf").ok());
   EXPECT_EQ(p.job_order, "srtf");
   ASSERT_TRUE(SetPolicyOption(p, "node_order", "best-fit").ok());
@@ -355,7 +355,7 @@ TEST(PolicyTest, ReserveAfterAndPreemptKeyRatio) {
   Policy p = Named("backfill");
   EXPECT_EQ(p.reserve_after, 0);
   ASSERT_TRUE(SetPolicyOption(p, "reserve_after", "10m").ok());
-  EXPECT_EQ(p.reserve_after, 600);
+  EXPECT_EQ(p.reserve_after, 600 * kSecond);
   EXPECT_DOUBLE_EQ(p.preempt_key_ratio, 1.0);
   ASSERT_TRUE(SetPolicyOption(p, "preempt_key_ratio", "2.5").ok());
   EXPECT_DOUBLE_EQ(p.preempt_key_ratio, 2.5);
@@ -371,7 +371,7 @@ TEST(PolicyTest, ReserveAfterAndPreemptKeyRatio) {
 
 TEST(PolicyTest, ValidateRejectsNegativeMinRuntime) {
   Policy p = Named("fifo");
-  p.min_runtime = -1;
+  p.min_runtime = -1 * kSecond;
   EXPECT_EQ(p.Validate().message(), "policy 'fifo': min_runtime -1 is negative");
 }
 

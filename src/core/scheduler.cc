@@ -93,10 +93,11 @@ Status Scheduler::CheckFeasible(const JobSpec& spec) const {
                          std::to_string(spec.gpus));
   }
   if (spec.estimate && *spec.estimate < 0) {
-    return Status::Error("estimate " + std::to_string(*spec.estimate) + " is negative");
+    return Status::Error("estimate " + std::to_string(WholeSeconds(*spec.estimate)) +
+                         " is negative");
   }
   if (spec.time_limit && *spec.time_limit <= 0) {
-    return Status::Error("time_limit " + std::to_string(*spec.time_limit) +
+    return Status::Error("time_limit " + std::to_string(WholeSeconds(*spec.time_limit)) +
                          " is not positive (no limit: leave it out)");
   }
   if (spec.checkpoint_interval < 0 || spec.checkpoint_cost < 0 ||

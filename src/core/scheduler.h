@@ -125,7 +125,8 @@ class Scheduler {
   Status SetInferenceLoad(int node, int gpu, double load, Time now);
   // The mean time between the pool's capacity being taken away, as learned, for one node (spot)
   // or one GPU (colocated), per GPU model when `model` is given and has been taken from before:
-  // (seconds in service + the configured mean) / (times taken + 1); 0 for other pools.
+  // (seconds in service + the configured mean) / (times taken + 1), in seconds; 0 for other
+  // pools.
   double MeanTimeBetweenTakes(int pool, const std::string& model, Time now) const;
   // The inference load last reported for a GPU of a colocated pool (-1: none yet).
   double InferenceLoad(int node, int gpu) const;

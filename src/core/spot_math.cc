@@ -52,18 +52,19 @@ bool CheckpointsAffordable(double pause, double interval, double max_share) {
 
 double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, double mtbi,
                          bool on_notice) {
-  const double restart = static_cast<double>(RestartOverhead(spec));
+  const double restart = ToSeconds(RestartOverhead(spec));
   if (on_notice) {
-    return ExpectedRunTimeThere(work, interval, static_cast<double>(spec.checkpoint_cost), restart,
-                                mtbi, true);
+    return ExpectedRunTimeThere(work, interval, ToSeconds(spec.checkpoint_cost), restart, mtbi,
+                                true);
   }
-  return ExpectedRunTimeAsync(work, interval, static_cast<double>(PeriodicCheckpointStall(spec)),
-                              static_cast<double>(spec.checkpoint_cost), restart, mtbi);
+  return ExpectedRunTimeAsync(work, interval, ToSeconds(PeriodicCheckpointStall(spec)),
+                              ToSeconds(spec.checkpoint_cost), restart, mtbi);
 }
 
 Time DalyIntervalOf(const JobSpec& spec, double mtbi) {
-  return std::max<Time>(
-      60, static_cast<Time>(DalyInterval(static_cast<double>(PeriodicCheckpointStall(spec)), mtbi)));
+  // Whole seconds, at least 60.
+  const double seconds = DalyInterval(ToSeconds(PeriodicCheckpointStall(spec)), mtbi);
+  return Seconds(std::max<int64_t>(60, static_cast<int64_t>(seconds)));
 }
 
 }  // namespace squeeze

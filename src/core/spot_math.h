@@ -1,7 +1,8 @@
 // The arithmetic of running on capacity that can be taken away (spot reclaims, colocated GPUs
 // that inference takes back): the checkpoint interval that wastes least (Young's and Daly's
 // first-order optimum) and the expected time a job needs when interruptions arrive as a
-// Poisson process. Pure functions of their arguments; all times in seconds.
+// Poisson process. Pure functions of their arguments; all times (the doubles) in seconds: a
+// Time goes in as ToSeconds(t).
 #ifndef SQUEEZE_CORE_SPOT_MATH_H_
 #define SQUEEZE_CORE_SPOT_MATH_H_
 
@@ -41,10 +42,12 @@ bool CheckpointsAffordable(double pause, double interval, double max_share);
 
 // The same for a job's spec: its periodic checkpoints pause it PeriodicCheckpointStall, an
 // asynchronous save's persist lag is lost with every interruption (added to the restart), a
-// save on notice takes checkpoint_cost, and a restart RestartOverhead.
+// save on notice takes checkpoint_cost, and a restart RestartOverhead. `work`, `interval`,
+// `mtbi` and the result in seconds.
 double ExpectedRunTimeOf(const JobSpec& spec, double work, double interval, double mtbi,
                          bool on_notice);
-// Daly's interval for a job's periodic checkpoints (from their pause), at least a minute.
+// Daly's interval for a job's periodic checkpoints (from their pause; `mtbi` in seconds), in
+// whole seconds, at least a minute.
 Time DalyIntervalOf(const JobSpec& spec, double mtbi);
 
 }  // namespace squeeze

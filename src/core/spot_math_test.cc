@@ -48,20 +48,20 @@ TEST(SpotMath, DalyIntervalIsNearTheMinimumOfTheExpectedTime) {
 TEST(SpotMath, AsynchronousCheckpointsPauseForTheStallAndLoseTheSaveOnAReclaim) {
   JobSpec spec;
   spec.gpus = 2;  // restart overhead 30 s
-  spec.checkpoint_cost = 120;
-  const double work = 24 * 3600, m = 6 * 3600;
+  spec.checkpoint_cost = 120 * kSecond;
+  const double work = 24 * 3600, m = 6 * 3600;  // seconds, as the model takes them
   // Synchronous: the 2-min checkpoint is the pause.
   EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 300, m, false),
                    ExpectedRunTime(work, 300, 120, 30, m));
-  EXPECT_EQ(DalyIntervalOf(spec, m), static_cast<Time>(DalyInterval(120, m)));
+  EXPECT_EQ(DalyIntervalOf(spec, m), Seconds(static_cast<int64_t>(DalyInterval(120, m))));
   // Asynchronous with a 10-s pause: the pause is the cost, the other 110 s of the save are
   // lost with each reclaim.
-  spec.checkpoint_stall = 10;
-  EXPECT_EQ(PeriodicCheckpointStall(spec), 10);
-  EXPECT_EQ(CheckpointPersistLag(spec), 110);
+  spec.checkpoint_stall = 10 * kSecond;
+  EXPECT_EQ(PeriodicCheckpointStall(spec), 10 * kSecond);
+  EXPECT_EQ(CheckpointPersistLag(spec), 110 * kSecond);
   EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 300, m, false),
                    ExpectedRunTime(work, 300, 10, 30 + 110, m));
-  EXPECT_EQ(DalyIntervalOf(spec, m), static_cast<Time>(DalyInterval(10, m)));
+  EXPECT_EQ(DalyIntervalOf(spec, m), Seconds(static_cast<int64_t>(DalyInterval(10, m))));
   EXPECT_LT(ExpectedRunTimeOf(spec, work, 300, m, false), ExpectedRunTime(work, 300, 120, 30, m));
   // A save on notice takes the whole checkpoint_cost either way.
   EXPECT_DOUBLE_EQ(ExpectedRunTimeOf(spec, work, 0, m, true), work * (1 + (30.0 + 120) / m));
@@ -75,12 +75,12 @@ TEST(SpotMath, AsynchronousCheckpointsPauseForTheStallAndLoseTheSaveOnAReclaim) 
   EXPECT_TRUE(CheckpointsAffordable(60, 300, 0.2));
   EXPECT_FALSE(CheckpointsAffordable(0, 0, 0.1));  // no interval: nothing to ask
   // A stall longer than the save counts as the save: synchronous.
-  spec.checkpoint_stall = 500;
-  EXPECT_EQ(PeriodicCheckpointStall(spec), 120);
+  spec.checkpoint_stall = 500 * kSecond;
+  EXPECT_EQ(PeriodicCheckpointStall(spec), 120 * kSecond);
   EXPECT_EQ(CheckpointPersistLag(spec), 0);
   // Daly's interval is at least a minute.
   spec.checkpoint_stall = 0;
-  EXPECT_EQ(DalyIntervalOf(spec, 600), 60);
+  EXPECT_EQ(DalyIntervalOf(spec, 600), kMinute);  // mtbi in seconds
 }
 
 }  // namespace

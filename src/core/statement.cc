@@ -159,7 +159,6 @@ void Statement::MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind) {
   s_.cluster.Allocate(to);
   s_.moves[id] = EngineState::Move{std::move(to), borrowed};
   if (kind == MoveKind::kDefrag) {
-    constexpr Time kHour = 3600;
     job.move_times.erase(job.move_times.begin(),
                          std::upper_bound(job.move_times.begin(), job.move_times.end(),
                                           c_.now - kHour));

@@ -23,7 +23,7 @@ enum class StartKind { kHome, kSpot, kColocated, kRegion };
 
 struct StartOptions {
   bool borrowed = false;  // on capacity lent by another pool or team (may be reclaimed)
-  Time transfer = 0;      // seconds copying the job's data to another region, charged to the run
+  Time transfer = 0;      // copying the job's data to another region, charged to the run
   std::string reason;     // why it starts there (outside its home), else empty
   StartKind kind = StartKind::kHome;
   // The placement uses up spare GPUs of reserved nodes (CycleContext::ChargeCaps).

@@ -31,11 +31,11 @@ class StatementTest : public ::testing::Test {
                                {"deadline", "true"},
                                {"actions", "allocate|preempt|slice"},
                                {"slice", "600"}})) {
-    s_.Add(NewJob(1, 4, 0).Elastic().Estimate(1000).Cpu(4000));
-    s_.Add(NewJob(2, 2, 0).Estimate(500).Cpu(4000));
+    s_.Add(NewJob(1, 4, 0).Elastic().Estimate(1000 * kSecond).Cpu(4000));
+    s_.Add(NewJob(2, 2, 0).Estimate(500 * kSecond).Cpu(4000));
     EXPECT_THAT(s_.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3 slice_end=600", "start 2 on a1:0,1"));
-    s_.Add(NewJob(3, 4, 5).Urgency(Urgency::kHigh).Cpu(8000));
-    s_.Add(NewJob(4, 2, 5).Estimate(100).Deadline(5000));
+    s_.Add(NewJob(3, 4, 5 * kSecond).Urgency(Urgency::kHigh).Cpu(8000));
+    s_.Add(NewJob(4, 2, 5 * kSecond).Estimate(100 * kSecond).Deadline(5000 * kSecond));
   }
   EngineState& state() { return SchedulerPeer::State(s_.sched()); }
   const ClusterSpec& cluster() const { return s_.cluster(); }
@@ -46,7 +46,7 @@ class StatementTest : public ::testing::Test {
 TEST_F(StatementTest, DiscardLeavesTheStateExactlyAsItWas) {
   const std::string before = StateText(state());
   ASSERT_EQ(state().boost_watch.size(), 1u);  // job 4's deadline: undone starts put it back
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   c.caps[1] = 2;
   {
     Statement st(c);
@@ -69,7 +69,7 @@ TEST_F(StatementTest, DiscardLeavesTheStateExactlyAsItWas) {
 
 TEST_F(StatementTest, AStatementLeftOpenIsDiscarded) {
   const std::string before = StateText(state());
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   {
     Statement st(c);
     st.Evict(1, "preempted for 3", StopKind::kPreemption, 3);
@@ -80,7 +80,7 @@ TEST_F(StatementTest, AStatementLeftOpenIsDiscarded) {
 }
 
 TEST_F(StatementTest, AnEvictionFreesItsCapacityWhileOpenAndHoldsItOnceCommitted) {
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   const Job& urgent = c.job(3);
   EXPECT_FALSE(PlaceAtHome(c, urgent, nullptr));
   Statement st(c);
@@ -102,7 +102,7 @@ TEST_F(StatementTest, AnEvictionFreesItsCapacityWhileOpenAndHoldsItOnceCommitted
 }
 
 TEST_F(StatementTest, CommitMakesDecisionsInTheOrderOfTheOperations) {
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   Statement st(c);
   st.Evict(2, "first", StopKind::kOther);
   st.Start(4, Placement{{NodeShare{1, {2, 3}, kMilliPerGpu, 0, 0}}}, StartOptions{});
@@ -121,7 +121,7 @@ TEST_F(StatementTest, CommitMakesDecisionsInTheOrderOfTheOperations) {
 
 TEST_F(StatementTest, AnEvictionOnAnUnavailableNodeFreesNothing) {
   ASSERT_TRUE(s_.sched().SetNodeAvailable(0, false).ok());
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   Statement st(c);
   st.Evict(1, "preempted for 3", StopKind::kPreemption, 3);
   EXPECT_EQ(state().cluster.node(0).whole_free, 0);
@@ -130,7 +130,7 @@ TEST_F(StatementTest, AnEvictionOnAnUnavailableNodeFreesNothing) {
 }
 
 TEST_F(StatementTest, AMoveHoldsItsDestinationAndTheJobRestartsThereOnceStopped) {
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   {
     Statement st(c);
     st.Evict(2, "defrag", StopKind::kOther, 3);
@@ -143,27 +143,27 @@ TEST_F(StatementTest, AMoveHoldsItsDestinationAndTheJobRestartsThereOnceStopped)
   EXPECT_EQ(c.job(2).moves, 1);
   EXPECT_EQ(state().cluster.node(1).whole_free, 0);  // 0,1 still job 2's; 2,3 held for it
   EXPECT_EQ(c.caps.at(1), 0);
-  ASSERT_TRUE(s_.sched().Stopped(2, 20).ok());
+  ASSERT_TRUE(s_.sched().Stopped(2, 20 * kSecond).ok());
   EXPECT_EQ(s_.job(2).state, JobState::kPending);
   // The cycle restarts it where the move held GPUs (job 3, still short of room, preempts).
-  EXPECT_THAT(s_.Cycle(20),
+  EXPECT_THAT(s_.Cycle(20 * kSecond),
               ElementsAre("start 2 on a1:2,3 overhead=30", "stop 1: preempted for 3"));
   EXPECT_TRUE(state().moves.empty());
 }
 
 TEST_F(StatementTest, ExtendSliceIsUndoneByDiscard) {
   const std::string before = StateText(state());
-  CycleContext c(state(), 700);
+  CycleContext c(state(), 700 * kSecond);
   Statement st(c);
   st.ExtendSlice(1);
-  EXPECT_EQ(c.job(1).slice_end, 1200);
+  EXPECT_EQ(c.job(1).slice_end, 1200 * kSecond);
   EXPECT_EQ(c.job(1).slices, 1);
   st.Discard();
   EXPECT_EQ(StateText(state()), before);
 }
 
 TEST_F(StatementTest, APipelineHoldsItsRoomPartByPartAndItsJobStartsThere) {
-  CycleContext c(state(), 10);
+  CycleContext c(state(), 10 * kSecond);
   {
     Statement st(c);
     st.Evict(2, "preempted for 3", StopKind::kPreemption, 3);
@@ -177,21 +177,21 @@ TEST_F(StatementTest, APipelineHoldsItsRoomPartByPartAndItsJobStartsThere) {
   Placement held = state().pipelined.at(3).held;
   EXPECT_EQ(testing::DescribePlacement(held, cluster()), "a1:2,3");
   EXPECT_EQ(held.shares.at(0).cpu_milli, 4000);
-  ASSERT_TRUE(s_.sched().Stopped(2, 20).ok());
+  ASSERT_TRUE(s_.sched().Stopped(2, 20 * kSecond).ok());
   // Job 2's part is held for job 3 as it stops, not freed.
   EXPECT_EQ(state().cluster.node(1).whole_free, 0);
   EXPECT_EQ(state().cluster.node(1).cpu_free, 8000);
   EXPECT_EQ(state().pipelined.at(3).held.GpuCount(), 4);
   {
     const std::string before = StateText(state());
-    CycleContext c2(state(), 20);
+    CycleContext c2(state(), 20 * kSecond);
     Statement st(c2);
     st.StartPipelined(3);
     EXPECT_EQ(c2.job(3).state, JobState::kRunning);
     st.Discard();
     EXPECT_EQ(StateText(state()), before);
   }
-  EXPECT_THAT(s_.Cycle(20), ElementsAre("start 3 on a1:0,1,2,3"));
+  EXPECT_THAT(s_.Cycle(20 * kSecond), ElementsAre("start 3 on a1:0,1,2,3"));
   EXPECT_TRUE(state().pipelined.empty());
   EXPECT_EQ(state().cluster.node(1).cpu_free, 8000);  // job 3's own now
 }
@@ -202,21 +202,21 @@ TEST(StatementJobZeroTest, JobZeroIsAJobLikeAnyOther) {
              MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|preempt"}}));
   s.Add(NewJob(5, 4, 0).Urgency(Urgency::kLow).Elastic());
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 5 on a0:0,1,2,3"));
-  s.Add(NewJob(0, 4, 10).Urgency(Urgency::kHigh));
+  s.Add(NewJob(0, 4, 10 * kSecond).Urgency(Urgency::kHigh));
   EngineState& state = SchedulerPeer::State(s.sched());
   const std::string before = StateText(state);
   {
-    CycleContext c(state, 10);
+    CycleContext c(state, 10 * kSecond);
     Statement st(c);
     st.Evict(5, "preempted for 0", StopKind::kPreemption, 0);
     st.Start(0, Placement{{NodeShare{0, {0, 1, 2, 3}, kMilliPerGpu, 0, 0}}}, StartOptions{});
     st.Discard();
   }
   EXPECT_EQ(StateText(state), before);
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 5: preempted for 0"));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("stop 5: preempted for 0"));
   EXPECT_EQ(s.sched().StopsAwaited(0), 1);
-  s.Stop(5, 20);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 0 on a0:0,1,2,3"));
+  s.Stop(5, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond), ElementsAre("start 0 on a0:0,1,2,3"));
 }
 
 }  // namespace

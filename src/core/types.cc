@@ -1,6 +1,7 @@
 #include "core/types.h"
 
 #include <array>
+#include <cmath>
 
 namespace squeeze {
 namespace {
@@ -11,6 +12,10 @@ constexpr std::array<std::string_view, 5> kPoolKindNames = {"owned", "colocated"
                                                             "reserved", "on-demand"};
 
 }  // namespace
+
+Time SecondsToTime(double seconds) {
+  return static_cast<Time>(std::llround(seconds * static_cast<double>(kSecond)));
+}
 
 std::string_view UrgencyName(Urgency u) { return kUrgencyNames[static_cast<int>(u)]; }
 

@@ -31,11 +31,12 @@ TEST(WaitReasonsTest, FirstInLineWaitsForResourcesTheOthersForPriorityOrAReserva
   s.Add(NewJob(1, 6, 0).Pool("a"));
   s.Add(NewJob(2, 2, 0).Pool("b"));
   s.Cycle(0);
-  s.Add(NewJob(3, 7, 1).Pool("a"));  // needs 7: 2 are free
-  s.Add(NewJob(4, 4, 2).Pool("a"));  // behind 3, and 4 are not free
-  s.Add(NewJob(5, 2, 3).Pool("a"));  // behind 3; 2 are free, but held for 3 (no estimates)
-  s.Add(NewJob(6, 1, 4).Pool("b"));  // b is full: first in b's line
-  s.Cycle(4);
+  s.Add(NewJob(3, 7, kSecond).Pool("a"));      // needs 7: 2 are free
+  s.Add(NewJob(4, 4, 2 * kSecond).Pool("a"));  // behind 3, and 4 are not free
+  // Behind 3; 2 are free, but held for 3 (no estimates).
+  s.Add(NewJob(5, 2, 3 * kSecond).Pool("a"));
+  s.Add(NewJob(6, 1, 4 * kSecond).Pool("b"));  // b is full: first in b's line
+  s.Cycle(4 * kSecond);
   EXPECT_THAT(Reasons(s), ElementsAre(Pair(3, "Resources"), Pair(4, "Priority"),
                                       Pair(5, "Reservation"), Pair(6, "Resources")));
 }
@@ -45,8 +46,8 @@ TEST(WaitReasonsTest, AJobOverItsTeamsQuotaWaitsOnTheQuota) {
   Scenario s(Quota(Quota(Cluster({{"a", 1, 8}}), "a", "ml", 4), "a", "cv", 4), "fifo");
   s.Add(NewJob(1, 4, 0).Pool("a").Team("ml"));
   s.Cycle(0);
-  s.Add(NewJob(2, 2, 1).Pool("a").Team("ml"));
-  s.Cycle(1);
+  s.Add(NewJob(2, 2, 1 * kSecond).Pool("a").Team("ml"));
+  s.Cycle(1 * kSecond);
   EXPECT_THAT(Reasons(s), ElementsAre(Pair(2, "QuotaLimit")));
 }
 

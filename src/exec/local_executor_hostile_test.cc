@@ -84,7 +84,7 @@ TEST_F(LocalExecutorTest, TheSupervisorSeesNoneOfTheJobsEnvironmentOrArgv) {
   EXPECT_THAT(job_environ, HasSubstr("SECRET_X1=secret-value-x1"));
   EXPECT_THAT(job_environ, HasSubstr("LD_PRELOAD=/nonexistent/evil-x1.so"));
   ASSERT_TRUE(ex.Stop(1, 0, 0).ok());
-  PollUntilExit(ex, 1);
+  PollUntilExit(ex, kSecond);
 }
 
 // Both ways of tracking a run's processes: the supervisor as a subreaper, and a cgroup of the
@@ -134,10 +134,11 @@ TEST_F(LocalExecutorTest, StopEndsEveryProcessOfTheRunAfterTheGrace) {
     MustStart(ex, id, 1, WithEscapee(pid_file, "exec sleep 300"));
     const pid_t escapee = WaitForPidIn(pid_file);
     ASSERT_GT(escapee, 0);
-    ASSERT_TRUE(ex.Stop(id, 100, 1).ok());
+    ASSERT_TRUE(ex.Stop(id, 100 * kSecond, kSecond).ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     EXPECT_TRUE(Alive(escapee)) << "it ignores SIGTERM, so the grace is its";
-    std::vector<ExecEvent> events = PollUntilExit(ex, 101);  // past the grace: SIGKILL to all
+    // Past the grace: SIGKILL to all.
+    std::vector<ExecEvent> events = PollUntilExit(ex, 101 * kSecond);
     ASSERT_FALSE(events.empty());
     EXPECT_FALSE(Alive(escapee)) << "the escapee " << escapee << " outlived its cancelled run";
     rmdir(tracking.cgroup_parent.c_str());

@@ -191,7 +191,7 @@ TEST_F(LocalExecutorTest, ReportsEachCompletedCheckpointOnce) {
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].checkpoint, "2");
 
-  ASSERT_TRUE(ex.Stop(4, 0, 30).ok());
+  ASSERT_TRUE(ex.Stop(4, 0, 30 * kSecond).ok());
   std::vector<ExecEvent> end = PollUntilExit(ex);
   EXPECT_EQ(end.back().exit, (ExitStatus{true, SIGTERM, ""}));
 }
@@ -203,12 +203,12 @@ TEST_F(LocalExecutorTest, StopSendsSigtermThenSigkillAfterTheGrace) {
                      "trap '' TERM; touch \"$SQUEEZE_CHECKPOINT_DIR/ready\";"
                      " while true; do sleep 0.05; done"}));
   ASSERT_TRUE(WaitForFile(CheckpointDir(5) + "/ready"));
-  ASSERT_TRUE(ex.Stop(5, 100, 5).ok());
+  ASSERT_TRUE(ex.Stop(5, 100 * kSecond, 5 * kSecond).ok());
   for (int i = 0; i < 30; ++i) {
-    EXPECT_TRUE(ex.Poll(104).empty());
+    EXPECT_TRUE(ex.Poll(104 * kSecond).empty());
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::vector<ExecEvent> end = PollUntilExit(ex, 105);
+  std::vector<ExecEvent> end = PollUntilExit(ex, 105 * kSecond);
   EXPECT_EQ(end.back().exit, (ExitStatus{true, SIGKILL, ""}));
 }
 

@@ -92,10 +92,10 @@ TEST(VolcanoExportTest, CapabilityIsWhatThePolicyLetsAPoolsJobsReach) {
 }
 
 TEST(VolcanoExportTest, GoDurations) {
-  EXPECT_EQ(GoDuration(43200), "12h");
-  EXPECT_EQ(GoDuration(5400), "1h30m");
-  EXPECT_EQ(GoDuration(3725), "1h2m5s");
-  EXPECT_EQ(GoDuration(45), "45s");
+  EXPECT_EQ(GoDuration(12 * kHour), "12h");
+  EXPECT_EQ(GoDuration(90 * kMinute), "1h30m");
+  EXPECT_EQ(GoDuration(kHour + 2 * kMinute + 5 * kSecond), "1h2m5s");
+  EXPECT_EQ(GoDuration(45 * kSecond), "45s");
   EXPECT_EQ(GoDuration(0), "0s");
 }
 

@@ -49,7 +49,8 @@ bool IsPackingNodeOrder(const std::string& node_order) {
   return false;
 }
 
-std::string GoDuration(int64_t seconds) {
+std::string GoDuration(Time duration) {
+  const int64_t seconds = WholeSeconds(duration);
   if (seconds <= 0) return "0s";
   std::string out;
   if (seconds >= 3600) out += std::to_string(seconds / 3600) + "h";

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/policy.h"
+#include "core/types.h"
 
 namespace squeeze {
 
@@ -15,8 +16,8 @@ bool IsPackingNodeOrder(const std::string& node_order);
 // The configuration file's text (YAML, ends in a newline).
 std::string VolcanoSchedulerConf(const Policy& policy);
 
-// "12h", "1h30m", "45s": a duration as Go's time.ParseDuration reads it.
-std::string GoDuration(int64_t seconds);
+// "12h", "1h30m", "45s": a duration as Go's time.ParseDuration reads it, in whole seconds.
+std::string GoDuration(Time duration);
 
 }  // namespace squeeze
 

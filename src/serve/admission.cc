@@ -77,7 +77,7 @@ nlohmann::json Admission::Json(const Principal& who) const {
        e.max_waiting_jobs_per_team.value_or(kDefaultMaxWaitingJobsPerTeam)},
       {"max_tasks_per_submission",
        e.max_tasks_per_submission.value_or(kDefaultMaxTasksPerSubmission)},
-      {"purge_job_details_after_s", limits_.purge_job_details_after},
+      {"purge_job_details_after_s", WholeSeconds(limits_.purge_job_details_after)},
       {"yours",
        {{"user", who.user},
         {"team", who.team},

@@ -62,12 +62,12 @@ Result<std::optional<Time>> ParseReclaimBody(std::string_view body) {
   auto it = j->find("warning_s");
   if (it == j->end() || it->is_null()) return std::optional<Time>();
   const std::string range = " is not a number of seconds from 0 to " +
-                            std::to_string(kMaxReclaimWarning);
+                            std::to_string(WholeSeconds(kMaxReclaimWarning));
   Time warning = -1;
   if (it->is_number()) {
     const double v = it->get<double>();
-    if (std::isfinite(v) && v >= 0 && v <= static_cast<double>(kMaxReclaimWarning)) {
-      warning = static_cast<Time>(std::llround(v));
+    if (std::isfinite(v) && v >= 0 && v <= ToSeconds(kMaxReclaimWarning)) {
+      warning = Seconds(std::llround(v));
     }
   } else if (it->is_string()) {
     auto d = ParseDuration(it->get<std::string>());
@@ -144,7 +144,7 @@ Result<TelemetryReport> ParseTelemetryBody(std::string_view body) {
         t->get<double>() > 1e11) {
       return Status::Error("time: " + Shown(*t) + " is not a time in unix seconds");
     }
-    report.time = static_cast<Time>(std::llround(t->get<double>()));
+    report.time = Seconds(std::llround(t->get<double>()));
   }
   auto gpus = j->find("gpus");
   if (gpus == j->end()) {

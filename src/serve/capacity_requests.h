@@ -16,7 +16,7 @@
 namespace squeeze {
 
 // The longest reclaim warning accepted (a day): providers give seconds to minutes.
-constexpr Time kMaxReclaimWarning = 86400;
+constexpr Time kMaxReclaimWarning = kDay;
 // The most GPUs one telemetry report may name.
 constexpr size_t kMaxTelemetryGpus = 4096;
 
@@ -26,7 +26,7 @@ Result<std::optional<Time>> ParseReclaimBody(std::string_view body);
 
 // The most a telemetry report's time may lie ahead of the daemon's clock (clock skew), and
 // the oldest a report with an inference load (a current reading) may be.
-constexpr Time kMaxTelemetryFutureSkew = 300;
+constexpr Time kMaxTelemetryFutureSkew = 5 * kMinute;
 
 // One GPU's entry of a telemetry report: at least one of the three readings.
 struct GpuTelemetry {
@@ -38,7 +38,7 @@ struct GpuTelemetry {
 };
 
 struct TelemetryReport {
-  std::optional<Time> time;  // unix seconds the readings were taken; nullopt: now
+  std::optional<Time> time;  // when the readings were taken (given in unix seconds); nullopt: now
   std::vector<GpuTelemetry> gpus;
 };
 

@@ -26,10 +26,10 @@ TEST(CapacityRequestsTest, ReclaimWarningIsOptional) {
     ASSERT_TRUE(r.ok()) << empty << ": " << r.status().message();
     EXPECT_FALSE(r->has_value()) << empty;
   }
-  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 30})"), 30);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 30})"), 30 * kSecond);
   EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 0})"), 0);
-  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 4.6})"), 5);
-  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": "2m"})"), 120);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": 4.6})"), 5 * kSecond);
+  EXPECT_EQ(**ParseReclaimBody(R"({"warning_s": "2m"})"), 2 * kMinute);
 }
 
 TEST(CapacityRequestsTest, BrokenReclaimBodiesNameTheFieldAndValue) {
@@ -69,7 +69,7 @@ TEST(CapacityRequestsTest, TelemetryReadsUtilizationMemoryAndTime) {
                    {"node": "n0", "gpu": 1, "memory_used_mib": 0},
                    {"node": "n1", "gpu": 0, "inference_load": 0.5, "utilization": 0.8}]})");
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->time, 1767225600);
+  EXPECT_EQ(r->time, Seconds(1767225600));
   ASSERT_EQ(r->gpus.size(), 3u);
   EXPECT_DOUBLE_EQ(*r->gpus[0].utilization, 0.02);
   EXPECT_DOUBLE_EQ(*r->gpus[0].memory_used_mib, 512);

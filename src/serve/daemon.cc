@@ -39,10 +39,16 @@
 namespace squeeze {
 namespace {
 
+// The system clock to the millisecond: the step sees sub-second time (as far as a tick goes).
 Time Now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return FromMilliseconds(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
+}
+
+// A Time as a chrono duration, for waits and sleeps.
+std::chrono::milliseconds Millis(Time t) {
+  return std::chrono::milliseconds(WholeMilliseconds(t));
 }
 
 void Say(const std::string& line) { std::fprintf(stderr, "squeeze serve: %s\n", line.c_str()); }
@@ -180,7 +186,7 @@ std::vector<std::unique_ptr<SlurmExecutor>> StartSlurmExecutors(const LocalClust
     // looks run on their own thread, and the commands the queue runs (sbatch, scancel) are
     // only sent while the latest look answered.
     so.command_timeout_ms = 15000;
-    so.watch_interval_ms = static_cast<int>(options.slurm_watch * 1000);
+    so.watch_interval_ms = static_cast<int>(Millis(options.slurm_watch).count());
     so.watch_timeout_ms = 8000;
     if (so.pool.cluster.empty()) so.pool.cluster = pool.name;
     executors.push_back(std::make_unique<SlurmExecutor>(so));
@@ -226,7 +232,8 @@ std::unique_ptr<GpuSampler> StartSampler(const LocalCluster& cluster, const Daem
       },
       options.gpu_sample_interval, Now, [](const std::string& line) { Say(line); });
   sampler->Start();
-  Say("reading the GPUs' utilization every " + std::to_string(options.gpu_sample_interval) +
+  Say("reading the GPUs' utilization every " +
+      std::to_string(WholeSeconds(options.gpu_sample_interval)) +
       " s (" + cluster.source + ")");
   return sampler;
 }
@@ -277,7 +284,7 @@ void WaitForNextStep(LiveQueue& queue, Waker& waker, Time next) {
   std::unique_lock l(waker.mu);
   for (;;) {
     const auto now = std::chrono::system_clock::now();
-    auto until = std::chrono::system_clock::time_point(std::chrono::seconds(next));
+    auto until = std::chrono::system_clock::time_point(Millis(next));
     until = std::max(until, now + std::chrono::milliseconds(20));
     const bool polling = queue.RunsActive() && until > now + kPollEvery;
     if (waker.cv.wait_until(l, polling ? now + kPollEvery : until,
@@ -417,7 +424,7 @@ int RunDaemon(const DaemonOptions& options) {
   auto tracking = PrepareTracking(options.process_tracking, dir);
   if (!tracking.ok()) return fail(tracking.status());
   LocalExecutor executor(ExecutorOptions{dir, "", 5000, *tracking, options.max_log_bytes,
-                                         static_cast<int>(o.queue.stop_grace)});
+                                         static_cast<int>(WholeSeconds(o.queue.stop_grace))});
   if (Status s = CheckSupervisor(executor); !s.ok()) return fail(s);
   auto queue = LiveQueue::Create(*cluster, *policy, **store, executor, o.queue);
   if (!queue.ok()) return fail(queue.status());

@@ -26,9 +26,9 @@ struct DaemonOptions {
   std::vector<std::string> settings;  // KEY=VALUE policy settings
   bool fsync_each_commit = true;
   LiveQueueOptions queue;
-  Time slurm_watch = 2;  // seconds between looks at each Slurm pool (sinfo, squeue)
-  // Seconds between reads of the found GPUs' utilization (NVML or nvidia-smi); 0: never.
-  Time gpu_sample_interval = 60;
+  Time slurm_watch = 2 * kSecond;  // how long between looks at each Slurm pool (sinfo, squeue)
+  // How long between reads of the found GPUs' utilization (NVML or nvidia-smi); 0: never.
+  Time gpu_sample_interval = kMinute;
   std::string web_dir;   // the dashboard's built files; empty = `web` beside the binary
   bool allow_root_jobs = false;  // a root daemon runs root's own jobs (as root)
   std::string socket_path;       // the Unix socket of local users; empty = DIR/squeeze.sock

@@ -43,8 +43,8 @@ bool GpuSampler::SampleOnce() {
   if (!read.ok()) {
     if (read.status().message() != last_error_) {
       last_error_ = read.status().message();
-      log_("GPU sampling failed (retried every " + std::to_string(interval_) + " s): " +
-           last_error_);
+      log_("GPU sampling failed (retried every " + std::to_string(WholeSeconds(interval_)) +
+           " s): " + last_error_);
     }
     return false;
   }
@@ -64,7 +64,8 @@ void GpuSampler::Start() {
       l.unlock();
       SampleOnce();
       l.lock();
-      cv_.wait_for(l, std::chrono::seconds(interval_), [this] { return stopping_; });
+      cv_.wait_for(l, std::chrono::milliseconds(WholeMilliseconds(interval_)),
+                   [this] { return stopping_; });
     }
   });
 }

@@ -49,12 +49,13 @@ TEST(GpuSamplerTest, DeliversEachReadAndSaysAFailureOnce) {
         return std::vector<GpuUtilization>{{0, 0.1, std::nullopt}, {1, 0.2, std::nullopt}};
       },
       [&](const std::vector<GpuTelemetry>& gpus, Time at) { delivered.push_back({at, gpus.size()}); },
-      60, [&] { return Time{1000} + reads; }, [&](const std::string& l) { said.push_back(l); });
+      kMinute, [&] { return Seconds(1000 + reads); },
+      [&](const std::string& l) { said.push_back(l); });
   EXPECT_TRUE(sampler.SampleOnce());
   EXPECT_FALSE(sampler.SampleOnce());
   EXPECT_FALSE(sampler.SampleOnce());
   EXPECT_TRUE(sampler.SampleOnce());
-  EXPECT_EQ(delivered, (std::vector<std::pair<Time, size_t>>{{1000, 2}, {1003, 2}}));
+  EXPECT_EQ(delivered, (std::vector<std::pair<Time, size_t>>{{Seconds(1000), 2}, {Seconds(1003), 2}}));
   EXPECT_EQ(said, (std::vector<std::string>{
                       "GPU sampling failed (retried every 60 s): nvidia-smi: timed out",
                       "GPU sampling works again"}));
@@ -72,7 +73,7 @@ TEST(GpuSamplerTest, StartReadsAtOnceAndStopEndsTheThread) {
         ++delivered;
         cv.notify_all();
       },
-      3600, [] { return Time{5}; }, [](const std::string&) {});
+      kHour, [] { return 5 * kSecond; }, [](const std::string&) {});
   sampler.Start();
   std::unique_lock l(mu);
   ASSERT_TRUE(cv.wait_for(l, std::chrono::seconds(10), [&] { return delivered == 1; }));

@@ -16,7 +16,7 @@ namespace squeeze {
 
 struct HeldIdleOptions {
   double threshold = 0.10;  // a GPU below this utilization (0..1) counts as idle
-  Time window = 1800;       // ... when it stays so for at least this long
+  Time window = 30 * kMinute;  // ... when it stays so for at least this long
 };
 
 class HeldIdleTracker {

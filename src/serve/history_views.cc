@@ -9,7 +9,7 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kMinHistoryStep = 60;
+constexpr Time kMinHistoryStep = kMinute;
 constexpr double kSecondsPerMonth = 30.0 * 86400;
 
 // The GPUs of "attempt N on GPUs [0,1] in pool P": the number of entries in the brackets.
@@ -65,7 +65,9 @@ Result<Time> ParseSince(const std::map<std::string, std::string>& query, Time de
   return *d;
 }
 
-HistoryRange RangeSince(Time now, Time since) { return {now + 1 - since, now + 1, since}; }
+HistoryRange RangeSince(Time now, Time since) {
+  return {now + kSecond - since, now + kSecond, since};
+}
 
 Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>& query, Time now,
                                        Time default_since) {
@@ -80,7 +82,7 @@ Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>&
     }
     r.step = *d;
   }
-  r.to = now + 1;  // exclusive: what happened in the current second counts
+  r.to = now + kSecond;  // exclusive: what happened in the current second counts
   r.from = now - since;
   r.from -= ((r.from % r.step) + r.step) % r.step;
   if ((r.to - r.from + r.step - 1) / r.step > kMaxHistoryPoints) {
@@ -102,14 +104,14 @@ nlohmann::json HistoryJson(const std::vector<RunSpan>& runs, const std::vector<G
   for (const RunSpan& r : runs) {
     if (r.start >= range.from && r.start < range.to) {
       ++started[step_of(r.start)];
-      waited[step_of(r.start)] += static_cast<double>(r.waited);
+      waited[step_of(r.start)] += ToSeconds(r.waited);
     }
     const Time a = std::max(r.start, range.from), b = std::min(r.end, range.to);
     for (Time t = a; t < b;) {
       const size_t i = step_of(t);
       const Time step_end = range.from + static_cast<Time>(i + 1) * range.step;
       const Time until = std::min(b, step_end);
-      busy_seconds[i] += static_cast<double>(until - t) * r.gpus;
+      busy_seconds[i] += ToSeconds(until - t) * r.gpus;
       t = until;
     }
   }
@@ -122,26 +124,29 @@ nlohmann::json HistoryJson(const std::vector<RunSpan>& runs, const std::vector<G
   for (size_t i = 0; i < n; ++i) {
     const Time start = range.from + static_cast<Time>(i) * range.step;
     const Time length = std::min(range.to, start + range.step) - start;
-    nlohmann::json p = {{"time", start},
+    nlohmann::json p = {{"time", WholeSeconds(start)},
                         {"jobs_started", started[i]},
                         {"mean_wait_s", nullptr},
                         {"gpus", total_gpus},
-                        {"gpus_busy", length > 0 ? busy_seconds[i] / static_cast<double>(length) : 0.0},
+                        {"gpus_busy", length > 0 ? busy_seconds[i] / ToSeconds(length) : 0.0},
                         {"utilization", nullptr}};
     if (started[i] > 0) p["mean_wait_s"] = waited[i] / static_cast<double>(started[i]);
     if (util_count[i] > 0) p["utilization"] = 100.0 * util_sum[i] / static_cast<double>(util_count[i]);
     points.push_back(std::move(p));
   }
-  return {{"from", range.from}, {"to", range.to}, {"step_s", range.step}, {"points", points}};
+  return {{"from", WholeSeconds(range.from)},
+          {"to", WholeSeconds(range.to)},
+          {"step_s", WholeSeconds(range.step)},
+          {"points", points}};
 }
 
 nlohmann::json CostJson(const std::vector<RunSpan>& runs, const std::vector<PoolPrice>& pools,
                         const HistoryRange& range) {
   std::map<std::string, double> gpu_seconds;
   for (const RunSpan& r : runs) {
-    gpu_seconds[r.pool] += static_cast<double>(Overlap(r.start, r.end, range.from, range.to)) * r.gpus;
+    gpu_seconds[r.pool] += ToSeconds(Overlap(r.start, r.end, range.from, range.to)) * r.gpus;
   }
-  const double months = static_cast<double>(range.to - range.from) / kSecondsPerMonth;
+  const double months = ToSeconds(range.to - range.from) / kSecondsPerMonth;
   nlohmann::json out = nlohmann::json::array();
   double total = 0;
   auto add = [&](const std::string& name, const std::string& kind, double price, double monthly) {
@@ -162,7 +167,10 @@ nlohmann::json CostJson(const std::vector<RunSpan>& runs, const std::vector<Pool
   for (const auto& [name, seconds] : std::map<std::string, double>(gpu_seconds)) {
     if (seconds > 0) add(name.empty() ? "(not recorded)" : name, "unknown", 0, 0);
   }
-  return {{"from", range.from}, {"to", range.to}, {"pools", out}, {"total_cost", total}};
+  return {{"from", WholeSeconds(range.from)},
+          {"to", WholeSeconds(range.to)},
+          {"pools", out},
+          {"total_cost", total}};
 }
 
 nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to) {
@@ -179,8 +187,8 @@ nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to)
   }
   nlohmann::json windows = nlohmann::json::array();
   for (const std::string& line : IdleWindowLines(analysis)) windows.push_back({{"text", line}});
-  return {{"from", from},
-          {"to", to},
+  return {{"from", WholeSeconds(from)},
+          {"to", WholeSeconds(to)},
           {"threshold", analysis.options.threshold},
           {"weeks", analysis.weeks},
           {"gpus", gpus},

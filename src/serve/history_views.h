@@ -36,7 +36,7 @@ std::vector<RunSpan> RunSpansFromEvents(const std::vector<JobEvent>& events, Tim
 struct HistoryRange {
   Time from = 0;
   Time to = 0;
-  Time step = 3600;
+  Time step = kHour;
 };
 
 constexpr int kMaxHistoryPoints = 2000;
@@ -44,13 +44,13 @@ constexpr int kMaxHistoryPoints = 2000;
 // The query's `since`: a positive duration back from now (default `default_since`). Errors name
 // the field and the value.
 Result<Time> ParseSince(const std::map<std::string, std::string>& query, Time default_since);
-// [now + 1 - since, now + 1) as one step: the range of a view that is not drawn over time (the cost,
+// [now + 1s - since, now + 1s) as one step: the range of a view that is not drawn over time (the cost,
 // the idle windows).
 HistoryRange RangeSince(Time now, Time since);
 
 // From the query's `since` (a duration back from now, default `default_since`) and `step`
 // (default 1h, at least 1 minute, at most kMaxHistoryPoints steps). `from` is rounded down to
-// a whole step; `to` is now + 1 (the range is [from, to), so the current second counts).
+// a whole step; `to` is now + 1s (the range is [from, to), so the current second counts).
 // Errors name the field and the value.
 Result<HistoryRange> ParseHistoryRange(const std::map<std::string, std::string>& query, Time now,
                                        Time default_since);

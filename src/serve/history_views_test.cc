@@ -12,28 +12,31 @@ JobEvent Event(JobId job, Time at, const std::string& kind, const std::string& t
 
 TEST(RunSpansTest, RunsWithTheirGpusPoolAndWait) {
   const std::vector<JobEvent> events = {
-      Event(1, 100, "submit"),
-      Event(2, 120, "submit"),
-      Event(1, 160, "start", "attempt 1 on GPUs [0,1] in pool owned"),
-      Event(2, 200, "start", "attempt 1 on GPUs [3]"),  // a store from before pools were named
-      Event(1, 400, "exit", "exit 0"),
-      Event(1, 400, "end", "preempted"),
-      Event(2, 450, "end", "done"),
-      Event(1, 500, "start", "attempt 2 on GPUs [4,5,6,7] in pool spot"),
+      Event(1, 100 * kSecond, "submit"),
+      Event(2, 120 * kSecond, "submit"),
+      Event(1, 160 * kSecond, "start", "attempt 1 on GPUs [0,1] in pool owned"),
+      // A store from before pools were named.
+      Event(2, 200 * kSecond, "start", "attempt 1 on GPUs [3]"),
+      Event(1, 400 * kSecond, "exit", "exit 0"),
+      Event(1, 400 * kSecond, "end", "preempted"),
+      Event(2, 450 * kSecond, "end", "done"),
+      Event(1, 500 * kSecond, "start", "attempt 2 on GPUs [4,5,6,7] in pool spot"),
   };
-  const std::vector<RunSpan> runs = RunSpansFromEvents(events, 1000);
-  EXPECT_EQ(runs, (std::vector<RunSpan>{{1, 160, 400, 2, "owned", 60},
-                                        {2, 200, 450, 1, "", 80},
-                                        {1, 500, 1000, 4, "spot", 100}}));
+  const std::vector<RunSpan> runs = RunSpansFromEvents(events, 1000 * kSecond);
+  EXPECT_EQ(runs, (std::vector<RunSpan>{{1, 160 * kSecond, 400 * kSecond, 2, "owned", kMinute},
+                                        {2, 200 * kSecond, 450 * kSecond, 1, "", 80 * kSecond},
+                                        {1, 500 * kSecond, 1000 * kSecond, 4, "spot",
+                                         100 * kSecond}}));
 }
 
 TEST(HistoryJsonTest, StartsWaitsBusyGpusAndUtilizationPerStep) {
-  const HistoryRange range{0, 7200, 3600};
-  const std::vector<RunSpan> runs = {{1, 1800, 5400, 2, "a", 600}, {2, 2000, 2600, 1, "a", 200},
-                                     {3, -500, 100, 4, "a", 0}};
+  const HistoryRange range{0, 2 * kHour, kHour};
+  const std::vector<RunSpan> runs = {{1, 30 * kMinute, 90 * kMinute, 2, "a", 10 * kMinute},
+                                     {2, 2000 * kSecond, 2600 * kSecond, 1, "a", 200 * kSecond},
+                                     {3, -500 * kSecond, 100 * kSecond, 4, "a", 0}};
   std::vector<GpuSample> samples(2);
-  samples[0] = {10, "n0", 0, 0.5};
-  samples[1] = {20, "n0", 1, 0.7};
+  samples[0] = {10 * kSecond, "n0", 0, 0.5};
+  samples[1] = {20 * kSecond, "n0", 1, 0.7};
   const nlohmann::json j = HistoryJson(runs, samples, range, 8);
   ASSERT_EQ(j["points"].size(), 2u);
   const nlohmann::json& p0 = j["points"][0];
@@ -52,11 +55,11 @@ TEST(HistoryJsonTest, StartsWaitsBusyGpusAndUtilizationPerStep) {
 }
 
 TEST(CostJsonTest, GpuHoursTimesPricePlusTheProratedMonthlyCost) {
-  const HistoryRange range{0, 30 * 86400, 3600};
-  const std::vector<RunSpan> runs = {{1, 0, 3600, 2, "owned", 0},
-                                     {2, 0, 7200, 1, "spot", 0},
-                                     {3, 0, 3600, 1, "gone", 0},
-                                     {4, -3600, 1800, 2, "spot", 0}};
+  const HistoryRange range{0, 30 * kDay, kHour};
+  const std::vector<RunSpan> runs = {{1, 0, kHour, 2, "owned", 0},
+                                     {2, 0, 2 * kHour, 1, "spot", 0},
+                                     {3, 0, kHour, 1, "gone", 0},
+                                     {4, -kHour, 30 * kMinute, 2, "spot", 0}};
   const std::vector<PoolPrice> pools = {{"owned", "owned", 0, 720}, {"spot", "spot", 0.5, 0},
                                         {"idle", "owned", 3, 0}};
   const nlohmann::json j = CostJson(runs, pools, range);
@@ -73,22 +76,22 @@ TEST(CostJsonTest, GpuHoursTimesPricePlusTheProratedMonthlyCost) {
 }
 
 TEST(HistoryRangeTest, DefaultsRoundingAndErrorsThatNameTheField) {
-  auto r = ParseHistoryRange({}, 100000, 7200);
+  auto r = ParseHistoryRange({}, 100000 * kSecond, 2 * kHour);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->to, 100001);  // exclusive, so the current second counts
-  EXPECT_EQ(r->from, 90000);  // 100000 - 7200 = 92800, down to a whole hour
-  EXPECT_EQ(r->step, 3600);
-  auto halves = ParseHistoryRange({{"since", "1d"}, {"step", "30m"}}, 86400 * 10, 0);
+  EXPECT_EQ(r->to, 100001 * kSecond);  // exclusive, so the current second counts
+  EXPECT_EQ(r->from, 90000 * kSecond);  // 100000 - 7200 = 92800, down to a whole hour
+  EXPECT_EQ(r->step, kHour);
+  auto halves = ParseHistoryRange({{"since", "1d"}, {"step", "30m"}}, 10 * kDay, 0);
   ASSERT_TRUE(halves.ok());
-  EXPECT_EQ(halves->from, 86400 * 9);
-  EXPECT_EQ(halves->step, 1800);
-  auto since = ParseHistoryRange({{"since", "soon"}}, 100000, 7200);
+  EXPECT_EQ(halves->from, 9 * kDay);
+  EXPECT_EQ(halves->step, 30 * kMinute);
+  auto since = ParseHistoryRange({{"since", "soon"}}, 100000 * kSecond, 2 * kHour);
   ASSERT_FALSE(since.ok());
   EXPECT_NE(since.status().message().find("since: 'soon'"), std::string::npos);
-  auto step = ParseHistoryRange({{"step", "10s"}}, 100000, 7200);
+  auto step = ParseHistoryRange({{"step", "10s"}}, 100000 * kSecond, 2 * kHour);
   ASSERT_FALSE(step.ok());
   EXPECT_NE(step.status().message().find("step: '10s'"), std::string::npos);
-  auto many = ParseHistoryRange({{"since", "400d"}, {"step", "1m"}}, 100000000, 0);
+  auto many = ParseHistoryRange({{"since", "400d"}, {"step", "1m"}}, 100000000 * kSecond, 0);
   ASSERT_FALSE(many.ok());
   EXPECT_NE(many.status().message().find("more than 2000 points"), std::string::npos);
 }
@@ -96,27 +99,27 @@ TEST(HistoryRangeTest, DefaultsRoundingAndErrorsThatNameTheField) {
 TEST(HistoryRangeTest, SinceAloneForViewsNotDrawnOverTime) {
   auto since = ParseSince({{"since", "400d"}}, 0);  // no step: no limit on the points
   ASSERT_TRUE(since.ok());
-  EXPECT_EQ(*since, 400 * 86400);
-  EXPECT_EQ(*ParseSince({}, 3600), 3600);
-  EXPECT_FALSE(ParseSince({{"since", "-1h"}}, 3600).ok());
-  const HistoryRange r = RangeSince(100000, 3000);
-  EXPECT_EQ(r.from, 97001);  // `since` long, ending with the current second; not rounded
-  EXPECT_EQ(r.to, 100001);
+  EXPECT_EQ(*since, 400 * kDay);
+  EXPECT_EQ(*ParseSince({}, kHour), kHour);
+  EXPECT_FALSE(ParseSince({{"since", "-1h"}}, kHour).ok());
+  const HistoryRange r = RangeSince(100000 * kSecond, 3000 * kSecond);
+  EXPECT_EQ(r.from, 97001 * kSecond);  // `since` long, ending with the current second; not rounded
+  EXPECT_EQ(r.to, 100001 * kSecond);
 }
 
 TEST(IdleWindowsJsonTest, HeatmapPerGpuAndTheWindowsAsText) {
   // Two weeks from Monday 2026-11-02 00:00 UTC; GPU 0 idle Mon 01:00-03:00, busy otherwise.
-  const Time monday = 1793577600;
+  const Time monday = Seconds(1793577600);
   std::vector<GpuSample> samples;
   for (int week = 0; week < 2; ++week) {
     for (int h = 0; h < 24; ++h) {
-      const Time t = monday + week * kSecondsPerWeek + h * 3600;
-      samples.push_back({t, "n0", 0, (h == 1 || h == 2) ? 0.0 : 0.9, std::nullopt, 3600});
+      const Time t = monday + week * kWeek + h * kHour;
+      samples.push_back({t, "n0", 0, (h == 1 || h == 2) ? 0.0 : 0.9, std::nullopt, kHour});
     }
   }
   auto a = AnalyseIdle(samples, IdleOptions{}, {{"n0", "owned"}});
   ASSERT_TRUE(a.ok()) << a.status().message();
-  const nlohmann::json j = IdleWindowsJson(*a, monday, monday + 2 * kSecondsPerWeek);
+  const nlohmann::json j = IdleWindowsJson(*a, monday, monday + 2 * kWeek);
   ASSERT_EQ(j["gpus"].size(), 1u);
   EXPECT_EQ(j["gpus"][0]["pool"], "owned");
   const nlohmann::json& share = j["gpus"][0]["idle_share"];

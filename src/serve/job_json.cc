@@ -24,12 +24,17 @@ nlohmann::json CheckpointStoreJson(const CheckpointStore& c) {
           {"keep", c.keep},
           {"max_upload_gbps", c.max_upload_gbps > 0 ? nlohmann::json(c.max_upload_gbps)
                                                     : nlohmann::json()},
-          {"upload_s", UploadSeconds(c)}};
+          {"upload_s", WholeSeconds(UploadSeconds(c))}};
 }
 
 // What the job asks for: resources, urgency, its checkpoints, limits.
 void SpecFields(nlohmann::json& j, const JobSpec& spec) {
-  const auto positive_or_null = [](Time t) { return t > 0 ? nlohmann::json(t) : nlohmann::json(); };
+  const auto positive_or_null = [](Time t) {
+    return t > 0 ? nlohmann::json(WholeSeconds(t)) : nlohmann::json();
+  };
+  const auto seconds_or_null = [](const std::optional<Time>& t) {
+    return t ? nlohmann::json(WholeSeconds(*t)) : nlohmann::json();
+  };
   j["urgency"] = std::string(UrgencyName(spec.urgency));
   j["gpus"] = spec.gpus;
   j["gpu_milli"] = spec.gpu_milli;
@@ -42,10 +47,9 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   j["fault_tolerant"] = spec.fault_tolerant;
   j["checkpoint_interval_s"] = positive_or_null(spec.checkpoint_interval);
   j["checkpoint_cost_s"] = positive_or_null(spec.checkpoint_cost);
-  j["checkpoint_stall_s"] =
-      spec.checkpoint_stall ? nlohmann::json(*spec.checkpoint_stall) : nlohmann::json();
-  j["estimate_s"] = spec.estimate ? nlohmann::json(*spec.estimate) : nlohmann::json();
-  j["time_limit_s"] = spec.time_limit ? nlohmann::json(*spec.time_limit) : nlohmann::json();
+  j["checkpoint_stall_s"] = seconds_or_null(spec.checkpoint_stall);
+  j["estimate_s"] = seconds_or_null(spec.estimate);
+  j["time_limit_s"] = seconds_or_null(spec.time_limit);
   j["deadline"] = TimeOrNull(spec.deadline);
 }
 
@@ -90,7 +94,7 @@ void AccountingFields(nlohmann::json& j, const StoredJob& job, Time now) {
   } else if (job.attempts == 0) {
     wait += std::max<Time>(0, job.ended_at.value_or(now) - job.submitted_at);
   }
-  j["wait_s"] = wait;
+  j["wait_s"] = WholeSeconds(wait);
   // Every run's time summed, the current one's so far; GPU-hours by the GPUs asked for.
   Time ran = job.ran;
   if ((job.state == JobState::kRunning || job.state == JobState::kCheckpointing) &&
@@ -98,8 +102,8 @@ void AccountingFields(nlohmann::json& j, const StoredJob& job, Time now) {
     ran += std::max<Time>(0, now - *job.started_at);
   }
   const JobSpec& spec = job.request.spec;
-  j["run_s"] = ran;
-  j["gpu_hours"] = std::round(static_cast<double>(ran) * spec.gpus * spec.gpu_milli / 1000.0 /
+  j["run_s"] = WholeSeconds(ran);
+  j["gpu_hours"] = std::round(ToSeconds(ran) * spec.gpus * spec.gpu_milli / 1000.0 /
                               3600.0 * 1000.0) / 1000.0;
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
   j["attempts"] = job.attempts;

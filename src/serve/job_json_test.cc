@@ -15,7 +15,7 @@ TEST(JobJsonTest, ShowsThePoolRegionsAndDataSize) {
   job.request.spec.pool = "a100";
   job.request.spec.regions = {"us-east", "eu-west"};
   job.request.spec.data_gb = 1.5;
-  const nlohmann::json j = StoredJobJson(job, 100);
+  const nlohmann::json j = StoredJobJson(job, 100 * kSecond);
   EXPECT_EQ(j["pool"], "a100");
   EXPECT_EQ(j["regions"], (std::vector<std::string>{"us-east", "eu-west"}));
   EXPECT_EQ(j["data_gb"], 1.5);
@@ -24,7 +24,7 @@ TEST(JobJsonTest, ShowsThePoolRegionsAndDataSize) {
 TEST(JobJsonTest, AnyPoolAndRegionAndNoDataShowAsEmpty) {
   StoredJob job;
   job.request.command = {"true"};
-  const nlohmann::json j = StoredJobJson(job, 100);
+  const nlohmann::json j = StoredJobJson(job, 100 * kSecond);
   EXPECT_EQ(j["pool"], "");
   EXPECT_TRUE(j["regions"].is_array());
   EXPECT_TRUE(j["regions"].empty());
@@ -35,22 +35,22 @@ TEST(JobJsonTest, ShowsTheCheckpointCostAndStallInSeconds) {
   StoredJob job;
   job.request.command = {"true"};
   job.request.spec.checkpointable = true;
-  job.request.spec.checkpoint_interval = 1800;
-  job.request.spec.checkpoint_cost = 120;
-  job.request.spec.checkpoint_stall = 5;
-  nlohmann::json j = StoredJobJson(job, 100);
+  job.request.spec.checkpoint_interval = 30 * kMinute;
+  job.request.spec.checkpoint_cost = 2 * kMinute;
+  job.request.spec.checkpoint_stall = 5 * kSecond;
+  nlohmann::json j = StoredJobJson(job, 100 * kSecond);
   EXPECT_EQ(j["checkpoint_interval_s"], 1800);
   EXPECT_EQ(j["checkpoint_cost_s"], 120);
   EXPECT_EQ(j["checkpoint_stall_s"], 5);
   // An asynchronous checkpoint may pause training not at all.
   job.request.spec.checkpoint_stall = 0;
-  EXPECT_EQ(StoredJobJson(job, 100)["checkpoint_stall_s"], 0);
+  EXPECT_EQ(StoredJobJson(job, 100 * kSecond)["checkpoint_stall_s"], 0);
 }
 
 TEST(JobJsonTest, CheckpointFieldsNotGivenAreNull) {
   StoredJob job;
   job.request.command = {"true"};
-  const nlohmann::json j = StoredJobJson(job, 100);
+  const nlohmann::json j = StoredJobJson(job, 100 * kSecond);
   for (const char* key : {"checkpoint_interval_s", "checkpoint_cost_s", "checkpoint_stall_s"}) {
     ASSERT_TRUE(j.contains(key)) << key;
     EXPECT_TRUE(j[key].is_null()) << key;
@@ -65,13 +65,13 @@ TEST(JobJsonTest, TheReasonsDetailIsShownOnlyWithThePrivateFields) {
   job.request.output_path = "/home/bob/secret/out.txt";
   job.reason = "the output file could not be opened (exit 127)";
   job.reason_detail = "cannot open the output file '/home/bob/secret/out.txt': No such file";
-  const nlohmann::json mine = StoredJobJson(job, 100, true);
+  const nlohmann::json mine = StoredJobJson(job, 100 * kSecond, true);
   EXPECT_EQ(mine["reason"], job.reason_detail);
-  const nlohmann::json theirs = StoredJobJson(job, 100, false);
+  const nlohmann::json theirs = StoredJobJson(job, 100 * kSecond, false);
   EXPECT_EQ(theirs["reason"], job.reason);
   EXPECT_EQ(theirs.dump().find("secret"), std::string::npos) << theirs.dump();
   job.reason_detail.clear();
-  EXPECT_EQ(StoredJobJson(job, 100, true)["reason"], job.reason);
+  EXPECT_EQ(StoredJobJson(job, 100 * kSecond, true)["reason"], job.reason);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kNow = 1'800'000'000;
+constexpr Time kNow = Seconds(1'800'000'000);
 
 struct Fixture {
   testing::TempDir dir{"squeeze-journal"};

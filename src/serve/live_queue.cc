@@ -14,7 +14,7 @@ LiveQueue::LiveQueue(LocalCluster cluster, const Policy& policy, JobStore& store
                      Executor& executor, LiveQueueOptions options)
     : cluster_(std::move(cluster)), store_(store), executor_(executor),
       options_(std::move(options)), held_idle_(options_.held_idle),
-      forecasts_(WhyForecasts::Options{options_.forecast_in_background, 60, {30 * 86400, 1000}}) {
+      forecasts_(WhyForecasts::Options{options_.forecast_in_background, kMinute, {30 * kDay, 1000}}) {
   counters_.wait_counts.assign(kWaitBounds.size() + 1, 0);
   journal_ = std::make_unique<Journal>(
       store_, [this](const std::string& line) { Log(line); }, [this] { if (wake_) wake_(); });
@@ -193,8 +193,9 @@ Time LiveQueue::Decide(Time now, const std::vector<ExecEvent>& events) {
     for (const auto& [executor, outbox] : outboxes_) running += outbox->Unfinished();
   }
   runs_active_ = running > 0;
-  Time next = now + (running > 0 ? 1 : options_.idle_poll);
-  if (!pool_executors_.empty()) next = std::min(next, now + 2);  // their nodes' states change
+  Time next = now + (running > 0 ? kSecond : options_.idle_poll);
+  // A Slurm pool's nodes' states change: looked at every 2 s.
+  if (!pool_executors_.empty()) next = std::min(next, now + 2 * kSecond);
   next = std::min(next, scheduler_->NextWakeup());
   if (!retries_.empty()) next = std::min(next, retries_.begin()->first);
   for (const auto& [id, job] : jobs_) {

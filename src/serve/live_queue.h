@@ -56,13 +56,14 @@
 namespace squeeze {
 
 struct LiveQueueOptions {
-  Time checkpoint_grace = 60;  // after SIGUSR1, how long to wait for the marker (or the
-                               // job's checkpoint_cost when longer) before SIGTERM
-  Time stop_grace = 10;        // after SIGTERM, how long before SIGKILL
-  int max_retries = 2;         // a failed job runs again this often unless it says otherwise
-  Time retry_backoff = 10;     // the first retry waits this long; each next one twice as long
-  Time retry_backoff_max = 600;
-  Time idle_poll = 5;          // the longest sleep between steps (1 s while jobs run)
+  Time checkpoint_grace = kMinute;  // after SIGUSR1, how long to wait for the marker (or the
+                                    // job's checkpoint_cost when longer) before SIGTERM
+  Time stop_grace = 10 * kSecond;   // after SIGTERM, how long before SIGKILL
+  int max_retries = 2;              // a failed job runs again this often unless it says otherwise
+  // The first retry waits this long; each next one twice as long, up to the max.
+  Time retry_backoff = 10 * kSecond;
+  Time retry_backoff_max = 10 * kMinute;
+  Time idle_poll = 5 * kSecond;     // the longest sleep between steps (1 s while jobs run)
   int dispatch_workers = 8;    // per backend: how many starts and stops are carried out at once
   // `why`'s forecasts are made in a thread of their own, a why answered at once from the
   // latest (why_forecasts.h); off (tests), each new state is forecast when a why asks.
@@ -306,7 +307,7 @@ class LiveQueue {
   // and minimum runtime count from now (Scheduler::Launched); a launch that took
   // kNotedLaunchDelay or more is logged and noted among the job's events.
   void OnLaunched(JobId id, int attempt, Time now) REQUIRES(mu_);
-  static constexpr Time kNotedLaunchDelay = 5;
+  static constexpr Time kNotedLaunchDelay = 5 * kSecond;
   // The backend lost the run: the job waits again (from its checkpoint), no failure counted.
   void OnLost(JobId id, LiveJob& job, const ExitStatus& exit, Time now) REQUIRES(mu_);
   // The backends' reports: nodes made unavailable or available again, strangers logged, runs

@@ -136,14 +136,14 @@ class LiveQueueBackendsTest : public ::testing::Test {
   std::unique_ptr<JobStore> store_;
   FakeBackend east_, west_, unused_;
   std::unique_ptr<LiveQueue> queue_;
-  Time now_ = 1000;
+  Time now_ = Seconds(1000);
 };
 
 TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
   east_.report->nodes["east-n0"] = "down, NOT_RESPONDING: Not responding";
   Step(now_);
   const JobId a = Submit(4);
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_TRUE(west_.IsRunning(a));
   EXPECT_FALSE(east_.IsRunning(a));
   const nlohmann::json nodes = queue_->NodesJson()["nodes"];
@@ -152,14 +152,14 @@ TEST_F(LiveQueueBackendsTest, NodeThatSlurmReportsDownTakesNoNewJobs) {
   EXPECT_TRUE(nodes[1]["available"]);
   // West is full now: the next job waits rather than go to the node that is down.
   const JobId b = Submit(1);
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_FALSE(east_.IsRunning(b));
   const std::string why = queue_->WhyJson(b, now_)->dump();
   EXPECT_NE(why.find("node east-n0 (pool east) takes no new jobs: Slurm says down"),
             std::string::npos) << why;
   east_.report = Healthy("east");  // back
-  Step(++now_);
-  Step(++now_);
+  Step(now_ += kSecond);
+  Step(now_ += kSecond);
   EXPECT_TRUE(east_.IsRunning(b));
 }
 
@@ -185,19 +185,20 @@ TEST_F(LiveQueueLaunchTest, ASliceCountsFromTheLaunchTheBackendReports) {
   EXPECT_EQ(store_->Get(a).value().state, JobState::kRunning);  // neither script runs yet
   EXPECT_EQ(store_->Get(b).value().state, JobState::kRunning);
   ran_a.Launch(a);
-  Step(start + slice + 10);
+  Step(start + slice + 10 * kSecond);
   const std::vector<JobEvent> events = store_->Events(a).value();
   bool noted = false;
   for (const JobEvent& e : events) {
     noted |= e.kind == "launched" &&
-             e.text.find("its script started " + std::to_string(slice + 10) + " s after") == 0;
+             e.text.find("its script started " +
+                         std::to_string(WholeSeconds(slice + 10 * kSecond)) + " s after") == 0;
   }
   std::string history;
   for (const JobEvent& e : events) history += e.kind + ": " + e.text + "\n";
   EXPECT_TRUE(noted) << "job " << a << "'s history notes the wait for its launch:\n" << history;
-  Step(start + 2 * slice + 9);
+  Step(start + 2 * slice + 9 * kSecond);
   EXPECT_EQ(store_->Get(a).value().state, JobState::kRunning);
-  Step(start + 2 * slice + 10);
+  Step(start + 2 * slice + 10 * kSecond);
   const StoredJob yielded = store_->Get(a).value();
   EXPECT_EQ(yielded.state, JobState::kCheckpointing);
   EXPECT_NE(yielded.reason.find("slice ended; yields to " + std::to_string(c)), std::string::npos)
@@ -214,7 +215,7 @@ TEST_F(LiveQueueBackendsTest, UnreachableControllerTakesItsPoolOutAndSaysSince) 
   away.report->error = "squeue --json: no answer within 8 s";
   away.report->unreachable_since = now_;
   const JobId b = Submit(1);
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_TRUE(other.IsRunning(b));
   EXPECT_TRUE(away.IsRunning(a));  // left as it is
   const nlohmann::json pools = queue_->PoolsJson()["pools"];
@@ -244,7 +245,7 @@ TEST_F(LiveQueueBackendsTest, LostRunWaitsAgainFromItsCheckpointWithoutAFailure)
   lost.error = "Slurm lost it: node east-n0 failed (down)";
   ran.End(a, lost);
   ran.report->nodes[ran.report->cluster + "-n0"] = "down";
-  Step(++now_);
+  Step(now_ += kSecond);
   const StoredJob j = store_->Get(a).value();
   EXPECT_EQ(j.failures, 0);
   EXPECT_EQ(j.attempts, 2);  // started again at once, on the other cluster
@@ -274,18 +275,18 @@ TEST_F(LiveQueueSpotBackendTest, ANodeSlurmTakesAwayCountsAsAReclaim) {
   Step(now_);
   EXPECT_EQ(queue_->Snapshot().reclaims, 0);
   east_.report->nodes["east-n0"] = "down";
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
   EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
-  Step(++now_);  // still down: not counted again
+  Step(now_ += kSecond);  // still down: not counted again
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
   east_.report = Healthy("east");
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_TRUE(queue_->NodesJson()["nodes"][0]["available"]);
   // A controller that does not answer is no reclaim.
   east_.report->reachable = false;
   east_.report->unreachable_since = now_;
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_FALSE(queue_->NodesJson()["nodes"][0]["available"]);
   EXPECT_EQ(queue_->Snapshot().reclaims, 1);
 }
@@ -298,13 +299,13 @@ TEST_F(LiveQueueBackendsTest, RunsTakeThePlacementTheBackendReports) {
   west_.report->nodes["west-n0"] = "down";  // all on east
   Step(now_);
   const JobId a = Submit(2);
-  Step(++now_);
+  Step(now_ += kSecond);
   ASSERT_TRUE(east_.IsRunning(a));
   ASSERT_EQ(east_.places[a].nodes.size(), 1u);
   EXPECT_EQ(east_.places[a].nodes[0].name, "east-n0");
   EXPECT_EQ(east_.places[a].nodes[0].gpus, (std::vector<int>{0, 1}));
   east_.report->placed[a] = {{"east-n0", {2, 3}}};
-  Step(++now_);
+  Step(now_ += kSecond);
   const StoredJob stored = store_->Get(a).value();
   EXPECT_EQ(queue_->cluster().NodeNamesOf(stored.gpus), std::vector<std::string>{"east-n0"});
   const nlohmann::json gpus = queue_->NodesJson()["nodes"][0]["gpu_detail"];
@@ -319,7 +320,7 @@ TEST_F(LiveQueueBackendsTest, RunsTakeThePlacementTheBackendReports) {
   }
   EXPECT_TRUE(moved);
   const JobId b = Submit(2);
-  Step(++now_);
+  Step(now_ += kSecond);
   ASSERT_TRUE(east_.IsRunning(b));
   EXPECT_EQ(east_.places[b].nodes[0].gpus, (std::vector<int>{0, 1}));
 }
@@ -336,12 +337,12 @@ TEST_F(LiveQueueBackendsTest, GpusOthersHoldAreNotFreeUntilGivenBack) {
   EXPECT_EQ(node["free_gpus"], 1);
   EXPECT_TRUE(node["gpu_detail"][0]["held_by_others"]);
   const JobId two = Submit(2);
-  Step(++now_);
+  Step(now_ += kSecond);
   EXPECT_FALSE(east_.IsRunning(two));
   east_.report->foreign_gpus.clear();
   east_.report->foreign_jobs.clear();
-  Step(++now_);
-  Step(++now_);
+  Step(now_ += kSecond);
+  Step(now_ += kSecond);
   EXPECT_TRUE(east_.IsRunning(two));
   EXPECT_FALSE(queue_->NodesJson()["nodes"][0].contains("gpus_held_by_others"));
 }

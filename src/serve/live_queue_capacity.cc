@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <system_error>
 
 #include "config/job_values.h"
 #include "core/duration.h"
@@ -52,7 +53,8 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
     reclaimed_[node] = {now, now + w};
     reclaim_log_.push_back({node, now, now + w, std::nullopt});
     if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
-    Record([now, name, until = std::to_string(now + w)](JobStore& s) {
+    // The node event's text: when it must be left, in whole seconds (as the store keeps times).
+    Record([now, name, until = std::to_string(WholeSeconds(now + w))](JobStore& s) {
       return s.AppendNodeEvent(now, name, "reclaim", until);
     });
     nlohmann::json jobs = nlohmann::json::array();
@@ -61,7 +63,7 @@ ApiResult LiveQueue::Reclaim(const std::string& name, std::optional<Time> warnin
         FormatDateTime(now + w) + "); its jobs leave: " + jobs.dump());
     return ApiResult::Ok({{"node", name},
                           {"state", "reclaimed"},
-                          {"warning_s", w},
+                          {"warning_s", WholeSeconds(w)},
                           {"leave_by", FormatDateTime(now + w)},
                           {"jobs", jobs}});
   });
@@ -145,7 +147,9 @@ ApiResult LiveQueue::ApplyTelemetry(const std::vector<GpuTelemetry>& gpus, Time 
 void LiveQueue::AddPlacementEnv(const Decision& d, const std::vector<int>& cuda_gpus,
                                 JobRequest& request) const {
   if (d.checkpoint_interval > 0) {
-    request.env["SQUEEZE_CHECKPOINT_INTERVAL"] = std::to_string(d.checkpoint_interval);
+    // In whole seconds; at least 1, so that a sub-second interval never reads as 0.
+    request.env["SQUEEZE_CHECKPOINT_INTERVAL"] =
+        std::to_string(std::max<int64_t>(1, WholeSeconds(d.checkpoint_interval)));
   }
   if (d.placement.empty()) return;
   const ClusterSpec& spec = scheduler_->cluster().spec();
@@ -178,7 +182,11 @@ void LiveQueue::RestoreReclaims(Time now) {
     if (node < 0) continue;  // not in the cluster file any more
     if (e.kind == "reclaim") {
       Time leave_by = e.at;
-      std::from_chars(e.text.data(), e.text.data() + e.text.size(), leave_by);
+      int64_t leave_by_s = 0;  // the text Reclaim stored: whole seconds
+      if (std::from_chars(e.text.data(), e.text.data() + e.text.size(), leave_by_s).ec ==
+          std::errc()) {
+        leave_by = Seconds(leave_by_s);
+      }
       reclaim_log_.push_back({node, e.at, leave_by, std::nullopt});
       if (reclaim_log_.size() > kReclaimLogSize) reclaim_log_.pop_front();
       reclaimed_[node] = {e.at, leave_by};

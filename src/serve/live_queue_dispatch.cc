@@ -147,11 +147,11 @@ void LiveQueue::StartJob(const Decision& d, Time now) {
   started_since_.push_back(d.job);  // `after` dependencies (a second start changes nothing)
   job.cuda_gpus = cluster_.CudaIndices(d.placement);
   job.attempts = attempt;
-  const Time waited = std::max<Time>(0, now - job.queued_since);
+  const double waited_s = ToSeconds(std::max<Time>(0, now - job.queued_since));
   size_t b = 0;
-  while (b < kWaitBounds.size() && waited > kWaitBounds[b]) ++b;
+  while (b < kWaitBounds.size() && waited_s > kWaitBounds[b]) ++b;  // (bounds in seconds)
   ++counters_.wait_counts[b];
-  counters_.wait_sum += static_cast<double>(waited);
+  counters_.wait_sum += waited_s;
   ++counters_.starts;
   job.exec = &ExecutorFor(d.placement);
   // Its process starts when the backend launches it: its slice counts from then (OnLaunched).

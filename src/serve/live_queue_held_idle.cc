@@ -71,7 +71,7 @@ nlohmann::json LiveQueue::BuildHeldIdleJson() const {
                     {"idle_since", FormatDateTime(live.held_idle->since)}});
   }
   const HeldIdleOptions& o = held_idle_.options();
-  return {{"jobs", jobs}, {"threshold", o.threshold}, {"window_s", o.window}};
+  return {{"jobs", jobs}, {"threshold", o.threshold}, {"window_s", WholeSeconds(o.window)}};
 }
 
 }  // namespace squeeze

@@ -25,7 +25,7 @@ class LiveQueueHeldIdleTest : public ::testing::Test {
     GpuInventory found{"virtual", VirtualGpus("3").value(), {}};
     LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
     LiveQueueOptions options;
-    options.held_idle = {0.10, 600};
+    options.held_idle = {0.10, 10 * kMinute};
     queue_ = LiveQueue::Create(cluster, NamedPolicy("sliced").value(), *store_, *executor_,
                                options).value();
   }
@@ -67,17 +67,17 @@ class LiveQueueHeldIdleTest : public ::testing::Test {
   std::unique_ptr<LocalExecutor> executor_;
   std::unique_ptr<LiveQueue> queue_;
   JobId job_ = 0;
-  Time now_ = 1'800'000'000;
+  Time now_ = Seconds(1'800'000'000);
 };
 
 TEST_F(LiveQueueHeldIdleTest, ARunOnIdleGpusIsReportedOncePerSpell) {
   const JobId id = StartSleeper(2);
   ASSERT_EQ(store_->Get(id).value().state, JobState::kRunning);
   const Time start = now_;
-  for (Time t = 0; t <= 300; t += 60) Report(start + t, 0.02);
+  for (Time t = 0; t <= 5 * kMinute; t += kMinute) Report(start + t, 0.02);
   EXPECT_TRUE(queue_->HeldIdleJson()["jobs"].empty());  // not long enough yet
-  now_ = start + 700;
-  for (Time t = 360; t <= 700; t += 60) Report(start + t, 0.04);
+  now_ = start + 700 * kSecond;
+  for (Time t = 6 * kMinute; t <= 700 * kSecond; t += kMinute) Report(start + t, 0.04);
   const nlohmann::json held = queue_->HeldIdleJson();
   ASSERT_EQ(held["jobs"].size(), 1u) << held.dump();
   const nlohmann::json& j = held["jobs"][0];
@@ -89,7 +89,7 @@ TEST_F(LiveQueueHeldIdleTest, ARunOnIdleGpusIsReportedOncePerSpell) {
   EXPECT_NEAR(j["mean_utilization"].get<double>(), 0.03, 0.011);
   EXPECT_EQ(queue_->Snapshot().held_idle_jobs, 1);
   queue_->Step(now_);
-  Report(start + 760, 0.01);  // the same spell: no second event
+  Report(start + 760 * kSecond, 0.01);  // the same spell: no second event
   int events = 0;
   const std::vector<JobEvent> history = store_->Events(id).value();
   for (const JobEvent& e : history) {
@@ -98,7 +98,7 @@ TEST_F(LiveQueueHeldIdleTest, ARunOnIdleGpusIsReportedOncePerSpell) {
     EXPECT_THAT(e.text, HasSubstr("held but idle: its GPUs averaged 3% since "));
   }
   EXPECT_EQ(events, 1);
-  Report(start + 820, 0.5);  // busy again
+  Report(start + 820 * kSecond, 0.5);  // busy again
   EXPECT_TRUE(queue_->HeldIdleJson()["jobs"].empty());
   EXPECT_EQ(queue_->Snapshot().held_idle_jobs, 0);
 }

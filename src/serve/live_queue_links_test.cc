@@ -34,7 +34,7 @@ class LiveQueueLinksTest : public ::testing::Test {
     GpuInventory found{"virtual", VirtualGpus("4").value(), {}};
     LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
     LiveQueueOptions options;
-    options.retry_backoff = 1;
+    options.retry_backoff = kSecond;
     options.max_retries = 0;
     queue_ = LiveQueue::Create(cluster, NamedPolicy("backfill").value(), *store_, *executor_,
                                options)
@@ -67,7 +67,7 @@ class LiveQueueLinksTest : public ::testing::Test {
       queue_->Step(now_);
       if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      ++now_;
+      now_ += kSecond;
     }
     return false;
   }
@@ -91,7 +91,7 @@ class LiveQueueLinksTest : public ::testing::Test {
   std::unique_ptr<LiveQueue> queue_;
   std::unique_ptr<QueueService> service_;
   const Principal alice_{"alice", "ml", false};
-  Time now_ = 1'800'000'000;
+  Time now_ = Seconds(1'800'000'000);
 };
 
 // An array of 6 tasks limited to 2 on 4 GPUs: consecutive ids, each task sees its index as
@@ -257,7 +257,7 @@ TEST_F(LiveQueueLinksTest, TheListingGivesEachWaitingJobsExpectedStart) {
   const std::optional<Time> at = queue_->ExpectedStart(waiting, now_);
   ASSERT_TRUE(at.has_value());
   const Time started = store_->Get(blocker)->started_at.value();
-  EXPECT_NEAR(static_cast<double>(*at), static_cast<double>(started + 600), 2.0);
+  EXPECT_NEAR(ToSeconds(*at), ToSeconds(started + 10 * kMinute), 2.0);
   EXPECT_FALSE(queue_->ExpectedStart(after, now_).has_value());
   const nlohmann::json list =
       service_->List(alice_, {{"state", "pending"}, {"start", "true"}}).Body();

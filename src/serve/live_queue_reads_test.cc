@@ -94,7 +94,7 @@ struct HeldQueue {
 TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
   HeldQueue setup;
   auto& [dir, store, local, held, q] = setup;
-  Time now = 1'800'000'000;
+  Time now = Seconds(1'800'000'000);
   JobRequest r;
   r.command = {"sleep", "30"};
   r.spec.gpus = 1;
@@ -102,7 +102,8 @@ TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
   const JobId id = store->Submit(r, "alice", now).value();
   q->Add(store->Get(id).value());
   for (int i = 0; i < 100 && store->Get(id).value().state != JobState::kRunning; ++i) {
-    q->Step(now++);
+    q->Step(now);
+    now += kSecond;
   }
   ASSERT_EQ(store->Get(id).value().state, JobState::kRunning);
 
@@ -130,7 +131,8 @@ TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
   EXPECT_TRUE(idle["jobs"].empty());
   ASSERT_FALSE(q->Cancel(Principal{"root", "admin", true}, id, now).error);
   for (int i = 0; i < 100 && store->Get(id).value().state != JobState::kCancelled; ++i) {
-    q->Step(now++);
+    q->Step(now);
+    now += kSecond;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(store->Get(id).value().state, JobState::kCancelled);
@@ -142,7 +144,7 @@ TEST(LiveQueueReadsTest, ReadsDoNotWaitForAStepHeldInItsBackend) {
 TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
   HeldQueue setup;
   auto& [dir, store, local, held, q] = setup;
-  Time now = 1'800'000'000;
+  Time now = Seconds(1'800'000'000);
   JobRequest big;
   big.command = {"sleep", "30"};
   big.spec.gpus = 2;
@@ -180,7 +182,7 @@ TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
   EXPECT_EQ(cancel.value["state"], "cancelling") << "a job whose start is on its way was taken "
                                                    "for one that never ran";
   for (int i = 0; i < 200 && store->Get(first).value().state != JobState::kCancelled; ++i) {
-    q->Step(++now);
+    q->Step(now += kSecond);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(store->Get(first).value().state, JobState::kCancelled);
@@ -197,18 +199,19 @@ TEST(LiveQueueReadsTest, AStartHeldInItsBackendHoldsUpNeitherTheStepNorTheApi) {
 TEST(LiveQueueReadsTest, AStepWaitingOnTheStoreHoldsNoLockAndStartsNothingUnrecorded) {
   HeldQueue setup;
   auto& [dir, store, local, held, q] = setup;
-  Time now = 1'800'000'000;
+  Time now = Seconds(1'800'000'000);
   JobRequest r;
   r.command = {"sleep", "1"};
   r.spec.gpus = 2;
-  r.spec.estimate = 600;
+  r.spec.estimate = 10 * kMinute;
   const JobId first = store->Submit(r, "alice", now).value();
   r.spec.gpus = 1;
   const JobId second = store->Submit(r, "bob", now).value();
   q->Add(store->Get(first).value());
   q->Add(store->Get(second).value());
   for (int i = 0; i < 100 && store->Get(first).value().state != JobState::kRunning; ++i) {
-    q->Step(now++);
+    q->Step(now);
+    now += kSecond;
   }
   ASSERT_EQ(store->Get(first).value().state, JobState::kRunning);
   ASSERT_TRUE(q->WhyJson(second, now).has_value());  // whys asked: publications carry a copy
@@ -225,11 +228,11 @@ TEST(LiveQueueReadsTest, AStepWaitingOnTheStoreHoldsNoLockAndStartsNothingUnreco
   ASSERT_EQ(sqlite3_open((dir.path() + "/squeeze.db").c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
   // Records the first job's end and the second one's start, and waits for the store.
-  auto step = std::async(std::launch::async, [&] { return q->Step(now + 1); });
+  auto step = std::async(std::launch::async, [&] { return q->Step(now + kSecond); });
   const bool step_waits = step.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout;
   auto reads = std::async(std::launch::async, [&] {
-    return std::make_tuple(q->WhyJson(second, now + 1), q->Snapshot(),
-                           q->Cancel(Principal{"bob", "", false}, 999, now + 1));
+    return std::make_tuple(q->WhyJson(second, now + kSecond), q->Snapshot(),
+                           q->Cancel(Principal{"bob", "", false}, 999, now + kSecond));
   });
   const bool answered = reads.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
   const bool step_still_waits = step.wait_for(std::chrono::seconds(0)) == std::future_status::timeout;

@@ -42,7 +42,7 @@ void LiveQueue::OnLaunched(JobId id, int attempt, Time now) {
   const Time delay = now - known->run_start;
   if (Status s = scheduler_->Launched(id, now); !s.ok()) return Log(s.message());
   if (delay < kNotedLaunchDelay) return;
-  const std::string text = "its script started " + std::to_string(delay) +
+  const std::string text = "its script started " + std::to_string(WholeSeconds(delay)) +
                            " s after squeeze started attempt " + std::to_string(attempt) +
                            " (the backend's launch); its slice and minimum runtime count from "
                            "its start";

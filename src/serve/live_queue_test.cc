@@ -39,18 +39,18 @@ class LiveQueueTest : public ::testing::Test {
     ::squeeze::testing::KillRunsLeftIn(dir_.path());
   }
 
-  // Scheduling seconds pass 20 times as fast as real ones (StepUntil): a stop grace of 5 is
+  // Scheduling seconds pass 20 times as fast as real ones (StepUntil): a stop grace of 5 s is
   // 250 ms of real time.
   std::unique_ptr<LiveQueue> MakeQueue(int gpus, const std::string& policy_name = "sliced",
-                                       Time stop_grace = 5, Time min_runtime = 0) {
+                                       Time stop_grace = 5 * kSecond, Time min_runtime = 0) {
     executor_ = std::make_unique<LocalExecutor>(ExecutorOptions{dir_.path(), "", 5000});
     GpuInventory found{"virtual", VirtualGpus(std::to_string(gpus)).value(), {}};
     LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
     Policy policy = NamedPolicy(policy_name).value();
     policy.min_runtime = min_runtime;
     LiveQueueOptions options;
-    options.retry_backoff = 1;
-    options.checkpoint_grace = 20;
+    options.retry_backoff = kSecond;
+    options.checkpoint_grace = 20 * kSecond;
     options.stop_grace = stop_grace;
     return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
   }
@@ -64,8 +64,8 @@ class LiveQueueTest : public ::testing::Test {
     Policy policy = NamedPolicy("sliced").value();
     policy.min_runtime = 0;
     LiveQueueOptions options;
-    options.checkpoint_grace = 20;
-    options.stop_grace = 5;
+    options.checkpoint_grace = 20 * kSecond;
+    options.stop_grace = 5 * kSecond;
     return LiveQueue::Create(cluster, policy, *store_, *executor_, options).value();
   }
 
@@ -82,7 +82,7 @@ class LiveQueueTest : public ::testing::Test {
       q.Step(now_);
       if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      ++now_;
+      now_ += kSecond;
     }
     return false;
   }
@@ -110,7 +110,7 @@ class LiveQueueTest : public ::testing::Test {
     r.spec.urgency = urgency;
     r.spec.preemptible = true;
     r.spec.checkpointable = true;
-    r.spec.estimate = steps / 10 + 1;
+    r.spec.estimate = (steps / 10 + 1) * kSecond;
     return r;
   }
 
@@ -122,7 +122,7 @@ class LiveQueueTest : public ::testing::Test {
   ::squeeze::testing::TempDir dir_{"squeeze-live-queue"};
   std::unique_ptr<JobStore> store_;
   std::unique_ptr<LocalExecutor> executor_;
-  Time now_ = 1'800'000'000;
+  Time now_ = Seconds(1'800'000'000);
 };
 
 TEST_F(LiveQueueTest, RunsAJobToDoneWithItsExitCode) {
@@ -135,6 +135,36 @@ TEST_F(LiveQueueTest, RunsAJobToDoneWithItsExitCode) {
   EXPECT_EQ(j.gpus, (std::vector<int>{0, 1}));
   EXPECT_THAT(Log(id, 1), HasSubstr("gpus=0,1"));
   EXPECT_EQ(q->Snapshot().counters.finished_done, 1);
+}
+
+// The daemon's clock reads milliseconds and its step takes them as they are: two steps within
+// one second see two times, and a start and the wait before it are kept to the millisecond.
+TEST_F(LiveQueueTest, StepsWithinOneSecondSeeTheirOwnTimes) {
+  if (kSecond < 1000) GTEST_SKIP() << "a build whose tick is longer than a millisecond";
+  auto q = MakeQueue(2);
+  const Time second = now_;
+  now_ = second + kSecond / 10;
+  const JobId a = Submit(*q, Command({"true"}));
+  now_ = second + 4 * kSecond / 10;
+  ASSERT_TRUE(StepUntil(*q, [&] { return store_->Get(a)->started_at.has_value(); }));
+  const Time b_submitted = now_ + kSecond / 4;
+  now_ = b_submitted;
+  const JobId b = Submit(*q, Command({"true"}));
+  now_ += kSecond / 5;
+  ASSERT_TRUE(StepUntil(*q, [&] { return store_->Get(b)->started_at.has_value(); }));
+  const StoredJob ja = store_->Get(a).value();
+  const StoredJob jb = store_->Get(b).value();
+  EXPECT_EQ(*ja.started_at, second + 4 * kSecond / 10);
+  EXPECT_EQ(ja.waited, 3 * kSecond / 10);
+  EXPECT_EQ(*jb.started_at, b_submitted + kSecond / 5);
+  EXPECT_EQ(jb.waited, kSecond / 5);
+  EXPECT_EQ(WholeSeconds(*ja.started_at), WholeSeconds(*jb.started_at))
+      << "both started within the second " << WholeSeconds(second);
+  const std::vector<JobEvent> events = store_->Events(b).value();
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[0].at, b_submitted);
+  EXPECT_EQ(events[1].kind, "start");
+  EXPECT_EQ(events[1].at, *jb.started_at);
 }
 
 TEST_F(LiveQueueTest, RetriesAFailedJobWithBackOffThenFailsKeepingTheReason) {
@@ -161,7 +191,7 @@ TEST_F(LiveQueueTest, RetriesAFailedJobWithBackOffThenFailsKeepingTheReason) {
     if (e.kind == "start") starts.push_back(e.at);
   }
   ASSERT_EQ(starts.size(), 3u);
-  EXPECT_GE(starts[2] - starts[1], 2);
+  EXPECT_GE(starts[2] - starts[1], 2 * kSecond);
   EXPECT_THAT(Log(id, 3), HasSubstr("attempt 3"));
 }
 
@@ -232,7 +262,8 @@ TEST_F(LiveQueueTest, AJobSubmittedWhileTheQueueRecoversIsQueuedOnce) {
 }
 
 TEST_F(LiveQueueTest, OnlyTheOwnerOrAnAdminCancelsAndARunningJobEndsCancelled) {
-  auto q = MakeQueue(1, "sliced", /*stop_grace=*/1200);  // SIGTERM ends it, never SIGKILL
+  // SIGTERM ends it, never SIGKILL.
+  auto q = MakeQueue(1, "sliced", /*stop_grace=*/20 * kMinute);
   const JobId id = Submit(*q, Command({"sleep", "30"}), "alice");
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kRunning; }));
   ApiResult refused = q->Cancel(Principal{"bob", "ml", false}, id, now_);
@@ -271,14 +302,14 @@ TEST_F(LiveQueueTest, ACancelledJobKeepsItsGpusUntilItsProcessHasExited) {
 TEST_F(LiveQueueTest, WhyNamesTheReservationThatKeepsAJobFromAFreeGpu) {
   auto q = MakeQueue(2, "backfill");  // EASY backfilling: the blocked head reserves at once
   JobRequest holder = Command({"sleep", "30"});
-  holder.spec.estimate = 600;
+  holder.spec.estimate = 600 * kSecond;
   const JobId first = Submit(*q, holder);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
   JobRequest wide = Command({"true"}, 2);
-  wide.spec.estimate = 60;
+  wide.spec.estimate = 60 * kSecond;
   const JobId blocked = Submit(*q, wide);
   JobRequest longer = Command({"true"});
-  longer.spec.estimate = 5000;  // would still run when `blocked` is due: not backfilled
+  longer.spec.estimate = 5000 * kSecond;  // would still run when `blocked` is due: not backfilled
   const JobId late = Submit(*q, longer);
   q->Step(now_);
   ASSERT_EQ(StateOf(late), JobState::kPending);
@@ -293,14 +324,14 @@ TEST_F(LiveQueueTest, WhyNamesTheReservationThatKeepsAJobFromAFreeGpu) {
 TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
   auto q = MakeQueue(2);
   JobRequest holder = Command({"sleep", "30"}, 2);
-  holder.spec.estimate = 600;
+  holder.spec.estimate = 600 * kSecond;
   const JobId first = Submit(*q, holder);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
   JobRequest waiter = Command({"true"}, 2);
-  waiter.spec.estimate = 60;
+  waiter.spec.estimate = 60 * kSecond;
   const JobId second = Submit(*q, waiter, "bob");
   q->Step(now_);
-  auto why = q->WhyJson(second, now_ + 100);
+  auto why = q->WhyJson(second, now_ + 100 * kSecond);
   ASSERT_TRUE(why.has_value());
   const std::string text = why->dump();
   EXPECT_THAT(text, HasSubstr("needs 2 GPUs"));
@@ -317,13 +348,13 @@ TEST_F(LiveQueueTest, WhySaysWhatIsInTheWayAndWhenTheJobShouldStart) {
 TEST_F(LiveQueueTest, WhySaysWhenTheJobInTheWayHasOverrunItsEstimate) {
   auto q = MakeQueue(2);
   JobRequest holder = Command({"sleep", "30"}, 2);
-  holder.spec.estimate = 60;
+  holder.spec.estimate = 60 * kSecond;
   const JobId first = Submit(*q, holder);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(first) == JobState::kRunning; }));
   const Time started = *store_->Get(first).value().started_at;
   const JobId second = Submit(*q, Command({"true"}, 2), "bob");
   q->Step(now_);
-  auto why = q->WhyJson(second, started + 60 + 125);
+  auto why = q->WhyJson(second, started + (60 + 125) * kSecond);
   ASSERT_TRUE(why.has_value());
   EXPECT_THAT(why->dump(), HasSubstr("job " + std::to_string(first) +
                                      " (alice, 2 GPUs, normal) has run 2m5s past its estimate"));
@@ -365,32 +396,33 @@ pools:
 // hour-long estimate ends), and it does, within the live queue's cycle interval (a second)
 // and the blocker's checkpoint.
 TEST_F(LiveQueueTest, WhyForecastsAPreemptionAfterTheMinimumRuntime) {
-  auto q = MakeQueue(1, "squeeze", 5, /*min_runtime=*/30);
+  auto q = MakeQueue(1, "squeeze", 5 * kSecond, /*min_runtime=*/30 * kSecond);
   JobRequest low = TrainLike(100000, Urgency::kLow);
-  low.spec.estimate = 3600;
+  low.spec.estimate = kHour;
   const JobId blocker = Submit(*q, low);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(blocker) == JobState::kRunning; }));
   const Time blocker_start = store_->Get(blocker).value().started_at.value();
   JobRequest high = Command({"sleep", "1"});
   high.spec.urgency = Urgency::kHigh;
-  high.spec.estimate = 10;
+  high.spec.estimate = 10 * kSecond;
   const JobId urgent = Submit(*q, high);
   q->Step(now_);
   auto why = q->WhyJson(urgent, now_);
   ASSERT_TRUE(why.has_value());
   ASSERT_TRUE((*why)["expected_start_in_s"].is_number()) << why->dump(2);
-  const Time forecast = now_ + (*why)["expected_start_in_s"].get<Time>();
-  EXPECT_GE(forecast, blocker_start + 30) << why->dump(2);
+  const Time forecast = now_ + Seconds((*why)["expected_start_in_s"].get<int64_t>());
+  EXPECT_GE(forecast, blocker_start + 30 * kSecond) << why->dump(2);
   EXPECT_THAT(why->dump(), HasSubstr("after the policy stops 1 running job")) << why->dump(2);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(urgent) != JobState::kPending; }));
   const Time started = store_->Get(urgent).value().started_at.value();
   // Within a few seconds of the forecast: the blocker's checkpoint takes real time, each
   // second of it 20 scheduling seconds (more on a loaded machine), and nowhere near the
   // blocker's hour-long estimate.
-  EXPECT_GE(started, forecast - 2) << why->dump(2);
-  EXPECT_LE(started, forecast + 40)
-      << "forecast " << forecast - blocker_start << " s after the blocker's start, started "
-      << started - blocker_start << " s after it: " << why->dump(2);
+  EXPECT_GE(started, forecast - 2 * kSecond) << why->dump(2);
+  EXPECT_LE(started, forecast + 40 * kSecond)
+      << "forecast " << WholeSeconds(forecast - blocker_start)
+      << " s after the blocker's start, started " << WholeSeconds(started - blocker_start)
+      << " s after it: " << why->dump(2);
 }
 
 TEST_F(LiveQueueTest, TheSubmitCheckIsTheCoresRule) {
@@ -437,7 +469,7 @@ TEST_F(LiveQueueTest, UpdateIsCheckedByTheRuleSubmitIs) {
   auto q = MakeQueueOn(kTwoLabNodes, 4);
   const std::string submitted = q->CheckSubmission("alice", Command({"true"}, 4)).error->message;
   JobRequest r = Command({"sleep", "60"}, 2);
-  r.spec.time_limit = 60;
+  r.spec.time_limit = kMinute;
   const JobId hog = Submit(*q, r);
   const JobId other_hog = Submit(*q, r);  // the two take both nodes
   const JobId waiting = Submit(*q, r);
@@ -464,7 +496,7 @@ TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
   JobRequest r = Command({"bash", "-c", "env | grep -E '^(CUDA_MPS|SQUEEZE_GPU_SHARE)' | sort"}, 2);
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
-  r.spec.estimate = 10;
+  r.spec.estimate = 10 * kSecond;
   const JobId id = Submit(*q, r);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kDone; }));
   const std::string log = Log(id, 1);
@@ -475,8 +507,8 @@ TEST_F(LiveQueueTest, ARunOnSharedGpusIsToldItsShare) {
 
 TEST_F(LiveQueueTest, CapacityCallsCheckEverythingBeforeApplyingAnything) {
   auto q = MakeQueueOn(kSharedAndSpot, 3);
-  EXPECT_EQ(q->Reclaim("nowhere", 5, now_).error->http_status, 404);
-  ApiResult wrong = q->Reclaim("inf-0", 5, now_);
+  EXPECT_EQ(q->Reclaim("nowhere", 5 * kSecond, now_).error->http_status, 404);
+  ApiResult wrong = q->Reclaim("inf-0", 5 * kSecond, now_);
   EXPECT_EQ(wrong.error->http_status, 400);
   EXPECT_THAT(wrong.error->message, HasSubstr("only nodes of spot pools"));
   EXPECT_EQ(q->Return("spot-0", now_).error->http_status, 409);
@@ -495,7 +527,7 @@ TEST_F(LiveQueueTest, CapacityCallsCheckEverythingBeforeApplyingAnything) {
   ApiResult reclaimed = q->Reclaim("spot-0", std::nullopt, now_);
   ASSERT_FALSE(reclaimed.error);
   EXPECT_EQ(reclaimed.value["warning_s"], 8);  // the pool's
-  EXPECT_EQ(q->Reclaim("spot-0", 5, now_).error->http_status, 409);
+  EXPECT_EQ(q->Reclaim("spot-0", 5 * kSecond, now_).error->http_status, 409);
   EXPECT_THAT(q->NodesJson()["nodes"][1]["unavailable"].get<std::string>(),
               HasSubstr("reclaimed"));
   EXPECT_FALSE(q->Return("spot-0", now_).error);
@@ -508,16 +540,16 @@ TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {
   r.spec.preemptible = true;
   r.spec.checkpointable = true;
   r.spec.fault_tolerant = true;
-  r.spec.estimate = 60;
+  r.spec.estimate = kMinute;
   const JobId id = Submit(*q, r);
   // Its traps are set before it is asked to leave.
   ASSERT_TRUE(StepUntil(*q, [&] { return Log(id, 1).find("ready") != std::string::npos; }));
   const Time notice = now_;
-  ASSERT_FALSE(q->Reclaim("spot-0", 8, now_).error);
+  ASSERT_FALSE(q->Reclaim("spot-0", 8 * kSecond, now_).error);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(id) == JobState::kPending; }));
   // Killed when the node is taken (8 s), not after the checkpoint grace (20 s).
-  EXPECT_GE(now_, notice + 8);
-  EXPECT_LE(now_, notice + 14);
+  EXPECT_GE(now_, notice + 8 * kSecond);
+  EXPECT_LE(now_, notice + 14 * kSecond);
   StoredJob j = store_->Get(id).value();
   EXPECT_THAT(j.reason, HasSubstr("spot reclaim: node spot-0 is taken back in 8s"));
 }
@@ -528,10 +560,10 @@ TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {
 TEST_F(LiveQueueTest, AJobIsCheckpointedAndStoppedAtItsTimeLimitAndEndsTimeout) {
   auto q = MakeQueue(2);
   JobRequest trainer = TrainLike(600, Urgency::kNormal);  // 600 s of work
-  trainer.spec.time_limit = 60;
+  trainer.spec.time_limit = kMinute;
   const JobId limited = Submit(*q, trainer);
   JobRequest sleeper = Command({"sleep", "100"});
-  sleeper.spec.time_limit = 10;
+  sleeper.spec.time_limit = 10 * kSecond;
   const JobId plain = Submit(*q, sleeper);
   const JobId quick = Submit(*q, FromJson(R"({"command": ["true"], "time_limit": "1:00"})"));
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kRunning; }));
@@ -541,17 +573,17 @@ TEST_F(LiveQueueTest, AJobIsCheckpointedAndStoppedAtItsTimeLimitAndEndsTimeout) 
   EXPECT_EQ(p.reason, "time limit 10s reached; no checkpoint");
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kCheckpointing; }));
   const Time asked = now_;
-  EXPECT_GE(asked - started, 38);  // 60 s less the 20-s lead, from about when it started
-  EXPECT_LE(asked - started, 42);
+  EXPECT_GE(asked - started, 38 * kSecond);  // 60 s less the 20-s lead, from about its start
+  EXPECT_LE(asked - started, 42 * kSecond);
   ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(limited) == JobState::kTimeout; }));
-  EXPECT_LT(now_ - started, 60);  // it saved well before the limit and was stopped then
+  EXPECT_LT(now_ - started, kMinute);  // it saved well before the limit and was stopped then
   StoredJob j = store_->Get(limited).value();
   EXPECT_TRUE(j.last_checkpoint.has_value());
   EXPECT_EQ(j.reason, "time limit 1m reached; its last checkpoint is kept");
   EXPECT_EQ(j.attempts, 1);
   EXPECT_THAT(Log(limited, 1), HasSubstr("checkpoint at step"));
   EXPECT_EQ(StateOf(quick), JobState::kDone);
-  EXPECT_EQ(store_->Get(quick)->request.spec.time_limit, 60);
+  EXPECT_EQ(store_->Get(quick)->request.spec.time_limit, kMinute);
   EXPECT_EQ(q->Snapshot().counters.timed_out, 2);
 }
 
@@ -564,7 +596,7 @@ TEST_F(LiveQueueTest, AStopWaitsForTheJobsCheckpointCostBeforeSigterm) {
       "command": ["bash", "-c", "trap '' USR1; echo ready; while true; do sleep 0.05; done"],
       "urgency": "low", "preemptible": true, "checkpointable": true,
       "checkpoint_cost": "40s", "estimate": "10m"})"));
-  ASSERT_EQ(store_->Get(victim)->request.spec.checkpoint_cost, 40);
+  ASSERT_EQ(store_->Get(victim)->request.spec.checkpoint_cost, 40 * kSecond);
   // Its trap is set before it is asked to checkpoint.
   ASSERT_TRUE(StepUntil(*q, [&] { return Log(victim, 1).find("ready") != std::string::npos; }));
   Submit(*q, Command({"true"}));
@@ -579,7 +611,7 @@ TEST_F(LiveQueueTest, AStopWaitsForTheJobsCheckpointCostBeforeSigterm) {
     }
   }
   ASSERT_TRUE(sigterm.has_value());
-  EXPECT_EQ(*sigterm - asked, 40);
+  EXPECT_EQ(*sigterm - asked, 40 * kSecond);
 }
 
 // On capacity that may be taken back, the spot action asks a run for periodic checkpoints at
@@ -605,17 +637,18 @@ TEST_F(LiveQueueTest, TheCheckpointIntervalOnSpotFollowsTheJobsCheckpointCostAnd
     return log.substr(at + 9, log.find('\n', at) - at - 9);
   };
   JobSpec sync, async;
-  sync.checkpoint_cost = async.checkpoint_cost = 30;
-  async.checkpoint_stall = 2;
-  const Time daly_sync = DalyIntervalOf(sync, 6 * 3600);  // the spot pool's prior: 6 h
-  const Time daly_async = DalyIntervalOf(async, 6 * 3600);
+  sync.checkpoint_cost = async.checkpoint_cost = 30 * kSecond;
+  async.checkpoint_stall = 2 * kSecond;
+  // The spot pool's prior: 6 h (the mean time between interruptions, in seconds).
+  const Time daly_sync = DalyIntervalOf(sync, 6 * 3600.0);
+  const Time daly_async = DalyIntervalOf(async, 6 * 3600.0);
   ASSERT_LT(daly_async, daly_sync);
   EXPECT_EQ(interval_of(""), "none");
   EXPECT_EQ(interval_of(R"(, "checkpoint_cost": "5s")"), "none");  // saves within the warning
   const std::string s = interval_of(R"(, "checkpoint_cost": "30s")");
-  EXPECT_NEAR(std::atof(s.c_str()), static_cast<double>(daly_sync), 2) << s;
+  EXPECT_NEAR(std::atof(s.c_str()), ToSeconds(daly_sync), 2) << s;
   const std::string a = interval_of(R"(, "checkpoint_cost": "30s", "checkpoint_stall": "2s")");
-  EXPECT_NEAR(std::atof(a.c_str()), static_cast<double>(daly_async), 2) << a;
+  EXPECT_NEAR(std::atof(a.c_str()), ToSeconds(daly_async), 2) << a;
 }
 
 // sbatch -o/-e through the API: the job JSON takes and shows `output` and `error`, the run

@@ -124,10 +124,11 @@ nlohmann::json LiveQueue::BuildPoolsJson() const {
                             {"returned_at", r.returned_at ? nlohmann::json(FormatDateTime(*r.returned_at))
                                                           : nlohmann::json()}});
       }
-      pools.back()["spot"] = {{"warning_s", spec.spot.warning}, {"reclaims", reclaims}};
+      pools.back()["spot"] = {{"warning_s", WholeSeconds(spec.spot.warning)},
+                              {"reclaims", reclaims}};
     } else if (spec.kind == PoolKind::kColocated) {
       pools.back()["colocation"] = {{"cap", spec.colocation.cap},
-                                    {"evict_within_s", spec.colocation.evict_within}};
+                                    {"evict_within_s", WholeSeconds(spec.colocation.evict_within)}};
     }
     if (auto it = reports_.find(p); it != reports_.end()) {
       const BackendReport& r = it->second;

@@ -75,7 +75,7 @@ std::vector<std::string> Simulated(const std::vector<TraceRow>& rows, const Clus
     }
     std::vector<int> gpus;
     for (const NodeShare& s : d.placement.shares) gpus.insert(gpus.end(), s.gpus.begin(), s.gpus.end());
-    out.push_back("at " + std::to_string(now) + ": " + StartLine(d.job, gpus));
+    out.push_back("at " + std::to_string(WholeSeconds(now)) + ": " + StartLine(d.job, gpus));
   };
   Result<SimResult> r = Simulate(trace, cluster, policy, options);
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -104,7 +104,7 @@ std::vector<std::string> Live(const std::vector<TraceRow>& rows, const LocalClus
   }
   auto state = [&](JobId id) { return store->Get(id).value().state; };
   std::map<JobId, Time> started;  // running jobs and their start, in scheduling time
-  for (Time now = 0; now < 10'000 && duration.size() > 0; ++now) {
+  for (Time now = 0; now < 10'000 * kSecond && duration.size() > 0; now += kSecond) {
     for (auto it = started.begin(); it != started.end();) {
       if (it->second + duration.at(it->first) != now) {
         ++it;
@@ -126,9 +126,9 @@ std::vector<std::string> Live(const std::vector<TraceRow>& rows, const LocalClus
     }
   }
   std::vector<std::string> out;
-  const std::vector<JobEvent> events = store->RunEvents(0, 1'000'000).value();
+  const std::vector<JobEvent> events = store->RunEvents(0, 1'000'000 * kSecond).value();
   for (const JobEvent& e : events) {
-    if (e.kind == "start") out.push_back("at " + std::to_string(e.at) + ": " +
+    if (e.kind == "start") out.push_back("at " + std::to_string(WholeSeconds(e.at)) + ": " +
                                          StartLine(e.job, ParseGpus(e.text)));
   }
   return out;
@@ -139,7 +139,9 @@ std::vector<std::string> Live(const std::vector<TraceRow>& rows, const LocalClus
 // and 5 go ahead of job 3, whose reservation they do not delay).
 TEST(LiveQueueVsSimTest, SameStartsInTheSameOrderOnTheSameGpus) {
   const std::vector<TraceRow> rows = {
-      {2, 20, 20}, {2, 40, 40}, {3, 20, 20}, {1, 30, 30}, {1, 10, 10}};
+      {2, 20 * kSecond, 20 * kSecond}, {2, 40 * kSecond, 40 * kSecond},
+      {3, 20 * kSecond, 20 * kSecond}, {1, 30 * kSecond, 30 * kSecond},
+      {1, 10 * kSecond, 10 * kSecond}};
   GpuInventory found{"virtual", VirtualGpus("4").value(), {}};
   const LocalCluster cluster = BuildLocalCluster(found, std::nullopt, "testhost").value();
   for (const std::string name : {"fifo", "backfill"}) {

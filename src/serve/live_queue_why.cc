@@ -133,14 +133,14 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
   const StartForecast& f = answer.forecast;
   const Time age = std::max<Time>(0, now - answer.made_at);
   out["expected_start_in_s"] = nullptr;
-  out["forecast_age_s"] = age;
+  out["forecast_age_s"] = WholeSeconds(age);
   for (JobId j : f.overrun) {
     out["explanation"].push_back("the forecast takes job " + std::to_string(j) +
                                  ", past its estimate, to end now");
   }
   if (f.in_s) {
     const Time in = std::max<Time>(0, *f.in_s - age);
-    out["expected_start_in_s"] = in;
+    out["expected_start_in_s"] = WholeSeconds(in);
     out["expected_start_at"] = FormatDateTime(now + in);
     if (f.stops > 0) {
       out["explanation"].push_back(
@@ -149,7 +149,7 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
     }
   } else if (f.not_before_s) {
     const Time in = std::max<Time>(0, *f.not_before_s - age);
-    out["expected_start_not_before_s"] = in;
+    out["expected_start_not_before_s"] = WholeSeconds(in);
     out["explanation"].push_back(
         "no forecast within " + std::to_string(f.cycles) + " cycles (" +
         std::to_string(f.started_first) + " jobs started in it first): not before " +
@@ -174,7 +174,7 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
                                        FormatDateTime(*live->second.retry_at)
                                  : "its last run failed; it waits out the retry back-off until " +
                                        FormatDateTime(*live->second.retry_at)};
-    out["expected_start_in_s"] = std::max<Time>(0, *live->second.retry_at - now);
+    out["expected_start_in_s"] = WholeSeconds(std::max<Time>(0, *live->second.retry_at - now));
     return out;
   }
   if (live != w.jobs.end() && !live->second.dependency.empty()) {

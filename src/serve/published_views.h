@@ -40,9 +40,10 @@ struct LiveCounters {
   int64_t timed_out = 0;     // stopped at their time limit
   int64_t lost = 0;          // runs a backend lost (node failure, Slurm's requeue), queued again
   std::vector<uint64_t> wait_counts;  // histogram of queue waits at each start (kWaitBounds)
-  double wait_sum = 0;
+  double wait_sum = 0;                // seconds (ToSeconds of each wait), as Prometheus wants
 };
-extern const std::vector<double> kWaitBounds;  // seconds
+// Upper bounds of the wait buckets, in seconds (not Time): compare ToSeconds(wait) with them.
+extern const std::vector<double> kWaitBounds;
 
 // The queue's gauges for /metrics and `squeeze status`.
 struct QueueGauges {

@@ -22,7 +22,7 @@ namespace squeeze {
 
 class QueueService : public JobService {
  public:
-  // `clock` gives now (seconds since the epoch); `wake` tells the daemon's loop to step.
+  // `clock` gives now (a Time since the epoch); `wake` tells the daemon's loop to step.
   // `samples` keeps the utilization telemetry reports; null: not kept. `limits`: who may ask
   // for what (admission.h), applied at submit and update.
   QueueService(std::string data_dir, JobStore& store, LiveQueue& queue,

@@ -9,9 +9,9 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kDefaultHistorySince = 7 * 86400;
-constexpr Time kDefaultIdleSince = 28 * 86400;
-constexpr Time kDefaultCostSince = 30 * 86400;
+constexpr Time kDefaultHistorySince = 7 * kDay;
+constexpr Time kDefaultIdleSince = 28 * kDay;
+constexpr Time kDefaultCostSince = 30 * kDay;
 
 // A 400 for a query parameter other than `allowed` (a typo would otherwise be ignored), with
 // the nearest known name.
@@ -73,7 +73,9 @@ ApiResult QueueService::IdleWindows(const Principal&,
   auto samples = SamplesIn(range);
   if (!samples.ok()) return ApiResult::Fail(samples.status());
   if (samples->empty()) {
-    return ApiResult::Ok({{"from", range.from}, {"to", range.to}, {"threshold", options.threshold},
+    return ApiResult::Ok({{"from", WholeSeconds(range.from)},
+                          {"to", WholeSeconds(range.to)},
+                          {"threshold", options.threshold},
                           {"weeks", 0}, {"gpus", nlohmann::json::array()},
                           {"windows", nlohmann::json::array()}});
   }

@@ -59,7 +59,7 @@ class QueueServiceLimitsTest : public ::testing::Test {
   const Principal bob_{"bob", "ml", false};
   const Principal alice_{"alice", "vision", false};
   const Principal admin_{"root", "admin", true};
-  Time now_ = 1'800'000'000;
+  Time now_ = Seconds(1'800'000'000);
 };
 
 TEST_F(QueueServiceLimitsTest, UrgencyAboveTheCeilingIsRefusedAndNothingStored) {

@@ -39,7 +39,7 @@ ApiResult QueueService::Telemetry(const Principal& who, const std::string& body)
   const Time now = clock_();
   const Time at = report->time.value_or(now);
   if (at > now + kMaxTelemetryFutureSkew) {
-    return ApiResult::Fail(400, "time: " + std::to_string(at) + " (" + FormatDateTime(at) +
+    return ApiResult::Fail(400, "time: " + std::to_string(WholeSeconds(at)) + " (" + FormatDateTime(at) +
                                     ") is in the future (now " + FormatDateTime(now) + ")");
   }
   if (at < now - kMaxTelemetryFutureSkew) {

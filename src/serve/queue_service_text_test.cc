@@ -37,7 +37,7 @@ class QueueServiceTextTest : public ::testing::Test {
       queue_->Step(now_);
       if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      ++now_;
+      now_ += kSecond;
     }
     return false;
   }

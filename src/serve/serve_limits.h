@@ -21,7 +21,7 @@ struct ServeLimits {
   int max_connections = 4096;          // in all; kept under half of RLIMIT_NOFILE
   size_t max_head_bytes = 16 * 1024;   // request line and headers
   size_t max_body_bytes = 256 * 1024;  // whether Content-Length or chunked
-  // Seconds (int64_t, as core's Time).
+  // Whole seconds (plain numbers, not Time: they become std::chrono::seconds for the timers).
   int64_t head_timeout_s = 10;   // from a request's first byte to the end of its head
   int64_t body_timeout_s = 30;   // for a whole body
   int64_t write_timeout_s = 30;  // for a whole answer

@@ -6,7 +6,7 @@
 
 namespace squeeze {
 
-Time PurgeInterval(Time retention) { return std::clamp<Time>(retention / 4, 1, 3600); }
+Time PurgeInterval(Time retention) { return std::clamp<Time>(retention / 4, kSecond, kHour); }
 
 StorePurger::StorePurger(JobStore& store, StorePurgerOptions options, std::function<Time()> clock,
                          std::function<void(const Round&)> done,
@@ -39,7 +39,8 @@ void StorePurger::Stop() {
 
 void StorePurger::Loop() {
   std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, std::chrono::seconds(options_.interval), [this] { return stopping_; })) {
+  const auto interval = std::chrono::milliseconds(WholeMilliseconds(options_.interval));
+  while (!cv_.wait_for(lock, interval, [this] { return stopping_; })) {
     lock.unlock();
     Result<Round> round = RunOnce();
     if (!round.ok()) {

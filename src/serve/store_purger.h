@@ -24,7 +24,7 @@ namespace squeeze {
 
 struct StorePurgerOptions {
   Time retention = 0;  // 0: details are kept forever (Start starts nothing)
-  Time interval = 3600;                 // between rounds; the first comes `interval` after Start
+  Time interval = kHour;  // between rounds; the first comes `interval` after Start
   // Jobs per transaction, pages given back per transaction (2 MiB of 4 KiB): each about 15 ms
   // on a virtual disk (bench/README.md, "store_bench --purge").
   int batch = 200;

@@ -11,15 +11,15 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kNow = 1'800'000'000;
+constexpr Time kNow = Seconds(1'800'000'000);
 
 JobId Finished(JobStore& store, Time ended) {
   JobRequest r;
   r.spec.name = "j";
   r.command = {"true"};
   r.env = {{"KEY", std::string(2048, 'k')}};
-  const JobId id = *store.Submit(r, "bob", ended - 10);
-  EXPECT_TRUE(store.RecordStart(id, 1, {0}, ended - 5).ok());
+  const JobId id = *store.Submit(r, "bob", ended - 10 * kSecond);
+  EXPECT_TRUE(store.RecordStart(id, 1, {0}, ended - 5 * kSecond).ok());
   EXPECT_TRUE(store.RecordExit(id, 0, ended).ok());
   EXPECT_TRUE(store.SetState(id, JobState::kDone, "", ended).ok());
   return id;
@@ -29,17 +29,17 @@ TEST(StorePurgerTest, ARoundPurgesWhatEndedBeforeTheRetentionInBatches) {
   testing::TempDir dir("squeeze-purger");
   auto store = std::move(JobStore::Open(dir.path(), {.fsync_each_commit = false}).value());
   std::vector<JobId> old;
-  for (int i = 0; i < 7; ++i) old.push_back(Finished(*store, kNow - 2 * 86400));
-  const JobId recent = Finished(*store, kNow - 3600);
+  for (int i = 0; i < 7; ++i) old.push_back(Finished(*store, kNow - 2 * kDay));
+  const JobId recent = Finished(*store, kNow - kHour);
   StorePurgerOptions o;
-  o.retention = 86400;
+  o.retention = kDay;
   o.batch = 3;  // three transactions: 3, 3, 1
   o.pause = std::chrono::milliseconds(1);
   StorePurger purger(*store, o, [] { return kNow; }, nullptr, nullptr);
   auto round = purger.RunOnce();
   ASSERT_TRUE(round.ok()) << round.status().message();
   EXPECT_EQ(round->purged, 7);
-  EXPECT_EQ(round->before, kNow - 86400);
+  EXPECT_EQ(round->before, kNow - kDay);
   EXPECT_GT(round->bytes_before, 0);
   EXPECT_LE(round->bytes_after, round->bytes_before);
   for (JobId id : old) EXPECT_TRUE(store->Get(id)->details_purged_at.has_value());
@@ -52,10 +52,10 @@ TEST(StorePurgerTest, ARoundPurgesWhatEndedBeforeTheRetentionInBatches) {
 TEST(StorePurgerTest, ItsThreadPurgesEveryIntervalAndStopsAtOnce) {
   testing::TempDir dir("squeeze-purger");
   auto store = std::move(JobStore::Open(dir.path(), {.fsync_each_commit = false}).value());
-  Finished(*store, kNow - 100);
+  Finished(*store, kNow - 100 * kSecond);
   StorePurgerOptions o;
-  o.retention = 10;
-  o.interval = 1;
+  o.retention = 10 * kSecond;
+  o.interval = kSecond;
   std::atomic<int64_t> told{0};
   StorePurger purger(*store, o, [] { return kNow; },
                      [&](const StorePurger::Round& r) { told += r.purged; }, nullptr);
@@ -70,12 +70,12 @@ TEST(StorePurgerTest, ItsThreadPurgesEveryIntervalAndStopsAtOnce) {
 }
 
 TEST(StorePurgerTest, ARetentionOfZeroKeepsEverything) {
-  EXPECT_EQ(PurgeInterval(30 * 86400), 3600);
-  EXPECT_EQ(PurgeInterval(2), 1);
-  EXPECT_EQ(PurgeInterval(60), 15);
+  EXPECT_EQ(PurgeInterval(30 * kDay), kHour);
+  EXPECT_EQ(PurgeInterval(2 * kSecond), kSecond);
+  EXPECT_EQ(PurgeInterval(kMinute), 15 * kSecond);
   testing::TempDir dir("squeeze-purger");
   auto store = std::move(JobStore::Open(dir.path(), {.fsync_each_commit = false}).value());
-  const JobId id = Finished(*store, kNow - 100 * 86400);
+  const JobId id = Finished(*store, kNow - 100 * kDay);
   StorePurger purger(*store, StorePurgerOptions(), [] { return kNow; }, nullptr, nullptr);
   purger.Start();  // starts nothing
   purger.Stop();

@@ -28,7 +28,7 @@ class WhyForecasts {
  public:
   struct Options {
     bool background = false;
-    Time max_stale = 60;  // background: the oldest forecast (by its now) a why is answered from
+    Time max_stale = kMinute;  // background: the oldest forecast (by its now) a why answers from
     ForecastOptions forecast;
   };
   explicit WhyForecasts(Options options) : options_(options) {}
@@ -37,7 +37,7 @@ class WhyForecasts {
   WhyForecasts& operator=(const WhyForecasts&) = delete;
 
   struct Answer {
-    StartForecast forecast;  // seconds from made_at
+    StartForecast forecast;  // its times counted from made_at
     Time made_at = 0;        // the forecast's now
     uint64_t generation = 0;  // of the state it was made of
   };

@@ -21,9 +21,9 @@ class WhyForecastsTest : public ::testing::Test {
  protected:
   WhyForecastsTest() {
     sched_ = std::move(Scheduler::Create(Cluster({{"local", 1, 4}}), *NamedPolicy("fifo")).value());
-    Submit(NewJob(1, 4, 0).Estimate(600), 0);
-    Submit(NewJob(2, 2, 50).Estimate(100), 50);
-    Submit(NewJob(3, 4, 60).Estimate(50), 60);
+    Submit(NewJob(1, 4, 0).Estimate(600 * kSecond), 0);
+    Submit(NewJob(2, 2, 50 * kSecond).Estimate(100 * kSecond), 50 * kSecond);
+    Submit(NewJob(3, 4, 60 * kSecond).Estimate(50 * kSecond), 60 * kSecond);
   }
   void Submit(const JobSpec& spec, Time now) {
     ASSERT_TRUE(sched_->Submit(spec, now).ok());
@@ -44,53 +44,57 @@ class WhyForecastsTest : public ::testing::Test {
 TEST_F(WhyForecastsTest, OneForecastAnswersEveryWhyOfAState) {
   WhyForecasts forecasts({});
   const SchedulerState state = Publish();
-  const WhyForecasts::Answer c = forecasts.Of(state, 3, 100);
-  EXPECT_EQ(c.forecast.in_s, 600);
-  EXPECT_EQ(c.made_at, 100);
+  const WhyForecasts::Answer c = forecasts.Of(state, 3, 100 * kSecond);
+  EXPECT_EQ(c.forecast.in_s, 600 * kSecond);
+  EXPECT_EQ(c.made_at, 100 * kSecond);
   const int cycles = c.forecast.cycles;
-  const WhyForecasts::Answer b = forecasts.Of(state, 2, 110);  // ahead of 3: already found
-  EXPECT_EQ(b.forecast.in_s, 500);
-  EXPECT_EQ(b.made_at, 100) << "not the forecast made for job 3";
+  const WhyForecasts::Answer b = forecasts.Of(state, 2, 110 * kSecond);  // ahead of 3: found
+  EXPECT_EQ(b.forecast.in_s, 500 * kSecond);
+  EXPECT_EQ(b.made_at, 100 * kSecond) << "not the forecast made for job 3";
   EXPECT_EQ(b.forecast.cycles, cycles) << "the forecast was driven again";
   EXPECT_EQ(forecasts.Made(), 1);
   // A new state: a new forecast, of it.
-  Submit(NewJob(4, 1, 200).Estimate(10), 200);
+  Submit(NewJob(4, 1, 200 * kSecond).Estimate(10 * kSecond), 200 * kSecond);
   const SchedulerState next = Publish();
-  const WhyForecasts::Answer again = forecasts.Of(next, 2, 200);
+  const WhyForecasts::Answer again = forecasts.Of(next, 2, 200 * kSecond);
   EXPECT_EQ(again.generation, next.generation);
-  EXPECT_EQ(again.made_at, 200);
-  EXPECT_EQ(again.forecast.in_s, 400);
+  EXPECT_EQ(again.made_at, 200 * kSecond);
+  EXPECT_EQ(again.forecast.in_s, 400 * kSecond);
   EXPECT_EQ(forecasts.Made(), 2);
 }
 
 TEST_F(WhyForecastsTest, InTheBackgroundAWhyOfANewStateIsAnsweredFromTheLastForecast) {
-  WhyForecasts forecasts({.background = true, .max_stale = 60});
+  WhyForecasts forecasts({.background = true, .max_stale = kMinute});
   const SchedulerState first = Publish();
-  EXPECT_EQ(forecasts.Of(first, 2, 100).forecast.in_s, 500);  // none yet: made by the why
+  // None yet: made by the why.
+  EXPECT_EQ(forecasts.Of(first, 2, 100 * kSecond).forecast.in_s, 500 * kSecond);
   const SchedulerState second = Publish();
-  const WhyForecasts::Answer stale = forecasts.Of(second, 2, 130);
+  const WhyForecasts::Answer stale = forecasts.Of(second, 2, 130 * kSecond);
   EXPECT_EQ(stale.generation, first.generation);
-  EXPECT_EQ(stale.made_at, 100);
-  EXPECT_EQ(stale.forecast.in_s, 500) << "counted from when it was made (the caller subtracts)";
+  EXPECT_EQ(stale.made_at, 100 * kSecond);
+  EXPECT_EQ(stale.forecast.in_s, 500 * kSecond)
+      << "counted from when it was made (the caller subtracts)";
   ASSERT_TRUE(WaitForMade(forecasts, 2)) << "no forecast of the new state in the background";
-  const WhyForecasts::Answer fresh = forecasts.Of(second, 2, 131);
+  const WhyForecasts::Answer fresh = forecasts.Of(second, 2, 131 * kSecond);
   EXPECT_EQ(fresh.generation, second.generation);
-  EXPECT_EQ(fresh.made_at, 130);
-  EXPECT_EQ(fresh.forecast.in_s, 470);
+  EXPECT_EQ(fresh.made_at, 130 * kSecond);
+  EXPECT_EQ(fresh.forecast.in_s, 470 * kSecond);
 }
 
 TEST_F(WhyForecastsTest, AForecastOlderThanMaxStaleOrWithoutTheJobIsNotUsed) {
-  WhyForecasts forecasts({.background = true, .max_stale = 60});
+  WhyForecasts forecasts({.background = true, .max_stale = kMinute});
   const SchedulerState first = Publish();
-  (void)forecasts.Of(first, 2, 100);
+  (void)forecasts.Of(first, 2, 100 * kSecond);
   const SchedulerState second = Publish();
-  const WhyForecasts::Answer late = forecasts.Of(second, 2, 200);  // 100 s after: too old
+  // 100 s after: too old.
+  const WhyForecasts::Answer late = forecasts.Of(second, 2, 200 * kSecond);
   EXPECT_EQ(late.generation, second.generation);
-  EXPECT_EQ(late.made_at, 200);
-  EXPECT_EQ(late.forecast.in_s, 400);
-  Submit(NewJob(5, 1, 205).Estimate(10), 205);  // not in any forecast so far
+  EXPECT_EQ(late.made_at, 200 * kSecond);
+  EXPECT_EQ(late.forecast.in_s, 400 * kSecond);
+  // Not in any forecast so far.
+  Submit(NewJob(5, 1, 205 * kSecond).Estimate(10 * kSecond), 205 * kSecond);
   const SchedulerState third = Publish();
-  const WhyForecasts::Answer new_job = forecasts.Of(third, 5, 210);
+  const WhyForecasts::Answer new_job = forecasts.Of(third, 5, 210 * kSecond);
   EXPECT_EQ(new_job.generation, third.generation);
   EXPECT_TRUE(new_job.forecast.in_s.has_value());
 }

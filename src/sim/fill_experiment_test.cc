@@ -22,7 +22,7 @@ Trace FourPods() {
   const std::vector<JobSpec> pods = {
       NewJob(0, 1).Milli(600).Cpu(1000).Name("p0"), NewJob(1, 1).Milli(600).Cpu(1000).Name("p1"),
       NewJob(2, 2).Cpu(2000).Name("p2"), NewJob(3, 1).Milli(500).Cpu(1000).Name("p3")};
-  for (const JobSpec& p : pods) t.jobs.push_back(TraceJob{p, 1});
+  for (const JobSpec& p : pods) t.jobs.push_back(TraceJob{p, kSecond});
   return t;
 }
 

@@ -31,7 +31,7 @@ Trace FivePods() {
   t.format = "openb-pods";
   for (const JobSpec& p : {Pod(0, "d", 2, 1000), Pod(1, "b", 1, 300), Pod(2, "e", 1, 200),
                            Pod(3, "a", 1, 100), Pod(4, "c", 0, 0)}) {
-    t.jobs.push_back(TraceJob{p, 1});
+    t.jobs.push_back(TraceJob{p, kSecond});
   }
   return t;
 }
@@ -121,7 +121,8 @@ TEST(FillOrderTest, FileOrderDoesNotMatter) {
 TEST(FillOrderTest, SameSeedSameOrderDifferentSeedDifferentOrder) {
   Trace t;
   for (int i = 0; i < 20; ++i) {
-    t.jobs.push_back(TraceJob{Pod(i, "p" + std::to_string(100 + i), 1, 500), 1});
+    t.jobs.push_back(TraceJob{Pod(i, "p" + std::to_string(100 + i), 1, 500),
+                              kSecond});
   }
   FillOptions a, b;
   b.seed = 7;

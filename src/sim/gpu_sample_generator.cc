@@ -40,10 +40,10 @@ std::vector<GpuSample> GenerateSamples(const SampleSpec& spec, std::mt19937_64& 
   const Uniform idle{0.0, 0.05};
   const Uniform memory{0.0, 1.0};
   const Time start = WeekStart(WeekIndex(spec.start));
-  const Time end = start + Time{spec.weeks} * kSecondsPerWeek;
+  const Time end = start + spec.weeks * kWeek;
   std::vector<GpuSample> out;
   for (Time t = start; t < end; t += spec.step) {
-    const int week = static_cast<int>((t - start) / kSecondsPerWeek);
+    const int week = static_cast<int>((t - start) / kWeek);
     const int hour = HourOfWeek(t);
     for (const auto& [node, gpus] : spec.nodes) {
       for (int g = 0; g < gpus; ++g) {

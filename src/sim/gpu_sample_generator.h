@@ -27,9 +27,9 @@ struct PlantedWindow {
 };
 
 struct SampleSpec {
-  Time start = 1793577600;  // a Monday 00:00 UTC (2026-11-02); other times are aligned down
+  Time start = Seconds(1793577600);  // a Monday 00:00 UTC (2026-11-02); others aligned down
   int weeks = 4;
-  Time step = 300;  // seconds between samples
+  Time step = 5 * kMinute;  // between samples
   std::vector<std::pair<std::string, int>> nodes;  // name, GPU count
   std::vector<PlantedWindow> windows;
 };

@@ -66,7 +66,7 @@ std::string FormatIdleText(const IdleAnalysis& a) {
   out += "Samples: " + IsoTime(a.first_sample) + " to " + IsoTime(a.last_sample) + " (" +
          std::to_string(a.weeks) + " calendar weeks), " + std::to_string(a.nodes.size()) +
          " nodes, " + std::to_string(gpus) + " GPUs, one sample per " +
-         std::to_string(a.sample_period) + " s\n\n";
+         std::to_string(WholeSeconds(a.sample_period)) + " s\n\n";
   std::vector<std::string> lines, without;
   for (const NodeIdle& n : a.nodes) {
     auto l = GpuGroupLines(n);
@@ -105,7 +105,7 @@ std::string FormatIdleJson(const IdleAnalysis& a) {
   j["first_sample"] = IsoTime(a.first_sample);
   j["last_sample"] = IsoTime(a.last_sample);
   j["weeks"] = a.weeks;
-  j["sample_period_s"] = a.sample_period;
+  j["sample_period_s"] = WholeSeconds(a.sample_period);
   j["nodes"] = nlohmann::json::array();
   for (const NodeIdle& n : a.nodes) {
     nlohmann::json groups = nlohmann::json::array();

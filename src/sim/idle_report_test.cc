@@ -49,9 +49,9 @@ TEST(PlantedIdleWindowsTest, SameWindowsForOtherSeeds) {
 
 TEST(PlantedIdleWindowsTest, PredictsTheEndOfANodeWindow) {
   const IdleAnalysis a = PlantedMonth(0.8);
-  const Time tuesday_3am = 1793577600 + 7 * kSecondsPerWeek + 24 * 3600 + 3 * 3600 + 120;
-  EXPECT_EQ(NodeIdleUntil(a, "node-1", tuesday_3am), tuesday_3am - 120 + 4 * 3600);
-  EXPECT_EQ(NodeIdleUntil(a, "node-1", tuesday_3am + 4 * 3600), std::nullopt);
+  const Time tuesday_3am = Seconds(1793577600) + kWeek + kDay + 3 * kHour + 2 * kMinute;
+  EXPECT_EQ(NodeIdleUntil(a, "node-1", tuesday_3am), tuesday_3am - 2 * kMinute + 4 * kHour);
+  EXPECT_EQ(NodeIdleUntil(a, "node-1", tuesday_3am + 4 * kHour), std::nullopt);
   EXPECT_EQ(NodeIdleUntil(a, "node-3", tuesday_3am), std::nullopt);
   EXPECT_EQ(NodeIdleUntil(a, "node-9", tuesday_3am), std::nullopt);
 }

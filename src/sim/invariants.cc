@@ -42,18 +42,18 @@ void InvariantChecker::OnStop(const Job& job, Time run_start, Time stop_at, Time
     for (int g : share.gpus) used_milli_[share.node][g] -= share.milli_per_gpu;
   }
   Ledger& l = ledgers_[job.spec.id];
-  l.held_s += static_cast<double>(now - run_start);
+  l.held_s += ToSeconds(now - run_start);
   if (stop_at == kNever) {
     l.overhead += job.run_overhead;
     const Time elapsed = std::max<Time>(0, now - run_start - job.run_overhead);
-    l.final_progress = elapsed * job.run_speed_milli / 1000;
+    l.final_progress = ProgressAtSpeed(elapsed, job.run_speed_milli);
     l.slow += elapsed - l.final_progress;
     return;
   }
   // A run stopped before its overhead (restart, data copy) was over paid only that part.
   l.overhead += std::min(job.run_overhead, stop_at - run_start);
   const Time elapsed = std::max<Time>(0, stop_at - run_start - job.run_overhead);
-  const Time progress = elapsed * job.run_speed_milli / 1000;
+  const Time progress = ProgressAtSpeed(elapsed, job.run_speed_milli);
   l.slow += elapsed - progress;
   l.lost += progress - (job.saved_at_stop - job.work_done);
   l.checkpoint += now - stop_at;
@@ -64,11 +64,11 @@ Status InvariantChecker::OnFinish(const Job& job, Time duration) {
   ledgers_.erase(job.spec.id);
   const std::string who = "invariant: job " + std::to_string(job.spec.id);
   if (job.work_done != duration) {
-    return Status::Error(who + " finished with " + std::to_string(job.work_done) +
-                         " s of work done, its duration is " + std::to_string(duration));
+    return Status::Error(who + " finished with " + std::to_string(ToSeconds(job.work_done)) +
+                         " s of work done, its duration is " +
+                         std::to_string(ToSeconds(duration)));
   }
-  const double expected =
-      static_cast<double>(duration + l.overhead + l.lost + l.checkpoint + l.slow);
+  const double expected = ToSeconds(duration + l.overhead + l.lost + l.checkpoint + l.slow);
   if (std::abs(l.held_s - expected) > 1e-6) {
     return Status::Error(who + " held its GPUs " + std::to_string(l.held_s) +
                          " s, but duration + overhead + lost work + checkpoints + slowed time = " +

@@ -97,7 +97,10 @@ TEST(MeterDecisionsTest, OpenbReplaySameDecisionsWithAndWithoutTheMeter) {
   ClusterSpec twentieth = *all;
   twentieth.nodes.clear();
   for (size_t i = 0; i < all->nodes.size(); i += 20) twentieth.nodes.push_back(all->nodes[i]);
-  for (TraceJob& j : trace->jobs) j.spec.submit_time /= 50;
+  // In whole seconds, so that the arrivals are the same at any tick.
+  for (TraceJob& j : trace->jobs) {
+    j.spec.submit_time = Seconds(WholeSeconds(j.spec.submit_time) / 50);
+  }
   for (const std::string policy : {"squeeze", "squeeze/random"}) {
     ExpectSameDecisions(*trace, twentieth, policy);
   }

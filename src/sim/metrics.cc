@@ -9,12 +9,12 @@ namespace {
 
 constexpr double kSlowdownFloorS = 10.0;
 
-// Nearest-rank percentile of sorted values.
+// Nearest-rank percentile of sorted values, in seconds.
 double Percentile(const std::vector<Time>& sorted, double p) {
   if (sorted.empty()) return 0;
   size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
   rank = std::clamp<size_t>(rank, 1, sorted.size());
-  return static_cast<double>(sorted[rank - 1]);
+  return ToSeconds(sorted[rank - 1]);
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ void AddPoolCosts(const SimResult& result, const ClusterSpec& cluster, Summary& 
     PoolUse& use = s.pool_use[cluster.pools[p].name];
     use.gpu_hours = result.pool_gpu_s[p] / 3600.0;
     use.usage_cost = use.gpu_hours * cluster.PricePerGpuHour(static_cast<int>(p));
-    use.fixed_cost = cluster.pools[p].monthly_cost * static_cast<double>(result.makespan) /
+    use.fixed_cost = cluster.pools[p].monthly_cost * ToSeconds(result.makespan) /
                      (30.0 * 86400.0);
     use.cost = use.usage_cost + use.fixed_cost;
     s.cost += use.cost;
@@ -58,7 +58,7 @@ void CopyCounts(const SimResult& result, Summary& s) {
   s.returned_home = result.returned_home;
   s.inference_violations = result.inference_violations;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
-  s.makespan_s = result.makespan;
+  s.makespan_s = WholeSeconds(result.makespan);
   s.rejected = static_cast<int64_t>(result.rejected.size());
   s.dependency_never = static_cast<int64_t>(result.dependency_never.size());
   s.most_array_running = result.most_array_running;
@@ -78,21 +78,23 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.by_length = {{"<1h"}, {"1h-12h"}, {">=12h"}};
   std::vector<LengthClass> urgencies(4);  // by Urgency value
   for (const JobRecord& r : result.jobs) {
-    const double jct = static_cast<double>(r.end - r.submit);
+    // Figures in seconds: each Time to seconds before the arithmetic.
+    const double jct = ToSeconds(r.end - r.submit);
+    const double queue = ToSeconds(r.queue);
     LengthClass& urgency = urgencies[static_cast<int>(r.urgency)];
     ++urgency.jobs;
-    urgency.avg_queue_s += static_cast<double>(r.queue);
+    urgency.avg_queue_s += queue;
     urgency.avg_jct_s += jct;
     urgency.lost_gpu_hours += r.lost_gpu_s / 3600.0;
-    LengthClass& length = s.by_length[r.duration < 3600 ? 0 : (r.duration < 12 * 3600 ? 1 : 2)];
+    LengthClass& length = s.by_length[r.duration < kHour ? 0 : (r.duration < 12 * kHour ? 1 : 2)];
     ++length.jobs;
-    length.avg_queue_s += static_cast<double>(r.queue);
+    length.avg_queue_s += queue;
     length.avg_jct_s += jct;
     length.lost_gpu_hours += r.lost_gpu_s / 3600.0;
     queues.push_back(r.queue);
-    queue_sum += static_cast<double>(r.queue);
+    queue_sum += queue;
     jct_sum += jct;
-    slowdown_sum += std::max(1.0, jct / std::max(kSlowdownFloorS, static_cast<double>(r.duration)));
+    slowdown_sum += std::max(1.0, jct / std::max(kSlowdownFloorS, ToSeconds(r.duration)));
     lost += r.lost_gpu_s;
     if (r.had_deadline) ++s.deadlines;
     if (r.deadline_missed) ++s.deadline_misses;
@@ -101,7 +103,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
     PoolSummary& ps = s.per_pool[pool];
     ++ps.jobs;
     auto& sums = pool_sums[pool];
-    sums.first += static_cast<double>(r.queue);
+    sums.first += queue;
     sums.second += jct;
   }
   for (LengthClass& length : s.by_length) {
@@ -131,7 +133,7 @@ Summary Summarize(const SimResult& result, const ClusterSpec& cluster) {
   s.p50_queue_s = Percentile(queues, 50);
   s.p95_queue_s = Percentile(queues, 95);
   s.p99_queue_s = Percentile(queues, 99);
-  const double capacity = static_cast<double>(result.total_gpus) * result.makespan;
+  const double capacity = static_cast<double>(result.total_gpus) * ToSeconds(result.makespan);
   s.gpu_utilization = capacity > 0 ? result.busy_gpu_s / capacity : 0;
   CopyCounts(result, s);
   s.lost_gpu_hours = lost / 3600.0;

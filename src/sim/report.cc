@@ -237,9 +237,10 @@ std::string FormatJobsCsv(const std::vector<PolicyRun>& runs, const ClusterSpec&
   for (const auto& r : runs) {
     for (const JobRecord& j : r.result.jobs) {
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.summary.policy, j.id,
-                         j.pool >= 0 ? cluster.pools[j.pool].name : "", j.gpus, j.submit,
-                         j.first_start, j.end, j.queue, j.end - j.submit, j.duration,
-                         j.preemptions);
+                         j.pool >= 0 ? cluster.pools[j.pool].name : "", j.gpus,
+                         WholeSeconds(j.submit), WholeSeconds(j.first_start), WholeSeconds(j.end),
+                         WholeSeconds(j.queue), WholeSeconds(j.end - j.submit),
+                         WholeSeconds(j.duration), j.preemptions);
     }
   }
   return out;
@@ -252,7 +253,7 @@ std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& t
                                   "#8c564b", "#e377c2", "#7f7f7f"};
   double max_q = 10;
   for (const auto& r : runs) {
-    for (const auto& j : r.result.jobs) max_q = std::max(max_q, static_cast<double>(j.queue));
+    for (const auto& j : r.result.jobs) max_q = std::max(max_q, ToSeconds(j.queue));
   }
   const double decades = std::ceil(std::log10(max_q + 1));
   auto x_of = [&](double q) { return kLeft + pw * std::log10(q + 1) / decades; };
@@ -287,10 +288,10 @@ std::string QueueCdfSvg(const std::vector<PolicyRun>& runs, const std::string& t
     const size_t n = q.size();
     const size_t step = std::max<size_t>(1, n / 2000);
     for (size_t i = 0; i < n; i += step) {
-      points += fmt::format("{:.1f},{:.1f} ", x_of(static_cast<double>(q[i])),
+      points += fmt::format("{:.1f},{:.1f} ", x_of(ToSeconds(q[i])),
                             y_of(static_cast<double>(i + 1) / n));
     }
-    if (n > 0) points += fmt::format("{:.1f},{:.1f}", x_of(static_cast<double>(q[n - 1])), y_of(1));
+    if (n > 0) points += fmt::format("{:.1f},{:.1f}", x_of(ToSeconds(q[n - 1])), y_of(1));
     svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
                        color, points);
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"4\" fill=\"{}\"/>"

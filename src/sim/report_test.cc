@@ -22,8 +22,8 @@ JobRecord Record(JobId id, int pool) {
   r.id = id;
   r.pool = pool;
   r.gpus = 1;
-  r.end = 100;
-  r.duration = 100;
+  r.end = 100 * kSecond;
+  r.duration = 100 * kSecond;
   return r;
 }
 
@@ -34,7 +34,7 @@ PolicyRun FragmentedRun(const ClusterSpec& cluster) {
   r.policy = "fifo";
   r.jobs = {Record(1, 0), Record(2, -1)};
   r.total_gpus = 8;
-  r.makespan = 100;
+  r.makespan = 100 * kSecond;
   r.frag_blocked_gpu_s = 2.5 * 3600;
   r.frag_blocked_gpu_s_by_scope = {2 * 3600, 0, 0.5 * 3600};
   Summary s = Summarize(r, cluster);
@@ -87,7 +87,7 @@ TEST(ReportTest, AMonthlyCostIsProratedOverTheMakespan) {
   cluster.pools[0].price_per_gpu_hour = 1;
   cluster.pools[1].monthly_cost = 3000;  // 100 a day
   PolicyRun run = FragmentedRun(cluster);
-  run.result.makespan = 3 * 86400;
+  run.result.makespan = 3 * kDay;
   run.result.pool_gpu_s = {2 * 3600, 10 * 3600};
   run.summary = Summarize(run.result, cluster);
   const PoolUse& b = run.summary.pool_use.at("b");

@@ -79,7 +79,7 @@ class SimRun {
   // inference load from the load trace (only its crossings of the threshold matter).
   Status SetUpTakeable();
   bool JobsLeft() const { return arrived_ < trace_.jobs.size() || sched_->JobCount() > 0; }
-  // Seconds to a spot node's next reclaim, from its seeded stream.
+  // The time to a spot node's next reclaim (whole seconds), from its seeded stream.
   Time NextReclaimGap(int node);
   // `traced`: the index of the trace's warning (reclaim trace), else unused.
   Status Reclaim(int node, Time now, int traced);
@@ -176,7 +176,10 @@ Result<SimResult> SimRun::Run() {
   Time last = 0;
   while (!events_.empty()) {
     const Time now = events_.top().time;
-    if (now < last) return Status::Error("simulation: time went back from " + std::to_string(last));
+    if (now < last) {
+      return Status::Error("simulation: time went back from " +
+                           std::to_string(WholeSeconds(last)));
+    }
     last = now;
     AccrueBlocked(now);
     while (!events_.empty() && events_.top().time == now) {
@@ -233,7 +236,7 @@ Result<SimResult> SimRun::Run() {
 }
 
 void SimRun::AccrueBlocked(Time now) {
-  const double seconds = static_cast<double>(now - blocked_since_);
+  const double seconds = ToSeconds(now - blocked_since_);
   blocked_since_ = now;
   const FragmentationBlocked& blocked = blocked_.last();
   if (blocked.milli == 0 || seconds <= 0) return;
@@ -310,7 +313,7 @@ Status SimRun::Handle(const Event& e) {
 }
 
 void SimRun::ChargePools(const Job& job, Time run_start, Time end) {
-  const double held = static_cast<double>(end - run_start);
+  const double held = ToSeconds(end - run_start);  // seconds
   for (const NodeShare& share : job.placement.shares) {
     const int pool = sched_->cluster().node(share.node).pool;
     result_.pool_gpu_s[pool] +=
@@ -346,7 +349,7 @@ Status SimRun::Finish(JobId id, Time now) {
   const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;
   // A run stopped at its limit did not finish its work: all it held is lost.
   r.lost_gpu_s = run.hits_limit ? job.attained_gpu_s
-                                : job.attained_gpu_s - static_cast<double>(tj.duration) * share;
+                                : job.attained_gpu_s - ToSeconds(tj.duration) * share;
   r.had_deadline = job.spec.deadline.has_value();
   r.deadline_missed = r.had_deadline && now > *job.spec.deadline;
   r.timed_out = run.hits_limit;
@@ -380,7 +383,7 @@ Status SimRun::CycleAt(Time now) {
     next_wakeup_ = wake;
     Push(wake, EventKind::kWakeup, 0, 0);
   } else if (wake != kNever && wake <= now) {
-    Push(now + 1, EventKind::kWakeup, 0, 0);
+    Push(now + kSecond, EventKind::kWakeup, 0, 0);
   }
   return Status::Ok();
 }
@@ -513,10 +516,11 @@ Status SimRun::LoadCrossing(int unit, Time now) {
 
 Time SimRun::NextReclaimGap(int node) {
   const PoolSpec& pool = sched_->cluster().spec().pools[sched_->cluster().node(node).pool];
-  // Exponential with the pool's mean, from a uniform in (0, 1) of 53 bits.
+  // Exponential with the pool's mean, from a uniform in (0, 1) of 53 bits; drawn in whole
+  // seconds, so that a seed gives the same reclaims at any tick.
   const double u = (static_cast<double>(reclaim_rng_[node].Next() >> 11) + 0.5) / 9007199254740992.0;
-  return std::max<Time>(
-      1, static_cast<Time>(-std::log(u) * static_cast<double>(pool.spot.mean_reclaim_interval)));
+  return Seconds(std::max<int64_t>(
+      1, static_cast<int64_t>(-std::log(u) * ToSeconds(pool.spot.mean_reclaim_interval))));
 }
 
 Status SimRun::Reclaim(int node, Time now, int traced) {

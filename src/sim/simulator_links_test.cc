@@ -60,7 +60,7 @@ TEST(SimulatorLinksTest, APipelineRunsInOrderAndAnArrayWithinItsLimit) {
   }
   EXPECT_GE(runs["eval"][0].first, train_end);
   // Two at a time: three waves of 50 s.
-  EXPECT_EQ(train_end - pre_end, 150);
+  EXPECT_EQ(train_end - pre_end, 150 * kSecond);
   EXPECT_EQ(r.most_array_running, 2);
   EXPECT_TRUE(r.dependency_never.empty());
 }
@@ -81,7 +81,7 @@ TEST(SimulatorLinksTest, AJobWhoseDependencyFailsNeverRunsAndSingletonsRunOneAtA
   std::map<JobId, const JobRecord*> by_id;
   for (const JobRecord& j : r.jobs) by_id[j.id] = &j;
   ASSERT_TRUE(by_id.count(3));
-  EXPECT_EQ(by_id[3]->first_start, 50);
+  EXPECT_EQ(by_id[3]->first_start, 50 * kSecond);
   EXPECT_EQ(by_id[5]->first_start, by_id[4]->end);  // after ana's first nightly
   EXPECT_EQ(by_id[6]->first_start, 0);              // bo's runs at once
 }

@@ -19,7 +19,7 @@ using testing::NewJob;
 ClusterSpec HomeAndSpot(Time mean) {
   ClusterSpec spec = Cluster({{"home", 1, 2}, {"spot", 2, 2}});
   spec.pools[1].kind = PoolKind::kSpot;
-  spec.pools[1].spot = {30, mean, 3600};
+  spec.pools[1].spot = {30 * kSecond, mean, kHour};
   return spec;
 }
 
@@ -28,10 +28,10 @@ Trace SpotTrace(int jobs) {
   Trace t;
   t.source = "test";
   JobSpec blocker = NewJob(1, 2, 0).Pool("home");
-  t.jobs.push_back({blocker, 10 * 3600});
+  t.jobs.push_back({blocker, 10 * kHour});
   for (int i = 2; i <= jobs; ++i) {
-    JobSpec j = NewJob(i, 2, 0).Pool("home").Elastic().CheckpointCost(120);
-    t.jobs.push_back({j, 2 * 3600});
+    JobSpec j = NewJob(i, 2, 0).Pool("home").Elastic().CheckpointCost(2 * kMinute);
+    t.jobs.push_back({j, 2 * kHour});
   }
   return t;
 }
@@ -83,8 +83,8 @@ TEST(SimulatorTakeableTest, SeededReclaimsAreDeterministicAndFollowTheSeed) {
   const Trace trace = SpotTrace(12);
   SimOptions one;
   one.seed = 1;
-  auto a = RunSpot(trace, HomeAndSpot(1800), one);
-  auto b = RunSpot(trace, HomeAndSpot(1800), one);
+  auto a = RunSpot(trace, HomeAndSpot(30 * kMinute), one);
+  auto b = RunSpot(trace, HomeAndSpot(30 * kMinute), one);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_GT(a->reclaims, 0);
   EXPECT_EQ(a->reclaims, b->reclaims);
@@ -92,7 +92,7 @@ TEST(SimulatorTakeableTest, SeededReclaimsAreDeterministicAndFollowTheSeed) {
   EXPECT_DOUBLE_EQ(a->busy_gpu_s, b->busy_gpu_s);
   SimOptions other;
   other.seed = 2;
-  auto c = RunSpot(trace, HomeAndSpot(1800), other);
+  auto c = RunSpot(trace, HomeAndSpot(30 * kMinute), other);
   ASSERT_TRUE(c.ok());
   EXPECT_NE(std::make_pair(a->reclaims, a->makespan), std::make_pair(c->reclaims, c->makespan));
 }
@@ -102,15 +102,16 @@ TEST(SimulatorTakeableTest, InferenceLoadOpensAndClosesColocatedGpus) {
   // 2000 s of every 3000 s, where it is 90%.
   ClusterSpec cluster = Cluster({{"home", 1, 1}, {"infer", 1, 1}});
   cluster.pools[1].kind = PoolKind::kColocated;
-  cluster.pools[1].colocation.evict_within = 60;
+  cluster.pools[1].colocation.evict_within = kMinute;
   InferenceLoad load;
   load.source = "load";
-  load.period = 3000;
-  load.series.push_back({"pod", {{0, 0.1}, {1000, 0.9}, {2000, 0.1}}});
+  load.period = 3000 * kSecond;
+  load.series.push_back({"pod", {{0, 0.1}, {1000 * kSecond, 0.9}, {2000 * kSecond, 0.1}}});
   Trace trace;
   trace.source = "test";
-  trace.jobs.push_back({NewJob(1, 1, 0).Pool("home"), 10000});
-  trace.jobs.push_back({NewJob(2, 1, 0).Pool("home").Elastic().CheckpointCost(20), 1200});
+  trace.jobs.push_back({NewJob(1, 1, 0).Pool("home"), 10000 * kSecond});
+  trace.jobs.push_back(
+      {NewJob(2, 1, 0).Pool("home").Elastic().CheckpointCost(20 * kSecond), 1200 * kSecond});
   SimOptions options;
   options.inference_load = &load;
   const Policy policy = MakePolicy("fifo", {{"actions", "colocate|allocate"},
@@ -124,7 +125,7 @@ TEST(SimulatorTakeableTest, InferenceLoadOpensAndClosesColocatedGpus) {
                                        [](const JobRecord& j) { return j.id == 2; });
   // 600 s of work saved at 1020 (a 20-s checkpoint); back at 2000 with 7 s of restart: the
   // other 600 s at 0.6 take 1000 s: done at 2000 + 7 + 1000.
-  EXPECT_EQ(job.end, 3007);
+  EXPECT_EQ(job.end, 3007 * kSecond);
   // Without a load trace colocated GPUs take no training: job 2 waits for home.
   auto none = Simulate(trace, cluster, policy, SimOptions{});
   ASSERT_TRUE(none.ok());

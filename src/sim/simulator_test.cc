@@ -30,10 +30,13 @@ SimResult Simulated(const std::vector<TraceJob>& jobs, const ClusterSpec& cluste
   return r.ok() ? *r : SimResult{};
 }
 
-// id -> (first start, end, queue, preemptions)
-std::map<JobId, std::vector<Time>> Times(const SimResult& r) {
-  std::map<JobId, std::vector<Time>> out;
-  for (const JobRecord& j : r.jobs) out[j.id] = {j.first_start, j.end, j.queue, j.preemptions};
+// id -> (first start, end, queue in seconds, preemptions); exact, whatever the tick.
+std::map<JobId, std::vector<double>> Times(const SimResult& r) {
+  std::map<JobId, std::vector<double>> out;
+  for (const JobRecord& j : r.jobs) {
+    out[j.id] = {ToSeconds(j.first_start), ToSeconds(j.end), ToSeconds(j.queue),
+                 static_cast<double>(j.preemptions)};
+  }
   return out;
 }
 
@@ -41,8 +44,9 @@ TEST(SimulatorTest, FifoOnTwoNodesHasExactTimes) {
   // 1 takes a0 until 100 and 2 half of a1 until 50; 3 (8 GPUs) waits for a1; 4 waits behind
   // 3 (strict FIFO) although it would fit at once; 5 needs both nodes.
   const std::vector<TraceJob> jobs = {
-      T(NewJob(1, 8, 0), 100), T(NewJob(2, 4, 0), 50), T(NewJob(3, 8, 10), 30),
-      T(NewJob(4, 2, 20), 10), T(NewJob(5, 16, 30), 20)};
+      T(NewJob(1, 8, 0), 100 * kSecond), T(NewJob(2, 4, 0), 50 * kSecond),
+      T(NewJob(3, 8, 10 * kSecond), 30 * kSecond), T(NewJob(4, 2, 20 * kSecond), 10 * kSecond),
+      T(NewJob(5, 16, 30 * kSecond), 20 * kSecond)};
   SimResult r = Simulated(jobs, Cluster({{"a", 2, 8}}), MakePolicy("fifo"));
   std::vector<JobId> order;
   for (const JobRecord& j : r.jobs) order.push_back(j.id);
@@ -53,7 +57,7 @@ TEST(SimulatorTest, FifoOnTwoNodesHasExactTimes) {
   EXPECT_THAT(t[3], ElementsAre(50, 80, 40, 0));
   EXPECT_THAT(t[4], ElementsAre(80, 90, 60, 0));
   EXPECT_THAT(t[5], ElementsAre(100, 120, 70, 0));
-  EXPECT_EQ(r.makespan, 120);
+  EXPECT_EQ(r.makespan, 120 * kSecond);
   EXPECT_EQ(r.total_gpus, 16);
   EXPECT_DOUBLE_EQ(r.busy_gpu_s, 8 * 100 + 4 * 50 + 8 * 30 + 2 * 10 + 16 * 20);
   EXPECT_EQ(r.preemptions, 0);
@@ -65,9 +69,9 @@ TEST(SimulatorTest, FifoOnTwoNodesHasExactTimes) {
 // `first_end` and `third_end` end jobs 1 and 3; job 2 ends at 400, job 4 at 1000.
 SimResult TwoNodesAndAJobOfFour(Time first_end, Time third_end) {
   const std::vector<TraceJob> jobs = {
-      T(NewJob(1, 2, 0).Pool("a"), first_end), T(NewJob(2, 2, 0).Pool("a"), 400),
-      T(NewJob(3, 2, 0).Pool("a"), third_end), T(NewJob(4, 2, 0).Pool("a"), 1000),
-      T(NewJob(5, 4, 50).Pool("a"), 10)};
+      T(NewJob(1, 2, 0).Pool("a"), first_end), T(NewJob(2, 2, 0).Pool("a"), 400 * kSecond),
+      T(NewJob(3, 2, 0).Pool("a"), third_end), T(NewJob(4, 2, 0).Pool("a"), 1000 * kSecond),
+      T(NewJob(5, 4, 50 * kSecond).Pool("a"), 10 * kSecond)};
   return Simulated(jobs, Cluster({{"a", 2, 4}}), MakePolicy("fifo"));
 }
 
@@ -75,7 +79,7 @@ TEST(SimulatorTest, FragmentationBlockedGpuTimeIsIntegrated) {
   // From 100 (1 and 3 end) 2 + 2 GPUs are free but no node has 4: job 5 waits for job 2 to
   // end at 400, blocked by fragmentation for 300 s: 4 GPUs x 300 s. From 50 to 100 nothing
   // was free: that wait is not fragmentation.
-  SimResult r = TwoNodesAndAJobOfFour(100, 100);
+  SimResult r = TwoNodesAndAJobOfFour(100 * kSecond, 100 * kSecond);
   EXPECT_THAT(Times(r)[5], ElementsAre(400, 410, 350, 0));
   EXPECT_DOUBLE_EQ(r.frag_blocked_gpu_s, 4 * 300.0);
   EXPECT_THAT(r.frag_blocked_gpu_s_by_scope, ElementsAre(4 * 300.0, 0.0));
@@ -83,7 +87,7 @@ TEST(SimulatorTest, FragmentationBlockedGpuTimeIsIntegrated) {
 
 TEST(SimulatorTest, WaitingForTooFewFreeGpusIsNotFragmentation) {
   // Only job 1 ends early: 2 GPUs are free until 400, fewer than job 5 needs.
-  SimResult r = TwoNodesAndAJobOfFour(100, 1000);
+  SimResult r = TwoNodesAndAJobOfFour(100 * kSecond, 1000 * kSecond);
   EXPECT_THAT(Times(r)[5], ElementsAre(400, 410, 350, 0));
   EXPECT_DOUBLE_EQ(r.frag_blocked_gpu_s, 0.0);
 }
@@ -95,10 +99,12 @@ TEST(SimulatorTest, FreeGpusAreChargedToOneBlockedJobAtATime) {
   // 8 from 300 to 310 and 9 from 310 to 320, each starting on a0 when the one before ends.
   std::vector<TraceJob> jobs;
   for (JobId id = 1; id <= 6; ++id) {
-    const Time duration = id % 2 == 1 ? 100 : (id == 2 ? 300 : 1000);
+    const Time duration = (id % 2 == 1 ? 100 : (id == 2 ? 300 : 1000)) * kSecond;
     jobs.push_back(T(NewJob(id, 2, 0), duration));
   }
-  for (JobId id = 7; id <= 9; ++id) jobs.push_back(T(NewJob(id, 4, 40 + id), 10));
+  for (JobId id = 7; id <= 9; ++id) {
+    jobs.push_back(T(NewJob(id, 4, (40 + id) * kSecond), 10 * kSecond));
+  }
   SimResult r = Simulated(jobs, Cluster({{"a", 3, 4}}), MakePolicy("fifo"));
   auto t = Times(r);
   EXPECT_EQ(t[7][0], 300);
@@ -109,8 +115,8 @@ TEST(SimulatorTest, FreeGpusAreChargedToOneBlockedJobAtATime) {
 }
 
 TEST(SimulatorTest, RejectedJobsAreReported) {
-  SimResult r = Simulated({T(NewJob(1, 8, 0), 10), T(NewJob(2, 9, 0), 10)}, Cluster({{"a", 1, 8}}),
-                    MakePolicy("fifo"));
+  SimResult r = Simulated({T(NewJob(1, 8, 0), 10 * kSecond), T(NewJob(2, 9, 0), 10 * kSecond)},
+                          Cluster({{"a", 1, 8}}), MakePolicy("fifo"));
   ASSERT_EQ(r.rejected.size(), 1u);
   EXPECT_THAT(r.rejected[0], ::testing::StartsWith("job 2: "));
   EXPECT_EQ(r.jobs.size(), 1u);
@@ -119,8 +125,8 @@ TEST(SimulatorTest, RejectedJobsAreReported) {
 // A run that reaches its time limit ends there, timed out, and its GPUs go to the next job; a
 // job whose work fits in its limit ends as usual.
 TEST(SimulatorTest, AJobStopsAtItsTimeLimit) {
-  SimResult r = Simulated({T(NewJob(1, 4, 0).TimeLimit(60), 100),
-                           T(NewJob(2, 4, 10).TimeLimit(60), 30)},
+  SimResult r = Simulated({T(NewJob(1, 4, 0).TimeLimit(kMinute), 100 * kSecond),
+                           T(NewJob(2, 4, 10 * kSecond).TimeLimit(kMinute), 30 * kSecond)},
                           Cluster({{"a", 1, 4}}), MakePolicy("fifo"));
   auto t = Times(r);
   EXPECT_THAT(t[1], ElementsAre(0, 60, 0, 0));
@@ -135,8 +141,8 @@ TEST(SimulatorTest, AJobStopsAtItsTimeLimit) {
 // runtime 300), resumes when it ends and pays 30 s of restart overhead.
 std::vector<TraceJob> PreemptionTrace(Time checkpoint_cost) {
   return {T(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic().CheckpointCost(checkpoint_cost),
-            1000),
-          T(NewJob(2, 4, 400).Urgency(Urgency::kHigh), 100)};
+            1000 * kSecond),
+          T(NewJob(2, 4, 400 * kSecond).Urgency(Urgency::kHigh), 100 * kSecond)};
 }
 
 TEST(SimulatorTest, PreemptionKeepsTheInvariants) {
@@ -151,7 +157,8 @@ TEST(SimulatorTest, PreemptionKeepsTheInvariants) {
 }
 
 TEST(SimulatorTest, CheckpointTimeDelaysThePreemptor) {
-  SimResult r = Simulated(PreemptionTrace(20), Cluster({{"a", 1, 4}}), MakePolicy("squeeze"));
+  SimResult r =
+      Simulated(PreemptionTrace(20 * kSecond), Cluster({{"a", 1, 4}}), MakePolicy("squeeze"));
   auto t = Times(r);
   EXPECT_THAT(t[2], ElementsAre(420, 520, 20, 0));
   EXPECT_THAT(t[1], ElementsAre(0, 1150, 100, 1));
@@ -161,13 +168,16 @@ TEST(SimulatorTest, CheckpointTimeDelaysThePreemptor) {
 // Defrag moves job 1 off a0 at 100 so that job 4 (4 GPUs) starts; the move is charged as a
 // preemption is (checkpoint time held, restart overhead) but it is not counted as one.
 TEST(SimulatorTest, DefragMoveKeepsTheInvariants) {
-  for (Time checkpoint : {0, 20}) {
+  for (int checkpoint : {0, 20}) {  // seconds
     SCOPED_TRACE(checkpoint);
+    const Time cost = checkpoint * kSecond;
     const std::vector<TraceJob> jobs = {
-        T(NewJob(1, 2, 0).Elastic().Estimate(10000).CheckpointCost(checkpoint), 10000),
-        T(NewJob(2, 2, 0), 50),
-        T(NewJob(3, 2, 0).Elastic().Estimate(10000).CheckpointCost(checkpoint), 10000),
-        T(NewJob(4, 4, 100), 500)};
+        T(NewJob(1, 2, 0).Elastic().Estimate(10000 * kSecond).CheckpointCost(cost),
+          10000 * kSecond),
+        T(NewJob(2, 2, 0), 50 * kSecond),
+        T(NewJob(3, 2, 0).Elastic().Estimate(10000 * kSecond).CheckpointCost(cost),
+          10000 * kSecond),
+        T(NewJob(4, 4, 100 * kSecond), 500 * kSecond)};
     SimResult r = Simulated(jobs, Cluster({{"a", 2, 4}}), MakePolicy("fifo+defrag"));
     auto t = Times(r);
     EXPECT_THAT(t[4], ElementsAre(100 + checkpoint, 600 + checkpoint, checkpoint, 0));
@@ -187,8 +197,9 @@ TEST(SimulatorTest, ARegionMoveCopiesTheDataBeforeTheRun) {
   cluster.region_links.push_back({"us-east", "us-west", 10, 0.02});
   JobSpec moved = NewJob(2, 2, 0).Pool("east");
   moved.data_gb = 100;  // 80 s over 10 Gbit/s
-  const std::vector<TraceJob> jobs = {T(NewJob(1, 4, 0).Pool("east").Estimate(1000), 1000),
-                                      T(moved, 100)};
+  const std::vector<TraceJob> jobs = {
+      T(NewJob(1, 4, 0).Pool("east").Estimate(1000 * kSecond), 1000 * kSecond),
+      T(moved, 100 * kSecond)};
   SimResult r = Simulated(jobs, cluster, MakePolicy("fifo+region"));
   auto t = Times(r);
   EXPECT_THAT(t[2], ElementsAre(0, 180, 0, 0));
@@ -205,12 +216,12 @@ TEST(SimulatorTest, ARegionMoveCopiesTheDataBeforeTheRun) {
 TEST(SimulatorTest, RunsAreDeterministic) {
   std::vector<TraceJob> jobs;
   for (int i = 0; i < 40; ++i) {
-    auto spec = NewJob(i + 1, 1 << (i % 4), i * 37 % 500)
+    auto spec = NewJob(i + 1, 1 << (i % 4), (i * 37 % 500) * kSecond)
                     .Urgency(static_cast<Urgency>(i % 3))
                     .Team(i % 2 ? "x" : "y");
     if (i % 3 != 1) spec.Elastic();
-    if (i % 5 == 0) spec.CheckpointEvery(120);
-    jobs.push_back(T(spec, 200 + (i * 53) % 3000));
+    if (i % 5 == 0) spec.CheckpointEvery(2 * kMinute);
+    jobs.push_back(T(spec, (200 + (i * 53) % 3000) * kSecond));
   }
   std::sort(jobs.begin(), jobs.end(), [](const TraceJob& a, const TraceJob& b) {
     return a.spec.submit_time < b.spec.submit_time;

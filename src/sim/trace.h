@@ -13,7 +13,7 @@ namespace squeeze {
 
 struct TraceJob {
   JobSpec spec;    // spec.id is unique in the trace; spec.submit_time >= 0
-  Time duration = 0;  // true run time without overheads, seconds (>= 1)
+  Time duration = 0;  // true run time without overheads (>= 1 s)
   // job-profile's `array` and `dependency` cells as written, until ExpandTraceLinks turns them
   // into tasks and spec.dependencies (sim/readers/trace_links.h); then empty.
   std::string array;
@@ -38,9 +38,9 @@ struct ReadOptions {
   // The size of a job's data (GB) when the trace gives none: what a move to another region
   // copies (Philly and openb give no sizes).
   double default_data_gb = 0;
-  // The seconds a checkpoint takes when the trace gives none (job-profile `checkpoint_cost`).
+  // How long a checkpoint takes when the trace gives none (job-profile `checkpoint_cost`).
   Time default_checkpoint_cost = 0;
-  // The seconds a periodic checkpoint pauses training when the trace gives none (job-profile
+  // How long a periodic checkpoint pauses training when the trace gives none (job-profile
   // `checkpoint_stall`): asynchronous checkpoints. Unset: synchronous (the checkpoint_cost).
   std::optional<Time> default_checkpoint_stall;
   // Traces that give no urgency (all but job-profile): this share of the jobs is `high` and

@@ -192,7 +192,7 @@ TEST_F(SlurmExecutorLiveTest, AsksForACheckpointWithSigusr1AndSeesTheMarker) {
   ASSERT_FALSE(launched.empty());
   EXPECT_EQ(launched.back().attempt, 2);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  ASSERT_TRUE(ex.Stop(id, 0, 5).ok());
+  ASSERT_TRUE(ex.Stop(id, 0, 5 * kSecond).ok());
   PollUntil(ex, id, Exited);
   EXPECT_THAT(Log(id, 2), HasSubstr("resuming from step " + events.front().checkpoint));
 }
@@ -213,7 +213,7 @@ TEST_F(SlurmExecutorLiveTest, ARunWithoutItsStartRecordCountsAsLaunchedAfterTheG
   auto launched = PollUntil(ex, id, Started);
   ASSERT_FALSE(launched.empty());
   EXPECT_EQ(launched.back().kind, ExecEvent::Kind::kStarted);
-  ASSERT_TRUE(ex.Stop(id, 0, 5).ok());
+  ASSERT_TRUE(ex.Stop(id, 0, 5 * kSecond).ok());
   PollUntil(ex, id, Exited);
 }
 
@@ -249,8 +249,8 @@ TEST_F(SlurmExecutorLiveTest, NeverSubmitsAnAttemptTwiceAndTakesRunsBackAfterARe
   ASSERT_TRUE(again.Start(lost_record, 1, Command({"sleep", "60"}), RunPlace{}, false).ok());
   EXPECT_EQ(CountNamed(SlurmJobName(lost_record, 1)), 1);
   // Stop ends both (SIGTERM from scancel).
-  for (JobId j : {id}) ASSERT_TRUE(restarted.Stop(j, 0, 5).ok());
-  ASSERT_TRUE(again.Stop(lost_record, 0, 5).ok());
+  for (JobId j : {id}) ASSERT_TRUE(restarted.Stop(j, 0, 5 * kSecond).ok());
+  ASSERT_TRUE(again.Stop(lost_record, 0, 5 * kSecond).ok());
   auto stopped = PollUntil(restarted, id, Exited);
   ASSERT_FALSE(stopped.empty());
   // Cancelled (perhaps before it even started): never a success.

@@ -30,7 +30,8 @@ struct SlurmNode {
   std::string reason;  // why the node is down or drained; empty when none
 };
 
-// One job, from squeue's JSON, scontrol's text or a jobcomp line. Times are epoch seconds.
+// One job, from squeue's JSON, scontrol's text or a jobcomp line. Times are epoch seconds as
+// Slurm gives them (whole seconds, not a Time: Seconds() makes one).
 struct SlurmJob {
   int64_t id = 0;
   std::string name;

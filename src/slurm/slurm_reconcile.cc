@@ -89,7 +89,7 @@ ExitStatus SlurmLost(const std::string& why) {
 }
 
 std::string FormatUtc(Time t) {
-  const time_t seconds = static_cast<time_t>(t);
+  const time_t seconds = static_cast<time_t>(WholeSeconds(t));
   struct tm parts;
   gmtime_r(&seconds, &parts);
   char text[32];

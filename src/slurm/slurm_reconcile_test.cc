@@ -135,7 +135,10 @@ TEST(SlurmReconcileTest, BrokenSinfoIsAnErrorNotANodeList) {
           .ok());
 }
 
-TEST(SlurmReconcileTest, FormatUtc) { EXPECT_EQ(FormatUtc(0), "1970-01-01T00:00:00Z"); }
+TEST(SlurmReconcileTest, FormatUtc) {
+  EXPECT_EQ(FormatUtc(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(FormatUtc(kDay + 90 * kMinute + 7 * kSecond), "1970-01-02T01:30:07Z");
+}
 
 }  // namespace
 }  // namespace squeeze

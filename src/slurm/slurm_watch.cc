@@ -78,9 +78,9 @@ std::shared_ptr<const SlurmLook> SlurmWatch::LookNow() {
   Status status = Read({"squeue", "--json"}, options_, ParseSqueueJson, &look->jobs);
   // A controller that did not answer squeue is not asked twice.
   if (status.ok()) status = Read({"sinfo", "--json"}, options_, ParseSinfoJson, &look->nodes);
-  look->at = std::chrono::duration_cast<std::chrono::seconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
+  look->at = FromMilliseconds(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
   look->reachable = status.ok();
   if (!status.ok()) look->error = status.message();
   std::lock_guard l(mu_);

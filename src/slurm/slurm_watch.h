@@ -23,7 +23,7 @@ namespace squeeze {
 struct SlurmLook {
   int64_t seq = 0;              // 1, 2, ... one per look
   int64_t began_ms = 0;         // steady clock (ms) when squeue was started
-  Time at = 0;                  // wall clock (s) when the look ended
+  Time at = 0;                  // wall clock when the look ended
   bool reachable = false;       // both commands answered and their output parsed
   std::string error;            // why not
   std::optional<Time> unreachable_since;  // first look of the current outage

@@ -8,8 +8,11 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kHour = 3600;
-constexpr Time kFoldChunk = 86400;
+constexpr Time kFoldChunk = kDay;
+
+// The sample tables keep whole seconds since the epoch. A range's bounds [from, to) in Time
+// become the whole seconds they hold: rounded up, both.
+int64_t SecondsAtOrAfter(Time t) { return -WholeSeconds(-t); }
 
 constexpr const char* kSampleSchema = R"sql(
 CREATE TABLE IF NOT EXISTS gpu_samples (
@@ -118,7 +121,7 @@ Status GpuSampleStore::Insert(const std::vector<GpuReading>& readings) {
     if (!stmt.ok()) return stmt.status();
     for (const GpuReading& r : readings) {
       stmt->Reset();
-      stmt->Bind(1, static_cast<int64_t>(r.time));
+      stmt->Bind(1, WholeSeconds(r.time));
       stmt->Bind(2, r.node);
       stmt->Bind(3, static_cast<int64_t>(r.gpu));
       stmt->BindDouble(4, r.utilization);
@@ -136,17 +139,18 @@ Result<bool> GpuSampleStore::FoldChunk(Time cut, FoldResult& result) {
     if (!oldest.ok()) return oldest.status();
     auto row = oldest->Step();
     if (!row.ok()) return row.status();
-    const std::optional<int64_t> first = *row ? oldest->OptionalInt(0) : std::nullopt;
-    if (!first || *first >= cut) return Status::Ok();
-    const Time end = std::min(cut, HourOf(*first) + kFoldChunk);
+    const std::optional<int64_t> first_s = *row ? oldest->OptionalInt(0) : std::nullopt;
+    if (!first_s || Seconds(*first_s) >= cut) return Status::Ok();
+    const Time first = Seconds(*first_s);
+    const Time end = std::min(cut, HourOf(first) + kFoldChunk);
     auto fold = writer_->Prepare(kFoldSql);
     if (!fold.ok()) return fold.status();
-    fold->Bind(1, static_cast<int64_t>(*first));
-    fold->Bind(2, static_cast<int64_t>(end));
+    fold->Bind(1, *first_s);
+    fold->Bind(2, SecondsAtOrAfter(end));
     if (Status st = fold->Run(); !st.ok()) return st;
     auto drop = writer_->Prepare("DELETE FROM gpu_samples WHERE time < ?1");
     if (!drop.ok()) return drop.status();
-    drop->Bind(1, static_cast<int64_t>(end));
+    drop->Bind(1, SecondsAtOrAfter(end));
     if (Status st = drop->Run(); !st.ok()) return st;
     result.raw_folded += writer_->Changes();
     folded = true;
@@ -170,7 +174,7 @@ Result<GpuSampleStore::FoldResult> GpuSampleStore::Fold(Time now) {
   Status s = InTransaction(*writer_, [&]() -> Status {
     auto drop = writer_->Prepare("DELETE FROM gpu_hours WHERE hour < ?1");
     if (!drop.ok()) return drop.status();
-    drop->Bind(1, static_cast<int64_t>(now - options_.hourly_retention));
+    drop->Bind(1, SecondsAtOrAfter(now - options_.hourly_retention));
     if (Status st = drop->Run(); !st.ok()) return st;
     result.hours_deleted = writer_->Changes();
     return Status::Ok();
@@ -185,8 +189,8 @@ Status GpuSampleStore::ReadRange(const std::string& sql, Time from, Time to,
   std::lock_guard lock(read_mu_);
   auto stmt = reader_->Prepare(sql);
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, static_cast<int64_t>(from));
-  stmt->Bind(2, static_cast<int64_t>(to));
+  stmt->Bind(1, SecondsAtOrAfter(from));
+  stmt->Bind(2, SecondsAtOrAfter(to));
   for (;;) {
     auto more = stmt->Step();
     if (!more.ok()) return more.status();
@@ -201,7 +205,7 @@ Result<std::vector<GpuHour>> GpuSampleStore::Hours(Time from, Time to) {
       "SELECT hour, node, gpu, samples, util_mean, util_max, mem_mean FROM gpu_hours "
       "WHERE hour >= ?1 AND hour < ?2 ORDER BY hour, node, gpu",
       from, to, [&](SqliteStmt& st) {
-        out.push_back({st.Text(1), static_cast<int>(st.Int(2)), st.Int(0), st.Int(3),
+        out.push_back({st.Text(1), static_cast<int>(st.Int(2)), Seconds(st.Int(0)), st.Int(3),
                        st.OptionalDouble(4), st.OptionalDouble(5), st.OptionalDouble(6)});
       });
   if (!s.ok()) return s;
@@ -221,7 +225,7 @@ Result<std::vector<GpuSample>> GpuSampleStore::Read(Time from, Time to) {
       "SELECT time, node, gpu, utilization, memory_used_mib FROM gpu_samples "
       "WHERE time >= ?1 AND time < ?2 AND utilization IS NOT NULL ORDER BY time, node, gpu",
       from, to, [&](SqliteStmt& st) {
-        out.push_back({st.Int(0), st.Text(1), static_cast<int>(st.Int(2)), st.Double(3),
+        out.push_back({Seconds(st.Int(0)), st.Text(1), static_cast<int>(st.Int(2)), st.Double(3),
                        st.OptionalDouble(4), 0});
       });
   if (!s.ok()) return s;

@@ -22,15 +22,15 @@
 namespace squeeze {
 
 // Raw samples older than this are folded into hourly rows and deleted.
-constexpr Time kRawSampleRetention = 14 * 86400;
+constexpr Time kRawSampleRetention = 14 * kDay;
 // Hourly rows older than this are deleted.
-constexpr Time kHourlySampleRetention = 400 * 86400;
+constexpr Time kHourlySampleRetention = 400 * kDay;
 // The daemon folds at most this often.
-constexpr Time kSampleFoldInterval = 3600;
+constexpr Time kSampleFoldInterval = kHour;
 
 // One telemetry reading as stored: utilization, memory or both.
 struct GpuReading {
-  Time time = 0;  // unix seconds, UTC
+  Time time = 0;  // stored in whole seconds since the epoch
   std::string node;
   int gpu = 0;
   std::optional<double> utilization;  // 0..1
@@ -40,7 +40,7 @@ struct GpuReading {
 struct GpuHour {
   std::string node;
   int gpu = 0;
-  Time hour = 0;  // unix seconds of the hour's start, UTC
+  Time hour = 0;  // the hour's start (UTC)
   int64_t samples = 0;  // utilization samples folded in
   std::optional<double> mean_utilization;
   std::optional<double> max_utilization;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "store/job_store_schema.h"
+#include "store/store_time.h"
 #include "store/request_json.h"
 
 namespace squeeze {
@@ -160,11 +161,11 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
     insert->Bind(3, spec.name);
     insert->Bind(4, static_cast<int64_t>(spec.urgency));
     insert->Bind(5, static_cast<int64_t>(spec.gpus));
-    insert->Bind(6, p->now);
+    insert->Bind(6, ToStoreMillis(p->now));
     insert->Bind(7, RequestToJson(*p->request));
     insert->Bind(8, static_cast<int64_t>(p->request->hold ? 1 : 0));
     insert->Bind(9, std::string(p->request->hold ? "submitted held" : ""));
-    insert->Bind(10, p->request->begin);  // a begin time waits as a retry's back-off does
+    insert->Bind(10, ToStoreMillis(p->request->begin));  // a begin time waits as a retry's back-off does
     insert->Bind(11, p->id != 0 ? std::optional<int64_t>(p->id) : std::nullopt);  // null: next
     auto row = insert->Step();
     if (!row.ok()) return row.status();
@@ -184,7 +185,7 @@ Status JobStore::InsertEvent(JobId id, Time at, const std::string& kind,
       "INSERT INTO events(job_id, at, kind, text, detail) VALUES (?1,?2,?3,?4,?5)");
   if (!stmt.ok()) return stmt.status();
   stmt->Bind(1, id);
-  stmt->Bind(2, at);
+  stmt->Bind(2, ToStoreMillis(at));
   stmt->Bind(3, kind);
   stmt->Bind(4, text);
   stmt->Bind(5, detail);
@@ -250,7 +251,7 @@ Status JobStore::UpdateRow(JobId id, const std::string& sql,
 Status JobStore::SetState(JobId id, JobState state, const std::string& reason, Time now,
                           const std::string& detail) {
   const std::string name(JobStateName(state));
-  const std::optional<int64_t> ended = IsFinished(state) ? std::optional<int64_t>(now)
+  const std::optional<int64_t> ended = IsFinished(state) ? std::optional<int64_t>(ToStoreMillis(now))
                                                          : std::nullopt;
   return Update(
       id,
@@ -294,7 +295,7 @@ Status JobStore::UpdateStart(const Start& start, Time now) {
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(start.attempt));
         s.Bind(3, gpu_json);
-        s.Bind(4, now);
+        s.Bind(4, ToStoreMillis(now));
       },
       now, "start",
       "attempt " + std::to_string(start.attempt) + " on GPUs " + gpu_json +
@@ -336,14 +337,14 @@ Status JobStore::RecordExit(JobId id, int exit_code, Time now) {
       id, "UPDATE jobs SET exit_code=?2, " + std::string(kRunTime) + ", ended_at=?3 WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(exit_code));
-        s.Bind(3, now);
+        s.Bind(3, ToStoreMillis(now));
       },
       now, "exit", ExitText(exit_code));
 }
 
 Status JobStore::RecordCheckpoint(JobId id, Time now, const std::string& label) {
   return Update(
-      id, "UPDATE jobs SET last_checkpoint=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, now); },
+      id, "UPDATE jobs SET last_checkpoint=?2 WHERE id=?1", [&](SqliteStmt& s) { s.Bind(2, ToStoreMillis(now)); },
       now, "checkpoint", "checkpoint saved", DetailText("checkpoint saved: ", label));
 }
 
@@ -358,12 +359,12 @@ Status JobStore::RecordRunEnd(JobId id, const RunEnd& end, Time now) {
           "preemptions=preemptions+?6, failures=?7, not_before=?8 WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, static_cast<int64_t>(end.exit_code));
-        s.Bind(3, now);
+        s.Bind(3, ToStoreMillis(now));
         s.Bind(4, name);
         s.Bind(5, end.reason);
         s.Bind(6, static_cast<int64_t>(end.preempted ? 1 : 0));
         s.Bind(7, static_cast<int64_t>(end.failures));
-        s.Bind(8, end.not_before);
+        s.Bind(8, ToStoreMillis(end.not_before));
         s.Bind(9, end.detail);
       },
       now, "end", text, DetailText(ExitText(end.exit_code) + " -> " + name + ": ", end.detail));
@@ -388,7 +389,7 @@ Status JobStore::AppendNodeEvent(Time at, const std::string& node, const std::st
   auto stmt =
       writer_->Prepare("INSERT INTO node_events(at, node, kind, text) VALUES (?1,?2,?3,?4)");
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, at);
+  stmt->Bind(1, ToStoreMillis(at));
   stmt->Bind(2, node);
   stmt->Bind(3, kind);
   stmt->Bind(4, text);

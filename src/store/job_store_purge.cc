@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "store/job_store.h"
+#include "store/store_time.h"
 
 namespace squeeze {
 namespace {
@@ -94,9 +95,9 @@ Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::
       auto stmt = writer_->Prepare(sql);
       if (!stmt.ok()) return stmt.status();
       // Each step takes the parameters it names (SQLite leaves out those it has not).
-      stmt->Bind(1, before);
+      stmt->Bind(1, ToStoreMillis(before));
       stmt->Bind(2, static_cast<int64_t>(limit));
-      stmt->Bind(3, now);
+      stmt->Bind(3, ToStoreMillis(now));
       stmt->Bind(4, why);
       if (Status s = stmt->Run(); !s.ok()) return s;
     }

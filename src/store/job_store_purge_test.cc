@@ -213,23 +213,29 @@ TEST(JobStorePurgeTest, AnOlderStoreIsConvertedOnceByTheDaemonsOpen) {
   EXPECT_EQ(again->open_note(), "");
 }
 
-// A version-3 store (before purges) gains the purge column and its index at open; the purge's
+// A version-3 store (before purges) gains the purge column and its index at open (and its times
+// in milliseconds, version 5); the purge's
 // query uses the index rather than a scan of every job.
 TEST(JobStorePurgeTest, AVersionThreeStoreIsMigratedAndThePurgeUsesItsIndex) {
   testing::TempDir dir("squeeze-purge");
   {
     auto store = std::move(JobStore::Open(dir.path()).value());
-    Ran(*store, Detailed("j"), 10, 20, 30);
+    Ran(*store, Detailed("j"), Seconds(10), Seconds(20), Seconds(30));
   }
   {
     auto db = std::move(SqliteDb::Open(dir.path() + "/squeeze.db").value());
     ASSERT_TRUE(db->Exec("DROP INDEX jobs_to_purge; ALTER TABLE jobs DROP COLUMN purged_at; "
-                         "DELETE FROM schema_version; INSERT INTO schema_version VALUES (3)")
+                         "DELETE FROM schema_version; INSERT INTO schema_version VALUES (3); "
+                         // version 3 kept seconds where 5 keeps milliseconds
+                         "UPDATE jobs SET submitted_at=submitted_at/1000, "
+                         "started_at=started_at/1000, ended_at=ended_at/1000, ran=ran/1000, "
+                         "waited=waited/1000; UPDATE events SET at=at/1000")
                     .ok());
   }
   auto store = std::move(JobStore::Open(dir.path()).value());
   EXPECT_FALSE(store->Get(1)->details_purged_at.has_value());
-  EXPECT_EQ(store->PurgeDetails(100, 10, 200, "x").value(), 1);
+  EXPECT_EQ(store->Get(1)->ended_at, Seconds(30));
+  EXPECT_EQ(store->PurgeDetails(Seconds(100), 10, Seconds(200), "x").value(), 1);
   auto db = std::move(SqliteDb::Open(dir.path() + "/squeeze.db").value());
   auto plan = db->Prepare(
       "EXPLAIN QUERY PLAN SELECT id FROM jobs INDEXED BY jobs_to_purge WHERE purged_at IS NULL "
@@ -241,7 +247,7 @@ TEST(JobStorePurgeTest, AVersionThreeStoreIsMigratedAndThePurgeUsesItsIndex) {
   EXPECT_NE(text.find("jobs_to_purge"), std::string::npos) << text;
   auto version = db->Prepare("SELECT MAX(version) FROM schema_version");
   ASSERT_TRUE(*version->Step());
-  EXPECT_EQ(version->Int(0), 4);
+  EXPECT_EQ(version->Int(0), 5);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "core/safe_text.h"
 #include "store/job_store.h"
 #include "store/request_json.h"
+#include "store/store_time.h"
 
 namespace squeeze {
 namespace {
@@ -30,13 +31,13 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
     return Status::Error("job " + std::to_string(r.id) + " has unknown state '" + state + "'");
   }
   r.state = *parsed;
-  r.submitted_at = row.Int(3);
-  r.started_at = row.OptionalInt(4);
-  r.ended_at = row.OptionalInt(5);
+  r.submitted_at = FromStoreMillis(row.Int(3));
+  r.started_at = FromStoreMillis(row.OptionalInt(4));
+  r.ended_at = FromStoreMillis(row.OptionalInt(5));
   r.exit_code = OptionalInt32(row.OptionalInt(6));
   r.attempts = static_cast<int>(row.Int(7));
   r.preemptions = static_cast<int>(row.Int(8));
-  r.last_checkpoint = row.OptionalInt(9);
+  r.last_checkpoint = FromStoreMillis(row.OptionalInt(9));
   r.reason = ValidUtf8(row.Text(10));  // what a row an older squeeze left holds, made UTF-8
   auto gpus = GpusFromJson(row.Text(11));
   if (!gpus.ok()) return gpus.status().WithContext("job " + std::to_string(r.id));
@@ -49,12 +50,12 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.request.spec.id = r.id;
   r.request.spec.submit_time = r.submitted_at;
   r.failures = static_cast<int>(row.Int(13));
-  r.not_before = row.OptionalInt(14);
-  r.waited = row.Int(15);
-  r.ran = row.Int(16);
+  r.not_before = FromStoreMillis(row.OptionalInt(14));
+  r.waited = FromStoreMillis(row.Int(15));
+  r.ran = FromStoreMillis(row.Int(16));
   r.held = row.Int(17) != 0;
   r.reason_detail = ValidUtf8(row.Text(18));
-  r.details_purged_at = row.OptionalInt(19);
+  r.details_purged_at = FromStoreMillis(row.OptionalInt(19));
   return r;
 }
 
@@ -198,7 +199,7 @@ Result<std::vector<JobEvent>> EventRows(SqliteStmt& stmt) {
     auto row = stmt.Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    events.push_back({stmt.Int(0), stmt.Int(1), stmt.Int(2), stmt.Text(3), ValidUtf8(stmt.Text(4)),
+    events.push_back({stmt.Int(0), stmt.Int(1), FromStoreMillis(stmt.Int(2)), stmt.Text(3), ValidUtf8(stmt.Text(4)),
                       ValidUtf8(stmt.Text(5))});
   }
   return events;
@@ -225,8 +226,8 @@ Result<std::vector<JobEvent>> JobStore::RunEvents(Time from, Time to) {
       "UNION SELECT id FROM jobs WHERE state IN ('running','checkpointing')) "
       "ORDER BY seq");
   if (!stmt.ok()) return stmt.status();
-  stmt->Bind(1, from);
-  stmt->Bind(2, to);
+  stmt->Bind(1, ToStoreMillis(from));
+  stmt->Bind(2, ToStoreMillis(to));
   return EventRows(*stmt);
 }
 
@@ -242,7 +243,7 @@ Result<std::vector<NodeEvent>> JobStore::NodeEvents(int64_t limit) {
     auto row = stmt->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    events.push_back({stmt->Int(0), stmt->Int(1), stmt->Text(2), stmt->Text(3), stmt->Text(4)});
+    events.push_back({stmt->Int(0), FromStoreMillis(stmt->Int(1)), stmt->Text(2), stmt->Text(3), stmt->Text(4)});
   }
   return events;
 }

@@ -6,7 +6,7 @@
 namespace squeeze {
 namespace {
 
-constexpr int64_t kSchemaVersion = 4;
+constexpr int64_t kSchemaVersion = 5;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE jobs (
@@ -86,6 +86,16 @@ UPDATE jobs SET ran=MAX(0, ended_at - started_at)
 // 3 -> 4: when a finished job's details were purged (the retention of limits:).
 constexpr const char* kMigrate3To4 = "ALTER TABLE jobs ADD COLUMN purged_at INTEGER;";
 
+// 4 -> 5: times and durations in milliseconds (store/store_time.h), where they were seconds.
+// node_events is made first where an older squeeze had not (EnsureJobStoreSchema makes it too).
+constexpr const char* kMigrate4To5 = R"sql(
+UPDATE jobs SET submitted_at=submitted_at*1000, started_at=started_at*1000,
+  ended_at=ended_at*1000, last_checkpoint=last_checkpoint*1000, not_before=not_before*1000,
+  waited=waited*1000, ran=ran*1000, purged_at=purged_at*1000;
+UPDATE events SET at=at*1000;
+UPDATE node_events SET at=at*1000;
+)sql";
+
 
 Result<int64_t> QueryInt(SqliteDb& db, const std::string& sql) { return db.QueryInt(sql); }
 
@@ -106,6 +116,7 @@ Status EnsureSchema(SqliteDb& db) {
     }
     if (*version == 0) {
       if (Status s = db.Exec(kSchema); !s.ok()) return s;
+      if (Status s = db.Exec(kPurgeIndex); !s.ok()) return s;
     } else {
       if (*version <= 1) {  // 1 -> 2: retries with back-off
         if (Status s = db.Exec(kMigrate1To2); !s.ok()) return s;
@@ -113,9 +124,13 @@ Status EnsureSchema(SqliteDb& db) {
       if (*version <= 2) {  // 2 -> 3: the summed waits
         if (Status s = db.Exec(kMigrate2To3); !s.ok()) return s;
       }
-      if (Status s = db.Exec(kMigrate3To4); !s.ok()) return s;  // purged details
+      if (*version <= 3) {  // 3 -> 4: purged details
+        if (Status s = db.Exec(kMigrate3To4); !s.ok()) return s;
+        if (Status s = db.Exec(kPurgeIndex); !s.ok()) return s;
+      }
+      if (Status s = db.Exec(kNodeEventsTable); !s.ok()) return s;
+      if (Status s = db.Exec(kMigrate4To5); !s.ok()) return s;  // milliseconds
     }
-    if (Status s = db.Exec(kPurgeIndex); !s.ok()) return s;
     return db.Exec("INSERT INTO schema_version(version) VALUES (" +
                    std::to_string(kSchemaVersion) + ")");
   });

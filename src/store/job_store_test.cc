@@ -620,7 +620,9 @@ INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, started_
   ASSERT_TRUE(old.ok()) << old.status().message();
   EXPECT_EQ(old->owner, "bob");
   EXPECT_EQ(old->waited, 0);
-  EXPECT_EQ(store->Get(2)->waited, 12 - 5);  // the wait before its one run, from version 3
+  EXPECT_EQ(store->Get(2)->waited, Seconds(12 - 5));  // the wait before its one run, from 3
+  EXPECT_EQ(old->submitted_at, Seconds(5));  // seconds in version 4 and before
+  EXPECT_EQ(store->Get(2)->started_at, Seconds(12));
   EXPECT_EQ(old->failures, 0);
   EXPECT_FALSE(old->not_before.has_value());
   RunEnd failed{1, JobState::kFailed, "exit 1", false, 1, std::nullopt};
@@ -633,6 +635,66 @@ INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, started_
 
 namespace squeeze {
 namespace {
+
+// Version 4 kept seconds; 5 keeps milliseconds: every time and duration is converted once.
+TEST(JobStoreTest, OpensAVersionFourStoreAndKeepsItsTimes) {
+  TempDir dir;
+  {
+    auto store = MustOpen(dir.path());  // a store of today's schema, made a version 4 below
+  }
+  {
+    auto db = std::move(SqliteDb::Open(dir.path() + "/squeeze.db")).value();
+    ASSERT_TRUE(db->Exec(R"sql(
+DELETE FROM schema_version; INSERT INTO schema_version VALUES (4);
+INSERT INTO jobs(owner, team, name, urgency, gpus, state, submitted_at, started_at, ended_at,
+  last_checkpoint, not_before, waited, ran, request)
+  VALUES ('bob', 'ml', 'old', 1, 1, 'pending', 100, 130, 190, 170, 250, 30, 60,
+          '{"spec": {"checkpoint_interval": 600, "time_limit": 3600}, "command": ["true"]}');
+INSERT INTO events(job_id, at, kind, text) VALUES (1, 100, 'submit', 'submitted by bob');
+INSERT INTO node_events(at, node, kind, text) VALUES (140, 'n0', 'down', 'away');
+)sql").ok());
+  }
+  auto store = MustOpen(dir.path());
+  auto job = store->Get(1);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->submitted_at, Seconds(100));
+  EXPECT_EQ(job->started_at, Seconds(130));
+  EXPECT_EQ(job->ended_at, Seconds(190));
+  EXPECT_EQ(job->last_checkpoint, Seconds(170));
+  EXPECT_EQ(job->not_before, Seconds(250));
+  EXPECT_EQ(job->waited, Seconds(30));
+  EXPECT_EQ(job->ran, Seconds(60));
+  EXPECT_EQ(job->request.spec.checkpoint_interval, 10 * kMinute);  // the request keeps seconds
+  EXPECT_EQ(job->request.spec.time_limit, kHour);
+  EXPECT_EQ(store->Events(1)->at(0).at, Seconds(100));
+  EXPECT_EQ(store->NodeEvents(10)->at(0).at, Seconds(140));
+  // Opened again, it is not converted twice.
+  store.reset();
+  store = MustOpen(dir.path());
+  EXPECT_EQ(store->Get(1)->submitted_at, Seconds(100));
+}
+
+// The daemon's times are finer than a second: a moment between two seconds is kept as it is,
+// and so is a request's duration that is not a whole number of seconds.
+TEST(JobStoreTest, KeepsTimesBetweenSeconds) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  const Time submit = Seconds(1'790'000'000) + kSecond / 4;
+  const Time start = submit + 3 * kSecond / 2;
+  JobRequest r = Simple();
+  r.spec.checkpoint_cost = 5 * kSecond / 2;
+  r.spec.time_limit = kHour + kSecond / 8;
+  const JobId id = *store->Submit(r, "alice", submit);
+  ASSERT_TRUE(store->RecordStart(id, 1, {0}, start).ok());
+  auto job = store->Get(id);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->submitted_at, submit);
+  EXPECT_EQ(job->started_at, start);
+  EXPECT_EQ(job->waited, start - submit);
+  EXPECT_EQ(job->request.spec.checkpoint_cost, 5 * kSecond / 2);
+  EXPECT_EQ(job->request.spec.time_limit, kHour + kSecond / 8);
+  EXPECT_EQ(store->Events(id)->back().at, start);
+}
 
 TEST(JobStoreTest, ForEachUnfinishedStreamsInIdOrderAndStopsAtAnError) {
   TempDir dir;

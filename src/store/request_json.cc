@@ -9,14 +9,32 @@ namespace {
 
 using nlohmann::json;
 
+// A request's times are kept in seconds (as the API takes them): a whole number where it is
+// one, else a fraction (a Time of ticks finer than a second).
+json TimeJson(Time t) {
+  if (t % kSecond == 0) return WholeSeconds(t);
+  return ToSeconds(t);
+}
+
+Time TimeFromJson(const json& v) {
+  if (v.is_number_integer()) return Seconds(v.get<int64_t>());
+  return SecondsToTime(v.get<double>());
+}
+
+Time GetTime(const json& j, const char* key, Time fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return TimeFromJson(*it);
+}
+
 void PutOptional(json& j, const char* key, const std::optional<Time>& v) {
-  if (v) j[key] = *v;
+  if (v) j[key] = TimeJson(*v);
 }
 
 std::optional<Time> GetOptional(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<Time>();
+  return TimeFromJson(*it);
 }
 
 json SpecToJson(const JobSpec& s) {
@@ -32,8 +50,8 @@ json SpecToJson(const JobSpec& s) {
             {"memory_mib", s.memory_mib},
             {"preemptible", s.preemptible},
             {"checkpointable", s.checkpointable},
-            {"checkpoint_interval", s.checkpoint_interval},
-            {"checkpoint_cost", s.checkpoint_cost},
+            {"checkpoint_interval", TimeJson(s.checkpoint_interval)},
+            {"checkpoint_cost", TimeJson(s.checkpoint_cost)},
             {"fault_tolerant", s.fault_tolerant},
             {"regions", s.regions},
             {"data_gb", s.data_gb}};
@@ -84,8 +102,8 @@ JobSpec SpecFromJson(const json& j) {
   s.memory_mib = j.value("memory_mib", s.memory_mib);
   s.preemptible = j.value("preemptible", s.preemptible);
   s.checkpointable = j.value("checkpointable", s.checkpointable);
-  s.checkpoint_interval = j.value("checkpoint_interval", s.checkpoint_interval);
-  s.checkpoint_cost = j.value("checkpoint_cost", s.checkpoint_cost);
+  s.checkpoint_interval = GetTime(j, "checkpoint_interval", s.checkpoint_interval);
+  s.checkpoint_cost = GetTime(j, "checkpoint_cost", s.checkpoint_cost);
   s.fault_tolerant = j.value("fault_tolerant", s.fault_tolerant);  // false in older rows
   s.checkpoint_stall = GetOptional(j, "checkpoint_stall");
   s.restart_overhead = GetOptional(j, "restart_overhead");

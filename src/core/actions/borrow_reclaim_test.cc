@@ -28,8 +28,8 @@ TEST(QuotaTest, WithinQuotaIsNotBorrowedOverQuotaPreemptibleIs) {
   s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
   EXPECT_FALSE(s.job(1).borrowed);
-  s.Add(NewJob(2, 2, 1).Pool("a").Team("x").Preemptible());
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 2 on a0:4,5 borrowed"));
+  s.Add(NewJob(2, 2, kSecond).Pool("a").Team("x").Preemptible());
+  EXPECT_THAT(s.Cycle(kSecond), ElementsAre("start 2 on a0:4,5 borrowed"));
   EXPECT_TRUE(s.job(2).borrowed);
   EXPECT_EQ(s.sched().counters().borrowed_starts, 1);
 }
@@ -37,8 +37,8 @@ TEST(QuotaTest, WithinQuotaIsNotBorrowedOverQuotaPreemptibleIs) {
 TEST(QuotaTest, OverQuotaNonPreemptibleMayNotTakeAnotherTeamsGuarantee) {
   Scenario s(Shared(), Reclaiming());
   s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
-  s.Add(NewJob(2, 2, 1).Pool("a").Team("x"));
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 1 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 2, kSecond).Pool("a").Team("x"));
+  EXPECT_THAT(s.Cycle(kSecond), ElementsAre("start 1 on a0:0,1,2,3"));
   EXPECT_EQ(s.job(2).state, JobState::kPending);
 }
 
@@ -46,9 +46,9 @@ TEST(QuotaTest, OverQuotaNonPreemptibleMayTakeUnguaranteedGpus) {
   // y is guaranteed only 2 of the 4 GPUs x does not hold: 2 are nobody's.
   Scenario s(Shared(2), Reclaiming());
   s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
-  s.Add(NewJob(2, 2, 1).Pool("a").Team("x"));
-  s.Add(NewJob(3, 1, 2).Pool("a").Team("x"));
-  EXPECT_THAT(s.Cycle(2), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5"));
+  s.Add(NewJob(2, 2, kSecond).Pool("a").Team("x"));
+  s.Add(NewJob(3, 1, 2 * kSecond).Pool("a").Team("x"));
+  EXPECT_THAT(s.Cycle(2 * kSecond), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5"));
   EXPECT_FALSE(s.job(2).borrowed);
   EXPECT_EQ(s.job(3).state, JobState::kPending);
 }
@@ -63,14 +63,14 @@ TEST(QuotaTest, TeamWithoutQuotaBorrows) {
 TEST(QuotaTest, ReclaimEvictsABorrowerWhenTheOwnerIsBlockedWithinItsQuota) {
   Scenario s(Shared(), Reclaiming());
   s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
-  s.Add(NewJob(2, 2, 1).Pool("a").Team("x").Preemptible());
-  s.Add(NewJob(3, 2, 1).Pool("a").Team("y"));
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5 borrowed",
-                                      "start 3 on a0:6,7"));
-  s.Add(NewJob(4, 2, 2).Pool("a").Team("y"));
-  EXPECT_THAT(s.Cycle(2), ElementsAre("stop 2: borrowed capacity reclaimed for 4"));
-  s.Stop(2, 3);
-  EXPECT_THAT(s.Cycle(3), ElementsAre("start 4 on a0:4,5"));
+  s.Add(NewJob(2, 2, kSecond).Pool("a").Team("x").Preemptible());
+  s.Add(NewJob(3, 2, kSecond).Pool("a").Team("y"));
+  EXPECT_THAT(s.Cycle(kSecond), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5 borrowed",
+                                            "start 3 on a0:6,7"));
+  s.Add(NewJob(4, 2, 2 * kSecond).Pool("a").Team("y"));
+  EXPECT_THAT(s.Cycle(2 * kSecond), ElementsAre("stop 2: borrowed capacity reclaimed for 4"));
+  s.Stop(2, 3 * kSecond);
+  EXPECT_THAT(s.Cycle(3 * kSecond), ElementsAre("start 4 on a0:4,5"));
   EXPECT_EQ(s.job(2).state, JobState::kPending);
   EXPECT_EQ(s.sched().counters().preemptions, 1);
 }
@@ -79,10 +79,11 @@ TEST(QuotaTest, ReclaimedBorrowerDoesNotTakeBackWhatWasReclaimed) {
   // Job 2 arrived before job 4: once stopped it ranks ahead of 4 again.
   Scenario s(Shared(), Reclaiming());
   s.Add(NewJob(1, 4, 0).Pool("a").Team("x"));
-  s.Add(NewJob(2, 4, 1).Pool("a").Team("x").Preemptible());
-  EXPECT_THAT(s.Cycle(1), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5,6,7 borrowed"));
-  s.Add(NewJob(4, 4, 2).Pool("a").Team("y"));
-  EXPECT_THAT(s.Settle(2),
+  s.Add(NewJob(2, 4, kSecond).Pool("a").Team("x").Preemptible());
+  EXPECT_THAT(s.Cycle(kSecond),
+              ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5,6,7 borrowed"));
+  s.Add(NewJob(4, 4, 2 * kSecond).Pool("a").Team("y"));
+  EXPECT_THAT(s.Settle(2 * kSecond),
               ElementsAre("stop 2: borrowed capacity reclaimed for 4", "start 4 on a0:4,5,6,7"));
 }
 
@@ -91,10 +92,10 @@ TEST(QuotaTest, NoReclaimForATeamOverItsQuota) {
   s.Add(NewJob(1, 4, 0).Pool("a").Team("z").Preemptible());
   s.Add(NewJob(2, 4, 0).Pool("a").Team("x"));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3 borrowed", "start 2 on a0:4,5,6,7"));
-  s.Add(NewJob(3, 2, 1).Pool("a").Team("x"));  // x would hold 6 of its 4
-  EXPECT_THAT(s.Settle(1), IsEmpty());
-  s.Add(NewJob(4, 2, 2).Pool("a").Team("y"));  // y holds none of its 4
-  EXPECT_THAT(s.Cycle(2), ElementsAre("stop 1: borrowed capacity reclaimed for 4"));
+  s.Add(NewJob(3, 2, kSecond).Pool("a").Team("x"));  // x would hold 6 of its 4
+  EXPECT_THAT(s.Settle(kSecond), IsEmpty());
+  s.Add(NewJob(4, 2, 2 * kSecond).Pool("a").Team("y"));  // y holds none of its 4
+  EXPECT_THAT(s.Cycle(2 * kSecond), ElementsAre("stop 1: borrowed capacity reclaimed for 4"));
 }
 
 TEST(QuotaTest, ReclaimSparesTheOwnTeamsBorrowedJobs) {
@@ -104,15 +105,15 @@ TEST(QuotaTest, ReclaimSparesTheOwnTeamsBorrowedJobs) {
   s.Add(NewJob(3, 2, 0).Pool("a").Team("y"));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5 borrowed",
                                       "start 3 on a0:6,7"));
-  s.Finish(1, 50);
-  s.Add(NewJob(4, 4, 50).Pool("a").Team("z").Preemptible());
-  EXPECT_THAT(s.Cycle(50), ElementsAre("start 4 on a0:0,1,2,3 borrowed"));
+  s.Finish(1, 50 * kSecond);
+  s.Add(NewJob(4, 4, 50 * kSecond).Pool("a").Team("z").Preemptible());
+  EXPECT_THAT(s.Cycle(50 * kSecond), ElementsAre("start 4 on a0:0,1,2,3 borrowed"));
   // x holds 2 (job 2, borrowed) of its 4: job 5 is within its quota. Stopping job 2 would
   // lose less, but it is x's own; job 4 (team z) is reclaimed.
-  s.Add(NewJob(5, 2, 60).Pool("a").Team("x"));
-  EXPECT_DOUBLE_EQ(s.job(2).LostGpuSecondsIfStopped(60), 60.0);
-  EXPECT_DOUBLE_EQ(s.job(4).LostGpuSecondsIfStopped(60), 160.0);
-  EXPECT_THAT(s.Cycle(60), ElementsAre("stop 4: borrowed capacity reclaimed for 5"));
+  s.Add(NewJob(5, 2, 60 * kSecond).Pool("a").Team("x"));
+  EXPECT_DOUBLE_EQ(s.job(2).LostGpuSecondsIfStopped(60 * kSecond), 60.0);
+  EXPECT_DOUBLE_EQ(s.job(4).LostGpuSecondsIfStopped(60 * kSecond), 160.0);
+  EXPECT_THAT(s.Cycle(60 * kSecond), ElementsAre("stop 4: borrowed capacity reclaimed for 5"));
 }
 
 // Pools a and b, one 4-GPU node each; "+borrow" lends idle GPUs across pools.
@@ -126,14 +127,14 @@ class BorrowTest : public ::testing::Test {
 };
 
 TEST_F(BorrowTest, PreemptibleJobBorrowsAnotherPoolsIdleGpus) {
-  s_.Add(NewJob(2, 4, 1).Pool("a").Preemptible());
-  EXPECT_THAT(s_.Cycle(1), ElementsAre("start 2 on b0:0,1,2,3 borrowed"));
+  s_.Add(NewJob(2, 4, kSecond).Pool("a").Preemptible());
+  EXPECT_THAT(s_.Cycle(kSecond), ElementsAre("start 2 on b0:0,1,2,3 borrowed"));
   EXPECT_EQ(s_.sched().counters().borrowed_starts, 1);
 }
 
 TEST_F(BorrowTest, NonPreemptibleOrPoollessJobsDoNotBorrow) {
-  s_.Add(NewJob(2, 4, 1).Pool("a"));
-  EXPECT_THAT(s_.Cycle(1), IsEmpty());
+  s_.Add(NewJob(2, 4, kSecond).Pool("a"));
+  EXPECT_THAT(s_.Cycle(kSecond), IsEmpty());
   Scenario any(Cluster({{"a", 1, 4}, {"b", 1, 4}}), "fifo+borrow");
   any.Add(NewJob(1, 4, 0).Pool("b"));
   any.Add(NewJob(2, 4, 0).Preemptible());
@@ -143,21 +144,21 @@ TEST_F(BorrowTest, NonPreemptibleOrPoollessJobsDoNotBorrow) {
 TEST_F(BorrowTest, NoBorrowingWithoutTheModifier) {
   Scenario plain(Cluster({{"a", 1, 4}, {"b", 1, 4}}), "fifo");
   plain.Add(NewJob(1, 4, 0).Pool("a"));
-  plain.Add(NewJob(2, 4, 1).Pool("a").Preemptible());
-  EXPECT_THAT(plain.Cycle(1), ElementsAre("start 1 on a0:0,1,2,3"));
+  plain.Add(NewJob(2, 4, kSecond).Pool("a").Preemptible());
+  EXPECT_THAT(plain.Cycle(kSecond), ElementsAre("start 1 on a0:0,1,2,3"));
 }
 
 TEST_F(BorrowTest, OwningPoolsJobReclaimsTheGpus) {
-  s_.Add(NewJob(2, 4, 1).Pool("a").Elastic());
-  EXPECT_THAT(s_.Cycle(1), ElementsAre("start 2 on b0:0,1,2,3 borrowed"));
-  s_.Add(NewJob(3, 4, 500).Pool("b"));
-  EXPECT_THAT(s_.Settle(500), ElementsAre("stop 2: borrowed capacity reclaimed for 3",
-                                          "start 3 on b0:0,1,2,3"));
-  EXPECT_EQ(s_.job(2).work_done, 499);
+  s_.Add(NewJob(2, 4, kSecond).Pool("a").Elastic());
+  EXPECT_THAT(s_.Cycle(kSecond), ElementsAre("start 2 on b0:0,1,2,3 borrowed"));
+  s_.Add(NewJob(3, 4, 500 * kSecond).Pool("b"));
+  EXPECT_THAT(s_.Settle(500 * kSecond),
+              ElementsAre("stop 2: borrowed capacity reclaimed for 3", "start 3 on b0:0,1,2,3"));
+  EXPECT_EQ(s_.job(2).work_done, 499 * kSecond);
   EXPECT_FALSE(s_.job(2).borrowed);
   // Back home when its pool frees up.
-  s_.Finish(1, 600);
-  EXPECT_THAT(s_.Cycle(600), ElementsAre("start 2 on a0:0,1,2,3 resume overhead=30"));
+  s_.Finish(1, 600 * kSecond);
+  EXPECT_THAT(s_.Cycle(600 * kSecond), ElementsAre("start 2 on a0:0,1,2,3 resume overhead=30"));
   EXPECT_FALSE(s_.job(2).borrowed);
 }
 

@@ -18,7 +18,6 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kHour = 3600;
 // The search stays small whatever the cluster: the cheapest movable jobs of a node, the best
 // sets of them per node, and how many plans are checked against the cluster per blocked job.
 constexpr int kMaxCandidatesPerNode = 8;
@@ -244,7 +243,8 @@ void MakeRoom(CycleContext& c, const Job& head) {
     for (JobId id : plan.movers) {
       checkpoint = std::max(checkpoint, c.s.jobs.at(id).spec.checkpoint_cost);
     }
-    const double gain = static_cast<double>(reservation->shadow - c.now - checkpoint) *
+    // GPU-seconds, as the plan's cost (Job::LostGpuSecondsIfStopped).
+    const double gain = ToSeconds(reservation->shadow - c.now - checkpoint) *
                         static_cast<double>(spec.TotalMilli()) / kMilliPerGpu;
     if (gain <= plan.cost) continue;
     if (++checked > kMaxPlansChecked) return;

@@ -28,26 +28,26 @@ void SplitFreeGpus(Scenario& s, const JobSpec& one, const JobSpec& three) {
   s.Add(three);
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 2 on a0:2,3",
                                       "start 3 on a1:0,1"));
-  s.Finish(2, 50);
-  s.Add(NewJob(4, 4, 100));
+  s.Finish(2, 50 * kSecond);
+  s.Add(NewJob(4, 4, 100 * kSecond));
 }
 
 // Checkpointable and preemptible, expected to run until 10000.
-JobBuilder Movable(JobId id) { return NewJob(id, 2, 0).Elastic().Estimate(10000); }
+JobBuilder Movable(JobId id) { return NewJob(id, 2, 0).Elastic().Estimate(10000 * kSecond); }
 
 TEST(DefragTest, MovesOneJobSoThatTheBlockedJobStarts) {
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
   SplitFreeGpus(s, Movable(1), Movable(3));
   // Waiting until 10000 would cost job 4 (10000 - 100) x 4 GPU-s; moving job 1 costs its
   // restart, 30 s x 2 GPUs (it is checkpointable and its checkpoint takes no time).
-  EXPECT_THAT(s.Cycle(100), ElementsAre(kMoveJob1));
+  EXPECT_THAT(s.Cycle(100 * kSecond), ElementsAre(kMoveJob1));
   EXPECT_EQ(s.job(1).state, JobState::kCheckpointing);
-  s.Stop(1, 100);
-  EXPECT_THAT(s.Cycle(100), ElementsAre("start 1 on a1:2,3 resume overhead=30",
-                                        "start 4 on a0:0,1,2,3"));
+  s.Stop(1, 100 * kSecond);
+  EXPECT_THAT(s.Cycle(100 * kSecond),
+              ElementsAre("start 1 on a1:2,3 resume overhead=30", "start 4 on a0:0,1,2,3"));
   const Job& moved = s.job(1);
   EXPECT_EQ(moved.state, JobState::kRunning);
-  EXPECT_EQ(moved.work_done, 100);
+  EXPECT_EQ(moved.work_done, 100 * kSecond);
   EXPECT_EQ(moved.moves, 1);
   EXPECT_EQ(moved.preemptions, 0);
   EXPECT_EQ(moved.total_wait, 0);
@@ -61,11 +61,11 @@ TEST(DefragTest, OnlyCheckpointablePreemptibleJobsMove) {
     SCOPED_TRACE(checkpointable ? "checkpointable, not preemptible" : "preemptible only");
     Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
     auto job = [&](JobId id) {
-      JobBuilder b = NewJob(id, 2, 0).Estimate(10000);
+      JobBuilder b = NewJob(id, 2, 0).Estimate(10000 * kSecond);
       return JobSpec(checkpointable ? b.Checkpointable() : b.Preemptible());
     };
     SplitFreeGpus(s, job(1), job(3));
-    EXPECT_THAT(s.Settle(100), IsEmpty());
+    EXPECT_THAT(s.Settle(100 * kSecond), IsEmpty());
     EXPECT_EQ(s.job(4).state, JobState::kPending);
   }
 }
@@ -74,10 +74,11 @@ TEST(DefragTest, NoMoveWhenTheCostExceedsTheGain) {
   // Job 3 is expected to end at 160: waiting costs job 4 60 s x 4 GPUs = 240 GPU-s, and either
   // move 150 s of restart x 2 GPUs = 300 GPU-s.
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
-  SplitFreeGpus(s, Movable(1).Overhead(150), Movable(3).Overhead(150).Estimate(160));
-  EXPECT_THAT(s.Settle(100), IsEmpty());
-  s.Finish(3, 160);
-  EXPECT_THAT(s.Cycle(160), ElementsAre("start 4 on a1:0,1,2,3"));
+  SplitFreeGpus(s, Movable(1).Overhead(150 * kSecond),
+                Movable(3).Overhead(150 * kSecond).Estimate(160 * kSecond));
+  EXPECT_THAT(s.Settle(100 * kSecond), IsEmpty());
+  s.Finish(3, 160 * kSecond);
+  EXPECT_THAT(s.Cycle(160 * kSecond), ElementsAre("start 4 on a1:0,1,2,3"));
 }
 
 TEST(DefragTest, NoMoveWhenTooFewGpusAreFree) {
@@ -85,87 +86,91 @@ TEST(DefragTest, NoMoveWhenTooFewGpusAreFree) {
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
   s.Add(Movable(1));
   s.Add(NewJob(2, 2, 0));
-  s.Add(NewJob(3, 3, 0).Elastic().Estimate(10000));
+  s.Add(NewJob(3, 3, 0).Elastic().Estimate(10000 * kSecond));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 2 on a0:2,3",
                                       "start 3 on a1:0,1,2"));
-  s.Finish(2, 50);
-  s.Add(NewJob(4, 4, 100));
-  EXPECT_THAT(s.Settle(100), IsEmpty());
+  s.Finish(2, 50 * kSecond);
+  s.Add(NewJob(4, 4, 100 * kSecond));
+  EXPECT_THAT(s.Settle(100 * kSecond), IsEmpty());
 }
 
 TEST(DefragTest, NoMoveWithoutAnExpectedEnd) {
   // Without estimates (and nothing learned) the wait saved is unknown: nothing moves.
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
   SplitFreeGpus(s, NewJob(1, 2, 0).Elastic(), NewJob(3, 2, 0).Elastic());
-  EXPECT_THAT(s.Settle(100), IsEmpty());
+  EXPECT_THAT(s.Settle(100 * kSecond), IsEmpty());
 }
 
 TEST(DefragTest, WithoutTheModifierNothingMoves) {
   Scenario s(Cluster({{"a", 2, 4}}), "fifo");
   SplitFreeGpus(s, Movable(1), Movable(3));
-  EXPECT_THAT(s.Settle(100), IsEmpty());
+  EXPECT_THAT(s.Settle(100 * kSecond), IsEmpty());
 }
 
 // After job 1 was moved at 100 and job 4 ended, job 5 (not movable) holds half of a0 and job 3
 // ends: job 6 (4 GPUs) is blocked by fragmentation again, and only job 1 could move.
 void FragmentAgain(Scenario& s) {
   SplitFreeGpus(s, Movable(1), Movable(3));
-  EXPECT_THAT(s.Settle(100), ElementsAre(kMoveJob1, "start 1 on a1:2,3 resume overhead=30",
-                                         "start 4 on a0:0,1,2,3"));
-  s.Finish(4, 200);
-  s.Add(NewJob(5, 2, 200).Estimate(20000));
-  EXPECT_THAT(s.Cycle(200), ElementsAre("start 5 on a0:0,1"));
-  s.Finish(3, 300);
-  s.Add(NewJob(6, 4, 300));
+  EXPECT_THAT(
+      s.Settle(100 * kSecond),
+      ElementsAre(kMoveJob1, "start 1 on a1:2,3 resume overhead=30", "start 4 on a0:0,1,2,3"));
+  s.Finish(4, 200 * kSecond);
+  s.Add(NewJob(5, 2, 200 * kSecond).Estimate(20000 * kSecond));
+  EXPECT_THAT(s.Cycle(200 * kSecond), ElementsAre("start 5 on a0:0,1"));
+  s.Finish(3, 300 * kSecond);
+  s.Add(NewJob(6, 4, 300 * kSecond));
 }
 
 TEST(DefragTest, AJobIsMovedAtMostOncePerHour) {
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
   FragmentAgain(s);
-  EXPECT_THAT(s.Settle(300), IsEmpty());
-  EXPECT_THAT(s.Settle(3699), IsEmpty());
+  EXPECT_THAT(s.Settle(300 * kSecond), IsEmpty());
+  EXPECT_THAT(s.Settle(3699 * kSecond), IsEmpty());
   // An hour after its move job 1 may move again (it is expected to end at 10030).
-  EXPECT_THAT(s.Settle(3700),
+  EXPECT_THAT(s.Settle(3700 * kSecond),
               ElementsAre("stop 1: defrag: move to consolidate 4 GPUs for job 6 (gain 25320 GPU-s "
                           "> cost 60 GPU-s)",
                           "start 1 on a0:2,3 resume overhead=30", "start 6 on a1:0,1,2,3"));
   EXPECT_EQ(s.job(1).moves, 2);
-  EXPECT_THAT(s.job(1).move_times, ElementsAre(3700));
+  EXPECT_THAT(s.job(1).move_times, ElementsAre(3700 * kSecond));
 }
 
 TEST(DefragTest, MaxMovesPerHourIsAPolicyOption) {
   Scenario s(Cluster({{"a", 2, 4}}),
              MakePolicy("fifo+defrag", {{"defrag_max_moves_per_hour", "2"}}));
   FragmentAgain(s);
-  EXPECT_THAT(s.Settle(300),
+  EXPECT_THAT(s.Settle(300 * kSecond),
               ElementsAre("stop 1: defrag: move to consolidate 4 GPUs for job 6 (gain 38920 GPU-s "
                           "> cost 60 GPU-s)",
                           "start 1 on a0:2,3 resume overhead=30", "start 6 on a1:0,1,2,3"));
-  EXPECT_THAT(s.job(1).move_times, ElementsAre(100, 300));
+  EXPECT_THAT(s.job(1).move_times, ElementsAre(100 * kSecond, 300 * kSecond));
 }
 
 // While the moved job checkpoints, the GPUs it is to leave and those already free on its node
 // are kept for the blocked job: a greedy allocation does not give them to a newcomer.
 TEST(DefragTest, TheRoomIsHeldWhileTheMovedJobCheckpoints) {
   Scenario s(Cluster({{"a", 2, 4}}), MakePolicy("fifo+defrag", {{"strict", "false"}}));
-  SplitFreeGpus(s, Movable(1).CheckpointCost(50), Movable(3).CheckpointCost(50));
-  EXPECT_THAT(s.Cycle(100), ElementsAre("stop 1: defrag: move to consolidate 4 GPUs for job 4 "
-                                        "(gain 39400 GPU-s > cost 160 GPU-s)"));
-  s.Add(NewJob(5, 2, 110));
-  EXPECT_THAT(s.Cycle(110), IsEmpty());
-  s.Stop(1, 150);
-  EXPECT_THAT(s.Cycle(150), ElementsAre("start 1 on a1:2,3 resume overhead=30",
-                                        "start 4 on a0:0,1,2,3"));
+  SplitFreeGpus(s, Movable(1).CheckpointCost(50 * kSecond),
+                Movable(3).CheckpointCost(50 * kSecond));
+  EXPECT_THAT(s.Cycle(100 * kSecond),
+              ElementsAre("stop 1: defrag: move to consolidate 4 GPUs for job 4 "
+                          "(gain 39400 GPU-s > cost 160 GPU-s)"));
+  s.Add(NewJob(5, 2, 110 * kSecond));
+  EXPECT_THAT(s.Cycle(110 * kSecond), IsEmpty());
+  s.Stop(1, 150 * kSecond);
+  EXPECT_THAT(s.Cycle(150 * kSecond),
+              ElementsAre("start 1 on a1:2,3 resume overhead=30", "start 4 on a0:0,1,2,3"));
   EXPECT_EQ(s.job(5).state, JobState::kPending);
-  EXPECT_EQ(s.job(1).work_done, 100);  // saved when asked to stop
+  EXPECT_EQ(s.job(1).work_done, 100 * kSecond);  // saved when asked to stop
 }
 
 TEST(DefragTest, CancelledMoveFreesItsDestination) {
   Scenario s(Cluster({{"a", 2, 4}}), "fifo+defrag");
-  SplitFreeGpus(s, Movable(1).CheckpointCost(50), Movable(3).CheckpointCost(50));
-  EXPECT_EQ(s.Cycle(100).size(), 1u);
-  ASSERT_TRUE(s.sched().Cancel(1, 120).ok());
-  EXPECT_THAT(s.Cycle(120), ElementsAre("start 4 on a0:0,1,2,3"));
+  SplitFreeGpus(s, Movable(1).CheckpointCost(50 * kSecond),
+                Movable(3).CheckpointCost(50 * kSecond));
+  EXPECT_EQ(s.Cycle(100 * kSecond).size(), 1u);
+  ASSERT_TRUE(s.sched().Cancel(1, 120 * kSecond).ok());
+  EXPECT_THAT(s.Cycle(120 * kSecond), ElementsAre("start 4 on a0:0,1,2,3"));
   EXPECT_EQ(s.sched().cluster().node(1).whole_free, 2);
 }
 
@@ -176,16 +181,16 @@ TEST(DefragTest, EmptiesAWholeNodeForAMultiNodeJob) {
   Scenario s(Cluster({{"a", 3, 8}}), "fifo+defrag");
   for (JobId id = 1; id <= 6; ++id) {
     JobBuilder b = NewJob(id, 4, 0);
-    if (id % 2 == 1) b.Estimate(10000);
+    if (id % 2 == 1) b.Estimate(10000 * kSecond);
     if (id < 5 && id % 2 == 1) b.Elastic();
     s.Add(b);
   }
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on a0:4,5,6,7",
                                       "start 3 on a1:0,1,2,3", "start 4 on a1:4,5,6,7",
                                       "start 5 on a2:0,1,2,3", "start 6 on a2:4,5,6,7"));
-  for (JobId filler : {2, 4, 6}) s.Finish(filler, 50);
-  s.Add(NewJob(7, 12, 100));
-  EXPECT_THAT(s.Settle(100),
+  for (JobId filler : {2, 4, 6}) s.Finish(filler, 50 * kSecond);
+  s.Add(NewJob(7, 12, 100 * kSecond));
+  EXPECT_THAT(s.Settle(100 * kSecond),
               ElementsAre("stop 1: defrag: move to consolidate 12 GPUs for job 7 (gain 118800 "
                           "GPU-s > cost 120 GPU-s)",
                           "start 1 on a2:4,5,6,7 resume overhead=30",

@@ -17,11 +17,11 @@ namespace squeeze {
 using FreeingSchedule = std::vector<std::pair<Time, int>>;
 FreeingSchedule ScheduleOf(const CycleContext& c, int pool);
 
-// Seconds until `wanted` whole GPUs are free, counting `free` now and the schedule (kNever if
+// How long until `wanted` whole GPUs are free, counting `free` now and the schedule (kNever if
 // the jobs with known ends never free enough).
 Time WaitFor(const CycleContext& c, const FreeingSchedule& schedule, int free, int wanted);
 
-// Seconds the job is expected to wait in its home pool behind `ahead` whole GPUs wanted by the
+// How long the job is expected to wait in its home pool behind `ahead` whole GPUs wanted by the
 // waiting jobs before it.
 Time WaitAtHome(const CycleContext& c, const Job& job, const FreeingSchedule& schedule,
                 int ahead);

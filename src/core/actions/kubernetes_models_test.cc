@@ -22,9 +22,9 @@ TEST(KubernetesModelsTest, AnyWorkloadBorrowsACohortsIdleQuotaAndIsReclaimed) {
     s.Add(NewJob(1, 4, 0).Pool("a"));
     s.Add(NewJob(2, 4, 0).Pool("a"));  // not preemptible: squeeze's borrow would not lend
     EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3", "start 2 on b0:0,1,2,3 borrowed"));
-    s.Add(NewJob(3, 4, 100).Pool("b"));
-    EXPECT_THAT(s.Settle(100), ElementsAre("stop 2: borrowed capacity reclaimed for 3",
-                                           "start 3 on b0:0,1,2,3"));
+    s.Add(NewJob(3, 4, 100 * kSecond).Pool("b"));
+    EXPECT_THAT(s.Settle(100 * kSecond),
+                ElementsAre("stop 2: borrowed capacity reclaimed for 3", "start 3 on b0:0,1,2,3"));
   }
   // Without +borrow (the export of a policy without it: borrowingLimit 0), pools keep to
   // themselves; squeeze's own borrowing lends only to preemptible jobs.
@@ -41,20 +41,20 @@ TEST(KubernetesModelsTest, AnyWorkloadBorrowsACohortsIdleQuotaAndIsReclaimed) {
 // later; an urgent job needs 4 GPUs.
 Scenario TwoVictimCandidates(const Policy& policy) {
   Scenario s(Cluster({{"a", 1, 8}}), policy);
-  s.Add(NewJob(1, 4, 0).Pool("a").Elastic().CheckpointEvery(60).Urgency(Urgency::kLow));
+  s.Add(NewJob(1, 4, 0).Pool("a").Elastic().CheckpointEvery(kMinute).Urgency(Urgency::kLow));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3"));
-  s.Add(NewJob(2, 4, 10).Pool("a").Preemptible().Urgency(Urgency::kLow));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("start 2 on a0:4,5,6,7"));
-  s.Add(NewJob(3, 4, 1000).Pool("a").Urgency(Urgency::kHigh));
+  s.Add(NewJob(2, 4, 10 * kSecond).Pool("a").Preemptible().Urgency(Urgency::kLow));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("start 2 on a0:4,5,6,7"));
+  s.Add(NewJob(3, 4, 1000 * kSecond).Pool("a").Urgency(Urgency::kHigh));
   return s;
 }
 
 TEST(KubernetesModelsTest, KueueEvictsTheMostRecentlyAdmittedOfTheLowestPriority) {
   Scenario kueue = TwoVictimCandidates(MakePolicy("kueue"));
-  EXPECT_THAT(kueue.Cycle(1000), ElementsAre("stop 2: preempted for 3"));
+  EXPECT_THAT(kueue.Cycle(1000 * kSecond), ElementsAre("stop 2: preempted for 3"));
   // squeeze's order: the victim that loses the least work since its last checkpoint.
   Scenario least_lost = TwoVictimCandidates(MakePolicy("kueue", {{"victim_order", "least_lost"}}));
-  EXPECT_THAT(least_lost.Cycle(1000), ElementsAre("stop 1: preempted for 3"));
+  EXPECT_THAT(least_lost.Cycle(1000 * kSecond), ElementsAre("stop 1: preempted for 3"));
 }
 
 TEST(KubernetesModelsTest, TheLowestPriorityGoesFirstWhateverItsAge) {
@@ -62,8 +62,8 @@ TEST(KubernetesModelsTest, TheLowestPriorityGoesFirstWhateverItsAge) {
   s.Add(NewJob(1, 4, 0).Pool("a").Preemptible().Urgency(Urgency::kLow));
   s.Add(NewJob(2, 4, 0).Pool("a").Preemptible().Urgency(Urgency::kNormal));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 2 on a0:0,1,2,3", "start 1 on a0:4,5,6,7"));
-  s.Add(NewJob(3, 4, 50).Pool("a").Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(50), ElementsAre("stop 1: preempted for 3"));
+  s.Add(NewJob(3, 4, 50 * kSecond).Pool("a").Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(50 * kSecond), ElementsAre("stop 1: preempted for 3"));
 }
 
 TEST(KubernetesModelsTest, KueueIsBestEffortFifoVolcanoSkipsTooButPacks) {
@@ -76,9 +76,9 @@ TEST(KubernetesModelsTest, KueueIsBestEffortFifoVolcanoSkipsTooButPacks) {
     Scenario s(Cluster({{"a", 2, 8}}), MakePolicy(model));
     s.Add(NewJob(1, 2, 0).Pool("a"));
     EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1"));
-    s.Add(NewJob(2, 16, 1).Pool("a"));
-    s.Add(NewJob(3, 2, 2).Pool("a"));
-    EXPECT_THAT(s.Cycle(2), ElementsAre(second));
+    s.Add(NewJob(2, 16, kSecond).Pool("a"));
+    s.Add(NewJob(3, 2, 2 * kSecond).Pool("a"));
+    EXPECT_THAT(s.Cycle(2 * kSecond), ElementsAre(second));
   }
 }
 

@@ -33,17 +33,18 @@ TEST(PipelineTest, NoJobTakesTheRoomAVictimFreedBeforeThePreemptorStarts) {
   s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic());
   s.Add(NewJob(3, 2, 0).Urgency(Urgency::kLow).Elastic());
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1", "start 3 on a0:2,3"));
-  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2", "stop 3: preempted for 2"));
-  s.Add(NewJob(4, 2, 15));  // normal urgency, not preemptible
-  s.Stop(1, 20);
-  EXPECT_THAT(s.Cycle(20), IsEmpty());  // 1's GPUs are held for 2
+  s.Add(NewJob(2, 4, 10 * kSecond).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10 * kSecond),
+              ElementsAre("stop 1: preempted for 2", "stop 3: preempted for 2"));
+  s.Add(NewJob(4, 2, 15 * kSecond));  // normal urgency, not preemptible
+  s.Stop(1, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond), IsEmpty());  // 1's GPUs are held for 2
   EXPECT_EQ(s.job(4).state, JobState::kPending);
-  s.Stop(3, 30);
-  EXPECT_THAT(s.Cycle(30), ElementsAre("start 2 on a0:0,1,2,3"));
+  s.Stop(3, 30 * kSecond);
+  EXPECT_THAT(s.Cycle(30 * kSecond), ElementsAre("start 2 on a0:0,1,2,3"));
   EXPECT_EQ(s.sched().counters().preemptions, 2);
-  s.Finish(2, 100);
-  EXPECT_THAT(s.Cycle(100),
+  s.Finish(2, 100 * kSecond);
+  EXPECT_THAT(s.Cycle(100 * kSecond),
               ElementsAre("start 4 on a0:0,1", "start 1 on a0:2,3 resume overhead=30"));
 }
 
@@ -54,13 +55,13 @@ TEST(PipelineTest, ThePreemptorStartsWhereItsVictimsWere) {
   s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic());
   s.Add(NewJob(3, 4, 0));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 3 on a0:0,1,2,3", "start 1 on a1:0,1,2,3"));
-  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
-  s.Finish(3, 15);  // a0 is free now
-  EXPECT_THAT(s.Cycle(15), IsEmpty());  // the FIFO holds the rest behind 2
-  s.Stop(1, 20);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 2 on a1:0,1,2,3",
-                                       "start 1 on a0:0,1,2,3 resume overhead=30"));
+  s.Add(NewJob(2, 4, 10 * kSecond).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("stop 1: preempted for 2"));
+  s.Finish(3, 15 * kSecond);  // a0 is free now
+  EXPECT_THAT(s.Cycle(15 * kSecond), IsEmpty());  // the FIFO holds the rest behind 2
+  s.Stop(1, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond),
+              ElementsAre("start 2 on a1:0,1,2,3", "start 1 on a0:0,1,2,3 resume overhead=30"));
 }
 
 // The part of the preemptor's room that was free when its victims were chosen is held too.
@@ -68,12 +69,12 @@ TEST(PipelineTest, TheFreePartOfThePreemptorsRoomIsHeldFromTheEviction) {
   Scenario s(Cluster({{"a", 1, 4}}), NonStrictPreempting());
   s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic());
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1"));
-  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
-  s.Add(NewJob(4, 2, 11).Urgency(Urgency::kLow));
-  EXPECT_THAT(s.Cycle(12), IsEmpty());  // 4 would fit on the two free GPUs, which are 2's
-  s.Stop(1, 20);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 2 on a0:0,1,2,3"));
+  s.Add(NewJob(2, 4, 10 * kSecond).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("stop 1: preempted for 2"));
+  s.Add(NewJob(4, 2, 11 * kSecond).Urgency(Urgency::kLow));
+  EXPECT_THAT(s.Cycle(12 * kSecond), IsEmpty());  // 4 would fit on the two free GPUs, which are 2's
+  s.Stop(1, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond), ElementsAre("start 2 on a0:0,1,2,3"));
 }
 
 // A preemptor cancelled while its victims stop gives its room back at once.
@@ -81,13 +82,13 @@ TEST(PipelineTest, ACancelledPreemptorReleasesWhatWasHeldForIt) {
   Scenario s(Cluster({{"a", 1, 4}}), NonStrictPreempting());
   s.Add(NewJob(1, 2, 0).Urgency(Urgency::kLow).Elastic());
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1"));
-  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
-  s.Add(NewJob(4, 2, 10).Urgency(Urgency::kLow));
-  ASSERT_TRUE(s.sched().Cancel(2, 12).ok());
-  EXPECT_THAT(s.Cycle(12), ElementsAre("start 4 on a0:2,3"));
-  s.Stop(1, 20);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 1 on a0:0,1 resume overhead=30"));
+  s.Add(NewJob(2, 4, 10 * kSecond).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("stop 1: preempted for 2"));
+  s.Add(NewJob(4, 2, 10 * kSecond).Urgency(Urgency::kLow));
+  ASSERT_TRUE(s.sched().Cancel(2, 12 * kSecond).ok());
+  EXPECT_THAT(s.Cycle(12 * kSecond), ElementsAre("start 4 on a0:2,3"));
+  s.Stop(1, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond), ElementsAre("start 1 on a0:0,1 resume overhead=30"));
   EXPECT_EQ(testing::SchedulerPeer::State(s.sched()).cluster.FreeMilli(), 0);
   EXPECT_TRUE(testing::SchedulerPeer::State(s.sched()).pipelined.empty());
 }
@@ -98,14 +99,14 @@ TEST(PipelineTest, APreemptorWhoseRoomLostANodeIsPlacedAnew) {
   s.Add(NewJob(1, 4, 0).Urgency(Urgency::kLow).Elastic());
   s.Add(NewJob(3, 4, 0));
   EXPECT_THAT(s.Cycle(0), ElementsAre("start 3 on a0:0,1,2,3", "start 1 on a1:0,1,2,3"));
-  s.Add(NewJob(2, 4, 10).Urgency(Urgency::kHigh));
-  EXPECT_THAT(s.Cycle(10), ElementsAre("stop 1: preempted for 2"));
+  s.Add(NewJob(2, 4, 10 * kSecond).Urgency(Urgency::kHigh));
+  EXPECT_THAT(s.Cycle(10 * kSecond), ElementsAre("stop 1: preempted for 2"));
   ASSERT_TRUE(s.sched().SetNodeAvailable(1, false).ok());  // 1's node, the room for 2
-  s.Finish(3, 15);
-  s.Stop(1, 20);
-  EXPECT_THAT(s.Cycle(20), ElementsAre("start 2 on a0:0,1,2,3"));
+  s.Finish(3, 15 * kSecond);
+  s.Stop(1, 20 * kSecond);
+  EXPECT_THAT(s.Cycle(20 * kSecond), ElementsAre("start 2 on a0:0,1,2,3"));
   ASSERT_TRUE(s.sched().SetNodeAvailable(1, true).ok());
-  EXPECT_THAT(s.Cycle(21), ElementsAre("start 1 on a1:0,1,2,3 resume overhead=30"));
+  EXPECT_THAT(s.Cycle(21 * kSecond), ElementsAre("start 1 on a1:0,1,2,3 resume overhead=30"));
   EXPECT_TRUE(testing::SchedulerPeer::State(s.sched()).pipelined.empty());
 }
 

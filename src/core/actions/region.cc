@@ -24,7 +24,7 @@ bool Allowed(const JobSpec& spec, const std::string& region) {
 // What copying a job's data to a region takes: nothing when a copy is there already or it has
 // no data.
 struct Copy {
-  Time transfer = 0;  // seconds
+  Time transfer = 0;  // how long the copy takes
   double gb = 0;
   double cost = 0;
 };
@@ -38,7 +38,7 @@ std::optional<Copy> CopyTo(const CycleContext& c, const Job& job, int region) {
   if (link == nullptr) return std::nullopt;
   Copy copy;
   copy.gb = job.spec.data_gb;
-  copy.transfer = static_cast<Time>(std::ceil(copy.gb * 8 / link->bandwidth_gbps));
+  copy.transfer = Seconds(static_cast<int64_t>(std::ceil(copy.gb * 8 / link->bandwidth_gbps)));
   copy.cost = copy.gb * link->price_per_gb;
   return copy;
 }

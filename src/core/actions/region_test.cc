@@ -31,12 +31,12 @@ Policy RegionPolicy() {
 
 TEST(RegionTest, AJobWhoseHomeIsFullRunsInTheOtherRegion) {
   Scenario s(TwoRegions(), RegionPolicy());
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(kHour));
   s.Cycle(0);
-  JobSpec movable = NewJob(2, 2, 10).Pool("east");
+  JobSpec movable = NewJob(2, 2, 10 * kSecond).Pool("east");
   movable.data_gb = 100;  // 800 Gbit at 10 Gbit/s: 80 s
   s.Add(movable);
-  EXPECT_THAT(s.Cycle(10),
+  EXPECT_THAT(s.Cycle(10 * kSecond),
               ElementsAre("start 2 on west0:0,1 overhead=80 (moved from region us-east to "
                           "us-west: expected wait at home 59m50s > 1m20s to copy 100.0 GB "
                           "(cost 2.00))"));
@@ -48,18 +48,18 @@ TEST(RegionTest, AJobWhoseHomeIsFullRunsInTheOtherRegion) {
 
 TEST(RegionTest, AJobWhoseDataMayNotLeaveWaitsAtHome) {
   Scenario s(TwoRegions(), RegionPolicy());
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(kHour));
   s.Cycle(0);
-  s.Add(NewJob(2, 2, 10).Pool("east").Regions({"us-east"}));
-  EXPECT_THAT(s.Cycle(10), IsEmpty());
+  s.Add(NewJob(2, 2, 10 * kSecond).Pool("east").Regions({"us-east"}));
+  EXPECT_THAT(s.Cycle(10 * kSecond), IsEmpty());
   EXPECT_EQ(s.sched().counters().region_moves, 0);
-  s.Finish(1, 3600);
-  EXPECT_THAT(s.Cycle(3600), ElementsAre("start 2 on east0:0,1"));
+  s.Finish(1, kHour);
+  EXPECT_THAT(s.Cycle(kHour), ElementsAre("start 2 on east0:0,1"));
 }
 
 TEST(RegionTest, AJobStaysWhenCopyingTakesLongerThanWaiting) {
   Scenario s(TwoRegions(), RegionPolicy());
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(600 * kSecond));
   s.Cycle(0);
   JobSpec big = NewJob(2, 1, 0).Pool("east");
   big.data_gb = 1000;  // 800 s to copy > 600 s of wait
@@ -75,7 +75,7 @@ TEST(RegionTest, TheMinimumGainHoldsBackSmallWins) {
   Policy p = RegionPolicy();
   ASSERT_TRUE(SetPolicyOption(p, "region_min_gain", "1h").ok());
   Scenario s(TwoRegions(), p);
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3000));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3000 * kSecond));
   s.Cycle(0);
   s.Add(NewJob(2, 1, 0).Pool("east"));
   EXPECT_THAT(s.Cycle(0), IsEmpty());  // 50 min saved < 1 h
@@ -83,7 +83,7 @@ TEST(RegionTest, TheMinimumGainHoldsBackSmallWins) {
 
 TEST(RegionTest, DataNeedsALinkButNoDataMovesAnywhereAllowed) {
   Scenario s(TwoRegions(/*linked=*/false), RegionPolicy());
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(kHour));
   s.Cycle(0);
   JobSpec with_data = NewJob(2, 1, 0).Pool("east");
   with_data.data_gb = 1;
@@ -109,28 +109,30 @@ TEST(RegionTest, AnUnknownWaitAtHomeCountsAsLonger) {
 TEST(RegionTest, TheOtherRegionsReservationsAreRespected) {
   Policy p = MakePolicy("fifo", {{"actions", "allocate|backfill|region"}});
   Scenario s(TwoRegions(), p);
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
-  s.Add(NewJob(2, 2, 0).Pool("west").Estimate(3600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(kHour));
+  s.Add(NewJob(2, 2, 0).Pool("west").Estimate(kHour));
   s.Cycle(0);
-  s.Add(NewJob(3, 4, 1).Pool("west"));  // blocked in west: reserves west0 at 3600
-  s.Add(NewJob(4, 2, 2).Pool("east"));  // would take west's free GPUs past the reservation
-  EXPECT_THAT(s.Cycle(2), IsEmpty());
+  s.Add(NewJob(3, 4, kSecond).Pool("west"));  // blocked in west: reserves west0 at 3600
+  // Job 4 would take west's free GPUs past the reservation.
+  s.Add(NewJob(4, 2, 2 * kSecond).Pool("east"));
+  EXPECT_THAT(s.Cycle(2 * kSecond), IsEmpty());
 }
 
 TEST(RegionTest, ARestartWhereTheDataAlreadyIsCopiesNothing) {
   Policy p = MakePolicy("fifo", {{"priority", "true"}, {"actions", "allocate|preempt|region"}});
   Scenario s(TwoRegions(), p);
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(7200));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(2 * kHour));
   s.Cycle(0);
   JobSpec j = NewJob(2, 4, 0).Pool("east").Elastic().Urgency(Urgency::kLow);
   j.data_gb = 100;
   s.Add(j);
   EXPECT_THAT(s.Cycle(0), ElementsAre(::testing::StartsWith("start 2 on west0:0,1,2,3 overhead=80")));
   EXPECT_TRUE(s.job(2).borrowed);  // preemptible: west may take its GPUs back
-  s.Add(NewJob(3, 4, 100).Pool("west").Urgency(Urgency::kHigh));  // after job 2's copy
-  EXPECT_THAT(s.Settle(100), ElementsAre("stop 2: preempted for 3", "start 3 on west0:0,1,2,3"));
-  s.Finish(3, 200);
-  EXPECT_THAT(s.Cycle(200), ElementsAre(::testing::HasSubstr("(no data to copy)")));
+  s.Add(NewJob(3, 4, 100 * kSecond).Pool("west").Urgency(Urgency::kHigh));  // after job 2's copy
+  EXPECT_THAT(s.Settle(100 * kSecond),
+              ElementsAre("stop 2: preempted for 3", "start 3 on west0:0,1,2,3"));
+  s.Finish(3, 200 * kSecond);
+  EXPECT_THAT(s.Cycle(200 * kSecond), ElementsAre(::testing::HasSubstr("(no data to copy)")));
   EXPECT_DOUBLE_EQ(s.sched().counters().data_moved_gb, 100);  // copied once
   EXPECT_EQ(s.sched().counters().region_moves, 2);
 }
@@ -142,8 +144,8 @@ TEST(RegionTest, TheOutlookExplainsWhereAWaitingJobMayGo) {
   spec.pools.back().region = "eu-west";
   spec.nodes.push_back(NodeSpec{"eu0", "eu", "gpu", 4});
   Scenario s(spec, MakePolicy("fifo", {{"actions", "allocate"}}));
-  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(3600));
-  s.Add(NewJob(2, 1, 0).Pool("west").Estimate(600));
+  s.Add(NewJob(1, 4, 0).Pool("east").Estimate(kHour));
+  s.Add(NewJob(2, 1, 0).Pool("west").Estimate(600 * kSecond));
   s.Cycle(0);
   JobSpec j = NewJob(3, 2, 0).Pool("east").Regions({"us-east", "us-west"});
   j.data_gb = 100;

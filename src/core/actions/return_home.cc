@@ -25,16 +25,15 @@ Time RemainingWork(const CycleContext& c, const Job& job) {
   return learned ? *learned : kNever;
 }
 
-// Seconds the job is expected to need if it stays where it runs.
+// Seconds the job is expected to need if it stays where it runs (core/spot_math.h).
 double ExpectedStay(const CycleContext& c, const Job& job, int pool, Time work) {
   const PoolSpec& spec = c.s.cluster.spec().pools[pool];
   const double mtbt = PlacementTimeBetweenTakes(c.s, pool, job.placement, c.now);
   const double speed = spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
-  const double wall = static_cast<double>(work) / speed;
+  const double wall = ToSeconds(work) / speed;
   const bool on_notice = job.spec.checkpoint_cost <=
                          (spec.kind == PoolKind::kSpot ? spec.spot.warning : spec.colocation.evict_within);
-  return ExpectedRunTimeOf(job.spec, wall, static_cast<double>(job.CheckpointInterval()), mtbt,
-                           on_notice);
+  return ExpectedRunTimeOf(job.spec, wall, ToSeconds(job.CheckpointInterval()), mtbt, on_notice);
 }
 
 }  // namespace
@@ -78,7 +77,7 @@ void RunReturnHome(CycleContext& c) {
     if (work == kNever && !must_go) continue;
     if (!must_go) {
       const double stay = ExpectedStay(c, job, pool, work);
-      const double home = static_cast<double>(job.spec.checkpoint_cost + RestartOverhead(job.spec) + work);
+      const double home = ToSeconds(job.spec.checkpoint_cost + RestartOverhead(job.spec) + work);
       if (home >= stay) continue;
     }
     c.ChargeCaps(placed->placement);

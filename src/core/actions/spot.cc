@@ -29,7 +29,7 @@ struct Outlook {
   std::string refusal;       // why not, when not allowed
   Time interval = 0;         // periodic checkpoints asked of the run (0: none)
   bool on_notice = false;    // it can save within the warning
-  double mtbt = 0;           // mean time between takes of its placement
+  double mtbt = 0;           // mean time between takes of its placement, seconds
   double expected = 0;       // seconds to finish there (kNever-like when unknown work)
   bool bridge = false;       // a long job there only until its home has room
   bool comply = false;       // a long job asked to checkpoint every spot_long_job_checkpoint
@@ -50,6 +50,12 @@ std::optional<Time> IdleWindowLeft(const CycleContext& c, const Placement& place
   return least;
 }
 
+// A figure in seconds (core/spot_math.h's) as a Time of its whole seconds, rounded down (kNever
+// when it is out of a Time's range).
+Time WholeSecondsToTime(double seconds) {
+  return seconds < ToSeconds(kNever) ? Seconds(static_cast<int64_t>(seconds)) : kNever;
+}
+
 Time WarningOf(const PoolSpec& pool) {
   return pool.kind == PoolKind::kSpot ? pool.spot.warning : pool.colocation.evict_within;
 }
@@ -60,27 +66,28 @@ Time WarningOf(const PoolSpec& pool) {
 void ExpectFinish(const CycleContext& c, const Job& job, const PoolSpec& spec, Time work,
                   Time wait, bool can_comply, Time useful, Outlook& o) {
   const Policy& p = c.s.policy;
-  const double cost = static_cast<double>(job.spec.checkpoint_cost);
-  const double restart = static_cast<double>(RestartOverhead(job.spec));
-  const double every = static_cast<double>(p.spot_long_job_checkpoint);
+  // In seconds, as core/spot_math.h reckons.
+  const double cost = ToSeconds(job.spec.checkpoint_cost);
+  const double restart = ToSeconds(RestartOverhead(job.spec));
+  const double every = ToSeconds(p.spot_long_job_checkpoint);
   const double speed =
       spec.kind == PoolKind::kColocated ? spec.colocation.TrainingSpeed() : 1.0;
-  const double wall = static_cast<double>(work) / speed;
-  o.expected = ExpectedRunTimeOf(job.spec, wall, static_cast<double>(o.interval), o.mtbt, o.on_notice);
+  const double wall = ToSeconds(work) / speed;
+  o.expected = ExpectedRunTimeOf(job.spec, wall, ToSeconds(o.interval), o.mtbt, o.on_notice);
   if (o.window != kNever) {
-    const bool fits = wall + restart <= static_cast<double>(o.window);
+    const bool fits = wall + restart <= ToSeconds(o.window);
     if (!fits && !(o.on_notice && o.window >= useful)) {
       o.allowed = false;
       o.refusal = "does not fit the predicted idle window (" + FormatDuration(o.window) + " left)";
       return;
     }
   }
-  // On spot for `there` seconds at the pace that takes `full` for the whole work, then the
+  // On spot for `there` at the pace that takes `full` seconds for the whole work, then the
   // stop's checkpoint, the restart at home and the rest of the work there.
   const auto then_home = [&](Time there, double full) {
-    const double w = static_cast<double>(work);
-    const double done = std::min(w, static_cast<double>(there) * w / full);
-    return static_cast<double>(wait) + cost + restart + w - done;
+    const double w = ToSeconds(work);
+    const double done = std::min(w, ToSeconds(there) * w / full);
+    return ToSeconds(wait) + cost + restart + w - done;
   };
   if (o.bridge && wait != kNever) {
     // For the wait, at most what is left of spot_long_job.
@@ -121,8 +128,8 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   const bool rule_bound = !naive && spec.kind == PoolKind::kSpot && long_job && !o.on_notice &&
                           (o.interval == 0 || o.interval > p.spot_long_job_checkpoint);
   // A long job squeeze can ask to checkpoint every spot_long_job_checkpoint meets the rule.
-  const double pause = static_cast<double>(PeriodicCheckpointStall(job.spec));
-  const double every = static_cast<double>(p.spot_long_job_checkpoint);
+  const double pause = ToSeconds(PeriodicCheckpointStall(job.spec));
+  const double every = ToSeconds(p.spot_long_job_checkpoint);
   const bool can_comply = rule_bound && job.spec.checkpointable && work != kNever &&
                           wait != kNever &&
                           CheckpointsAffordable(pause, every, p.spot_long_job_comply);
@@ -144,7 +151,8 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
     return o;
   }
   // A useful part of a run that checkpoints when the owner comes back.
-  const Time useful = std::max<Time>(600, 10 * (job.spec.checkpoint_cost + RestartOverhead(job.spec)));
+  const Time useful =
+      std::max<Time>(10 * kMinute, 10 * (job.spec.checkpoint_cost + RestartOverhead(job.spec)));
   if (windows) {
     if (auto w = IdleWindowLeft(c, placement)) o.window = *w;
   }
@@ -162,7 +170,7 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
 std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time work) {
   char text[384];
   const std::string what = pool.kind == PoolKind::kSpot ? "spot pool " : "inference GPUs of ";
-  const std::string mtbt = FormatDuration(static_cast<Time>(o.mtbt));
+  const std::string mtbt = FormatDuration(WholeSecondsToTime(o.mtbt));
   std::string saves =
       o.on_notice ? "saves within the warning"
                   : (o.interval > 0 ? "checkpoints every " + FormatDuration(o.interval)
@@ -178,7 +186,7 @@ std::string StartReason(const PoolSpec& pool, const Outlook& o, Time wait, Time 
                   "on %s%s: expected to finish in %s there (%s; a take every %s) against %s "
                   "waiting at home + %s running",
                   what.c_str(), pool.name.c_str(),
-                  FormatDuration(static_cast<Time>(o.expected)).c_str(), saves.c_str(),
+                  FormatDuration(WholeSecondsToTime(o.expected)).c_str(), saves.c_str(),
                   mtbt.c_str(), FormatDuration(wait).c_str(), FormatDuration(work).c_str());
   }
   return text;
@@ -229,7 +237,7 @@ void RunTakeable(CycleContext& c, PoolKind kind) {
           const Outlook o = Assess(c, job, pool, *placement, work, wait);
           if (!o.allowed) continue;
           const bool sooner = wait == kNever || work == kNever ||
-                              o.expected < static_cast<double>(wait + work);
+                              o.expected < ToSeconds(wait + work);
           if (!naive && !prefers && !sooner) continue;
           StartOptions how;
           how.kind = kind == PoolKind::kSpot ? StartKind::kSpot : StartKind::kColocated;

@@ -26,8 +26,8 @@ struct NodePlan {
 // started (the newest first), as one number that sums over a node's victims.
 double VictimCost(const CycleContext& c, const Job& v) {
   if (c.s.policy.victim_order == "priority_newest") {
-    constexpr double kClassWeight = 1e12;  // more seconds than any trace's span
-    return static_cast<double>(c.BandOf(v)) * kClassWeight - static_cast<double>(v.run_start);
+    constexpr double kClassWeight = 1e12;  // more seconds than any trace's span or unix time
+    return static_cast<double>(c.BandOf(v)) * kClassWeight - ToSeconds(v.run_start);
   }
   return v.LostGpuSecondsIfStopped(c.now);
 }

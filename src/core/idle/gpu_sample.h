@@ -11,12 +11,12 @@
 namespace squeeze {
 
 struct GpuSample {
-  Time time = 0;          // unix seconds, UTC
+  Time time = 0;          // when (unix time, UTC)
   std::string node;
   int gpu = 0;            // index of the GPU on its node
   double utilization = 0; // 0..1
   std::optional<double> memory_used_mib;
-  Time covers = 0;  // the seconds the sample stands for (an hourly summary: 3600); 0: the
+  Time covers = 0;  // how long the sample stands for (an hourly summary: an hour); 0: the
                     // samples' median gap
 };
 

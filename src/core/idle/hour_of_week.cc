@@ -7,21 +7,20 @@ namespace squeeze {
 namespace {
 
 // 1970-01-01 was a Thursday: the Monday before it is 3 days earlier.
-constexpr Time kFirstMonday = -3 * 86400;
+constexpr Time kFirstMonday = -3 * kDay;
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 }  // namespace
 
 int HourOfWeek(Time t) {
-  const Time into_week = (t - kFirstMonday) - FloorDiv(t - kFirstMonday, kSecondsPerWeek) *
-                                                  kSecondsPerWeek;
-  return static_cast<int>(into_week / kSecondsPerHour);
+  const Time into_week = (t - kFirstMonday) - FloorDiv(t - kFirstMonday, kWeek) * kWeek;
+  return static_cast<int>(into_week / kHour);
 }
 
-int64_t WeekIndex(Time t) { return FloorDiv(t - kFirstMonday, kSecondsPerWeek); }
+int64_t WeekIndex(Time t) { return FloorDiv(t - kFirstMonday, kWeek); }
 
-Time WeekStart(int64_t week) { return kFirstMonday + week * kSecondsPerWeek; }
+Time WeekStart(int64_t week) { return kFirstMonday + week * kWeek; }
 
 std::string DayName(int day) {
   static constexpr std::array<const char*, 7> kNames = {"Mon", "Tue", "Wed", "Thu",
@@ -37,8 +36,8 @@ std::string HourText(int hour_of_day) {
 
 std::string IsoTime(Time t) {
   // Howard Hinnant's civil_from_days.
-  const int64_t days = FloorDiv(t, 86400);
-  const int64_t secs = t - days * 86400;
+  const int64_t days = FloorDiv(t, kDay);
+  const int64_t secs = WholeSeconds(t - days * kDay);  // of the day
   const int64_t z = days + 719468;
   const int64_t era = FloorDiv(z, 146097);
   const int64_t doe = z - era * 146097;

@@ -12,10 +12,13 @@
 namespace squeeze {
 
 constexpr int kHoursPerWeek = 168;
-constexpr Time kSecondsPerHour = 3600;
-constexpr Time kSecondsPerWeek = kHoursPerWeek * kSecondsPerHour;
+static_assert(kWeek == kHoursPerWeek * kHour);
+// An hour and a week as Times (types.h's kHour and kWeek, in ticks despite the names, which
+// callers outside core/idle still use).
+constexpr Time kSecondsPerHour = kHour;
+constexpr Time kSecondsPerWeek = kWeek;
 
-// The hour of the week of unix time `t` (UTC), 0..167.
+// The hour of the week of unix time `t` (a Time, UTC), 0..167.
 int HourOfWeek(Time t);
 // The number of the Monday-based UTC week holding `t` (week 0 starts Monday 1969-12-29).
 int64_t WeekIndex(Time t);
@@ -25,7 +28,7 @@ Time WeekStart(int64_t week);
 std::string DayName(int day);
 // "HH:00" for an hour of the day 0..24 ("24:00" for the end of a day).
 std::string HourText(int hour_of_day);
-// ISO-8601 UTC, "2026-11-02T01:00:00Z".
+// ISO-8601 UTC, "2026-11-02T01:00:00Z" (whole seconds, rounded down).
 std::string IsoTime(Time t);
 
 }  // namespace squeeze

@@ -28,14 +28,14 @@ Status CheckOptions(const IdleOptions& o) {
     return out_of("probability", o.probability, "(0, 1]");
   }
   if (o.min_weeks < 1) return out_of("min_weeks", o.min_weeks, ">= 1");
-  if (o.sample_period < 0 || o.sample_period > kSecondsPerHour) {
-    return out_of("sample_period", static_cast<double>(o.sample_period), "[0, 3600] seconds");
+  if (o.sample_period < 0 || o.sample_period > kHour) {
+    return out_of("sample_period", ToSeconds(o.sample_period), "[0, 3600] seconds");
   }
   return Status::Ok();
 }
 
 using GpuKey = std::pair<std::string, int>;
-// A sample's time, utilization and the seconds it stands for (GpuSample::covers; 0: the period).
+// A sample's time, utilization and how long it stands for (GpuSample::covers; 0: the period).
 using GpuPoint = std::tuple<Time, double, Time>;
 using GpuSeries = std::map<GpuKey, std::vector<GpuPoint>>;
 
@@ -50,9 +50,9 @@ Time MedianGap(const GpuSeries& series) {
       if (covers0 == 0 && covers1 == 0 && t1 > t0) gaps.push_back(t1 - t0);
     }
   }
-  if (gaps.empty()) return kSecondsPerHour;
+  if (gaps.empty()) return kHour;
   std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-  return std::min(gaps[gaps.size() / 2], kSecondsPerHour);
+  return std::min(gaps[gaps.size() / 2], kHour);
 }
 
 // Each hour's mean utilization, weighted by the seconds each sample stands for.
@@ -64,13 +64,13 @@ StateGrid GpuStates(const std::vector<GpuPoint>& points, int64_t first_week, int
   for (const auto& [t, u, covers] : points) {
     const size_t cell = static_cast<size_t>(WeekIndex(t) - first_week) * kHoursPerWeek +
                         static_cast<size_t>(HourOfWeek(t));
-    const double w = static_cast<double>(covers > 0 ? covers : period);
+    const double w = ToSeconds(covers > 0 ? covers : period);
     sum[cell] += u * w;
     seconds[cell] += w;
   }
   StateGrid states(cells, kUnobserved);
   for (size_t c = 0; c < cells; ++c) {
-    const double covered = seconds[c] / static_cast<double>(kSecondsPerHour);
+    const double covered = seconds[c] / ToSeconds(kHour);
     if (seconds[c] <= 0 || covered + kEpsilon < o.min_coverage) continue;
     states[c] = sum[c] / seconds[c] < o.threshold ? kIdle : kBusy;
   }
@@ -221,10 +221,10 @@ Result<IdleAnalysis> AnalyseIdle(const std::vector<GpuSample>& samples, const Id
 
 std::optional<Time> IdleWindowEnd(const std::vector<IdleWindow>& windows, Time t) {
   const int hour = HourOfWeek(t);
-  const Time hour_start = t - ((t % kSecondsPerHour) + kSecondsPerHour) % kSecondsPerHour;
+  const Time hour_start = t - ((t % kHour) + kHour) % kHour;
   for (const IdleWindow& w : windows) {
     const int offset = (hour - w.start_hour + kHoursPerWeek) % kHoursPerWeek;
-    if (offset < w.length_hours) return hour_start + Time{w.length_hours - offset} * kSecondsPerHour;
+    if (offset < w.length_hours) return hour_start + Time{w.length_hours - offset} * kHour;
   }
   return std::nullopt;
 }

@@ -24,7 +24,7 @@ struct IdleOptions {
   double min_coverage = 0.5;  // share of the hour the samples must cover to count (0..1]
   double probability = 0.8;   // a window's hours have at least this idle probability
   int min_weeks = 2;          // ... and at least this many observed weeks
-  Time sample_period = 0;     // seconds one sample stands for; 0 = the median gap of the input
+  Time sample_period = 0;     // how long one sample stands for; 0 = the median gap of the input
 };
 
 // Per hour of the week: in how many weeks it was observed, and idle.

@@ -5,26 +5,28 @@
 namespace squeeze {
 namespace {
 
-constexpr Time kMonday = 1793577600;  // 2026-11-02T00:00:00Z
+constexpr Time kMonday = Seconds(1793577600);  // 2026-11-02T00:00:00Z
 
 // One sample every 5 minutes of `hours` hours of week `week` from hour-of-week `start`.
 void AddHours(std::vector<GpuSample>& out, const std::string& node, int gpu, int week, int start,
               int hours, double utilization) {
   for (int h = 0; h < hours; ++h) {
-    const Time t0 = kMonday + week * kSecondsPerWeek + ((start + h) % kHoursPerWeek) * 3600;
-    for (Time t = t0; t < t0 + 3600; t += 300) out.push_back({t, node, gpu, utilization, {}});
+    const Time t0 = kMonday + week * kWeek + ((start + h) % kHoursPerWeek) * kHour;
+    for (Time t = t0; t < t0 + kHour; t += 5 * kMinute) {
+      out.push_back({t, node, gpu, utilization, {}});
+    }
   }
 }
 
 TEST(HourOfWeekTest, MondayMidnightIsHourZero) {
   EXPECT_EQ(HourOfWeek(kMonday), 0);
-  EXPECT_EQ(HourOfWeek(kMonday + 3599), 0);
-  EXPECT_EQ(HourOfWeek(kMonday + 3600), 1);
-  EXPECT_EQ(HourOfWeek(kMonday - 1), 167);  // Sunday 23:59:59
+  EXPECT_EQ(HourOfWeek(kMonday + kHour - kSecond), 0);
+  EXPECT_EQ(HourOfWeek(kMonday + kHour), 1);
+  EXPECT_EQ(HourOfWeek(kMonday - kSecond), 167);  // Sunday 23:59:59
   EXPECT_EQ(HourOfWeek(0), 3 * 24);         // 1970-01-01 was a Thursday
-  EXPECT_EQ(WeekIndex(kMonday - 1) + 1, WeekIndex(kMonday));
-  EXPECT_EQ(WeekStart(WeekIndex(kMonday + 100000)), kMonday);
-  EXPECT_EQ(IsoTime(kMonday + 3600), "2026-11-02T01:00:00Z");
+  EXPECT_EQ(WeekIndex(kMonday - kSecond) + 1, WeekIndex(kMonday));
+  EXPECT_EQ(WeekStart(WeekIndex(kMonday + 100000 * kSecond)), kMonday);
+  EXPECT_EQ(IsoTime(kMonday + kHour), "2026-11-02T01:00:00Z");
 }
 
 TEST(IdleAnalysisTest, BucketsMeanUtilizationPerHourAndWeek) {
@@ -33,12 +35,12 @@ TEST(IdleAnalysisTest, BucketsMeanUtilizationPerHourAndWeek) {
   for (int w = 0; w < 2; ++w) AddHours(s, "n", 0, w, 0, kHoursPerWeek, 0.5);
   for (auto& x : s) {
     const int h = HourOfWeek(x.time);
-    if (h == 10 || (h == 11 && x.time < kMonday + kSecondsPerWeek)) x.utilization = 0.02;
+    if (h == 10 || (h == 11 && x.time < kMonday + kWeek)) x.utilization = 0.02;
   }
   auto a = AnalyseIdle(s, IdleOptions{});
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_EQ(a->weeks, 2);
-  EXPECT_EQ(a->sample_period, 300);
+  EXPECT_EQ(a->sample_period, 5 * kMinute);
   const HourProfile& p = a->nodes.at(0).gpus.at(0).profile;
   EXPECT_EQ(p.observed_weeks[10], 2);
   EXPECT_EQ(p.idle_weeks[10], 2);
@@ -65,10 +67,10 @@ TEST(IdleAnalysisTest, HourWithTooFewSamplesIsNotObserved) {
   for (int w = 0; w < 2; ++w) AddHours(s, "n", 0, w, 0, 2, 0.0);
   // Keep 5 of the 12 samples of hour 1 in week 1: 25 minutes < half an hour.
   std::erase_if(s, [](const GpuSample& x) {
-    return x.time >= kMonday + kSecondsPerWeek + 3600 + 5 * 300;
+    return x.time >= kMonday + kWeek + kHour + 5 * 5 * kMinute;
   });
   IdleOptions o;
-  o.sample_period = 300;
+  o.sample_period = 5 * kMinute;
   auto a = AnalyseIdle(s, o);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->nodes[0].gpus[0].profile.observed_weeks[0], 2);
@@ -131,12 +133,11 @@ TEST(IdleAnalysisTest, ErrorsForBadOptionsNoSamplesAndUnknownNodes) {
 
 TEST(IdleWindowEndTest, SaysWhenTheWindowHoldingATimeEnds) {
   const std::vector<IdleWindow> windows = {{1, 6, 4, 4}, {166, 4, 4, 4}};
-  EXPECT_EQ(IdleWindowEnd(windows, kMonday + 3600 + 10), kMonday + 7 * 3600);
-  EXPECT_EQ(IdleWindowEnd(windows, kMonday + 6 * 3600 + 3599), kMonday + 7 * 3600);
-  EXPECT_EQ(IdleWindowEnd(windows, kMonday + 7 * 3600), std::nullopt);
+  EXPECT_EQ(IdleWindowEnd(windows, kMonday + kHour + 10 * kSecond), kMonday + 7 * kHour);
+  EXPECT_EQ(IdleWindowEnd(windows, kMonday + 7 * kHour - kSecond), kMonday + 7 * kHour);
+  EXPECT_EQ(IdleWindowEnd(windows, kMonday + 7 * kHour), std::nullopt);
   // Sunday 22:30 is in the wrapping window, which ends Monday 02:00.
-  EXPECT_EQ(IdleWindowEnd(windows, kMonday + kSecondsPerWeek - 5400),
-            kMonday + kSecondsPerWeek + 2 * 3600);
+  EXPECT_EQ(IdleWindowEnd(windows, kMonday + kWeek - 90 * kMinute), kMonday + kWeek + 2 * kHour);
 }
 
 }  // namespace

@@ -17,10 +17,10 @@ constexpr double kRerankDrift = 0.05;   // relative change of a new job's rank t
 
 void RunTimeModel::Observe(Time run_time, size_t window) {
   samples_.push_back(run_time);
-  const double t = static_cast<double>(run_time);
+  const double t = ToSeconds(run_time);
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), t), t);
   while (samples_.size() > window) {
-    const double old = static_cast<double>(samples_.front());
+    const double old = ToSeconds(samples_.front());
     samples_.pop_front();
     sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), old));
   }
@@ -92,10 +92,10 @@ const RunTimeModel* GittinsOrder::ModelFor(const Job& job) const {
 }
 
 double GittinsOrder::Key(const Job& job, Time now) const {
-  const double attained = static_cast<double>(job.work_done + job.RunProgress(now));
+  const double attained = ToSeconds(job.work_done + job.RunProgress(now));
   double rank;
   if (job.spec.estimate) {
-    rank = std::max(1.0, static_cast<double>(*job.spec.estimate) - attained);
+    rank = std::max(1.0, ToSeconds(*job.spec.estimate) - attained);
   } else if (const RunTimeModel* m = ModelFor(job)) {
     rank = m->Rank(attained, grid_);
   } else {
@@ -108,9 +108,9 @@ double GittinsOrder::Key(const Job& job, Time now) const {
 std::optional<Time> GittinsOrder::PredictRemaining(const Job& job, Time now) const {
   const RunTimeModel* m = ModelFor(job);
   if (m == nullptr) return std::nullopt;
-  auto r = m->MedianRemaining(static_cast<double>(job.work_done + job.RunProgress(now)));
+  auto r = m->MedianRemaining(ToSeconds(job.work_done + job.RunProgress(now)));
   if (!r) return std::nullopt;
-  return static_cast<Time>(std::ceil(*r));
+  return Seconds(static_cast<int64_t>(std::ceil(*r)));  // whole seconds, rounded up
 }
 
 bool GittinsOrder::Observe(const Job& finished) {

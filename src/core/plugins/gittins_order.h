@@ -17,7 +17,8 @@
 
 namespace squeeze {
 
-// Run times observed for one class of jobs, and the rank table derived from them.
+// Run times observed for one class of jobs, and the rank table derived from them. The model
+// works in seconds (doubles): the same figures whatever the tick.
 class RunTimeModel {
  public:
   void Observe(Time run_time, size_t window);
@@ -28,13 +29,13 @@ class RunTimeModel {
   // that has run `attained` seconds; smaller runs first.
   // (0 before the first Rebuild.)
   double Rank(double attained, const std::vector<double>& grid) const;
-  // The median of the run time still to come for a job that has run `attained` seconds;
-  // nullopt when it has outlived every sample.
+  // The median of the run time still to come (seconds) for a job that has run `attained`
+  // seconds; nullopt when it has outlived every sample.
   std::optional<double> MedianRemaining(double attained) const;
 
  private:
   std::deque<Time> samples_;      // in arrival order, for the window
-  std::vector<double> sorted_;    // the same, ascending
+  std::vector<double> sorted_;    // the same in seconds, ascending
   std::vector<double> table_;     // rank at each grid point
 };
 

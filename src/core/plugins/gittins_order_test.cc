@@ -29,8 +29,8 @@ Job Waiting(Time attained, int pool = 0, int gpus = 1) {
 // Ten jobs ran 100 s and ten ran 1,000 s in pool 0.
 GittinsOrder Trained(const JobOrderOptions& options = {}) {
   GittinsOrder order(options);
-  for (int i = 0; i < 10; ++i) order.Observe(Finished(i, 100));
-  for (int i = 10; i < 20; ++i) order.Observe(Finished(i, 1000));
+  for (int i = 0; i < 10; ++i) order.Observe(Finished(i, 100 * kSecond));
+  for (int i = 10; i < 20; ++i) order.Observe(Finished(i, 1000 * kSecond));
   return order;
 }
 
@@ -40,31 +40,31 @@ TEST(GittinsOrderTest, RankIsTheLeastExpectedWorkPerCompletion) {
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 200);
   // Past 100 s only the 1,000 s jobs remain. The grid point at or below 150 is 137 s:
   // all ten finish after 863 s more => 863.
-  EXPECT_DOUBLE_EQ(order.Key(Waiting(150), 0), 863);
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(150 * kSecond), 0), 863);
   // Outliving every sample: ranked by what it attained (at the grid point below it).
-  const double outlived = order.Key(Waiting(5000), 0);
+  const double outlived = order.Key(Waiting(5000 * kSecond), 0);
   EXPECT_GT(outlived, 4000);
   EXPECT_LE(outlived, 5000);
-  EXPECT_GT(order.Key(Waiting(20000), 0), outlived);
+  EXPECT_GT(order.Key(Waiting(20000 * kSecond), 0), outlived);
 }
 
 TEST(GittinsOrderTest, FewerThanTwentySamplesFallsBackToLeastAttainedService) {
   GittinsOrder order{JobOrderOptions{}};
-  for (int i = 0; i < 19; ++i) order.Observe(Finished(i, 100));
+  for (int i = 0; i < 19; ++i) order.Observe(Finished(i, 100 * kSecond));
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 1);
-  EXPECT_DOUBLE_EQ(order.Key(Waiting(40), 0), 41);
-  EXPECT_TRUE(order.Observe(Finished(19, 100)));  // the 20th builds the ranks
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(40 * kSecond), 0), 41);
+  EXPECT_TRUE(order.Observe(Finished(19, 100 * kSecond)));  // the 20th builds the ranks
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 100);
 }
 
 TEST(GittinsOrderTest, WaitingJobsAreReRankedOnlyWhenTheModelMoves) {
   GittinsOrder order{JobOrderOptions{}};
   int id = 0;
-  for (int i = 0; i < 20; ++i) order.Observe(Finished(id++, 100));
+  for (int i = 0; i < 20; ++i) order.Observe(Finished(id++, 100 * kSecond));
   bool reranked = false;
-  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 100));
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 100 * kSecond));
   EXPECT_FALSE(reranked) << "the same run times again must not re-rank";
-  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 10000));
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 10000 * kSecond));
   EXPECT_TRUE(reranked);
 }
 
@@ -83,26 +83,26 @@ TEST(GittinsOrderTest, GpuWeightingMultipliesByGpus) {
 
 TEST(GittinsOrderTest, AnEstimateRanksByTheRemainingEstimate) {
   GittinsOrder order = Trained();
-  Job j = Waiting(100);
-  j.spec.estimate = 400;
+  Job j = Waiting(100 * kSecond);
+  j.spec.estimate = 400 * kSecond;
   EXPECT_DOUBLE_EQ(order.Key(j, 0), 300);
 }
 
 TEST(GittinsOrderTest, PredictsTheMedianRunTimeStillToCome) {
   GittinsOrder order = Trained();
-  EXPECT_EQ(order.PredictRemaining(Waiting(0), 0), 1000);   // upper median of 100 and 1000
-  EXPECT_EQ(order.PredictRemaining(Waiting(150), 0), 850);  // only the 1,000 s jobs remain
-  EXPECT_EQ(order.PredictRemaining(Waiting(5000), 0), std::nullopt);
+  EXPECT_EQ(order.PredictRemaining(Waiting(0), 0), 1000 * kSecond);  // upper median of 100 and 1000
+  EXPECT_EQ(order.PredictRemaining(Waiting(150 * kSecond), 0), 850 * kSecond);  // only 1,000 s jobs
+  EXPECT_EQ(order.PredictRemaining(Waiting(5000 * kSecond), 0), std::nullopt);
   GittinsOrder empty{JobOrderOptions{}};
   EXPECT_EQ(empty.PredictRemaining(Waiting(0), 0), std::nullopt);
 }
 
 TEST(GittinsOrderTest, FailedJobsTeachNothing) {
   GittinsOrder order{JobOrderOptions{}};
-  Job failed = Finished(1, 100);
+  Job failed = Finished(1, 100 * kSecond);
   failed.state = JobState::kFailed;
   for (int i = 0; i < 30; ++i) EXPECT_FALSE(order.Observe(failed));
-  EXPECT_DOUBLE_EQ(order.Key(Waiting(7), 0), 8);
+  EXPECT_DOUBLE_EQ(order.Key(Waiting(7 * kSecond), 0), 8);
 }
 
 }  // namespace

@@ -19,24 +19,24 @@ class FifoOrder : public JobOrder {
   double Key(const Job&, Time) const override { return 0; }
 };
 
-// Shortest estimated run time first; jobs without an estimate go after all that have one.
+// Shortest estimated run time (seconds) first; jobs without an estimate go after all that have one.
 class SjfOrder : public JobOrder {
  public:
   std::string_view name() const override { return "sjf"; }
   std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<SjfOrder>(*this); }
   double Key(const Job& job, Time) const override {
-    return job.spec.estimate ? static_cast<double>(*job.spec.estimate) : kUnknown;
+    return job.spec.estimate ? ToSeconds(*job.spec.estimate) : kUnknown;
   }
 };
 
-// Shortest remaining run time by estimate (with true durations: the SRTF reference).
+// Shortest remaining run time (seconds) by estimate (with true durations: the SRTF reference).
 class SrtfOrder : public JobOrder {
  public:
   std::string_view name() const override { return "srtf"; }
   std::unique_ptr<JobOrder> Clone() const override { return std::make_unique<SrtfOrder>(*this); }
   double Key(const Job& job, Time now) const override {
     auto r = job.EstimatedRemaining(now);
-    return r ? static_cast<double>(*r) : kUnknown;
+    return r ? ToSeconds(*r) : kUnknown;
   }
 };
 

@@ -29,7 +29,7 @@ class JobOrder {
   // Learns from a job that left the system; true when keys of waiting jobs may have changed
   // (the scheduler then takes them anew).
   virtual bool Observe(const Job& finished) { return false; }
-  // What the plugin has learned of how much longer the job will run (seconds), if anything.
+  // What the plugin has learned of how much longer the job will run, if anything.
   virtual std::optional<Time> PredictRemaining(const Job& job, Time now) const {
     return std::nullopt;
   }

@@ -146,14 +146,15 @@ inline std::string DescribePlacement(const Placement& p, const ClusterSpec& clus
 }
 
 // One decision as a line: "start 3 on a0:0,1 a1:0" with " milli=500", " resume",
-// " overhead=30", " borrowed", " slice_end=1800" when they apply; "stop 2: <reason>".
+// " overhead=30", " borrowed", " slice_end=1800" (in seconds, whatever the tick) when they
+// apply; "stop 2: <reason>".
 inline std::string Describe(const Decision& d, const ClusterSpec& cluster) {
   if (d.kind == Decision::Kind::kStop) return "stop " + std::to_string(d.job) + ": " + d.reason;
   std::string out = "start " + std::to_string(d.job) + " on " + DescribePlacement(d.placement, cluster);
   if (d.resume) out += " resume";
-  if (d.overhead != 0) out += " overhead=" + std::to_string(d.overhead);
+  if (d.overhead != 0) out += " overhead=" + std::to_string(WholeSeconds(d.overhead));
   if (d.borrowed) out += " borrowed";
-  if (d.slice_end != kNever) out += " slice_end=" + std::to_string(d.slice_end);
+  if (d.slice_end != kNever) out += " slice_end=" + std::to_string(WholeSeconds(d.slice_end));
   if (!d.reason.empty()) out += " (" + d.reason + ")";
   return out;
 }

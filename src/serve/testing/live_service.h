@@ -53,7 +53,7 @@ struct LiveService {
   std::unique_ptr<LocalExecutor> executor;
   std::unique_ptr<LiveQueue> queue;
   std::unique_ptr<QueueService> service;
-  Time now = 1'800'000'000;
+  Time now = Seconds(1'800'000'000);
 };
 
 }  // namespace squeeze::testing

@@ -63,17 +63,22 @@ Result<double> ParseNumberCell(std::string_view text) {
   return v;
 }
 
-Result<Time> ParseSecondsCell(std::string_view text, Time min) {
+Result<Time> ParseSecondsCell(std::string_view text, int64_t min_seconds) {
   if (text.empty()) return Reason("is empty");
   const bool negative = text[0] == '-';
   Result<Time> t = ParseDuration(negative ? text.substr(1) : text);
   if (!t.ok()) {
     return Reason("is not a duration (use seconds or forms like 90s, 30m, 12h, 2d, 1h30m)");
   }
-  if (negative && *t != 0) return Reason("must be >= " + std::to_string(min));
-  if (*t < min) return Reason("must be >= " + std::to_string(min));
-  if (*t > kMaxTraceSeconds) return Reason("must be <= " + std::to_string(kMaxTraceSeconds));
-  return t;
+  // Whole seconds (half a second up), whatever the tick: a trace reads the same at any tick.
+  const Time whole = (*t + kSecond / 2) / kSecond * kSecond;
+  const std::string at_least = "must be >= " + std::to_string(min_seconds);
+  if (negative && whole != 0) return Reason(at_least);
+  if (whole < Seconds(min_seconds)) return Reason(at_least);
+  if (whole > Seconds(kMaxTraceSeconds)) {
+    return Reason("must be <= " + std::to_string(kMaxTraceSeconds));
+  }
+  return whole;
 }
 
 Result<bool> ParseBoolCell(std::string_view text) {
@@ -102,7 +107,8 @@ Result<Time> ParseTimestampCell(std::string_view text) {
       minute > 59 || second > 59) {
     return Reason("is not a valid date and time (expected YYYY-MM-DD HH:MM:SS, UTC)");
   }
-  return DaysFromCivil(year, month, day) * 86400 + Time{hour} * 3600 + Time{minute} * 60 + second;
+  return DaysFromCivil(year, month, day) * kDay + hour * kHour + minute * kMinute +
+         Seconds(second);
 }
 
 int64_t DaysFromCivil(int64_t year, int month, int day) {

@@ -14,8 +14,8 @@
 
 namespace squeeze {
 
-// The largest time a trace may state, in seconds (about 31,700 years).
-constexpr Time kMaxTraceSeconds = 1'000'000'000'000;
+// The largest time a trace may state, a number of seconds (about 31,700 years).
+constexpr int64_t kMaxTraceSeconds = 1'000'000'000'000;
 // The most GPUs one job may ask for.
 constexpr int64_t kMaxJobGpus = 1 << 16;
 
@@ -24,11 +24,11 @@ Result<int64_t> ParseIntegerCell(std::string_view text, int64_t min, int64_t max
 // A finite decimal number (e.g. "66.0", "1e3").
 Result<double> ParseNumberCell(std::string_view text);
 // Plain seconds or a duration such as "90s", "30m", "1h30m" (see ParseDuration), rounded to a
-// whole second, in [min, kMaxTraceSeconds].
-Result<Time> ParseSecondsCell(std::string_view text, Time min);
+// whole second, in [min_seconds, kMaxTraceSeconds] seconds; a Time.
+Result<Time> ParseSecondsCell(std::string_view text, int64_t min_seconds);
 // true/false, yes/no, 1/0, any case.
 Result<bool> ParseBoolCell(std::string_view text);
-// "YYYY-MM-DD HH:MM:SS" (or with a 'T' between date and time), read as UTC: seconds since
+// "YYYY-MM-DD HH:MM:SS" (or with a 'T' between date and time), read as UTC: the Time since
 // 1970-01-01 00:00:00.
 Result<Time> ParseTimestampCell(std::string_view text);
 // Days from 1970-01-01 to the given proleptic Gregorian date (negative before it).

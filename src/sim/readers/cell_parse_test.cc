@@ -22,10 +22,10 @@ TEST(CellParseTest, DaysFromCivil) {
 
 TEST(CellParseTest, TimestampsAreUtcSeconds) {
   EXPECT_EQ(*ParseTimestampCell("1970-01-01 00:00:00"), 0);
-  EXPECT_EQ(*ParseTimestampCell("1969-12-31 23:59:59"), -1);
-  EXPECT_EQ(*ParseTimestampCell("2017-10-09 07:01:55"), 1507532515);
-  EXPECT_EQ(*ParseTimestampCell("2017-10-09T07:01:55"), 1507532515);
-  EXPECT_EQ(*ParseTimestampCell("2016-02-29 12:00:00"), 1456747200);
+  EXPECT_EQ(*ParseTimestampCell("1969-12-31 23:59:59"), Seconds(-1));
+  EXPECT_EQ(*ParseTimestampCell("2017-10-09 07:01:55"), Seconds(1507532515));
+  EXPECT_EQ(*ParseTimestampCell("2017-10-09T07:01:55"), Seconds(1507532515));
+  EXPECT_EQ(*ParseTimestampCell("2016-02-29 12:00:00"), Seconds(1456747200));
   const std::string bad = "is not a timestamp (expected YYYY-MM-DD HH:MM:SS, UTC)";
   const std::string invalid = "is not a valid date and time (expected YYYY-MM-DD HH:MM:SS, UTC)";
   EXPECT_EQ(ReasonOf(ParseTimestampCell("").status()), bad);
@@ -62,11 +62,11 @@ TEST(CellParseTest, Numbers) {
 
 TEST(CellParseTest, Seconds) {
   EXPECT_EQ(*ParseSecondsCell("0", 0), 0);
-  EXPECT_EQ(*ParseSecondsCell("3600", 1), 3600);
-  EXPECT_EQ(*ParseSecondsCell("90s", 1), 90);
-  EXPECT_EQ(*ParseSecondsCell("30m", 1), 1800);
-  EXPECT_EQ(*ParseSecondsCell("12h", 1), 43200);
-  EXPECT_EQ(*ParseSecondsCell("1d1h", 1), 90000);
+  EXPECT_EQ(*ParseSecondsCell("3600", 1), kHour);
+  EXPECT_EQ(*ParseSecondsCell("90s", 1), 90 * kSecond);
+  EXPECT_EQ(*ParseSecondsCell("30m", 1), 30 * kMinute);
+  EXPECT_EQ(*ParseSecondsCell("12h", 1), 12 * kHour);
+  EXPECT_EQ(*ParseSecondsCell("1d1h", 1), kDay + kHour);
   EXPECT_EQ(ReasonOf(ParseSecondsCell("-5", 0).status()), "must be >= 0");
   EXPECT_EQ(ReasonOf(ParseSecondsCell("0", 1).status()), "must be >= 1");
   EXPECT_EQ(ReasonOf(ParseSecondsCell("-x", 1).status()),

@@ -43,7 +43,7 @@ Result<Time> ParseTime(std::string_view text) {
   if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     auto t = ParseIntegerCell(text, 0, kMaxTraceSeconds);
     if (!t.ok()) return t.status();
-    return Time{*t};
+    return Seconds(*t);
   }
   if (text.size() == 20 && (text.back() == 'Z' || text.back() == 'z')) {
     auto t = ParseTimestampCell(text.substr(0, 19));

@@ -20,10 +20,10 @@ TEST(GpuSamplesReaderTest, ReadsUnixAndIsoTimesFractionsAndPercents) {
       "s.csv");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->size(), 3u);
-  EXPECT_EQ((*r)[0].time, 1793577600);
+  EXPECT_EQ((*r)[0].time, Seconds(1793577600));
   EXPECT_DOUBLE_EQ((*r)[0].utilization, 0.35);
   EXPECT_EQ((*r)[0].memory_used_mib, 1024);
-  EXPECT_EQ((*r)[1].time, 1793577600 + 3600);
+  EXPECT_EQ((*r)[1].time, Seconds(1793577600) + kHour);
   EXPECT_DOUBLE_EQ((*r)[1].utilization, 0.35);
   EXPECT_FALSE((*r)[1].memory_used_mib.has_value());
   EXPECT_EQ((*r)[2].node, "node-2");

@@ -77,7 +77,7 @@ Status ReadSample(const CsvRecord& row, const std::array<size_t, kColumns>& at,
   const std::string_view id = row.fields[at[kContainer]];
   if (id.empty()) return CellError(source, row.line, kContainer, id, "is empty");
   out[std::string(id)].push_back(
-      {std::llround(*seconds), std::clamp(*percent / 100, 0.0, 1.0), row.line});
+      {Seconds(std::llround(*seconds)), std::clamp(*percent / 100, 0.0, 1.0), row.line});
   return Status::Ok();
 }
 
@@ -91,7 +91,7 @@ Status SortSamples(std::map<std::string, std::vector<Sample>>& samples,
       if (list[i].time == list[i - 1].time) {
         return Status::Error(source + ":" + std::to_string(list[i].line) + ": container '" +
                              ShowCell(id) + "' has a second sample at timestamp " +
-                             std::to_string(list[i].time) + " (the first on line " +
+                             std::to_string(WholeSeconds(list[i].time)) + " (the first on line " +
                              std::to_string(list[i - 1].line) + ")");
       }
     }
@@ -189,9 +189,9 @@ double MeanInferenceLoad(const InferenceLoad& load) {
     double area = 0;
     for (size_t i = 0; i < s.points.size(); ++i) {
       const Time end = i + 1 < s.points.size() ? s.points[i + 1].first : load.period;
-      area += s.points[i].second * static_cast<double>(std::max<Time>(0, end - s.points[i].first));
+      area += s.points[i].second * ToSeconds(std::max<Time>(0, end - s.points[i].first));
     }
-    sum += area / static_cast<double>(load.period);
+    sum += area / ToSeconds(load.period);
   }
   return sum / static_cast<double>(load.series.size());
 }

@@ -88,10 +88,10 @@ TEST(InferenceLoadReaderTest, KeepsFullSeriesOrderedById) {
   EXPECT_EQ(r->source, "small.csv");
   ASSERT_EQ(r->series.size(), 2u);
   EXPECT_EQ(r->series[0].id, "a");
-  EXPECT_EQ(r->series[0].points, (Points{{0, 0.5}, {120, 1.0}}));  // equal steps merged
+  EXPECT_EQ(r->series[0].points, (Points{{0, 0.5}, {Seconds(120), 1.0}}));  // steps merged
   EXPECT_EQ(r->series[1].id, "b");
-  EXPECT_EQ(r->series[1].points, (Points{{0, 0.1}, {60, 0.2}, {177, 0.0}}));
-  EXPECT_EQ(r->period, 177 + 60);  // last - first + the median step
+  EXPECT_EQ(r->series[1].points, (Points{{0, 0.1}, {Seconds(60), 0.2}, {Seconds(177), 0.0}}));
+  EXPECT_EQ(r->period, Seconds(177 + 60));  // last - first + the median step
 }
 
 TEST(InferenceLoadReaderTest, ASeriesStartingLateGetsItsFirstValueAtZero) {
@@ -108,8 +108,8 @@ TEST(InferenceLoadReaderTest, ASeriesStartingLateGetsItsFirstValueAtZero) {
   EXPECT_EQ(r->series[0].points, (Points{{0, 0.05}}));
   EXPECT_EQ(r->series[1].id, "late");
   EXPECT_EQ(r->series[1].points.front(), (std::pair<Time, double>{0, 0.1}));
-  EXPECT_EQ(r->series[1].points[1], (std::pair<Time, double>{20, 0.2}));
-  EXPECT_EQ(r->period, 100);
+  EXPECT_EQ(r->series[1].points[1], (std::pair<Time, double>{Seconds(20), 0.2}));
+  EXPECT_EQ(r->period, Seconds(100));
   EXPECT_NEAR(MeanInferenceLoad(*r), (0.05 + (0.1 * 2 + 0.2 + 0.3 + 0.4 + 0.5 + 0.6 + 0.7 +
                                               0.8 + 0.9) / 10) / 2,
               1e-12);
@@ -120,8 +120,8 @@ TEST(InferenceLoadReaderTest, ColumnsInAnyOrderAndCase) {
       ParseInferenceLoad("Container_IP;VALUE;Timestamp_Anon\nx;20;0\nx;40;30\n", "order.csv");
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->series.size(), 1u);
-  EXPECT_EQ(r->series[0].points, (Points{{0, 0.2}, {30, 0.4}}));
-  EXPECT_EQ(r->period, 60);
+  EXPECT_EQ(r->series[0].points, (Points{{0, 0.2}, {Seconds(30), 0.4}}));
+  EXPECT_EQ(r->period, Seconds(60));
 }
 
 TEST(InferenceLoadReaderTest, BadTextsNameFileLineColumnAndValue) {
@@ -172,7 +172,7 @@ TEST(InferenceLoadReaderTest, ReadsPlainGzippedAndTarGzFiles) {
     ASSERT_TRUE(r.ok()) << name << ": " << r.status().message();
     EXPECT_EQ(r->source, path);
     ASSERT_EQ(r->series.size(), 2u) << name;
-    EXPECT_EQ(r->period, 237) << name;
+    EXPECT_EQ(r->period, Seconds(237)) << name;
   }
 }
 
@@ -233,7 +233,7 @@ TEST(InferenceLoadReaderTest, RealPodDutyCycleTrace) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   // 143 containers over 1441 timestamps 57 s apart; 72 have every sample, 94 have >= 90%.
   EXPECT_EQ(r->series.size(), 94u);
-  EXPECT_EQ(r->period, 82080 + 57);
+  EXPECT_EQ(r->period, Seconds(82080 + 57));
   for (const LoadSeries& s : r->series) {
     ASSERT_FALSE(s.points.empty());
     EXPECT_EQ(s.points.front().first, 0);

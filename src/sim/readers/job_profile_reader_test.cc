@@ -42,8 +42,8 @@ TEST(JobProfileReaderTest, EveryColumn) {
 
   const TraceJob& a = r->jobs[1];
   EXPECT_EQ(a.spec.id, 7);
-  EXPECT_EQ(a.spec.submit_time, 1800);
-  EXPECT_EQ(a.duration, 7200);
+  EXPECT_EQ(a.spec.submit_time, 30 * kMinute);
+  EXPECT_EQ(a.duration, 2 * kHour);
   EXPECT_EQ(a.spec.gpus, 1);
   EXPECT_EQ(a.spec.pool, "inference-a");
   EXPECT_EQ(a.spec.name, "bert-ft");
@@ -56,18 +56,18 @@ TEST(JobProfileReaderTest, EveryColumn) {
   EXPECT_EQ(a.spec.memory_mib, 65536);
   EXPECT_FALSE(a.spec.preemptible);
   EXPECT_TRUE(a.spec.checkpointable);
-  EXPECT_EQ(a.spec.checkpoint_interval, 900);
-  EXPECT_EQ(a.spec.checkpoint_cost, 45);
-  EXPECT_EQ(a.spec.restart_overhead, std::optional<Time>(120));
-  EXPECT_EQ(a.spec.estimate, std::optional<Time>(5400));
-  EXPECT_EQ(a.spec.deadline, std::optional<Time>(43200));
+  EXPECT_EQ(a.spec.checkpoint_interval, 15 * kMinute);
+  EXPECT_EQ(a.spec.checkpoint_cost, 45 * kSecond);
+  EXPECT_EQ(a.spec.restart_overhead, std::optional<Time>(2 * kMinute));
+  EXPECT_EQ(a.spec.estimate, std::optional<Time>(90 * kMinute));
+  EXPECT_EQ(a.spec.deadline, std::optional<Time>(12 * kHour));
   EXPECT_THAT(a.spec.regions, ElementsAre("us-east", "eu-west"));
   EXPECT_DOUBLE_EQ(a.spec.data_gb, 250.5);
 
   const TraceJob& b = r->jobs[0];  // empty optional cells: not given
   EXPECT_EQ(b.spec.id, 3);
-  EXPECT_EQ(b.spec.submit_time, 90);
-  EXPECT_EQ(b.duration, 3600);
+  EXPECT_EQ(b.spec.submit_time, 90 * kSecond);
+  EXPECT_EQ(b.duration, kHour);
   EXPECT_EQ(b.spec.gpus, 8);
   EXPECT_EQ(b.spec.pool, "");
   EXPECT_EQ(b.spec.name, "train");
@@ -101,8 +101,8 @@ TEST(JobProfileReaderTest, RequiredColumnsOnlyInAnyOrderAndCase) {
   EXPECT_EQ(spec.name, "9");  // named after the id
   EXPECT_EQ(spec.pool, "batch");
   EXPECT_EQ(spec.gpus, 2);
-  EXPECT_EQ(spec.submit_time, 5);
-  EXPECT_EQ(r->jobs[0].duration, 5400);
+  EXPECT_EQ(spec.submit_time, 5 * kSecond);
+  EXPECT_EQ(r->jobs[0].duration, 90 * kMinute);
   EXPECT_EQ(spec.urgency, Urgency::kNormal);
   EXPECT_FALSE(spec.preemptible);
   EXPECT_FALSE(spec.checkpointable);
@@ -146,13 +146,13 @@ TEST(JobProfileReaderTest, BomSemicolonsQuotedFieldsAndCrlf) {
   ASSERT_EQ(r->jobs.size(), 2u);
   EXPECT_EQ(r->jobs[0].spec.pool, "p;1");
   EXPECT_EQ(r->jobs[0].spec.gpus, 2);
-  EXPECT_EQ(r->jobs[0].duration, 43200);
+  EXPECT_EQ(r->jobs[0].duration, 12 * kHour);
   EXPECT_EQ(r->jobs[0].spec.name, "say \"hi\"");
   EXPECT_THAT(r->jobs[0].spec.gpu_models, ElementsAre("A100", "H100"));
   EXPECT_EQ(r->jobs[1].spec.id, 2);
   EXPECT_EQ(r->jobs[1].spec.pool, "");
-  EXPECT_EQ(r->jobs[1].spec.submit_time, 5);
-  EXPECT_EQ(r->jobs[1].duration, 90);
+  EXPECT_EQ(r->jobs[1].spec.submit_time, 5 * kSecond);
+  EXPECT_EQ(r->jobs[1].duration, 90 * kSecond);
   EXPECT_EQ(r->jobs[1].spec.name, "multi\r\nline");
   // Lines keep counting through blank lines and quoted line breaks.
   EXPECT_EQ(ErrorOf(text + "x;zz;1;1;3;n;\r\n"),
@@ -178,22 +178,22 @@ TEST(JobProfileReaderTest, CheckpointCostDefaultOnlyWhereNotGiven) {
   const std::string header = std::string(kRequired).substr(0, std::string(kRequired).size() - 1) +
                               ",checkpoint_cost\n";
   ReadOptions options;
-  options.default_checkpoint_cost = 60;
+  options.default_checkpoint_cost = kMinute;
   Result<Trace> r = Parse(header + "1,0,10,1,p,\n2,0,10,1,p,5m\n", options);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->jobs[0].spec.checkpoint_cost, 60);  // none given: the default
-  EXPECT_EQ(r->jobs[1].spec.checkpoint_cost, 300);
+  EXPECT_EQ(r->jobs[0].spec.checkpoint_cost, kMinute);  // none given: the default
+  EXPECT_EQ(r->jobs[1].spec.checkpoint_cost, 5 * kMinute);
 }
 
 TEST(JobProfileReaderTest, CheckpointStallDefaultOnlyWhereNotGivenAndBadOnesRefused) {
   const std::string header = std::string(kRequired).substr(0, std::string(kRequired).size() - 1) +
                               ",checkpoint_cost,checkpoint_stall\n";
   ReadOptions options;
-  options.default_checkpoint_stall = 10;
+  options.default_checkpoint_stall = 10 * kSecond;
   Result<Trace> r = Parse(header + "1,0,10,1,p,2m,\n2,0,10,1,p,2m,30s\n", options);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->jobs[0].spec.checkpoint_stall, 10);  // none given: the default
-  EXPECT_EQ(r->jobs[1].spec.checkpoint_stall, 30);
+  EXPECT_EQ(r->jobs[0].spec.checkpoint_stall, 10 * kSecond);  // none given: the default
+  EXPECT_EQ(r->jobs[1].spec.checkpoint_stall, 30 * kSecond);
   r = Parse(header + "1,0,10,1,p,2m,\n");  // no default: synchronous checkpoints
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->jobs[0].spec.checkpoint_stall.has_value());

@@ -83,7 +83,7 @@ Status ParseOptionalTime(const std::vector<int>& col, const CsvRecord& row, PodC
   const std::string_view text = row.fields[col[c]];
   Result<int64_t> t = ParseIntegerCell(text, 0, kMaxTraceSeconds);
   if (!t.ok()) return builder.CellError(row.line, kPodColumns[c].name, text, t.status());
-  *out = *t;
+  *out = Seconds(*t);
   return Status::Ok();
 }
 
@@ -126,7 +126,8 @@ Status ParsePodRow(const std::vector<int>& col, const CsvRecord& row, int row_nu
   if (*gpus > 0) job.spec.gpu_milli = static_cast<int>(*milli);
   job.spec.cpu_milli = *cpu;
   job.spec.memory_mib = *memory;
-  job.duration = deleted && scheduled ? std::max<Time>(1, *deleted - *scheduled) : 1;
+  job.duration =
+      deleted && scheduled ? std::max<Time>(kSecond, *deleted - *scheduled) : kSecond;
   builder->Add(std::move(job));  // ids are row indexes: unique
   return Status::Ok();
 }

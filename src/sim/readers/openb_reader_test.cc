@@ -54,8 +54,8 @@ struct Pod {
   int64_t cpu_milli;
   int64_t memory_mib;
   std::vector<std::string> models;
-  Time submit;
-  Time duration;
+  int64_t submit_s;  // seconds, as the file gives them
+  int64_t duration_s;
 };
 
 void ExpectPod(const TraceJob& job, const Pod& want) {
@@ -67,8 +67,8 @@ void ExpectPod(const TraceJob& job, const Pod& want) {
   EXPECT_EQ(job.spec.cpu_milli, want.cpu_milli);
   EXPECT_EQ(job.spec.memory_mib, want.memory_mib);
   EXPECT_EQ(job.spec.gpu_models, want.models);
-  EXPECT_EQ(job.spec.submit_time, want.submit);
-  EXPECT_EQ(job.duration, want.duration);
+  EXPECT_EQ(job.spec.submit_time, Seconds(want.submit_s));
+  EXPECT_EQ(job.duration, Seconds(want.duration_s));
   EXPECT_EQ(job.spec.pool, "");
   EXPECT_EQ(job.spec.team, "");
   EXPECT_TRUE(job.spec.preemptible);
@@ -278,7 +278,7 @@ struct PodTotals {
   int cpu_only = 0;
   int fractional = 0;
   int with_models = 0;
-  int64_t duration = 0;
+  int64_t duration_s = 0;
 };
 
 PodTotals Totals(const Trace& trace) {
@@ -292,7 +292,7 @@ PodTotals Totals(const Trace& trace) {
     t.cpu_only += spec.gpus == 0;
     t.fractional += spec.gpus == 1 && spec.gpu_milli < kMilliPerGpu;
     t.with_models += !spec.gpu_models.empty();
-    t.duration += trace.jobs[i].duration;
+    t.duration_s += WholeSeconds(trace.jobs[i].duration);
   }
   return t;
 }
@@ -309,7 +309,7 @@ TEST(OpenbPodsTest, RealDefaultPodList) {
   EXPECT_EQ(t.cpu_only, 1088);
   EXPECT_EQ(t.fractional, 3078);
   EXPECT_EQ(t.with_models, 0);
-  EXPECT_EQ(t.duration, 210'029'239);
+  EXPECT_EQ(t.duration_s, 210'029'239);
   ExpectPod(r->jobs[1], {1, "openb-pod-0001", 1, 460, 6000, 12288, {}, 427061, 12475899});
   ExpectPod(r->jobs[17], {17, "openb-pod-0017", 8, 1000, 88000, 327680, {}, 9437497, 1332357});
 }
@@ -322,9 +322,9 @@ TEST(OpenbPodsTest, RealGpushare40KeepsFileOrder) {
   EXPECT_EQ(t.gpu_milli, 5'641'250);
   EXPECT_EQ(t.fractional, 4001);
   // The first place where the creation times go down.
-  EXPECT_EQ(r->jobs[1087].spec.submit_time, 12881312);
+  EXPECT_EQ(r->jobs[1087].spec.submit_time, Seconds(12881312));
   EXPECT_EQ(r->jobs[1088].spec.name, "openb-pod-1088");
-  EXPECT_EQ(r->jobs[1088].spec.submit_time, 10647871);
+  EXPECT_EQ(r->jobs[1088].spec.submit_time, Seconds(10647871));
 }
 
 TEST(OpenbPodsTest, RealGpuspec10AndMultigpu20) {
@@ -338,7 +338,7 @@ TEST(OpenbPodsTest, RealGpuspec10AndMultigpu20) {
   const PodTotals t = Totals(*multi);
   EXPECT_EQ(t.pods, 8324u);
   EXPECT_EQ(t.gpu_milli, 7'086'800);
-  EXPECT_EQ(t.duration, 8324);  // no times in this list: every pod lasts 1 s, submitted at 0
+  EXPECT_EQ(t.duration_s, 8324);  // no times in this list: every pod lasts 1 s, submitted at 0
   Result<Trace> cpu = ReadOpenbPods(OPENB_DIR "openb_pod_list_cpu050.csv", ReadOptions{});
   ASSERT_TRUE(cpu.ok()) << cpu.status().message();
   EXPECT_EQ(Totals(*cpu).pods, 7439u);

@@ -22,7 +22,7 @@ constexpr ColumnDef kOctNovColumns[] = {
     {"duration_s", true}, {"num_gpus", true},
 };
 
-// One "philly" row; its submit time is left as absolute seconds since 1970.
+// One "philly" row; its submit time is left as the absolute Time since 1970.
 Status ParsePhillyRow(const std::vector<int>& col, const CsvRecord& row, int row_number,
                       TraceBuilder* builder) {
   const auto cell = [&](PhillyColumn c) { return row.fields[col[c]]; };
@@ -45,7 +45,8 @@ Status ParsePhillyRow(const std::vector<int>& col, const CsvRecord& row, int row
   job.spec.pool = std::string(cell(kCluster));
   job.spec.submit_time = *submit;
   job.spec.gpus = static_cast<int>(*gpus);
-  job.duration = std::max<Time>(1, std::llround(*duration));
+  // Whole seconds, as documented: the same durations at any tick.
+  job.duration = Seconds(std::max<int64_t>(1, std::llround(*duration)));
   builder->Add(std::move(job));
   return Status::Ok();
 }
@@ -68,9 +69,9 @@ Status ParseOctNovRow(const std::vector<int>& col, const CsvRecord& row,
   job.spec.id = *id;
   job.spec.name = std::to_string(*id);
   job.spec.pool = std::string(cell(kVc));
-  job.spec.submit_time = *submit;
+  job.spec.submit_time = Seconds(*submit);
   job.spec.gpus = static_cast<int>(*gpus);
-  job.duration = *duration;
+  job.duration = Seconds(*duration);
   return builder->AddUnique(std::move(job), row.line, kOctNovColumns[kJobId].name,
                             cell(kJobId));
 }

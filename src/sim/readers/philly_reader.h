@@ -1,7 +1,7 @@
 // Readers of the two Philly trace formats (see shared/traces/README.md). Each reads the data
 // rows that follow a header the caller has already read, into a TraceBuilder.
 //   "philly":         timestamp,duration,num_gpus,gpu_time,cluster — submit times become
-//                     seconds since the file's earliest timestamp; durations are rounded to
+//                     the time since the file's earliest timestamp; durations are rounded to
 //                     whole seconds (at least 1); gpu_time is not read; the id is the data
 //                     row's number (from 1, blank lines not counted), the name "philly-<id>".
 //   "philly-oct-nov": job_id,vc,submit_time_s,duration_s,num_gpus — taken as they are.

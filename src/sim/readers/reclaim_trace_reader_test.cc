@@ -12,15 +12,15 @@ TEST(ReclaimTraceReaderTest, ReadsTimesNodesAndWarningsSortedByTime) {
   auto t = ParseReclaimTrace("time,node,warning\n2h30m,spot-7,2m\n3600,spot-3,\n", "r.csv");
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->events.size(), 2u);
-  EXPECT_EQ(t->events[0].time, 3600);
+  EXPECT_EQ(t->events[0].time, kHour);
   EXPECT_EQ(t->events[0].node, "spot-3");
   EXPECT_FALSE(t->events[0].warning.has_value());
-  EXPECT_EQ(t->events[1].time, 9000);
+  EXPECT_EQ(t->events[1].time, 2 * kHour + 30 * kMinute);
   EXPECT_EQ(t->events[1].node, "spot-7");
-  EXPECT_EQ(t->events[1].warning, 120);
+  EXPECT_EQ(t->events[1].warning, 2 * kMinute);
   auto columns = ParseReclaimTrace("node,time\nspot-1,5\n", "r.csv");
   ASSERT_TRUE(columns.ok()) << columns.status().message();
-  EXPECT_EQ(columns->events[0].time, 5);
+  EXPECT_EQ(columns->events[0].time, 5 * kSecond);
 }
 
 TEST(ReclaimTraceReaderTest, BrokenFilesNameTheLineColumnAndValue) {

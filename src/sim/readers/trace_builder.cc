@@ -221,11 +221,11 @@ Result<Trace> TraceBuilder::Finish() {
     }
   }
   if (options_.time_limit_factor > 0) {
-    constexpr Time kHour = 3600;
     for (TraceJob& job : trace_.jobs) {
       if (job.spec.time_limit) continue;
-      const double wanted = static_cast<double>(job.duration) * options_.time_limit_factor;
-      const Time hours = std::max<Time>(1, static_cast<Time>(std::ceil(wanted / kHour)));
+      // In seconds, as the duration was before Time counted ticks: the same hours at any tick.
+      const double wanted_s = ToSeconds(job.duration) * options_.time_limit_factor;
+      const Time hours = std::max<Time>(1, static_cast<Time>(std::ceil(wanted_s / 3600.0)));
       job.spec.time_limit = hours * kHour;
     }
   }

@@ -25,14 +25,15 @@ std::string ErrorOf(const std::string& text, ReadOptions options = {}) {
   return r.ok() ? "(parsed without error)" : r.status().message();
 }
 
+// `submit_s` and `duration_s` in seconds, as the trace gives them.
 void ExpectJob(const TraceJob& job, JobId id, const std::string& name, const std::string& pool,
-               Time submit, Time duration, int gpus) {
+               int64_t submit_s, int64_t duration_s, int gpus) {
   SCOPED_TRACE("job " + std::to_string(id));
   EXPECT_EQ(job.spec.id, id);
   EXPECT_EQ(job.spec.name, name);
   EXPECT_EQ(job.spec.pool, pool);
-  EXPECT_EQ(job.spec.submit_time, submit);
-  EXPECT_EQ(job.duration, duration);
+  EXPECT_EQ(job.spec.submit_time, Seconds(submit_s));
+  EXPECT_EQ(job.duration, Seconds(duration_s));
   EXPECT_EQ(job.spec.gpus, gpus);
   EXPECT_EQ(job.spec.gpu_milli, kMilliPerGpu);
   EXPECT_EQ(job.spec.urgency, Urgency::kNormal);
@@ -199,7 +200,7 @@ TEST(TraceReaderTest, SkipBadRowsCountsAndKeepsTheFirstTen) {
   ASSERT_EQ(r->jobs.size(), 2u);
   EXPECT_EQ(r->jobs[0].spec.id, 102);
   EXPECT_EQ(r->jobs[1].spec.id, 100);
-  EXPECT_EQ(r->jobs[1].spec.submit_time, 5);  // the first of the two id-100 rows is kept
+  EXPECT_EQ(r->jobs[1].spec.submit_time, Seconds(5));  // the first of the two id-100 rows
 }
 
 TEST(TraceReaderTest, SkipBadRowsStillFailsOnHeaderSyntaxAndNoJobs) {
@@ -275,7 +276,7 @@ TEST(TraceReaderTest, RealPhillyFile) {
   ExpectJob(r->jobs.front(), 31567, "philly-31567", "7f04ca", 0, 2240194, 8);
   ExpectJob(r->jobs.back(), 62254, "philly-62254", "11cb48", 9408690, 64, 1);
   for (const TraceJob& job : r->jobs) {
-    ASSERT_GE(job.duration, 1);
+    ASSERT_GE(job.duration, kSecond);
     ASSERT_GE(job.spec.gpus, 1);
   }
   // Ids are row numbers, so file order among equal times shows as rising ids.

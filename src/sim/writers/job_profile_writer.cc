@@ -10,8 +10,11 @@ namespace squeeze {
 namespace {
 
 std::string Count(int64_t v) { return v > 0 ? std::to_string(v) : std::string(); }
+// Times go out in whole seconds, as the reader reads them.
+std::string SecondsText(Time t) { return std::to_string(WholeSeconds(t)); }
+std::string PositiveTime(Time t) { return t > 0 ? SecondsText(t) : std::string(); }
 std::string Optional(const std::optional<Time>& v) {
-  return v ? std::to_string(*v) : std::string();
+  return v ? SecondsText(*v) : std::string();
 }
 std::string Bool(bool v) { return v ? "true" : "false"; }
 std::string JoinList(const std::vector<std::string>& items) {
@@ -30,8 +33,8 @@ using Writer = std::function<std::string(const TraceJob&)>;
 const std::map<std::string, Writer, std::less<>>& Writers() {
   static const std::map<std::string, Writer, std::less<>> writers = {
       {"id", [](const TraceJob& j) { return std::to_string(j.spec.id); }},
-      {"submit_time", [](const TraceJob& j) { return std::to_string(j.spec.submit_time); }},
-      {"duration", [](const TraceJob& j) { return std::to_string(j.duration); }},
+      {"submit_time", [](const TraceJob& j) { return SecondsText(j.spec.submit_time); }},
+      {"duration", [](const TraceJob& j) { return SecondsText(j.duration); }},
       {"gpus", [](const TraceJob& j) { return std::to_string(j.spec.gpus); }},
       {"pool", [](const TraceJob& j) { return j.spec.pool; }},
       {"name", [](const TraceJob& j) { return j.spec.name; }},
@@ -47,8 +50,9 @@ const std::map<std::string, Writer, std::less<>>& Writers() {
       {"preemptible", [](const TraceJob& j) { return Bool(j.spec.preemptible); }},
       {"checkpointable", [](const TraceJob& j) { return Bool(j.spec.checkpointable); }},
       {"fault_tolerant", [](const TraceJob& j) { return Bool(j.spec.fault_tolerant); }},
-      {"checkpoint_interval", [](const TraceJob& j) { return Count(j.spec.checkpoint_interval); }},
-      {"checkpoint_cost", [](const TraceJob& j) { return Count(j.spec.checkpoint_cost); }},
+      {"checkpoint_interval",
+       [](const TraceJob& j) { return PositiveTime(j.spec.checkpoint_interval); }},
+      {"checkpoint_cost", [](const TraceJob& j) { return PositiveTime(j.spec.checkpoint_cost); }},
       {"checkpoint_stall", [](const TraceJob& j) { return Optional(j.spec.checkpoint_stall); }},
       {"restart_overhead", [](const TraceJob& j) { return Optional(j.spec.restart_overhead); }},
       {"estimate", [](const TraceJob& j) { return Optional(j.spec.estimate); }},

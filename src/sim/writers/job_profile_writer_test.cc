@@ -19,8 +19,8 @@ Trace TwoJobs() {
   Trace t;
   TraceJob a;
   a.spec.id = 7;
-  a.spec.submit_time = 1800;
-  a.duration = 7200;
+  a.spec.submit_time = 30 * kMinute;
+  a.duration = 2 * kHour;
   a.spec.gpus = 1;
   a.spec.pool = "inference-a";
   a.spec.name = "bert; \"ft\", v2";  // the delimiter, a quote and a comma
@@ -34,17 +34,17 @@ Trace TwoJobs() {
   a.spec.preemptible = false;
   a.spec.checkpointable = true;
   a.spec.fault_tolerant = true;
-  a.spec.checkpoint_interval = 900;
-  a.spec.checkpoint_cost = 45;
-  a.spec.restart_overhead = 120;
-  a.spec.estimate = 5400;
-  a.spec.deadline = 43200;
+  a.spec.checkpoint_interval = 15 * kMinute;
+  a.spec.checkpoint_cost = 45 * kSecond;
+  a.spec.restart_overhead = 2 * kMinute;
+  a.spec.estimate = 90 * kMinute;
+  a.spec.deadline = 12 * kHour;
   a.spec.regions = {"us-east", "eu-west"};
   a.spec.data_gb = 250.5;
   TraceJob b;
   b.spec.id = 9;
-  b.spec.submit_time = 3600;
-  b.duration = 60;
+  b.spec.submit_time = kHour;
+  b.duration = kMinute;
   b.spec.gpus = 8;
   b.spec.name = "multi\nline";
   t.jobs = {a, b};
