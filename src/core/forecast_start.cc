@@ -141,16 +141,16 @@ StartForecast QueueForecast::Of(JobId id, bool starts) const {
   for (const auto& [job, in] : starts_) {
     if (!starts) break;
     if (start != starts_.end() && in > start->second) continue;
-    out.starts_in_s.emplace(job, in);
+    out.starts_in.emplace(job, in);
     out.stops_before.emplace(job, stops_before_.at(job));
   }
   if (start != starts_.end()) {
-    out.in_s = start->second;
+    out.starts_after = start->second;
     out.stops = stops_before_.at(id);
     return out;
   }
   out.stops = stops_;
-  if (cycles_ >= options_.max_cycles) out.not_before_s = t_ - now_;
+  if (cycles_ >= options_.max_cycles) out.not_before = t_ - now_;
   if (!driver_->endless.empty()) out.missing_estimate = *driver_->endless.begin();
   return out;
 }

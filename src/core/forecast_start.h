@@ -26,18 +26,18 @@ namespace squeeze {
 struct ForecastOptions {
   Time horizon = 30 * kDay;  // no further ahead than this
   // nor more cycles than this (each is a whole cycle of the policy: a job deep in a long queue
-  // gets a lower bound instead, not_before_s)
+  // gets a lower bound instead, not_before)
   int max_cycles = 300;
 };
 
 struct StartForecast {
-  // How long from now until the target starts (a Time, despite the name); nullopt when it does
-  // not start within the horizon (see missing_estimate).
-  std::optional<Time> in_s;
-  // The other waiting jobs' starts on the way (how long from now, Times): the forecast of any
+  // How long from now until the target starts; nullopt when it does not start within the
+  // horizon (see missing_estimate).
+  std::optional<Time> starts_after;
+  // The other waiting jobs' starts on the way (how long from now): the forecast of any
   // of them; for each, how many stops the policy had asked for before it started (0: it starts
   // on GPUs that free up by themselves). Filled only when asked for (QueueForecast::Of).
-  std::map<JobId, Time> starts_in_s;
+  std::map<JobId, Time> starts_in;
   std::map<JobId, int> stops_before;
   int started_first = 0;  // how many jobs started before it (or, not started, in all)
   // A job without an estimate that holds GPUs in the forecast when the target did not start:
@@ -47,7 +47,7 @@ struct StartForecast {
   std::vector<JobId> overrun;
   // The forecast stopped at max_cycles before the target started: it starts no sooner than
   // this long from now (a Time).
-  std::optional<Time> not_before_s;
+  std::optional<Time> not_before;
   int stops = 0;            // stops the policy asks for (preemption, slices, ...) on the way
   int cycles = 0;
 };

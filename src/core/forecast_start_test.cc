@@ -53,11 +53,11 @@ TEST(ForecastStartTest, WaitsForTheRunningJobsEstimatedEnd) {
   SubmitAndCycle(*s, Spec(3, 4, 50 * kSecond, 60 * kSecond), 60 * kSecond);
   auto b = ForecastStart(*s, 2, 100 * kSecond);
   ASSERT_TRUE(b.ok()) << b.status().message();
-  EXPECT_EQ(b->in_s, 500 * kSecond);
+  EXPECT_EQ(b->starts_after, 500 * kSecond);
   auto c = ForecastStart(*s, 3, 100 * kSecond);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c->in_s, 600 * kSecond);
-  EXPECT_EQ(c->starts_in_s.at(2), 500 * kSecond) << "the jobs ahead's starts are given on the way";
+  EXPECT_EQ(c->starts_after, 600 * kSecond);
+  EXPECT_EQ(c->starts_in.at(2), 500 * kSecond) << "the jobs ahead's starts are given on the way";
 }
 
 TEST(ForecastStartTest, TheLiveSchedulerIsLeftAsItWas) {
@@ -92,10 +92,10 @@ TEST(ForecastStartTest, APreemptibleBlockerIsStoppedOnceItsMinimumRuntimeIsOver)
   ASSERT_EQ(s->Find(1)->state, JobState::kRunning) << "preempted before its minimum runtime";
   auto f = ForecastStart(*s, 2, 60 * kSecond);
   ASSERT_TRUE(f.ok()) << f.status().message();
-  ASSERT_TRUE(f->in_s.has_value());
+  ASSERT_TRUE(f->starts_after.has_value());
   EXPECT_GT(f->stops_before.at(2), 0) << "it starts only once the blocker was stopped";
-  EXPECT_GE(*f->in_s, (300 - 60) * kSecond);
-  EXPECT_LE(*f->in_s, (300 + 20 + 5 - 60) * kSecond) << "the forecast waited for the blocker's end";
+  EXPECT_GE(*f->starts_after, (300 - 60) * kSecond);
+  EXPECT_LE(*f->starts_after, (300 + 20 + 5 - 60) * kSecond) << "the forecast waited for the blocker's end";
 }
 
 TEST(ForecastStartTest, AJobPastItsEstimateIsTakenToEndNow) {
@@ -105,8 +105,8 @@ TEST(ForecastStartTest, AJobPastItsEstimateIsTakenToEndNow) {
   auto f = ForecastStart(*s, 2, 500 * kSecond);  // A has run 400 s of its 100
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->overrun, (std::vector<JobId>{1}));
-  ASSERT_TRUE(f->in_s.has_value());
-  EXPECT_LE(*f->in_s, 1 * kSecond);
+  ASSERT_TRUE(f->starts_after.has_value());
+  EXPECT_LE(*f->starts_after, 1 * kSecond);
 }
 
 TEST(ForecastStartTest, NoEstimateNoForecast) {
@@ -115,7 +115,7 @@ TEST(ForecastStartTest, NoEstimateNoForecast) {
   SubmitAndCycle(*s, Spec(2, 2, 100 * kSecond, 10 * kSecond), 10 * kSecond);
   auto f = ForecastStart(*s, 2, 100 * kSecond);
   ASSERT_TRUE(f.ok());
-  EXPECT_FALSE(f->in_s.has_value());
+  EXPECT_FALSE(f->starts_after.has_value());
   EXPECT_EQ(f->missing_estimate, 1);
 }
 
@@ -129,7 +129,7 @@ TEST(ForecastStartTest, ADownNodeIsNotCountedOn) {
   SubmitAndCycle(*s, Spec(2, 4, 100 * kSecond, 10 * kSecond), 10 * kSecond);
   auto f = ForecastStart(*s, 2, 100 * kSecond);
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ(f->in_s, 500 * kSecond);
+  EXPECT_EQ(f->starts_after, 500 * kSecond);
 }
 
 }  // namespace

@@ -131,10 +131,10 @@ struct Job {
   // The backend has not yet started the current run's process (Scheduler::AwaitLaunch): its
   // slice and minimum runtime count from the launch (Scheduler::Launched).
   bool awaiting_launch = false;
-  // The current run is a long job bridging its wait on spot (the spot action); bridged_s is
-  // the time its earlier bridges took, run and stop included (a Time, despite the name).
+  // The current run is a long job bridging its wait on spot (the spot action); bridged is
+  // the time its earlier bridges took, run and stop included.
   bool bridging = false;
-  Time bridged_s = 0;
+  Time bridged = 0;
   // A run on a GPU lent in its owner's idle window that will not finish in the window: it
   // checkpoints and leaves by then, before the owner is predicted back (also its slice_end, so
   // the scheduler wakes for it); kNever otherwise.

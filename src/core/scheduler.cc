@@ -322,7 +322,7 @@ std::vector<Decision> Scheduler::Cycle(Time now) {
 void Scheduler::Unhold(Job& job, Time now) {
   if (job.state == JobState::kRunning) UnindexRunning(*state_, job);
   ReleaseCapacity(*state_, job);
-  if (job.bridging) job.bridged_s += now - job.run_start;
+  if (job.bridging) job.bridged += now - job.run_start;
   job.bridging = false;
   job.leave_window_at = kNever;
   job.attained_gpu_s = job.AttainedGpuSeconds(now);

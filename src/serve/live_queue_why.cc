@@ -138,8 +138,8 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
     out["explanation"].push_back("the forecast takes job " + std::to_string(j) +
                                  ", past its estimate, to end now");
   }
-  if (f.in_s) {
-    const Time in = std::max<Time>(0, *f.in_s - age);
+  if (f.starts_after) {
+    const Time in = std::max<Time>(0, *f.starts_after - age);
     out["expected_start_in_s"] = WholeSeconds(in);
     out["expected_start_at"] = FormatDateTime(now + in);
     if (f.stops > 0) {
@@ -147,8 +147,8 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
           "expected to start after the policy stops " + std::to_string(f.stops) +
           " running job(s) on the way (preemption, slice ends, reclaims)");
     }
-  } else if (f.not_before_s) {
-    const Time in = std::max<Time>(0, *f.not_before_s - age);
+  } else if (f.not_before) {
+    const Time in = std::max<Time>(0, *f.not_before - age);
     out["expected_start_not_before_s"] = WholeSeconds(in);
     out["explanation"].push_back(
         "no forecast within " + std::to_string(f.cycles) + " cycles (" +
@@ -237,8 +237,8 @@ std::optional<Time> LiveQueue::ExpectedStart(JobId id, Time now) const {
   const Job* job = w->state.scheduler->Find(id);
   if (job == nullptr || job->state != JobState::kPending || job->parked) return std::nullopt;
   const WhyForecasts::Answer answer = forecasts_.Of(w->state, id, now);
-  if (!answer.forecast.in_s) return std::nullopt;
-  return now + std::max<Time>(0, *answer.forecast.in_s - std::max<Time>(0, now - answer.made_at));
+  if (!answer.forecast.starts_after) return std::nullopt;
+  return now + std::max<Time>(0, *answer.forecast.starts_after - std::max<Time>(0, now - answer.made_at));
 }
 
 std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {

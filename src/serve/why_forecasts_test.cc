@@ -45,11 +45,11 @@ TEST_F(WhyForecastsTest, OneForecastAnswersEveryWhyOfAState) {
   WhyForecasts forecasts({});
   const SchedulerState state = Publish();
   const WhyForecasts::Answer c = forecasts.Of(state, 3, 100 * kSecond);
-  EXPECT_EQ(c.forecast.in_s, 600 * kSecond);
+  EXPECT_EQ(c.forecast.starts_after, 600 * kSecond);
   EXPECT_EQ(c.made_at, 100 * kSecond);
   const int cycles = c.forecast.cycles;
   const WhyForecasts::Answer b = forecasts.Of(state, 2, 110 * kSecond);  // ahead of 3: found
-  EXPECT_EQ(b.forecast.in_s, 500 * kSecond);
+  EXPECT_EQ(b.forecast.starts_after, 500 * kSecond);
   EXPECT_EQ(b.made_at, 100 * kSecond) << "not the forecast made for job 3";
   EXPECT_EQ(b.forecast.cycles, cycles) << "the forecast was driven again";
   EXPECT_EQ(forecasts.Made(), 1);
@@ -59,7 +59,7 @@ TEST_F(WhyForecastsTest, OneForecastAnswersEveryWhyOfAState) {
   const WhyForecasts::Answer again = forecasts.Of(next, 2, 200 * kSecond);
   EXPECT_EQ(again.generation, next.generation);
   EXPECT_EQ(again.made_at, 200 * kSecond);
-  EXPECT_EQ(again.forecast.in_s, 400 * kSecond);
+  EXPECT_EQ(again.forecast.starts_after, 400 * kSecond);
   EXPECT_EQ(forecasts.Made(), 2);
 }
 
@@ -67,18 +67,18 @@ TEST_F(WhyForecastsTest, InTheBackgroundAWhyOfANewStateIsAnsweredFromTheLastFore
   WhyForecasts forecasts({.background = true, .max_stale = kMinute});
   const SchedulerState first = Publish();
   // None yet: made by the why.
-  EXPECT_EQ(forecasts.Of(first, 2, 100 * kSecond).forecast.in_s, 500 * kSecond);
+  EXPECT_EQ(forecasts.Of(first, 2, 100 * kSecond).forecast.starts_after, 500 * kSecond);
   const SchedulerState second = Publish();
   const WhyForecasts::Answer stale = forecasts.Of(second, 2, 130 * kSecond);
   EXPECT_EQ(stale.generation, first.generation);
   EXPECT_EQ(stale.made_at, 100 * kSecond);
-  EXPECT_EQ(stale.forecast.in_s, 500 * kSecond)
+  EXPECT_EQ(stale.forecast.starts_after, 500 * kSecond)
       << "counted from when it was made (the caller subtracts)";
   ASSERT_TRUE(WaitForMade(forecasts, 2)) << "no forecast of the new state in the background";
   const WhyForecasts::Answer fresh = forecasts.Of(second, 2, 131 * kSecond);
   EXPECT_EQ(fresh.generation, second.generation);
   EXPECT_EQ(fresh.made_at, 130 * kSecond);
-  EXPECT_EQ(fresh.forecast.in_s, 470 * kSecond);
+  EXPECT_EQ(fresh.forecast.starts_after, 470 * kSecond);
 }
 
 TEST_F(WhyForecastsTest, AForecastOlderThanMaxStaleOrWithoutTheJobIsNotUsed) {
@@ -90,13 +90,13 @@ TEST_F(WhyForecastsTest, AForecastOlderThanMaxStaleOrWithoutTheJobIsNotUsed) {
   const WhyForecasts::Answer late = forecasts.Of(second, 2, 200 * kSecond);
   EXPECT_EQ(late.generation, second.generation);
   EXPECT_EQ(late.made_at, 200 * kSecond);
-  EXPECT_EQ(late.forecast.in_s, 400 * kSecond);
+  EXPECT_EQ(late.forecast.starts_after, 400 * kSecond);
   // Not in any forecast so far.
   Submit(NewJob(5, 1, 205 * kSecond).Estimate(10 * kSecond), 205 * kSecond);
   const SchedulerState third = Publish();
   const WhyForecasts::Answer new_job = forecasts.Of(third, 5, 210 * kSecond);
   EXPECT_EQ(new_job.generation, third.generation);
-  EXPECT_TRUE(new_job.forecast.in_s.has_value());
+  EXPECT_TRUE(new_job.forecast.starts_after.has_value());
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ void RunReturnHome(CycleContext& c) {
       continue;
     }
     if (job.home_pool == pool || (job.home_pool >= 0 && Opportunistic(c.s, job.home_pool))) continue;
-    const Time spot_time = job.bridged_s + (c.now - job.run_start);
+    const Time spot_time = job.bridged + (c.now - job.run_start);
     const bool bridge_over = job.bridging && spot_time >= c.s.policy.spot_long_job;
     const bool window_over = job.leave_window_at <= c.now;
     auto placed = PlaceAtHome(c, job, &c.caps);

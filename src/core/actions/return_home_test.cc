@@ -58,7 +58,7 @@ TEST(ReturnHomeTest, ALongJobBridgesItsWaitOnSpotAndComesHomeAtTheFirstRoom) {
   EXPECT_THAT(s.Cycle(4 * kHour), ElementsAre("stop 2: return home: room in its home pool"));
   EXPECT_EQ(s.sched().counters().returned_home, 1);
   s.Stop(2, 4 * kHour + kMinute);
-  EXPECT_EQ(s.job(2).bridged_s, 4 * kHour + kMinute);
+  EXPECT_EQ(s.job(2).bridged, 4 * kHour + kMinute);
   EXPECT_FALSE(s.job(2).bridging);
   EXPECT_THAT(s.Cycle(4 * kHour + kMinute), ElementsAre(StartsWith("start 2 on home0:0,1 resume")));
   EXPECT_EQ(s.job(2).preemptions, 0);  // a move, not a preemption

@@ -91,7 +91,7 @@ void ExpectFinish(const CycleContext& c, const Job& job, const PoolSpec& spec, T
   };
   if (o.bridge && wait != kNever) {
     // For the wait, at most what is left of spot_long_job.
-    o.expected = then_home(std::min(wait, p.spot_long_job - job.bridged_s), o.expected);
+    o.expected = then_home(std::min(wait, p.spot_long_job - job.bridged), o.expected);
   }
   if (can_comply) {
     // Checkpoints every spot_long_job_checkpoint, to the end or until its home has room
@@ -136,7 +136,7 @@ Outlook Assess(const CycleContext& c, const Job& job, int pool, const Placement&
   if (rule_bound) {
     // It may still bridge its wait at home, for what it has left of spot_long_job.
     o.bridge = p.spot_long_job_bridge && job.spec.checkpointable &&
-               job.bridged_s + job.spec.checkpoint_cost + RestartOverhead(job.spec) < p.spot_long_job;
+               job.bridged + job.spec.checkpoint_cost + RestartOverhead(job.spec) < p.spot_long_job;
     if (!o.bridge && !can_comply) {
       o.allowed = false;
       o.refusal = "expected to run longer than " + FormatDuration(p.spot_long_job) +

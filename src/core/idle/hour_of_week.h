@@ -13,10 +13,6 @@ namespace squeeze {
 
 constexpr int kHoursPerWeek = 168;
 static_assert(kWeek == kHoursPerWeek * kHour);
-// An hour and a week as Times (types.h's kHour and kWeek, in ticks despite the names, which
-// callers outside core/idle still use).
-constexpr Time kSecondsPerHour = kHour;
-constexpr Time kSecondsPerWeek = kWeek;
 
 // The hour of the week of unix time `t` (a Time, UTC), 0..167.
 int HourOfWeek(Time t);

@@ -28,7 +28,7 @@ inline void JobText(std::ostream& o, const Job& j) {
     << " att " << j.attained_gpu_s << " first " << j.first_start << " run " << j.run_start
     << " ovh " << j.run_overhead << " speed " << j.run_speed_milli << " ckpt "
     << j.run_checkpoint_interval << " leave " << j.must_leave_by << " slice " << j.slice_end
-    << " bridging " << j.bridging << " bridged " << j.bridged_s << " window "
+    << " bridging " << j.bridging << " bridged " << j.bridged << " window "
     << j.leave_window_at << " idle " << j.held_idle << " queued " << j.queued_since << " wait "
     << j.total_wait << " pre " << j.preemptions << " moves " << j.moves << " slices "
     << j.slices << " starts " << j.starts << " minrun " << j.min_runtime_until << " borrowed "
