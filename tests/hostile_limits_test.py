@@ -120,6 +120,14 @@ def urgency_attempts(squeeze, h, d, bob, sock, files):
     status, body = d.call("POST", "/v1/jobs", {"command": ["true"], "urgency": "critical"},
                           token=bob)
     check(status == 403 and CEILING in body.get("error", ""), f"HTTP: {status} {body}")
+    # Durations longer than a Time of milliseconds could hold with room (over 1e12 s): refused,
+    # naming the field, before any arithmetic on them could overflow in the scheduler.
+    for field, value in (("estimate", "9223372036854775807"), ("time_limit", "1000000000001s"),
+                         ("checkpoint_interval", 10**15)):
+        status, body = d.call("POST", "/v1/jobs", {"command": ["true"], field: value}, token=bob)
+        error = body.get("error", "")
+        check(status == 400 and field in error and "is longer than any duration" in error,
+              f"{field} {value}: {status} {body}")
     check(stored_jobs(d) == [], f"nothing of bob's may be stored: {stored_jobs(d)}")
     # Normal is his; raising it afterwards is refused, lowering it is not.
     r = squeeze_as(h, BOB, squeeze, ["submit", "--hold", "--", "sleep", "60"], sock)

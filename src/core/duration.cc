@@ -9,6 +9,11 @@ namespace squeeze {
 
 namespace {
 
+// The longest duration taken (about 31,700 years), as the traces' kMaxTraceSeconds: in
+// milliseconds (1e15) it leaves room for the core's arithmetic on it (Job::TimeForWork
+// multiplies a job's work by 1000) far below Time's limit (9.2e18), whatever a user writes.
+constexpr double kMaxDurationSeconds = 1e12;
+
 // FormatDuration writes a tick's fraction of a second in decimals.
 constexpr bool PowerOfTen(Time n) { return n == 1 || (n % 10 == 0 && PowerOfTen(n / 10)); }
 static_assert(PowerOfTen(kSecond), "kSecond must be 1, 10, 100, 1000, ...");
@@ -69,10 +74,11 @@ Result<Time> ParseClock(const std::string& s, bool minutes_alone) {
     return bad("minutes " + std::to_string(m) + " are not below 60");
   }
   if (sec >= 60) return bad("seconds " + std::to_string(sec) + " are not below 60");
-  // In seconds first: a Time of more than 1e15 seconds would not fit at every tick size.
+  // In seconds first: what is longer than any duration squeeze takes is refused before it
+  // could overflow a Time.
   const double seconds = static_cast<double>(days) * 86400 + static_cast<double>(h) * 3600 +
                          static_cast<double>(m) * 60 + static_cast<double>(sec);
-  if (seconds > 1e15) return bad("longer than 1e15 seconds");
+  if (seconds > kMaxDurationSeconds) return bad("longer than 1e12 seconds");
   return days * kDay + h * kHour + m * kMinute + sec * kSecond;
 }
 
@@ -127,7 +133,9 @@ Result<Time> ParseDuration(std::string_view text) {
     any = true;
     i = j;
   }
-  if (total > 1e15) return bad();
+  if (total > kMaxDurationSeconds) {
+    return Status::Error("'" + s + "' is longer than any duration squeeze takes (1e12 seconds)");
+  }
   return Seconds(std::llround(total));  // whole seconds, as written
 }
 

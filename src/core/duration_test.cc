@@ -126,5 +126,19 @@ TEST(ParseDurationTest, ClockFormsLongerThanAnyTimeAreRefused) {
   EXPECT_EQ(Parsed("9999-00"), 9999 * kDay);
 }
 
+// A hostile or careless value cannot overflow a Time of milliseconds: more than 1e12 seconds
+// (in any form) is refused, the limit itself taken.
+TEST(ParseDurationTest, DurationsLongerThanAnyTimeTakesAreRefused) {
+  EXPECT_EQ(Parsed("1000000000000"), Seconds(1'000'000'000'000));
+  for (const char* big : {"1000000000001", "1000000000001s", "16666666667m", "277777778h",
+                          "11574075d", "9223372036854775807", "1e300"}) {
+    EXPECT_FALSE(ParseDuration(big).ok()) << big;
+  }
+  EXPECT_EQ(ParseDuration("1000000000001s").status().message(),
+            "'1000000000001s' is longer than any duration squeeze takes (1e12 seconds)");
+  EXPECT_FALSE(ParseDuration("11574075-00:00:00").ok());
+  EXPECT_FALSE(ParseSlurmTime("16666666667").ok());  // minutes
+}
+
 }  // namespace
 }  // namespace squeeze

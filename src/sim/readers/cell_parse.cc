@@ -68,6 +68,9 @@ Result<Time> ParseSecondsCell(std::string_view text, int64_t min_seconds) {
   const bool negative = text[0] == '-';
   Result<Time> t = ParseDuration(negative ? text.substr(1) : text);
   if (!t.ok()) {
+    if (t.status().message().find("is longer than any duration") != std::string::npos) {
+      return Reason("must be <= " + std::to_string(kMaxTraceSeconds));
+    }
     return Reason("is not a duration (use seconds or forms like 90s, 30m, 12h, 2d, 1h30m)");
   }
   // Whole seconds (half a second up), whatever the tick: a trace reads the same at any tick.
