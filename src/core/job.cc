@@ -7,14 +7,8 @@ namespace {
 
 // Down or up to a whole second (toward the past or the future, also below 0). Progress at a
 // partial speed is counted in whole seconds, so that it is the same whatever the tick.
-Time FloorToSecond(Time t) {
-  const Time r = t % kSecond;
-  return r < 0 ? t - r - kSecond : t - r;
-}
-Time CeilToSecond(Time t) {
-  const Time r = t % kSecond;
-  return r > 0 ? t - r + kSecond : t - r;
-}
+Time FloorToSecond(Time t) { return Seconds(WholeSeconds(t)); }
+Time CeilToSecond(Time t) { return -FloorToSecond(-t); }
 
 }  // namespace
 
