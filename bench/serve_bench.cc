@@ -713,14 +713,20 @@ int Run(const Flags& flags) {
     std::printf("\n--sync %s (one GPU held by job 1; every submission waits)\n", sync.c_str());
     json& o = out["sync_" + sync];
     if (Wanted(flags, "tput")) {
+      const double cpu_before = ProcessCpuSeconds(d.pid());
       const Throughput t = ClosedLoop(d, flags.clients, flags.each);
+      const double daemon_cpu = ProcessCpuSeconds(d.pid()) - cpu_before;
       std::printf("  %d clients x %d submissions: %8.0f durable submissions/s  (%.2f s, %d "
                   "errors, %d connections)\n",
                   flags.clients, flags.each, t.per_s, t.wall_s, t.errors, t.connections);
       PrintPercentiles("latency under that load:", t.latency);
       std::printf("  requests over 200 ms: %d (%d of them opened a new connection)\n", t.slow,
                   t.slow_new);
+      std::printf("  daemon CPU during these: %.2f s (%.0f us a submission; %u cores)\n",
+                  daemon_cpu, 1e6 * daemon_cpu / (flags.clients * flags.each),
+                  std::thread::hardware_concurrency());
       o["throughput"] = {{"clients", flags.clients}, {"each", flags.each},
+                         {"daemon_cpu_s", daemon_cpu},
                          {"per_s", t.per_s},        {"wall_s", t.wall_s},
                          {"errors", t.errors},      {"connections", t.connections},
                          {"over_200ms", t.slow},    {"over_200ms_new_connection", t.slow_new},

@@ -278,8 +278,10 @@ struct Waker {
 // Steps the queue until told to stop, folding GPU samples now and then on this thread (the
 // API's calls never wait for it).
 // Until `next` (or a wake): while runs are active, the backends are asked every 200 ms, and
-// what they report (a run ended) is stepped on at once.
-void WaitForNextStep(LiveQueue& queue, Waker& waker, Time next) {
+// what they report (a run ended) is stepped on at once. Woken early, it still waits until
+// `not_before` (StepGap).
+void WaitForNextStep(LiveQueue& queue, Waker& waker, Time next,
+                     std::chrono::steady_clock::time_point not_before) {
   constexpr auto kPollEvery = std::chrono::milliseconds(200);
   std::unique_lock l(waker.mu);
   for (;;) {
@@ -297,13 +299,26 @@ void WaitForNextStep(LiveQueue& queue, Waker& waker, Time next) {
     l.lock();
   }
   waker.woken = false;
+  l.unlock();
+  if (!waker.stopping) std::this_thread::sleep_until(not_before);
+}
+
+// How long the loop rests after a step that took `took` before a wake may start the next: as
+// long as the step took (Slurm's sched_min_interval, made to scale), at most half a second.
+// Every submission wakes the loop: with a long queue, back-to-back steps (each walks the
+// waiting jobs) would take a whole core from the API's workers; with this rest the scheduling
+// thread takes about half of one at most, and a start waits at most one step's time more.
+std::chrono::steady_clock::duration StepGap(std::chrono::steady_clock::duration took) {
+  return std::min<std::chrono::steady_clock::duration>(took, std::chrono::milliseconds(500));
 }
 
 void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
   Time next_fold = 0;
   while (!waker.stopping) {
     const Time now = Now();
+    const auto began = std::chrono::steady_clock::now();
     const Time next = queue.Step(now);
+    const auto ended = std::chrono::steady_clock::now();
     if (now >= next_fold) {
       next_fold = now + kSampleFoldInterval;
       if (auto folded = samples.Fold(now); !folded.ok()) {
@@ -314,7 +329,7 @@ void RunLoop(LiveQueue& queue, GpuSampleStore& samples, Waker& waker) {
             " hours past retention");
       }
     }
-    WaitForNextStep(queue, waker, next);
+    WaitForNextStep(queue, waker, next, ended + StepGap(ended - began));
   }
 }
 

@@ -33,6 +33,7 @@ struct JobStore::PendingSubmit {
   const std::string* owner = nullptr;
   Time now = 0;
   JobId id = 0;  // set by the insert; given beforehand for an array's tasks
+  std::string request_json;  // RequestToJson(*request), made by the submitter before the commit
   Status status;
   bool done = false;
 };
@@ -85,6 +86,7 @@ Result<JobId> JobStore::Submit(const JobRequest& request, const std::string& own
   me.request = &request;
   me.owner = &owner;
   me.now = now;
+  me.request_json = RequestToJson(request);  // on this thread, not in the leader's commit
   std::unique_lock lock(queue_mu_);
   queue_.push_back(&me);
   while (!me.done) {
@@ -135,6 +137,7 @@ Result<JobId> JobStore::SubmitArray(size_t count,
       rows[i].owner = &owner;
       rows[i].now = now;
       rows[i].id = first + static_cast<JobId>(i);
+      rows[i].request_json = RequestToJson(requests.back());
       batch.push_back(&rows[i]);
     }
     return InsertBatch(batch);
@@ -162,7 +165,7 @@ Status JobStore::InsertBatch(std::vector<PendingSubmit*>& batch) {
     insert->Bind(4, static_cast<int64_t>(spec.urgency));
     insert->Bind(5, static_cast<int64_t>(spec.gpus));
     insert->Bind(6, ToStoreMillis(p->now));
-    insert->Bind(7, RequestToJson(*p->request));
+    insert->Bind(7, p->request_json);
     insert->Bind(8, static_cast<int64_t>(p->request->hold ? 1 : 0));
     insert->Bind(9, std::string(p->request->hold ? "submitted held" : ""));
     insert->Bind(10, ToStoreMillis(p->request->begin));  // a begin time waits as a retry's back-off does

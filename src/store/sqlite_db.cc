@@ -15,15 +15,22 @@ std::string Brief(const std::string& sql) {
 
 }  // namespace
 
-SqliteStmt::SqliteStmt(sqlite3* db, sqlite3_stmt* stmt, std::string sql)
-    : db_(db), stmt_(stmt), sql_(std::move(sql)) {}
+SqliteStmt::SqliteStmt(sqlite3* db, sqlite3_stmt* stmt, std::string sql, SqliteDb* cache)
+    : db_(db), stmt_(stmt), sql_(std::move(sql)), cache_(cache) {}
 
 SqliteStmt::SqliteStmt(SqliteStmt&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), sql_(std::move(other.sql_)) {
+    : db_(other.db_), stmt_(other.stmt_), sql_(std::move(other.sql_)), cache_(other.cache_) {
   other.stmt_ = nullptr;
 }
 
-SqliteStmt::~SqliteStmt() { sqlite3_finalize(stmt_); }
+SqliteStmt::~SqliteStmt() {
+  if (stmt_ == nullptr) return;
+  if (cache_ != nullptr) {
+    cache_->GiveBack(sql_, stmt_);
+  } else {
+    sqlite3_finalize(stmt_);
+  }
+}
 
 void SqliteStmt::Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
 
@@ -111,7 +118,29 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
   return std::unique_ptr<SqliteDb>(new SqliteDb(db, path));
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+SqliteDb::~SqliteDb() {
+  for (auto& [sql, stmts] : cached_) {
+    for (sqlite3_stmt* stmt : stmts) sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db_);
+}
+
+void SqliteDb::GiveBack(const std::string& sql, sqlite3_stmt* stmt) {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = cached_.find(sql);
+    if (it == cached_.end() && cached_.size() < kCachedSqlTexts) {
+      it = cached_.emplace(sql, std::vector<sqlite3_stmt*>{}).first;
+    }
+    if (it != cached_.end() && it->second.size() < kCachedPerSql) {
+      it->second.push_back(stmt);
+      return;
+    }
+  }
+  sqlite3_finalize(stmt);
+}
 
 Status SqliteDb::Exec(const std::string& sql) {
   char* error = nullptr;
@@ -123,12 +152,20 @@ Status SqliteDb::Exec(const std::string& sql) {
 }
 
 Result<SqliteStmt> SqliteDb::Prepare(const std::string& sql) {
+  {
+    std::lock_guard lock(cache_mu_);
+    if (auto it = cached_.find(sql); it != cached_.end() && !it->second.empty()) {
+      sqlite3_stmt* stmt = it->second.back();
+      it->second.pop_back();
+      return SqliteStmt(db_, stmt, sql, this);
+    }
+  }
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
     return Status::Io("SQL prepare '" + Brief(sql) + "' on " + path_ + ": " +
                          sqlite3_errmsg(db_));
   }
-  return SqliteStmt(db_, stmt, sql);
+  return SqliteStmt(db_, stmt, sql, this);
 }
 
 Result<int64_t> SqliteDb::QueryInt(const std::string& sql) {
@@ -139,13 +176,31 @@ Result<int64_t> SqliteDb::QueryInt(const std::string& sql) {
   return *row ? stmt->Int(0) : int64_t{0};
 }
 
+size_t SqliteDb::CachedStatements() {
+  std::lock_guard lock(cache_mu_);
+  size_t n = 0;
+  for (const auto& [sql, stmts] : cached_) n += stmts.size();
+  return n;
+}
+
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
 
+namespace {
+
+// One statement, prepared once per connection (Exec parses its text at every call).
+Status RunCached(SqliteDb& db, const std::string& sql) {
+  auto stmt = db.Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  return stmt->Run();
+}
+
+}  // namespace
+
 Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
-  if (Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  if (Status s = RunCached(db, "BEGIN IMMEDIATE"); !s.ok()) return s;
   Status s = body();
-  if (s.ok()) s = db.Exec("COMMIT");
-  if (!s.ok()) (void)db.Exec("ROLLBACK");
+  if (s.ok()) s = RunCached(db, "COMMIT");
+  if (!s.ok()) (void)RunCached(db, "ROLLBACK");
   return s;
 }
 
