@@ -21,6 +21,10 @@ Cases:
   peer_cap         bob opens more connections than his cap, on the socket and on 127.0.0.1
                    (counted as his uid, by the kernel's word): the extra ones are answered 503
                    naming the cap, logged once; alice, on the same address, is served
+  body_before_token  bob, with no token and with a forged one, sends 300 POSTs of a 64 KiB
+                   body each with its head in one write (a body all here with its head is
+                   taken before the token is checked): each is answered 401, nothing stored,
+                   memory bounded; a 200 KiB body without a token is not read (401, closed)
 
 Bob's side runs as sqz-bob: this file (and serve_lib.py), copied where he can read them, run as
 `python3 FILE --attack ACTION JSON` under setpriv; it prints one JSON line of what it saw.
@@ -118,6 +122,50 @@ def stream(args):
             "sent": sent, "closed": closed, "seconds": round(time.monotonic() - began, 1)}
 
 
+def posts(args):
+    """Sends `count` POSTs, each head and body in one write, reading each answer before the
+    next, on one connection while the server keeps it (a new one when it closes); their
+    statuses, and how many connections it took."""
+    body = b"{" + b" " * (args["body_bytes"] - 2) + b"}"
+    auth = f"Authorization: Bearer {args['token']}\r\n" if args.get("token") else ""
+    request = (f"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{auth}"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    statuses, connections, s = [], 0, None
+    for _ in range(args["count"]):
+        if s is None:
+            s = connect(args["where"], args)
+            s.settimeout(30)
+            connections += 1
+        reply, closed = b"", False
+        try:
+            s.sendall(request)
+            while b"\r\n\r\n" not in reply:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+            head, _, rest = reply.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+                closed |= line.lower() == b"connection: close"
+            while len(rest) < length:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+        except OSError:
+            closed = True
+        statuses.append(status_of(reply))
+        if closed or not reply:
+            s.close()
+            s = None
+    if s is not None:
+        s.close()
+    return {"statuses": statuses, "connections": connections}
+
+
 def hold(args):
     """Opens n_sock + n_tcp connections and keeps them; says how many the server answered at
     once (503), then holds the rest until its stdin closes. With "slow": N, the first N of each
@@ -196,6 +244,8 @@ def attack_main(argv):
         for t in threads:
             t.join()
         print(json.dumps(results), flush=True)
+    elif action == "posts":
+        print(json.dumps(posts(args)), flush=True)
     elif action == "hold":
         hold(args)
     return 0
@@ -416,10 +466,33 @@ def case_peer_cap(squeeze, source, h):
         proc.wait(timeout=30)
 
 
+def case_body_before_token(squeeze, source, h):
+    with Scene(squeeze, h) as s:
+        before = s.rss_mib()
+        for token in (None, "sqz_forged_token_" + "f" * 40):
+            r = s.bob("posts", s.target("tcp", count=300, body_bytes=64 * 1024, token=token))
+            statuses = sorted(set(r["statuses"]))
+            log(f"300 POSTs of 64 KiB, token {'forged' if token else 'none'}: statuses "
+                f"{statuses} on {r['connections']} connections")
+            check(len(r["statuses"]) == 300 and statuses == [401],
+                  f"each should be answered 401: {r}")
+        s.check_rss(before, "600 unauthenticated 64 KiB bodies")
+        # Over what is taken with its head (64 KiB), under the body limit: the token first.
+        big = s.bob("stream", s.target("tcp", head="POST /v1/jobs HTTP/1.1\r\nHost: x\r\n"
+                                       "Content-Length: 200000\r\n\r\n", piece="b",
+                                       repeat=200000, interval=0, most=200000))
+        log(f"a 200 KB body without a token: {big['status']}, closed {big['closed']}")
+        check(big["status"] == 401 and big["closed"],
+              f"a 200 KB body without a token should be refused and the connection closed: {big}")
+        check(len(s.d.jobs()) == 1, "nothing of bob's was stored")
+        s.alice_queue("after bob's bodies")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--attack":
         sys.exit(attack_main(sys.argv))
     sys.exit(serve_lib.main({"idle_flood": case_idle_flood, "slowloris": case_slowloris,
                              "long_line": case_long_line, "huge_header": case_huge_header,
                              "get_body": case_get_body, "chunked_body": case_chunked_body,
-                             "peer_cap": case_peer_cap}, sys.argv))
+                             "peer_cap": case_peer_cap,
+                             "body_before_token": case_body_before_token}, sys.argv))

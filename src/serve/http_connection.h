@@ -14,6 +14,7 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,11 +40,15 @@ struct ServerShared {
   WorkerPool& pool;
   ConnectionCounter counter;
   int refusing = 0;  // connections over a cap being answered 503
+  // Requests whose whole body came with their head, answered by one worker task.
+  std::atomic<uint64_t> bodies_with_head{0};
   std::map<const Connection*, std::weak_ptr<Connection>> live;  // closed by Stop
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  // The largest body taken with its head, before the head's handler (the token) has run.
+  static constexpr uint64_t kBodyWithHeadBytes = 64 * 1024;
   using Socket = boost::asio::generic::stream_protocol::socket;
   // `counted`: the connection is in shared.counter (Close is called for it when it ends).
   Connection(ServerShared& shared, Socket socket, HttpPeer peer, bool counted);
@@ -62,6 +67,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnHead(boost::system::error_code ec);
   HttpRequest RequestOfHead();
   void Dispatch(HttpRequest request);
+  std::optional<std::string> BodyAlreadyHere();
+  void DispatchWhole(HttpRequest request, std::string body);
   void OnHeadReply(HeadReply reply);
   void ReadBody();
   void OnBody(boost::system::error_code ec);

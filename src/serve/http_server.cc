@@ -218,4 +218,8 @@ void HttpServer::Stop() {
 
 int HttpServer::tcp_port() const { return impl_->port; }
 
+uint64_t HttpServer::BodiesWithHead() const {
+  return impl_->shared ? impl_->shared->bodies_with_head.load() : 0;
+}
+
 }  // namespace squeeze

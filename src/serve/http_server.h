@@ -8,6 +8,7 @@
 #ifndef SQUEEZE_SERVE_HTTP_SERVER_H_
 #define SQUEEZE_SERVE_HTTP_SERVER_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,6 +42,8 @@ class HttpServer {
   // Stops accepting, closes every connection, joins the threads and removes the Unix socket.
   void Stop();
   int tcp_port() const;
+  // Requests whose whole body came with their head (answered by one worker task, not two).
+  uint64_t BodiesWithHead() const;
 
   struct Impl;
 

@@ -169,6 +169,39 @@ TEST_F(HttpServerTest, ALineWithoutEndIsRefusedAtTheHeadLimit) {
   close(fd);
 }
 
+TEST_F(HttpServerTest, ABodyThatCameWithItsHeadGoesToOneWorkerTask) {
+  Start(Small());
+  const int fd = ConnectTcp(port());
+  const std::string post = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n";
+  ASSERT_TRUE(Send(fd, post + "hello"));
+  std::string reply = ReadReply(fd, 2000);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  EXPECT_NE(reply.find("body 5"), std::string::npos) << reply;
+  EXPECT_EQ(server_->BodiesWithHead(), 1u);
+  // On the same connection, a head whose body comes later: the usual way (head, then body).
+  ASSERT_TRUE(Send(fd, post));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(Send(fd, "world"));
+  reply = ReadReply(fd, 2000);
+  EXPECT_NE(reply.find("body 5"), std::string::npos) << reply;
+  EXPECT_EQ(server_->BodiesWithHead(), 1u);
+  // Two requests in one write: each body is cut from the bytes at its own length.
+  ASSERT_TRUE(Send(fd, post + "abcde" + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nxy"));
+  reply.clear();
+  for (int i = 0; i < 3 && reply.find("body 2") == std::string::npos; ++i) {
+    reply += ReadReply(fd, 2000);
+  }
+  EXPECT_NE(reply.find("body 5"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("body 2"), std::string::npos) << reply;
+  EXPECT_EQ(server_->BodiesWithHead(), 3u);
+  // Head and body in two writes at once: one way or the other, the same answer.
+  ASSERT_TRUE(Send(fd, post));
+  ASSERT_TRUE(Send(fd, "12345"));
+  reply = ReadReply(fd, 2000);
+  EXPECT_NE(reply.find("body 5"), std::string::npos) << reply;
+  close(fd);
+}
+
 TEST_F(HttpServerTest, ABodyNobodyAskedForIsNotReadAndEndsTheConnection) {
   Start(Small());
   const int fd = ConnectTcp(port());
