@@ -446,7 +446,7 @@ def case_chunked_body(squeeze, source, h):
 
 def case_peer_cap(squeeze, source, h):
     with Scene(squeeze, h, ["--max-connections-per-peer", "20"]) as s:
-        check("API limits: 8 workers (4 at most for one peer), 20 connections per peer" in
+        check("API limits: 16 workers (8 at most for one peer), 20 connections per peer" in
               s.d.log_text(), f"the limits in force should be told:\n{s.d.log_text()}")
         proc = s.as_bob("hold", s.target("both", n_sock=15, n_tcp=15))
         seen = json.loads(proc.stdout.readline())

@@ -30,8 +30,9 @@ class Intake {
   // `feasibility`: an empty scheduler of the cluster and policy the queue schedules with;
   // `pools` and `run_as` outlive the intake; `local` runs the jobs of every pool not remote.
   // A workdir and command `local` found runnable by an account is not asked again for
-  // `check_ttl`: a burst of one user's submissions of the same command forks one check (the
-  // start checks again, as the account, whatever the intake found).
+  // `check_ttl`, nor is the account looked up again: a burst of one user's submissions of the
+  // same command forks one check and reads the user database once (the start looks the
+  // account up and checks again, as the account, whatever the intake found).
   Intake(std::unique_ptr<Scheduler> feasibility, const std::vector<PoolSpec>& pools,
          const RunAsPolicy& run_as, Executor& local,
          std::chrono::milliseconds check_ttl = std::chrono::seconds(10));
@@ -67,6 +68,10 @@ class Intake {
   std::set<int> remote_pools_;  // set before the API serves, read without a lock after
 
   // `local`'s checks that found a job runnable, by account, workdir, command and PATH: when.
+  // Whether `key` passed its check less than check_ttl_ before `now`.
+  bool CheckedLately(const std::string& key, std::chrono::steady_clock::time_point now) const
+      EXCLUDES(checks_mu_);
+
   static constexpr size_t kMaxChecksKept = 4096;
   const std::chrono::milliseconds check_ttl_;
   mutable Mutex checks_mu_;

@@ -16,7 +16,8 @@
 namespace squeeze {
 
 struct ServeLimits {
-  int workers = 8;                     // threads that run the handlers
+  int workers = 16;                    // threads that run the handlers (a submission's waits
+                                       // on the group commit's fsync)
   int max_connections_per_peer = 64;   // a uid (socket, loopback) or a remote IP
   int max_connections = 4096;          // in all; kept under half of RLIMIT_NOFILE
   size_t max_head_bytes = 16 * 1024;   // request line and headers
