@@ -32,6 +32,22 @@ HttpResponse RunGuarded(const std::function<HttpResponse()>& f) {
   }
 }
 
+// The handler's reply to a request's head; an exception it throws is a 500.
+HeadReply HeadReplyOf(const HttpServer::Handler& handler, HttpRequest& request) {
+  try {
+    return handler(request);
+  } catch (...) {
+    return HeadReply::Now(JsonError(500, "internal error", ErrorKind::kInternal));
+  }
+}
+
+// The answer to `body` of a head whose reply asked for it.
+HttpResponse AnswerBody(HeadReply& reply, const std::string& body) {
+  auto answer = std::move(reply.after_body);
+  return answer ? RunGuarded([&] { return answer(body); })
+                : JsonError(500, "internal error", ErrorKind::kInternal);
+}
+
 }  // namespace
 
 Connection::Connection(ServerShared& shared, Socket socket, HttpPeer peer, bool counted)
@@ -162,20 +178,8 @@ std::optional<std::string> Connection::BodyAlreadyHere() {
 void Connection::DispatchWhole(HttpRequest request, std::string body) {
   auto task = [self = shared_from_this(), request = std::move(request),
                body = std::move(body)]() mutable {
-    HeadReply reply;
-    try {
-      reply = self->shared_.handler(request);
-    } catch (...) {
-      reply = HeadReply::Now(JsonError(500, "internal error", ErrorKind::kInternal));
-    }
-    HttpResponse response;
-    if (reply.now) {
-      response = std::move(*reply.now);
-    } else {
-      auto answer = std::move(reply.after_body);
-      response = answer ? RunGuarded([&] { return answer(body); })
-                        : JsonError(500, "internal error", ErrorKind::kInternal);
-    }
+    HeadReply reply = HeadReplyOf(self->shared_.handler, request);
+    HttpResponse response = reply.now ? std::move(*reply.now) : AnswerBody(reply, body);
     asio::io_context& io = self->shared_.io;
     asio::post(io, [self = std::move(self), response = std::move(response)]() mutable {
       self->Respond(std::move(response), false);  // its body was read: the connection goes on
@@ -208,17 +212,8 @@ HttpRequest Connection::RequestOfHead() {
 // sent none is answered on the same worker.
 void Connection::Dispatch(HttpRequest request) {
   auto task = [self = shared_from_this(), request = std::move(request)]() mutable {
-    HeadReply reply;
-    try {
-      reply = self->shared_.handler(request);
-    } catch (...) {
-      reply = HeadReply::Now(JsonError(500, "internal error", ErrorKind::kInternal));
-    }
-    if (!reply.now && !request.has_body) {
-      auto answer = std::move(reply.after_body);
-      reply = HeadReply::Now(
-          answer ? RunGuarded([&] { return answer(""); }) : JsonError(500, "internal error", ErrorKind::kInternal));
-    }
+    HeadReply reply = HeadReplyOf(self->shared_.handler, request);
+    if (!reply.now && !request.has_body) reply = HeadReply::Now(AnswerBody(reply, ""));
     asio::io_context& io = self->shared_.io;
     asio::post(io, [self = std::move(self), reply = std::move(reply)]() mutable {
       self->OnHeadReply(std::move(reply));

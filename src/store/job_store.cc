@@ -197,7 +197,7 @@ Status JobStore::InsertEvent(JobId id, Time at, const std::string& kind,
 
 JobStore::WriteBatch JobStore::BeginWrites() {
   write_mu_.lock();
-  if (!writer_->Exec("BEGIN IMMEDIATE").ok()) {
+  if (!writer_->Run("BEGIN IMMEDIATE").ok()) {
     write_mu_.unlock();
     return WriteBatch(nullptr);
   }
@@ -208,8 +208,8 @@ JobStore::WriteBatch JobStore::BeginWrites() {
 bool JobStore::InBatch() const { return batch_thread_.load() == std::this_thread::get_id(); }
 
 Status JobStore::EndBatch() {
-  Status s = writer_->Exec("COMMIT");
-  if (!s.ok()) (void)writer_->Exec("ROLLBACK");
+  Status s = writer_->Run("COMMIT");
+  if (!s.ok()) (void)writer_->Run("ROLLBACK");
   batch_thread_ = std::thread::id();
   write_mu_.unlock();
   return s;

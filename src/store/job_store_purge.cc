@@ -88,7 +88,7 @@ Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::
   std::lock_guard lock(write_mu_);
   int64_t purged = 0;
   Status status = [&]() -> Status {
-    if (Status s = writer_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+    if (Status s = writer_->Run("BEGIN IMMEDIATE"); !s.ok()) return s;
     auto steps = PurgeSteps(*writer_);
     if (!steps.ok()) return steps.status();
     for (const std::string& sql : *steps) {
@@ -104,10 +104,10 @@ Result<int> JobStore::PurgeDetails(Time before, int limit, Time now, const std::
     auto count = writer_->QueryInt("SELECT COUNT(*) FROM temp.purging");
     if (!count.ok()) return count.status();
     purged = *count;
-    return writer_->Exec("COMMIT");
+    return writer_->Run("COMMIT");
   }();
   if (!status.ok()) {
-    (void)writer_->Exec("ROLLBACK");
+    (void)writer_->Run("ROLLBACK");
     return status;
   }
   return static_cast<int>(purged);

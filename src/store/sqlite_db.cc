@@ -176,7 +176,7 @@ Result<int64_t> SqliteDb::QueryInt(const std::string& sql) {
   return *row ? stmt->Int(0) : int64_t{0};
 }
 
-size_t SqliteDb::CachedStatements() {
+size_t SqliteDb::CachedStatements() const {
   std::lock_guard lock(cache_mu_);
   size_t n = 0;
   for (const auto& [sql, stmts] : cached_) n += stmts.size();
@@ -185,22 +185,17 @@ size_t SqliteDb::CachedStatements() {
 
 int64_t SqliteDb::Changes() const { return sqlite3_changes64(db_); }
 
-namespace {
-
-// One statement, prepared once per connection (Exec parses its text at every call).
-Status RunCached(SqliteDb& db, const std::string& sql) {
-  auto stmt = db.Prepare(sql);
+Status SqliteDb::Run(const std::string& sql) {
+  auto stmt = Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return stmt->Run();
 }
 
-}  // namespace
-
 Status InTransaction(SqliteDb& db, const std::function<Status()>& body) {
-  if (Status s = RunCached(db, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  if (Status s = db.Run("BEGIN IMMEDIATE"); !s.ok()) return s;
   Status s = body();
-  if (s.ok()) s = RunCached(db, "COMMIT");
-  if (!s.ok()) (void)RunCached(db, "ROLLBACK");
+  if (s.ok()) s = db.Run("COMMIT");
+  if (!s.ok()) (void)db.Run("ROLLBACK");
   return s;
 }
 

@@ -73,13 +73,16 @@ class SqliteDb {
 
   // Runs one or more statements that return no rows the caller needs.
   Status Exec(const std::string& sql);
+  // Runs one statement that returns no rows the caller needs, with a kept statement (BEGIN,
+  // COMMIT: what a transaction runs every time, not parsed again).
+  Status Run(const std::string& sql);
   Result<SqliteStmt> Prepare(const std::string& sql);
   // The first column of the first row of `sql` (a count, a PRAGMA's value); 0 for no row.
   Result<int64_t> QueryInt(const std::string& sql);
   int64_t Changes() const;
   const std::string& path() const { return path_; }
   // How many prepared statements the connection keeps for reuse now.
-  size_t CachedStatements();
+  size_t CachedStatements() const;
 
   // Statements kept for reuse: at most this many different SQL texts (a statement whose text
   // is built from values, such as an IN list, would otherwise grow the cache without end), and
@@ -95,7 +98,7 @@ class SqliteDb {
 
   sqlite3* db_;
   std::string path_;
-  std::mutex cache_mu_;  // a statement may be given back after its user let the caller's lock go
+  mutable std::mutex cache_mu_;  // a statement may be given back after its user let the caller's lock go
   std::unordered_map<std::string, std::vector<sqlite3_stmt*>> cached_;
 };
 
