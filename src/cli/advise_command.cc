@@ -122,6 +122,7 @@ int RunAdvise(const AdviseFlags& f) {
   if (!cluster.ok()) return Fail(cluster.status().message());
   Advice advice = BuildAdvice(loaded->first, f.cluster, *cluster, *rules);
   for (const std::string& m : advice.prices.skipped) std::cerr << "squeeze advise: " << m << "\n";
+  for (const std::string& w : advice.warnings) std::cerr << "squeeze advise: warning: " << w << "\n";
   if (Status st = RunWhatIfsInto(f, loaded->second, *cluster, advice); !st.ok()) {
     return Fail(st.message());
   }
