@@ -88,11 +88,19 @@ Result<ClusterSpec> LoadReplayCluster(const std::string& path) {
 
 Status CheckReplayPools(const ReplayInput& input) {
   if (input.options.ignore_trace_pools) return Status::Ok();
-  return CheckTracePools(*input.trace, *input.cluster, input.cluster_name);
+  if (Status st = CheckTracePools(*input.trace, *input.cluster, input.cluster_name); !st.ok()) {
+    return st;
+  }
+  const std::string note = MissingPoolsNote(*input.trace, *input.cluster, input.cluster_name);
+  if (!note.empty()) {
+    std::cerr << "squeeze simulate: "
+              << (input.label.empty() ? "" : "variant '" + input.label + "': ") << "note: "
+              << note << "\n";
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<PolicyRun>> RunReplay(const ReplayInput& input) {
-  if (Status st = CheckReplayPools(input); !st.ok()) return st;
   std::vector<PolicyRun> runs;
   for (const Policy& policy : input.policies) {
     SimOptions options = input.options;

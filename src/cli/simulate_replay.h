@@ -58,12 +58,13 @@ struct ReplayInput {
   ReplayProgress progress;
 };
 
-// Unless the options ignore the trace's pools: an error when the trace's jobs name pools the
-// cluster does not have (sim/trace_pools.h), before anything runs.
+// Unless the options ignore the trace's pools, before anything runs (sim/trace_pools.h): an
+// error when no job of the trace finds its pool in the cluster; a note on stderr when only
+// some jobs do not (they will be rejected).
 Status CheckReplayPools(const ReplayInput& input);
 
-// Checks the pools, then runs every policy in order. Rejected jobs are reported on stderr as a
-// count per policy and the first few reasons.
+// Runs every policy in order (the caller checks the pools first). Rejected jobs are reported on
+// stderr as a count per policy and the first few reasons.
 Result<std::vector<PolicyRun>> RunReplay(const ReplayInput& input);
 
 }  // namespace squeeze

@@ -33,6 +33,14 @@ std::string ListPools(const ClusterSpec& cluster) {
   return out.empty() ? "none" : out;
 }
 
+int64_t Jobs(const std::vector<MissingPool>& missing) {
+  int64_t jobs = 0;
+  for (const MissingPool& m : missing) jobs += m.jobs;
+  return jobs;
+}
+
+std::string Pools(size_t n) { return std::to_string(n) + (n == 1 ? " pool" : " pools"); }
+
 }  // namespace
 
 std::vector<MissingPool> PoolsMissingFrom(const Trace& trace, const ClusterSpec& cluster) {
@@ -55,18 +63,27 @@ std::vector<MissingPool> PoolsMissingFrom(const Trace& trace, const ClusterSpec&
 Status CheckTracePools(const Trace& trace, const ClusterSpec& cluster,
                        const std::string& cluster_name) {
   const std::vector<MissingPool> missing = PoolsMissingFrom(trace, cluster);
-  if (missing.empty()) return Status::Ok();
-  int64_t jobs = 0;
-  for (const MissingPool& m : missing) jobs += m.jobs;
-  const bool all = jobs == static_cast<int64_t>(trace.jobs.size());
+  if (missing.empty() || Jobs(missing) < static_cast<int64_t>(trace.jobs.size())) {
+    return Status::Ok();
+  }
   return Status::Error(
-      "the trace's jobs name " + std::to_string(missing.size()) +
-      (missing.size() == 1 ? " pool" : " pools") + " the cluster " + cluster_name +
-      " does not have: " + ListMissing(missing) + "; " + (all ? "all " : "") +
-      std::to_string(jobs) + " of the trace's " + std::to_string(trace.jobs.size()) +
-      " jobs could never run. The cluster's pools: " + ListPools(cluster) +
+      "the trace's jobs name " + Pools(missing.size()) + " the cluster " + cluster_name +
+      " does not have: " + ListMissing(missing) + "; none of the trace's " +
+      std::to_string(trace.jobs.size()) + " jobs could run. The cluster's pools: " +
+      ListPools(cluster) +
       ". Give --ignore-pools to let every job run in any pool, or name the trace's pools in "
       "the cluster file (docs/cluster-file.md)");
+}
+
+std::string MissingPoolsNote(const Trace& trace, const ClusterSpec& cluster,
+                             const std::string& cluster_name) {
+  const std::vector<MissingPool> missing = PoolsMissingFrom(trace, cluster);
+  const int64_t jobs = Jobs(missing);
+  if (missing.empty() || jobs == static_cast<int64_t>(trace.jobs.size())) return "";
+  return std::to_string(jobs) + " of the trace's " + std::to_string(trace.jobs.size()) +
+         " jobs name " + Pools(missing.size()) + " the cluster " + cluster_name +
+         " does not have: " + ListMissing(missing) +
+         "; they are rejected (--ignore-pools lets every job run in any pool)";
 }
 
 }  // namespace squeeze

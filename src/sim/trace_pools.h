@@ -24,11 +24,18 @@ struct MissingPool {
 // name). Jobs of no pool (an empty pool) may run anywhere and are never missing.
 std::vector<MissingPool> PoolsMissingFrom(const Trace& trace, const ClusterSpec& cluster);
 
-// Ok when every pool the trace names is in the cluster; else one error naming the missing
-// pools (with their job counts), the cluster's pools, and the two fixes (--ignore-pools, or
-// the pools named in the cluster file). `cluster_name` (e.g. its file) is put in the message.
+// An error when every job of the trace names a pool the cluster does not have (nothing could
+// run): one message naming those pools (with their job counts), the cluster's pools, and the
+// two fixes (--ignore-pools, or the pools named in the cluster file). Ok otherwise, also when
+// only some jobs' pools are missing (a replay of some pools' jobs: the others are rejected).
+// `cluster_name` (e.g. its file) is put in the message.
 Status CheckTracePools(const Trace& trace, const ClusterSpec& cluster,
                        const std::string& cluster_name);
+
+// When only some jobs name pools the cluster lacks: a note naming those pools, how many jobs
+// that rejects and the fix; "" when none does (or all do: CheckTracePools refuses that).
+std::string MissingPoolsNote(const Trace& trace, const ClusterSpec& cluster,
+                             const std::string& cluster_name);
 
 }  // namespace squeeze
 
