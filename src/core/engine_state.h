@@ -14,6 +14,7 @@
 #include "core/clone_ptr.h"
 #include "core/cluster_state.h"
 #include "core/job.h"
+#include "core/job_shape.h"
 #include "core/pending_queue.h"
 #include "core/plugins/job_order.h"
 #include "core/plugins/node_order.h"
@@ -52,6 +53,7 @@ struct EngineState {
   std::vector<int> pool_region;      // pool -> index into `regions`
   std::unordered_map<JobId, Job> jobs;  // pending and active jobs only
   PendingQueue pending;
+  JobShapes shapes;  // of the jobs queued so far (QueuePosition::shape)
   std::set<std::pair<Time, JobId>> slice_ends;      // running, sliced
   std::set<std::pair<Time, JobId>> estimated_ends;  // running, with an estimate or a limit
   std::set<std::pair<Time, JobId>> boost_watch;  // pending, not yet boosted

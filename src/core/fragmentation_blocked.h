@@ -27,10 +27,14 @@ struct FragmentationBlocked {
 // it found in each scope (home pool) with the versions of the pool's free capacity and of the
 // scope's queue it found it at, so that the next measure walks only the scopes that changed.
 // That holds while scopes share no capacity or order (no borrowing, no fair share, no job of
-// any pool waiting); else every scope is walked again. Owned by the caller; not thread-safe.
+// any pool waiting); else every scope is walked again. A walk ends once no job left in it could
+// be blocked: jobs of one shape (core/job_shape.h) are answered for together, so a walk of tens
+// of thousands of waiting jobs of a few shapes stops after a few of them. Owned by the caller;
+// not thread-safe.
 class FragmentationMeter {
  public:
-  // `reuse` false walks every waiting job each time (to check the kept figures against).
+  // `reuse` false walks every waiting job each time, with no early end (to check the kept
+  // figures against).
   explicit FragmentationMeter(bool reuse = true) : reuse_(reuse) {}
 
   // Walks the pending jobs of `c`'s state in queue order, stopping once no free capacity is

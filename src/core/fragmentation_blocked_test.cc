@@ -128,11 +128,13 @@ class Lcg {
 };
 
 // Submits, finishes and stops jobs at random on three pools; after every cycle a meter that
-// keeps figures per scope must agree with one that walks every job. Returns the number of
-// cycles after which some job was blocked.
-int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs) {
-  SCOPED_TRACE(policy);
-  Scenario s(Cluster({{"a", 3, 4}, {"b", 2, 8}, {"c", 1, 2}}), policy);
+// keeps figures per scope and ends its walks early must agree with one that walks every job.
+// `varied`: some jobs also name a team (pool a guarantees team x 4 GPUs), a GPU model or CPU.
+// Returns the number of cycles after which some job was blocked.
+int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs, bool varied = false) {
+  SCOPED_TRACE(policy + (any_pool_jobs ? " any-pool jobs" : "") + (varied ? " varied" : ""));
+  const ClusterSpec cluster = Cluster({{"a", 3, 4}, {"b", 2, 8}, {"c", 1, 2}});
+  Scenario s(varied ? Quota(cluster, "a", "x", 4) : cluster, policy);
   const std::vector<std::string> pools = {"a", "b", "c"};
   const std::vector<std::vector<int>> sizes = {{1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}};
   FragmentationMeter kept, fresh(/*reuse=*/false);
@@ -147,6 +149,9 @@ int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs) {
                      .Estimate((100 + rng.Next(500)) * kSecond);
       if (rng.Next(4) == 0) job.Elastic();
       if (!any_pool_jobs || rng.Next(5) != 0) job.Pool(pools[p]);
+      if (varied && rng.Next(3) == 0) job.Team(rng.Next(2) ? "x" : "y");
+      if (varied && rng.Next(10) == 0) job.Models({"gpu"});
+      if (varied && rng.Next(10) == 0) job.Cpu(1000);
       s.Add(job);
     }
     for (auto it = running.begin(); it != running.end();) {
@@ -177,9 +182,10 @@ int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs) {
 
 TEST(FragmentationBlockedTest, KeptFiguresEqualAFullWalk) {
   int blocked_moments = 0;
-  for (const char* policy : {"fifo", "sjf", "backfill", "las", "squeeze"}) {
+  for (const char* policy : {"fifo", "sjf", "backfill", "las", "squeeze", "squeeze+borrow"}) {
     blocked_moments += ExpectKeptFiguresAgree(policy, false);
     blocked_moments += ExpectKeptFiguresAgree(policy, true);
+    blocked_moments += ExpectKeptFiguresAgree(policy, true, true);
   }
   EXPECT_GT(blocked_moments, 500);
 }

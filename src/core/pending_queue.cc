@@ -13,6 +13,8 @@ void PendingQueue::Add(QueuePosition position) {
   ++stamp.version;
   ++stamp.jobs;
   if (!position.needs_gpus) ++stamp.cpu_only_jobs;
+  if (position.shape < 0) ++stamp.shapeless_jobs;
+  else ++shape_jobs_[position.shape];
   where_.emplace(position.entry.id, std::move(position));
 }
 
@@ -27,6 +29,11 @@ bool PendingQueue::Remove(JobId id) {
   ++stamp.version;
   --stamp.jobs;
   if (!p.needs_gpus) --stamp.cpu_only_jobs;
+  if (p.shape < 0) {
+    --stamp.shapeless_jobs;
+  } else if (--shape_jobs_[p.shape] == 0) {
+    shape_jobs_.erase(p.shape);
+  }
   where_.erase(it);
   return true;
 }

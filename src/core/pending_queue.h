@@ -32,6 +32,7 @@ struct QueuePosition {
   std::string team;
   QueueEntry entry;
   bool needs_gpus = true;  // false: a job of no GPUs (CPU and memory only)
+  int shape = -1;          // core/job_shape.h: the job's shape id, -1 for none
 };
 
 class PendingQueue {
@@ -54,10 +55,15 @@ class PendingQueue {
     uint64_t version = 0;
     size_t jobs = 0;
     size_t cpu_only_jobs = 0;  // of them, jobs of no GPUs
+    size_t shapeless_jobs = 0;  // of them, jobs of no shape (QueuePosition::shape -1)
   };
   ScopeStamp Stamp(int scope) const {
     return scope < static_cast<int>(stamps_.size()) ? stamps_[scope] : ScopeStamp{};
   }
+
+  // How many waiting jobs have each shape (QueuePosition::shape), by shape id; shapes with
+  // none are left out.
+  const std::unordered_map<int, size_t>& ShapeJobs() const { return shape_jobs_; }
 
   // Takes every job's order key anew.
   void Rekey(const std::function<double(JobId)>& key);
@@ -77,6 +83,7 @@ class PendingQueue {
   std::map<Key, std::set<QueueEntry>> queues_;
   std::unordered_map<JobId, QueuePosition> where_;
   std::vector<ScopeStamp> stamps_;  // by scope
+  std::unordered_map<int, size_t> shape_jobs_;
 };
 
 }  // namespace squeeze

@@ -203,5 +203,34 @@ TEST(PendingQueueTest, StampCountsJobsAndChangesWithTheScope) {
   EXPECT_EQ(q.Stamp(0).jobs, 1u);
 }
 
+// Jobs are counted by shape (QueuePosition::shape) and, with none, by scope; a re-add or a
+// rekey keeps the counts.
+TEST(PendingQueueTest, ShapesAreCounted) {
+  PendingQueue q;
+  auto shaped = [](JobId id, int scope, int shape) {
+    QueuePosition p = Pos(id, 0, scope, 0, id);
+    p.shape = shape;
+    return p;
+  };
+  q.Add(shaped(1, 0, 7));
+  q.Add(shaped(2, 0, 7));
+  q.Add(shaped(3, 1, 2));
+  q.Add(shaped(4, 1, -1));
+  q.Add(shaped(2, 0, 7));  // again: still one job
+  EXPECT_EQ(q.ShapeJobs().size(), 2u);
+  EXPECT_EQ(q.ShapeJobs().at(7), 2u);
+  EXPECT_EQ(q.ShapeJobs().at(2), 1u);
+  EXPECT_EQ(q.Stamp(1).shapeless_jobs, 1u);
+  EXPECT_EQ(q.Stamp(0).shapeless_jobs, 0u);
+  q.Rekey([](JobId id) { return -static_cast<double>(id); });
+  EXPECT_EQ(q.ShapeJobs().at(7), 2u);
+  EXPECT_TRUE(q.Remove(3));
+  EXPECT_TRUE(q.Remove(4));
+  EXPECT_EQ(q.ShapeJobs().count(2), 0u);  // none left: gone
+  EXPECT_EQ(q.Stamp(1).shapeless_jobs, 0u);
+  EXPECT_TRUE(q.Remove(1));
+  EXPECT_EQ(q.ShapeJobs().at(7), 1u);
+}
+
 }  // namespace
 }  // namespace squeeze

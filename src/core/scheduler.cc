@@ -84,8 +84,7 @@ std::string Scheduler::OpportunisticNote(const JobSpec& spec) const {
 Status Scheduler::CheckFeasible(const JobSpec& spec) const {
   if (spec.gpus < 0) return Status::Error("gpus " + std::to_string(spec.gpus) + " is negative");
   if (spec.gpu_milli < 1 || spec.gpu_milli > kMilliPerGpu) {
-    return Status::Error("gpu_milli " + std::to_string(spec.gpu_milli) +
-                         " is outside 1..1000");
+    return Status::Error("gpu_milli " + std::to_string(spec.gpu_milli) + " is outside 1..1000");
   }
   if (spec.gpu_milli < kMilliPerGpu && spec.gpus != 1) {
     return Status::Error("a fraction of a GPU (gpu_milli " +
@@ -254,6 +253,7 @@ void Scheduler::Enqueue(Job& job, Time now) {
   if (p.fair_share) pos.team = job.spec.team;
   pos.entry = {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id};
   pos.needs_gpus = job.spec.gpus > 0;
+  pos.shape = s.shapes.Intern(job, pos.scope);
   s.pending.Add(std::move(pos));
 }
 
