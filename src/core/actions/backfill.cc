@@ -1,17 +1,83 @@
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
 #include "core/actions/actions.h"
+#include "core/unvisited_jobs.h"
 
 namespace squeeze {
+namespace {
+
+// When backfill's walk may end early: once no job left in it could start. A job that gives no
+// estimate nor time limit, under a policy without learned estimates, is expected to run for
+// ever, so it may start only where no reservation is hurt (PlaceAtHome within the caps); that
+// fits or not alike for every job of its shape (core/job_shape.h), and stays so until a job
+// starts. Jobs of other shapes, or of none, keep the walk going.
+class BackfillEnd {
+ public:
+  explicit BackfillEnd(const CycleContext& c)
+      : c_(c), unvisited_(c.s.pending, c.s.shapes.size(), c.AnyScope() + 1),
+        fails_(c.s.shapes.size(), 0) {}
+
+  // Before visiting `p`: whether nothing left (`p` included) could start.
+  bool NothingLeftStarts(const QueuePosition& p) {
+    if (review_ && !AnyLeftMayStart()) return true;
+    if (unvisited_.Visit(p)) review_ = true;
+    return false;
+  }
+  // Whether `p`'s shape is known to fit nowhere now (within the caps; it gives no end).
+  bool Fails(const QueuePosition& p) const { return p.shape >= 0 && fails_[p.shape]; }
+  // A job started: what fits has changed.
+  void Started() {
+    std::fill(fails_.begin(), fails_.end(), 0);
+    review_ = true;
+  }
+
+ private:
+  bool AnyLeftMayStart() {
+    review_ = false;
+    bool any = false;
+    for (const auto& [id, jobs] : c_.s.pending.ShapeJobs()) {
+      if (unvisited_.Left(id) == 0) continue;
+      fails_[id] = !MayStart(id);
+      any = any || !fails_[id];
+    }
+    return any || unvisited_.ShapelessLeft(-1);
+  }
+
+  bool MayStart(int id) {
+    const JobShape& shape = c_.s.shapes.at(id);
+    if (shape.timed || c_.s.policy.learned_estimates) return true;
+    const auto r = c_.reservations.find(shape.scope);
+    if (r == c_.reservations.end()) return false;  // its jobs are passed over
+    auto example = examples_.find(id);
+    if (example == examples_.end()) example = examples_.emplace(id, shape.Example()).first;
+    return PlaceAtHome(c_, example->second, &c_.caps).has_value();
+  }
+
+  const CycleContext& c_;
+  UnvisitedJobs unvisited_;
+  std::vector<char> fails_;  // by shape: known to fit nowhere now
+  std::unordered_map<int, Job> examples_;
+  bool review_ = true;
+};
+
+}  // namespace
+
 void RunBackfill(CycleContext& c) {
   if (c.reservations.empty()) return;
   GpuBlockedScopes gpu_blocked(c);
+  BackfillEnd end(c);
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
+        if (end.NothingLeftStarts(p)) return PendingQueue::Visit::kStop;
         if (gpu_blocked.Passed(p)) return PendingQueue::Visit::kNext;
         auto r = c.reservations.find(p.scope);
         if (r == c.reservations.end() || r->second.job == p.entry.id) {
           return PendingQueue::Visit::kNext;
         }
         if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.BlockScope(p);
+        if (end.Fails(p)) return PendingQueue::Visit::kNext;
         const Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
@@ -32,6 +98,7 @@ void RunBackfill(CycleContext& c) {
         auto placed = PlaceAtHome(c, job, ends_before_shadow ? &due_caps : &c.caps);
         if (!placed) return PendingQueue::Visit::kNext;
         StartPlaced(c, job.spec.id, std::move(*placed), /*charge_caps=*/!ends_before_shadow);
+        end.Started();
         return PendingQueue::Visit::kNext;
       },
       FairShareMeasure(c));
