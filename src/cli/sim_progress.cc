@@ -24,8 +24,8 @@ struct PrinterState {
   ProgressStyle style;
   std::ostream* out = nullptr;
   double start = -1;       // wall seconds at the first report
-  double last_line = 0;    // wall seconds at the last plain line
-  bool wrote_line = false;  // a plain line was written for this run
+  double last_line = 0;    // wall seconds at the last line (or redraw)
+  bool wrote_line = false;  // a line was written for this run
 };
 
 std::string TerminalLine(const std::string& name, const SimProgress& p) {
@@ -40,7 +40,11 @@ void Report(PrinterState& s, const SimProgress& p) {
   const double now = s.style.clock();
   if (s.start < 0) s.start = s.last_line = now;
   if (s.style.terminal) {
+    // Redrawn at most ten times a second (and at the end).
+    if (!p.end && s.wrote_line && now - s.last_line < 0.1) return;
     *s.out << TerminalLine(s.style.name, p) << (p.end ? "\n" : "") << std::flush;
+    s.last_line = now;
+    s.wrote_line = true;
     return;
   }
   // The last report of a run gets a line only when earlier ones did (or every report does): a

@@ -85,17 +85,21 @@ TEST(SimProgressTest, EveryZeroWritesEachReport) {
   EXPECT_THAT(p.out.str(), ::testing::EndsWith(", finished\n"));
 }
 
-// A terminal: one line rewritten in place at every report, ended at the last.
+// A terminal: one line rewritten in place, at most ten times a second, ended at the last.
 TEST(SimProgressTest, TerminalRewritesOneLine) {
   Printer p(true, 5);
   p.report(At(1, 6858, 17073, 24));
+  p.wall = 100.05;
+  p.report(At(2, 7000, 17000, 24));  // too soon: not drawn
   p.report(At(60, 68503, 0, 0, true));
   const std::string out = p.out.str();
   EXPECT_THAT(out, ::testing::StartsWith("\rfifo              10.0%  day 1.0, 17,073 waiting, "
                                          "24 running"));
   EXPECT_THAT(out, ::testing::HasSubstr("\rfifo             100.0%  day 60.0, 0 waiting"));
+  EXPECT_EQ(out.find("day 2.0"), std::string::npos) << out;
   EXPECT_EQ(out.back(), '\n');
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\r'), 2);
 }
 
 }  // namespace
