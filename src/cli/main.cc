@@ -2,6 +2,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/daemon_control_command.h"
 #include "cli/commands.h"
 #include "cli/export_command.h"
 #include "cli/profile_command.h"
@@ -42,12 +43,14 @@ Commands RegisterCommands(CLI::App& app) {
       "Slurm clusters (--config), with a durable store and an HTTP API the other commands "
       "talk to");
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
+  squeeze::RegisterDaemonControlCommands(app, commands);
   auto* agent = app.add_subcommand(
       "gpu-agent",
       "Send this machine's GPU utilization (NVML, else nvidia-smi) to squeeze serve as "
       "telemetry, every minute: for nodes the daemon does not read itself (Slurm nodes)");
   commands.emplace_back(agent, squeeze::RegisterGpuAgent(*agent));
   squeeze::RegisterClientCommands(app, commands);
+  squeeze::RegisterDashboardCommand(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);
   squeeze::RegisterExportCommand(app, commands);
