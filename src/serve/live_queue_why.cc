@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/job_values.h"
+#include "config/text_util.h"
 #include "core/duration.h"
 #include "serve/live_queue.h"
 #include "serve/why_forecasts.h"
@@ -153,15 +154,15 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
     out["expected_start_at"] = FormatDateTime(now + in);
     if (f.stops > 0) {
       out["explanation"].push_back(
-          "expected to start after the policy stops " + std::to_string(f.stops) +
-          " running job(s) on the way (preemption, slice ends, reclaims)");
+          "expected to start after the policy stops " + Counted(f.stops, "running job") +
+          " on the way (preemption, slice ends, reclaims)");
     }
   } else if (f.not_before) {
     const Time in = std::max<Time>(0, *f.not_before - age);
     out["expected_start_not_before_s"] = WholeSeconds(in);
     out["explanation"].push_back(
         "no forecast within " + std::to_string(f.cycles) + " cycles (" +
-        std::to_string(f.started_first) + " jobs started in it first): not before " +
+        Counted(f.started_first, "job") + " started in it first): not before " +
         FormatDuration(in) + " from now");
   } else if (f.missing_estimate) {
     out["explanation"].push_back("no forecast: job " + std::to_string(*f.missing_estimate) +
@@ -195,7 +196,7 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
     } else {
       const int limit = job->spec.array_limit;
       out["explanation"] = {"its array " + std::to_string(job->spec.array_id) + " has " +
-                            std::to_string(limit) + " task(s) running or queued, its limit (%" +
+                            Counted(limit, "task") + " running or queued, its limit (%" +
                             std::to_string(limit) + "); it is queued when one of them ends"};
       out["reason_code"] = "ArrayLimit";
     }
@@ -363,7 +364,8 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
   const bool preemptible_in_the_way = WhyHolders(sched, spec, may_use, owner_of, now, lines);
   WhyReservation(sched, id, may_use, now, lines);
   if (const int stops = sched.StopsAwaited(id); stops > 0) {
-    lines.push_back(std::to_string(stops) + " job(s) are checkpointing to make room for it");
+    lines.push_back(Counted(stops, "job") + (stops == 1 ? " is" : " are") +
+                    " checkpointing to make room for it");
   }
   for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
   if (preemptible_in_the_way && sched.policy().Has("preempt")) {
