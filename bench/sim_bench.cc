@@ -2,6 +2,9 @@
 // of the simulation, jobs per second, peak resident memory and the machine's core count.
 //   philly-one-pool  philly.csv (82,247 jobs) on examples/clusters/philly-one-pool.yaml
 //                    (352 x 8 GPUs), trace pools ignored. Target (squeeze): under 1 s.
+//   philly-96x8      philly_oct_nov.csv (68,503 jobs) on 96 x 8 GPUs of one pool, trace pools
+//   philly-24x8      ignored: a cluster of the trace's size, and one so small that tens of
+//                    thousands of jobs wait at once. Target (squeeze): 24x8 within 3x of 96x8.
 //   synthetic-1m     1,000,000 synthetic jobs (bench/synthetic_trace.h) at load 0.8 on
 //                    1,250 x 8 GPUs. Target (squeeze): under 60 s and 2 GB peak.
 // When more than one run is asked for, each runs in a child process of its own so that its
@@ -36,6 +39,9 @@ using Json = nlohmann::json;
 
 const char kPhilly[] = "philly-one-pool";
 const char kSynthetic[] = "synthetic-1m";
+const char kPhilly96[] = "philly-96x8";
+const char kPhilly24[] = "philly-24x8";
+const char kKnownCases[] = "philly-one-pool, philly-96x8, philly-24x8, synthetic-1m";
 
 struct Flags {
   std::vector<std::string> cases = {kPhilly, kSynthetic};
@@ -83,6 +89,14 @@ Status Prepare(const std::string& name, const Flags& flags, Trace* trace, Cluste
     options->ignore_trace_pools = true;
     return Status::Ok();
   }
+  if (name == kPhilly96 || name == kPhilly24) {
+    auto t = ReadTrace(std::string(SQUEEZE_SHARED_DIR) + "/traces/philly/philly_oct_nov.csv", {});
+    if (!t.ok()) return t.status();
+    *trace = std::move(*t);
+    *cluster = MakeUniformCluster(name == kPhilly96 ? 96 : 24, 8);
+    options->ignore_trace_pools = true;
+    return Status::Ok();
+  }
   if (name == kSynthetic) {
     SyntheticOptions o;
     o.jobs = flags.jobs;
@@ -93,7 +107,7 @@ Status Prepare(const std::string& name, const Flags& flags, Trace* trace, Cluste
     *cluster = MakeUniformCluster(1250, 8);
     return Status::Ok();
   }
-  return Status::Error("unknown case '" + name + "' (known: " + kPhilly + ", " + kSynthetic + ")");
+  return Status::Error("unknown case '" + name + "' (known: " + kKnownCases + ")");
 }
 
 // GPU-seconds the trace asks for per GPU-second of the cluster over the arrival span.
@@ -225,7 +239,8 @@ std::vector<std::string> Split(const std::string& s) {
 const char kUsage[] =
     "usage: sim_bench [--case NAME[,NAME]] [--policy NAME[,NAME]] [--jobs N] [--load X]\n"
     "                 [--seed S] [--json OUT]\n"
-    "  --case    philly-one-pool, synthetic-1m (default: both)\n"
+    "  --case    philly-one-pool, philly-96x8, philly-24x8, synthetic-1m (default: the first\n"
+    "            and the last)\n"
     "  --policy  any named policy (default: squeeze,fifo)\n"
     "  --jobs    jobs of the synthetic case (default 1000000)\n"
     "  --load    offered load of the synthetic case, share of its GPUs (default 0.8)\n"

@@ -20,6 +20,9 @@ case_philly_report() {
     --what-ifs 1
   expect_in "$WORK/advise.out" "Reserve vs on demand" "Break-even" "Spot" "Region" \
     "64 more GPUs in pool 6214e9 (owned), priced as reserved: mean wait"
+  if grep -q "history is short" "$WORK/advise.err" "$WORK/advise.out"; then
+    fail "two months of 68,503 jobs were called short"
+  fi
   pass
 }
 
@@ -36,6 +39,25 @@ YAML
   expect_in "$WORK/advise.err" "no pool of kind reserved: the reserve vs on-demand split is skipped" \
     "no pool of kind spot: the spot advice is skipped"
   expect_in "$WORK/out.json" '"reserve_split": null'
+  pass
+}
+
+# A history of 20 jobs over part of a day: the monthly figures are an extrapolation, and stderr,
+# the report and the JSON say so with the span.
+case_short_history() {
+  run advise advise --history "$PROFILE_EXAMPLE" --cluster "$PRICES" --json "$WORK/out.json" \
+    --markdown "$WORK/out.md"
+  expect_ok advise
+  expect_in "$WORK/advise.err" "squeeze advise: warning: the history is short: 20 jobs spanning " \
+    "(fewer than 100 jobs and less than a day). The per-month figures extrapolate it"
+  expect_in "$WORK/advise.out" "Warning: the history is short: 20 jobs spanning "
+  expect_in "$WORK/out.md" "Warning: the history is short: 20 jobs spanning "
+  "$PYTHON" - "$WORK/out.json" <<'PY' || fail "the JSON has no warning"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert len(doc["warnings"]) == 1 and "20 jobs spanning" in doc["warnings"][0], doc["warnings"]
+assert doc["span_s"] < 86400, doc["span_s"]
+PY
   pass
 }
 

@@ -72,6 +72,23 @@ PY
   pass
 }
 
+# What inventory writes, export reads: a pool file with nvidia-smi's model names (spaces) is
+# exported for Kueue and Volcano, the model labelled as GPU feature discovery labels it.
+case_pool_file_export() {
+  run inv inventory --nvidia-smi-csv "$REC/nvidia-smi-a100-535.csv" \
+    --nvidia-smi-xml "$REC/nvidia-smi-rtx4090-550.xml" --pool-file "$WORK/pools.yaml"
+  expect_ok inv
+  expect_in "$WORK/pools.yaml" 'gpu_model: "NVIDIA GeForce RTX 4090"'
+  run kueue export kueue --cluster "$WORK/pools.yaml" -o "$WORK/kueue.yaml"
+  expect_ok kueue
+  expect_in "$WORK/kueue.yaml" "kind: ResourceFlavor" "owned-nvidia-geforce-rtx-4090" \
+    "nvidia.com/gpu.product: NVIDIA-GeForce-RTX-4090" \
+    "nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB"
+  run volcano export volcano --cluster "$WORK/pools.yaml" -o "$WORK/volcano.yaml"
+  expect_ok volcano
+  pass
+}
+
 # Broken recordings: a non-zero exit and a message naming the file, the field and the value.
 case_broken_fixture() {
   run bad inventory --nvidia-smi-csv "$REC/nvidia-smi-broken-unit.csv"

@@ -105,6 +105,17 @@ variants:
   - {name: a, cluster: @DATA@/lab-small.yaml}
 '
   expect_scenario_error bad_load "$WORK/bad_load.yaml: variant 'a': $DATA/lab.yaml:"
+  # A variant's cluster without any of the trace's pools: refused before any variant runs.
+  printf 'pools:\n  - {name: shared, nodes: [{count: 2, gpus: 8}]}\n' >"$WORK/other.yaml"
+  printf 'id,submit_time,duration,gpus,pool\n1,0,60,1,lab-a100\n2,0,60,1,lab-l40s\n' >"$WORK/pooled.csv"
+  write_scenario other_pools 'trace: pooled.csv
+variants:
+  - {name: a, cluster: @DATA@/lab-small.yaml}
+  - {name: b, cluster: other.yaml}
+'
+  expect_scenario_error other_pools "squeeze simulate: $WORK/other_pools.yaml: variant 'b': the trace's jobs name 2 pools the cluster $WORK/other.yaml does not have: 'lab-a100' (1 job), 'lab-l40s' (1 job); none of the trace's 2 jobs could run." \
+    "The cluster's pools: 'shared'. Give --ignore-pools"
+  [[ ! -s "$WORK/other_pools.out" ]] || fail "a variant ran: $(cat "$WORK/other_pools.out")"
   run missing_file simulate --scenario "$WORK/none.yaml"
   expect_error missing_file
   expect_in "$WORK/missing_file.err" "$WORK/none.yaml"

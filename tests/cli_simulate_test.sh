@@ -261,6 +261,84 @@ case_svg_escaping() {
   pass
 }
 
+# A cluster without any of the trace's pools: refused before anything runs, in one message
+# naming both sides and the fixes, not a line per job; --ignore-pools runs it. A cluster with
+# some of them runs, with a note on the jobs whose pools it lacks.
+case_pools_mismatch() {
+  cat >"$WORK/other.yaml" <<'YAML'
+pools:
+  - {name: shared, kind: owned, nodes: [{count: 4, gpus: 8}]}
+YAML
+  printf 'id,submit_time,duration,gpus,pool\n1,0,60,1,lab-a100\n2,0,60,1,lab-l40s\n3,5,60,2,lab-a100\n' \
+    >"$WORK/pooled.csv"
+  run mismatch simulate --trace "$WORK/pooled.csv" --cluster "$WORK/other.yaml" \
+    --policy fifo,squeeze --json "$WORK/mismatch.json"
+  expect_error mismatch
+  ((RC == 1)) || fail "exit $RC, expected 1"
+  expect_in "$WORK/mismatch.err" \
+    "squeeze simulate: the trace's jobs name 2 pools the cluster $WORK/other.yaml does not have: 'lab-a100' (2 jobs), 'lab-l40s' (1 job); none of the trace's 3 jobs could run." \
+    "The cluster's pools: 'shared'. Give --ignore-pools" \
+    "or name the trace's pools in the cluster file"
+  (($(wc -l <"$WORK/mismatch.err") == 1)) || fail "more than one line on stderr"
+  [[ ! -s "$WORK/mismatch.out" && ! -e "$WORK/mismatch.json" ]] || fail "something ran"
+  run ignored simulate --trace "$WORK/pooled.csv" --cluster "$WORK/other.yaml" --ignore-pools \
+    --policy fifo --json "$WORK/ignored.json"
+  expect_ok ignored
+  check shape "$WORK/ignored.json" --jobs 3 --policies fifo
+  run some simulate --trace "$PROFILE_EXAMPLE" --cluster "$WORK/other.yaml" --policy fifo
+  expect_ok some
+  expect_in "$WORK/some.err" \
+    "squeeze simulate: note: 10 of the trace's 20 jobs name 2 pools the cluster $WORK/other.yaml does not have: 'lab-a100' (5 jobs), 'lab-l40s' (5 jobs); they are rejected (--ignore-pools lets every job run in any pool)" \
+    "squeeze simulate: fifo: "
+  pass
+}
+
+# Jobs the cluster can never hold (more GPUs than it has): a count per policy and the first 5
+# reasons, not a line per job; the run goes on.
+case_rejected_summary() {
+  {
+    echo "id,submit_time,duration,gpus,pool"
+    for i in $(seq 1 30); do echo "$i,$i,60,64,"; done
+    echo "31,0,60,1,"
+  } >"$WORK/big.csv"
+  run big simulate --trace "$WORK/big.csv" --cluster "$SMALL_LAB" --policy fifo,squeeze \
+    --json "$WORK/big.json"
+  expect_ok big
+  expect_in "$WORK/big.err" \
+    "squeeze simulate: fifo: 30 jobs rejected (the cluster can never run them; they are in no figure); the first 5:" \
+    "squeeze simulate: squeeze: 30 jobs rejected" "  job 1: "
+  (($(wc -l <"$WORK/big.err") == 12)) || { cat "$WORK/big.err"; fail "expected 2 x 6 lines on stderr"; }
+  "$PYTHON" - "$WORK/big.json" <<'PY' || fail "the JSON does not count them"
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    assert r["jobs"] == 1 and r["rejected"] == 30, r
+PY
+  pass
+}
+
+# Progress on a stderr that is not a terminal: plain lines (every --progress-every; 0 = every
+# report) ending with a finished line; none with -q, none for a short run by default.
+case_progress_piped() {
+  run progress simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --policy fifo,squeeze \
+    --progress-every 0
+  expect_ok progress
+  expect_in "$WORK/progress.err" "squeeze simulate: fifo: day " "squeeze simulate: squeeze: day " \
+    "20 of 20 jobs done (100.0%), 0 waiting, 0 running"
+  grep -q "^squeeze simulate: squeeze: day .*, finished$" "$WORK/progress.err" ||
+    fail "no finished line for squeeze"
+  if grep -q $'\r' "$WORK/progress.err"; then fail "carriage returns on a stderr that is a file"; fi
+  run quiet simulate -q --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --progress-every 0
+  expect_ok quiet
+  [[ ! -s "$WORK/quiet.err" ]] || fail "-q printed: $(cat "$WORK/quiet.err")"
+  run short simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB"
+  expect_ok short
+  [[ ! -s "$WORK/short.err" ]] || fail "a short run printed: $(cat "$WORK/short.err")"
+  run bad simulate --trace "$PROFILE_EXAMPLE" --cluster "$SMALL_LAB" --progress-every soon
+  expect_error bad
+  expect_in "$WORK/bad.err" "squeeze simulate: --progress-every"
+  pass
+}
+
 case_help() {
   run help --help
   expect_ok help
@@ -268,7 +346,7 @@ case_help() {
   run simhelp simulate --help
   expect_ok simhelp
   expect_in "$WORK/simhelp.out" "--trace" "--policy" "--cluster" "--json" "--svg" \
-    "--skip-bad-rows" "--borrow" "--defrag"
+    "--skip-bad-rows" "--borrow" "--defrag" "--progress-every"
   run nosub
   expect_error nosub
   pass

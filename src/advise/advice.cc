@@ -3,7 +3,25 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "core/duration.h"
+
 namespace squeeze {
+
+std::vector<std::string> ShortHistoryWarnings(int64_t jobs, Time span) {
+  if (jobs >= kFewHistoryJobs && span >= kShortHistorySpan) return {};
+  const std::string what = fmt::format(
+      "{} {} spanning {} ({:.2f} days)", jobs, jobs == 1 ? "job" : "jobs",
+      FormatDuration(span), ToSeconds(span) / 86400);
+  std::string why;
+  if (jobs < kFewHistoryJobs) why = fmt::format("fewer than {} jobs", kFewHistoryJobs);
+  if (span < kShortHistorySpan) why += std::string(why.empty() ? "" : " and ") + "less than a day";
+  return {fmt::format("the history is short: {} ({}). The per-month figures extrapolate it to "
+                      "a month of {:.0f} hours and may be far off; give a history of weeks "
+                      "and hundreds of jobs",
+                      what, why, kHoursPerMonth)};
+}
 
 Advice BuildAdvice(const History& history, const std::string& cluster_name,
                    const ClusterSpec& cluster, const SpotRules& rules) {
@@ -15,6 +33,7 @@ Advice BuildAdvice(const History& history, const std::string& cluster_name,
   a.prices = ReadPriceSheet(cluster);
   a.curve = BuildLoadDurationCurve(history.jobs);
   a.months = ToSeconds(a.curve.Span()) / (kHoursPerMonth * 3600);
+  a.warnings = ShortHistoryWarnings(a.jobs, a.curve.Span());
   std::map<std::string, int> owned;
   for (const std::string& pool : a.prices.owned_pools) owned[pool] = PoolGpus(cluster, pool);
   const bool by_pool = std::any_of(history.jobs.begin(), history.jobs.end(),

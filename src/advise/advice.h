@@ -35,6 +35,9 @@ struct Advice {
   int64_t jobs = 0;
   bool real_start_times = false;  // from a store; else each job as started at submit
   double months = 0;              // the history's span in months of kHoursPerMonth
+  // Why the per-month figures may not hold: a history of few jobs or a short span, which they
+  // extrapolate to a month. Empty when the history is long enough.
+  std::vector<std::string> warnings;
   PriceSheet prices;
   LoadDurationCurve curve;  // the whole demand
   // When jobs name owned pools: the demand those pools leave over (each serves its own jobs).
@@ -44,6 +47,13 @@ struct Advice {
   std::string policy;  // of the what-if runs
   std::vector<WhatIfOutcome> what_ifs;  // the first: as is; empty when none asked
 };
+
+// Below these a history is short: warned about (Advice::warnings).
+inline constexpr int64_t kFewHistoryJobs = 100;
+inline constexpr Time kShortHistorySpan = 24 * 3600 * kSecond;
+
+// The warnings for a history of `jobs` jobs whose demand spans `span`.
+std::vector<std::string> ShortHistoryWarnings(int64_t jobs, Time span);
 
 Advice BuildAdvice(const History& history, const std::string& cluster_name,
                    const ClusterSpec& cluster, const SpotRules& rules);

@@ -102,5 +102,37 @@ TEST(AdviceTest, ReportsCarryTheAdviceAndThePlots) {
   EXPECT_NE(html.find("break-even 500 h a month"), std::string::npos);
 }
 
+// ThreeJobs spans a month but has 3 jobs; a month of 200 jobs has no warning; 200 jobs in 6 h
+// and 28 jobs of no span each get theirs, saying how long the history spans.
+TEST(AdviceTest, ShortHistoryIsWarnedAboutWithItsSpan) {
+  const Advice few = BuildAdvice(ThreeJobs(), "c.yaml", Parse(kPriced), SpotRules{});
+  ASSERT_EQ(few.warnings.size(), 1u);
+  EXPECT_EQ(few.warnings[0],
+            "the history is short: 3 jobs spanning 30d10h (30.42 days) (fewer than 100 jobs). "
+            "The per-month figures extrapolate it to a month of 730 hours and may be far off; "
+            "give a history of weeks and hundreds of jobs");
+  const std::string text = FormatAdviceText(few);
+  EXPECT_NE(text.find("Warning: the history is short: 3 jobs spanning 30d10h"), std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(FormatAdviceJson(few));
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_EQ(j["warnings"][0], few.warnings[0]);
+  EXPECT_NE(FormatAdviceMarkdown(few).find("Warning: the history is short"), std::string::npos);
+  EXPECT_NE(FormatAdviceHtml(few).find("Warning: the history is short"), std::string::npos);
+
+  EXPECT_TRUE(ShortHistoryWarnings(200, 30 * 24 * kHour).empty());
+  EXPECT_TRUE(ShortHistoryWarnings(kFewHistoryJobs, kShortHistorySpan).empty());
+  auto brief = ShortHistoryWarnings(200, 6 * kHour);
+  ASSERT_EQ(brief.size(), 1u);
+  EXPECT_NE(brief[0].find("200 jobs spanning 6h (0.25 days) (less than a day)"),
+            std::string::npos) << brief[0];
+  auto none = ShortHistoryWarnings(28, 0);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_NE(none[0].find("28 jobs spanning 0s (0.00 days) (fewer than 100 jobs and less than a "
+                         "day)"), std::string::npos) << none[0];
+  auto clean = nlohmann::json::parse(FormatAdviceJson(Advice{}));
+  EXPECT_TRUE(clean["warnings"].is_array() && clean["warnings"].empty());
+}
+
 }  // namespace
 }  // namespace squeeze

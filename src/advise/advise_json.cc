@@ -106,6 +106,7 @@ std::string FormatAdviceJson(const Advice& a) {
             {"demand_from", a.real_start_times ? "start-end" : "submit"},
             {"span_s", WholeSeconds(a.curve.Span())},
             {"months", a.months},
+            {"warnings", a.warnings},
             {"demand_gpu_hours", a.curve.gpu_seconds / 3600},
             {"demand_peak_gpus", a.curve.Peak()},
             {"uncovered_gpu_hours", a.uncovered ? json(a.uncovered->gpu_seconds / 3600) : json(nullptr)},

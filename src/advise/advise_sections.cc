@@ -23,6 +23,7 @@ ReportSection Overview(const Advice& a) {
       ToSeconds(a.curve.Span()) / 86400, a.history,
       a.real_start_times ? "demand from each job's recorded start and end"
                          : "demand as if each job started when it was submitted"));
+  for (const std::string& w : a.warnings) s.lines.push_back("Warning: " + w + ".");
   const PriceSheet& p = a.prices;
   s.lines.push_back(fmt::format("Owned: {} GPUs in {} pools (already paid).",
                                 Grouped(p.owned_gpus), p.owned_pools.size()));

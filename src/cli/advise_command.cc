@@ -11,6 +11,7 @@
 #include "advise/what_if.h"
 #include "advise/what_if_runs.h"
 #include "cli/commands.h"
+#include "cli/sim_progress.h"
 #include "cli/store_history.h"
 #include "config/cluster_file.h"
 #include "config/file_io.h"
@@ -98,11 +99,12 @@ Status RunWhatIfsInto(const AdviseFlags& f, const Trace& trace, const ClusterSpe
   auto policy = NamedPolicy(f.policy);
   if (!policy.ok()) return policy.status().WithContext("--policy");
   SimOptions options;
-  if (!f.quiet && isatty(STDERR_FILENO)) {
-    options.progress = [](double done) {
-      std::fprintf(stderr, "\rsimulating %5.1f%%", 100 * done);
-      if (done >= 1) std::fprintf(stderr, "\n");
-    };
+  if (!f.quiet) {
+    ProgressStyle style;
+    style.prefix = "squeeze advise: ";
+    style.name = "what-if runs";
+    style.terminal = isatty(STDERR_FILENO);
+    options.progress = MakeProgressPrinter(std::move(style), &std::cerr);
   }
   auto runs = RunWhatIfs(trace, cluster, advice.prices, what_ifs, *policy, options);
   if (!runs.ok()) return runs.status();
@@ -120,6 +122,7 @@ int RunAdvise(const AdviseFlags& f) {
   if (!cluster.ok()) return Fail(cluster.status().message());
   Advice advice = BuildAdvice(loaded->first, f.cluster, *cluster, *rules);
   for (const std::string& m : advice.prices.skipped) std::cerr << "squeeze advise: " << m << "\n";
+  for (const std::string& w : advice.warnings) std::cerr << "squeeze advise: warning: " << w << "\n";
   if (Status st = RunWhatIfsInto(f, loaded->second, *cluster, advice); !st.ok()) {
     return Fail(st.message());
   }
@@ -177,7 +180,9 @@ CommandRun RegisterAdvise(CLI::App& app) {
   app.add_option("--html", f->html_out,
                  "Write the report as one HTML page with its plots (inline SVG) to this file");
   app.add_option("--json", f->json_out, "Write every figure as JSON to this file");
-  app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
+  app.add_flag("-q,--quiet", f->quiet,
+               "No progress of the what-if runs on stderr (on a terminal a line rewritten in "
+               "place; else a plain line every 5 s once a run has lasted that long)");
   return [f] { return RunAdvise(*f); };
 }
 

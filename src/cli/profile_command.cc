@@ -104,7 +104,8 @@ void RegisterProfileCommand(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
                 "read back");
   exp->add_option("--store", flags->store,
                   "A squeeze serve data directory (or its squeeze.db): its finished jobs");
-  exp->add_option("--trace", flags->trace, "A trace: Philly CSV, job-profile CSV or openb pods");
+  exp->add_option("--trace", flags->trace, "A trace simulate --trace reads: Philly CSV or "
+                                            "job-profile CSV");
   exp->add_option("--out", flags->out, "Write here instead of standard output");
   exp->add_flag("--excel", flags->excel, "Start with a UTF-8 byte-order mark and end lines with "
                                           "CRLF, as Excel writes CSV");

@@ -1,7 +1,5 @@
 #include "cli/scenario_command.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <iostream>
@@ -160,12 +158,15 @@ Result<PreparedVariant> Prepare(const Scenario& scenario, const ScenarioVariant&
   }
   out.input.trace = *trace;
   out.input.cluster = *cluster;
+  out.input.cluster_name = variant.cluster;
   out.input.policies = std::move(*policies);
   out.input.options.seed = s.seed.value_or(1);
   out.input.options.ignore_trace_pools = flags.ignore_pools;
   out.input.options.measure_fragmentation = flags.measure_fragmentation;
   out.input.label = variant.name;
-  out.input.show_progress = !flags.quiet && isatty(STDERR_FILENO);
+  out.input.progress = flags.progress;
+  // Every variant's pools are checked before the first runs.
+  if (Status st = CheckReplayPools(out.input); !st.ok()) return st;
   return out;
 }
 

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "cli/simulate_replay.h"
+
 namespace squeeze {
 
 // The command-line options that apply to a scenario's every variant.
@@ -20,7 +22,7 @@ struct ScenarioFlags {
   bool borrow = false;
   bool defrag = false;
   std::string slice;
-  bool quiet = false;
+  ReplayProgress progress;  // none with -q
 };
 
 // The exit status: 0, or 1 after a message on stderr.

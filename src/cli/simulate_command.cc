@@ -48,6 +48,7 @@ struct SimulateFlags {
   std::string inference_load;
   std::string reclaim_trace;
   bool quiet = false;
+  std::string progress_every = "5s";
   // --protocol fill (the FGD experiment on openb traces)
   std::string protocol = "replay";
   std::string nodes;
@@ -80,7 +81,11 @@ int RunFill(const SimulateFlags& f) {
   return RunFillProtocol(fill);
 }
 
+Result<ReplayProgress> ProgressOf(const SimulateFlags& f);
+
 int RunScenarioFlags(const SimulateFlags& f) {
+  auto progress = ProgressOf(f);
+  if (!progress.ok()) return Fail(progress.status());
   ScenarioFlags s;
   s.scenario = f.scenario;
   s.json_out = f.json_out;
@@ -92,7 +97,7 @@ int RunScenarioFlags(const SimulateFlags& f) {
   s.borrow = f.borrow;
   s.defrag = f.defrag;
   s.slice = f.slice;
-  s.quiet = f.quiet;
+  s.progress = *progress;
   return RunScenario(s);
 }
 
@@ -115,6 +120,36 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
     read.default_checkpoint_stall = *stall;
   }
   return read;
+}
+
+Result<ReplayProgress> ProgressOf(const SimulateFlags& f) {
+  ReplayProgress p;
+  p.show = !f.quiet;
+  p.terminal = isatty(STDERR_FILENO);
+  Result<Time> every = ParseDuration(f.progress_every);
+  if (!every.ok()) return every.status().WithContext("--progress-every");
+  if (*every < 0) return Status::Error("--progress-every: '" + f.progress_every + "' is negative");
+  p.every_s = ToSeconds(*every);
+  return p;
+}
+
+// The inference load and the reclaim trace, when given, into `input`'s options; `load` and
+// `reclaims` hold them.
+Status LoadTakeable(const SimulateFlags& f, std::optional<InferenceLoad>& load,
+                    std::optional<ReclaimTrace>& reclaims, ReplayInput& input) {
+  if (!f.inference_load.empty()) {
+    auto read_load = ReadInferenceLoad(f.inference_load);
+    if (!read_load.ok()) return read_load.status();
+    load = std::move(*read_load);
+    input.options.inference_load = &*load;
+  }
+  if (!f.reclaim_trace.empty()) {
+    auto read_reclaims = ReadReclaimTrace(f.reclaim_trace);
+    if (!read_reclaims.ok()) return read_reclaims.status();
+    reclaims = std::move(*read_reclaims);
+    input.options.reclaim_trace = &*reclaims;
+  }
+  return Status::Ok();
 }
 
 int RunSimulate(const SimulateFlags& f) {
@@ -142,32 +177,26 @@ int RunSimulate(const SimulateFlags& f) {
   if (!policies.ok()) return Fail(policies.status());
   auto read = ReadOptionsOf(f);
   if (!read.ok()) return Fail(read.status());
+  auto progress = ProgressOf(f);
+  if (!progress.ok()) return Fail(progress.status());
   auto trace = LoadReplayTrace(f.trace, *read);
   if (!trace.ok()) return Fail(trace.status());
   auto cluster = LoadReplayCluster(f.cluster);
   if (!cluster.ok()) return Fail(cluster.status());
-  std::optional<InferenceLoad> load;
-  if (!f.inference_load.empty()) {
-    auto read_load = ReadInferenceLoad(f.inference_load);
-    if (!read_load.ok()) return Fail(read_load.status());
-    load = std::move(*read_load);
-  }
-  std::optional<ReclaimTrace> reclaims;
-  if (!f.reclaim_trace.empty()) {
-    auto read_reclaims = ReadReclaimTrace(f.reclaim_trace);
-    if (!read_reclaims.ok()) return Fail(read_reclaims.status());
-    reclaims = std::move(*read_reclaims);
-  }
   ReplayInput input;
   input.trace = &*trace;
   input.cluster = &*cluster;
+  input.cluster_name = f.cluster;
+  input.options.ignore_trace_pools = f.ignore_pools;
+  // Refused before the inference load is read, which can take a while.
+  if (Status st = CheckReplayPools(input); !st.ok()) return Fail(st);
+  std::optional<InferenceLoad> load;
+  std::optional<ReclaimTrace> reclaims;
+  if (Status st = LoadTakeable(f, load, reclaims, input); !st.ok()) return Fail(st);
   input.policies = std::move(*policies);
   input.options.seed = f.seed;
-  input.options.ignore_trace_pools = f.ignore_pools;
   input.options.measure_fragmentation = !f.no_fragmentation_meter;
-  input.options.inference_load = load ? &*load : nullptr;
-  input.options.reclaim_trace = reclaims ? &*reclaims : nullptr;
-  input.show_progress = !f.quiet && isatty(STDERR_FILENO);
+  input.progress = *progress;
   auto runs = RunReplay(input);
   if (!runs.ok()) return Fail(runs.status());
   std::cout << FormatTable(*runs);
@@ -228,6 +257,24 @@ void AddAssumeOptions(CLI::App& app, SimulateFlags& flags,
           ->capture_default_str());
 }
 
+// Where the results and the progress go.
+void AddOutputOptions(CLI::App& app, SimulateFlags& f) {
+  app.add_option("--json", f.json_out, "Write the results as JSON to this file");
+  app.add_option("--svg", f.svg_out,
+                 "Write the queueing-delay CDF plot (fill: allocation ratio against arrived "
+                 "load) to this file");
+  app.add_option("--jobs-csv", f.jobs_out,
+                 "Write every job's outcome under every policy as CSV to this file");
+  app.add_flag("-q,--quiet", f.quiet,
+               "No progress on stderr (on a terminal a line rewritten in place; else, once a "
+               "run has lasted --progress-every, a plain line that often)");
+  app.add_option("--progress-every", f.progress_every,
+                 "When stderr is not a terminal (a pipe, a log file): a progress line this "
+                 "often while a run goes on (simulated day, jobs done, waiting, running); "
+                 "0 = at every report")
+      ->capture_default_str();
+}
+
 // The options of --protocol fill (the FGD experiment) alone.
 void AddFillOptions(CLI::App& app, SimulateFlags& f) {
   app.add_option("--nodes", f.nodes, "fill: the openb node list (openb_node_list_gpu_node.csv)");
@@ -279,12 +326,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
       app.add_option("--seed", f->seed, "Seed for anything random in the run (the reclaims of spot pools with a "
                      "mean_reclaim_interval)")
           ->capture_default_str());
-  app.add_option("--json", f->json_out, "Write the results as JSON to this file");
-  app.add_option("--svg", f->svg_out,
-                 "Write the queueing-delay CDF plot (fill: allocation ratio against arrived "
-                 "load) to this file");
-  app.add_option("--jobs-csv", f->jobs_out,
-                 "Write every job's outcome under every policy as CSV to this file");
+  AddOutputOptions(app, *f);
   app.add_flag("--skip-bad-rows", f->skip_bad_rows,
                "Skip and count malformed trace rows instead of failing");
   app.add_flag("--ignore-pools", f->ignore_pools,
@@ -314,7 +356,6 @@ CommandRun RegisterSimulate(CLI::App& app) {
       "Reclaims of spot nodes to replay instead of the seeded process: a CSV time,node[,warning] "
       "(docs/spot-and-colocation.md)"));
   for (CLI::Option* option : in_scenario) scenario->excludes(option);
-  app.add_flag("-q,--quiet", f->quiet, "No progress on the terminal");
   return [f] { return RunSimulate(*f); };
 }
 

@@ -1,14 +1,32 @@
 #include "cli/simulate_replay.h"
 
-#include <cstdio>
 #include <iostream>
 
+#include "cli/sim_progress.h"
 #include "config/cluster_file.h"
 #include "sim/metrics.h"
 #include "sim/readers/trace_reader.h"
+#include "sim/trace_pools.h"
 
 namespace squeeze {
 namespace {
+
+// Reasons shown for a run's rejected jobs; the rest are counted.
+constexpr size_t kRejectionsShown = 5;
+
+void ReportRejected(const std::string& name, const std::vector<std::string>& rejected) {
+  if (rejected.empty()) return;
+  std::cerr << "squeeze simulate: " << name << ": " << rejected.size()
+            << (rejected.size() == 1 ? " job" : " jobs")
+            << " rejected (the cluster can never run them; they are in no figure)"
+            << (rejected.size() > kRejectionsShown ? "; the first " +
+                                                         std::to_string(kRejectionsShown) + ":"
+                                                   : ":")
+            << "\n";
+  for (size_t i = 0; i < rejected.size() && i < kRejectionsShown; ++i) {
+    std::cerr << "  " << rejected[i] << "\n";
+  }
+}
 
 std::vector<std::string> RunNames(const PolicyChoice& choice) {
   std::vector<std::string> names = choice.names;
@@ -68,20 +86,36 @@ Result<ClusterSpec> LoadReplayCluster(const std::string& path) {
   return cluster;
 }
 
+Status CheckReplayPools(const ReplayInput& input) {
+  if (input.options.ignore_trace_pools) return Status::Ok();
+  if (Status st = CheckTracePools(*input.trace, *input.cluster, input.cluster_name); !st.ok()) {
+    return st;
+  }
+  const std::string note = MissingPoolsNote(*input.trace, *input.cluster, input.cluster_name);
+  if (!note.empty()) {
+    std::cerr << "squeeze simulate: "
+              << (input.label.empty() ? "" : "variant '" + input.label + "': ") << "note: "
+              << note << "\n";
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<PolicyRun>> RunReplay(const ReplayInput& input) {
   std::vector<PolicyRun> runs;
   for (const Policy& policy : input.policies) {
     SimOptions options = input.options;
     const std::string name = input.label.empty() ? policy.name : input.label + " " + policy.name;
-    if (input.show_progress) {
-      options.progress = [name](double done) {
-        std::fprintf(stderr, "\r%-16s %5.1f%%", name.c_str(), 100 * done);
-        if (done >= 1) std::fprintf(stderr, "\n");
-      };
+    if (input.progress.show) {
+      ProgressStyle style;
+      style.prefix = "squeeze simulate: ";
+      style.name = name;
+      style.terminal = input.progress.terminal;
+      style.every_s = input.progress.every_s;
+      options.progress = MakeProgressPrinter(std::move(style), &std::cerr);
     }
     auto result = Simulate(*input.trace, *input.cluster, policy, options);
     if (!result.ok()) return result.status().WithContext("policy " + name);
-    for (const auto& r : result->rejected) std::cerr << "squeeze simulate: rejected " << r << "\n";
+    ReportRejected(name, result->rejected);
     Summary summary = Summarize(*result, *input.cluster);
     runs.push_back({std::move(*result), std::move(summary)});
   }

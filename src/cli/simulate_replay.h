@@ -40,16 +40,31 @@ Result<Trace> LoadReplayTrace(const std::string& path, const ReadOptions& read);
 // The cluster, which must list its nodes.
 Result<ClusterSpec> LoadReplayCluster(const std::string& path);
 
+// Progress on stderr (cli/sim_progress.h): none with -q; on a terminal one line in place, else
+// a plain line every `every_s` seconds.
+struct ReplayProgress {
+  bool show = false;
+  bool terminal = false;
+  double every_s = 5;
+};
+
 struct ReplayInput {
   const Trace* trace = nullptr;
   const ClusterSpec* cluster = nullptr;
+  std::string cluster_name;  // the cluster file, for messages
   std::vector<Policy> policies;
   SimOptions options;        // seed, pools, inference load; progress is set here per policy
   std::string label;         // before the policy name in progress lines ("" = none)
-  bool show_progress = false;
+  ReplayProgress progress;
 };
 
-// Runs every policy in order; rejected jobs are reported on stderr.
+// Unless the options ignore the trace's pools, before anything runs (sim/trace_pools.h): an
+// error when no job of the trace finds its pool in the cluster; a note on stderr when only
+// some jobs do not (they will be rejected).
+Status CheckReplayPools(const ReplayInput& input);
+
+// Runs every policy in order (the caller checks the pools first). Rejected jobs are reported on
+// stderr as a count per policy and the first few reasons.
 Result<std::vector<PolicyRun>> RunReplay(const ReplayInput& input);
 
 }  // namespace squeeze

@@ -32,12 +32,12 @@ Result<std::map<std::string, std::map<FlavorKey, Amounts>>> PoolAmounts(
   std::map<std::string, std::map<FlavorKey, Amounts>> out;
   for (const NodeSpec& node : cluster.nodes) {
     const PoolSpec& pool = cluster.pools[cluster.PoolIndex(node.pool)];
-    if (node.gpu_model != kUnnamedGpuModel && !IsLabelValue(node.gpu_model)) {
+    if (node.gpu_model != kUnnamedGpuModel && !IsLabelValue(GpuProductLabel(node.gpu_model))) {
       return Status::Error("node '" + node.name + "' (pool '" + pool.name + "'): gpu_model '" +
-                           node.gpu_model +
-                           "' cannot be the value of the node label nvidia.com/gpu.product (at "
-                           "most 63 characters of A-Z a-z 0-9 . _ -, a letter or digit at "
-                           "both ends); name the model as that label does, e.g. NVIDIA-A100");
+                           node.gpu_model + "' cannot be the value of the node label "
+                           "nvidia.com/gpu.product, even with its spaces as '-' (at most 63 "
+                           "characters of A-Z a-z 0-9 . _ -, a letter or digit at both ends); "
+                           "name the model as that label does, e.g. NVIDIA-A100");
     }
     if (multi_region && !IsLabelValue(pool.region)) {
       return Status::Error("pool '" + pool.name + "': region '" + pool.region +

@@ -127,9 +127,9 @@ TEST(CapacityPlanTest, RefusesWhatCannotBeExportedNamingIt) {
   ExpectError("pools:\n  - name: a\n    team_quota_gpus: {Vision: 1, vision: 1}\n"
               "    nodes: [{count: 1}]\n",
               "teams 'Vision' and 'vision' both make the namespace 'vision'");
-  ExpectError("pools:\n  - name: a\n    nodes: [{name: n0, gpu_model: RTX 3090}]\n",
-              "node 'n0' (pool 'a'): gpu_model 'RTX 3090' cannot be the value of the node label "
-              "nvidia.com/gpu.product");
+  ExpectError("pools:\n  - name: a\n    nodes: [{name: n0, gpu_model: \"RTX 3090 (24 GB)\"}]\n",
+              "node 'n0' (pool 'a'): gpu_model 'RTX 3090 (24 GB)' cannot be the value of the "
+              "node label nvidia.com/gpu.product, even with its spaces as '-'");
   ExpectError("pools:\n  - name: a\n    nodes: [{name: n0, gpu_model: A100}, {name: n1, "
               "gpu_model: a100}]\n",
               "GPU models 'owned-A100' and 'owned-a100' both make the flavor name 'owned-a100'");

@@ -54,6 +54,21 @@ bool IsLabelValue(const std::string& s) {
   return true;
 }
 
+std::string GpuProductLabel(const std::string& model) {
+  std::string out;
+  bool space = false;
+  for (char c : model) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += '-';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 std::string CpuQuantity(int64_t milli) {
   if (milli % 1000 == 0) return std::to_string(milli / 1000);
   return std::to_string(milli) + "m";

@@ -26,6 +26,12 @@ bool IsDnsLabel(const std::string& s);
 // beginning and ending with a letter or digit (or empty).
 bool IsLabelValue(const std::string& s);
 
+// A GPU model as the node label nvidia.com/gpu.product carries it: NVIDIA's GPU feature
+// discovery labels a node with the product name, each run of spaces made one '-' (nvidia-smi's
+// "NVIDIA GeForce RTX 4090" is "NVIDIA-GeForce-RTX-4090", "Tesla T4" is "Tesla-T4"), spaces at
+// the ends left out. A model written so already is returned as it is.
+std::string GpuProductLabel(const std::string& model);
+
 // CPU milli-cores as a quantity: "64" for whole cores, "1500m" otherwise.
 std::string CpuQuantity(int64_t milli);
 // Memory in MiB as a quantity: "512Gi" when whole GiB, "1536Mi" otherwise.

@@ -39,6 +39,15 @@ TEST(K8sNamesTest, LabelsAndValues) {
   EXPECT_FALSE(IsLabelValue(std::string(64, 'a')));
 }
 
+TEST(K8sNamesTest, GpuProductLabelPutsDashesForSpacesAsGpuFeatureDiscovery) {
+  EXPECT_EQ(GpuProductLabel("NVIDIA GeForce RTX 4090"), "NVIDIA-GeForce-RTX-4090");
+  EXPECT_EQ(GpuProductLabel("Tesla T4"), "Tesla-T4");
+  EXPECT_EQ(GpuProductLabel(" NVIDIA  A100\tPCIe "), "NVIDIA-A100-PCIe");
+  EXPECT_EQ(GpuProductLabel("NVIDIA-A100-SXM4-80GB"), "NVIDIA-A100-SXM4-80GB");
+  EXPECT_TRUE(IsLabelValue(GpuProductLabel("NVIDIA GeForce RTX 4090")));
+  EXPECT_FALSE(IsLabelValue(GpuProductLabel("RTX 3090 (24 GB)")));
+}
+
 TEST(K8sNamesTest, Quantities) {
   EXPECT_EQ(CpuQuantity(128000), "128");
   EXPECT_EQ(CpuQuantity(1500), "1500m");

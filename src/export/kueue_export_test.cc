@@ -33,6 +33,20 @@ bool Lists(const YAML::Node& cq, const std::string& flavor) {
   return !FlavorQuota(cq, flavor).IsNull();
 }
 
+// A model named as nvidia-smi names it (squeeze inventory's pool file) is exported with the
+// label value GPU feature discovery gives such nodes.
+TEST(KueueExportTest, ModelWithSpacesLabelsAsGpuFeatureDiscovery) {
+  auto cluster = ParseClusterYaml(
+      "pools:\n  - name: rtx\n    nodes: [{count: 1, gpus: 2, gpu_model: NVIDIA GeForce RTX 4090}]\n",
+      "c.yaml");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  auto text = ExportKueue(*cluster, TwoTeamsOptions());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const YAML::Node flavor = ByName(*text).at("ResourceFlavor/owned-nvidia-geforce-rtx-4090");
+  EXPECT_EQ(flavor["spec"]["nodeLabels"]["nvidia.com/gpu.product"].as<std::string>(),
+            "NVIDIA-GeForce-RTX-4090");
+}
+
 TEST(KueueExportTest, TwoTeamsObjects) {
   auto text = ExportKueue(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();

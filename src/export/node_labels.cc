@@ -1,11 +1,15 @@
 #include "export/node_labels.h"
 
+#include "export/k8s_names.h"
+
 namespace squeeze {
 
 std::map<std::string, std::string> FlavorNodeLabels(const Flavor& flavor, bool multi_region) {
   std::map<std::string, std::string> labels = {
       {kPoolKindLabel, std::string(PoolKindName(flavor.kind))}};
-  if (flavor.gpu_model != kUnnamedGpuModel) labels[kGpuModelLabel] = flavor.gpu_model;
+  if (flavor.gpu_model != kUnnamedGpuModel) {
+    labels[kGpuModelLabel] = GpuProductLabel(flavor.gpu_model);
+  }
   if (multi_region) labels[kRegionLabel] = flavor.region;
   return labels;
 }

@@ -13,6 +13,7 @@
 #include "core/rng.h"
 #include "core/scheduler.h"
 #include "sim/invariants.h"
+#include "sim/sim_counters.h"
 
 namespace squeeze {
 namespace {
@@ -79,6 +80,7 @@ class SimRun {
   // inference load from the load trace (only its crossings of the threshold matter).
   Status SetUpTakeable();
   bool JobsLeft() const { return arrived_ < trace_.jobs.size() || sched_->JobCount() > 0; }
+  void ReportProgress(Time now, bool end);
   // The time to a spot node's next reclaim (whole seconds), from its seeded stream.
   Time NextReclaimGap(int node);
   // `traced`: the index of the trace's warning (reclaim trace), else unused.
@@ -105,6 +107,8 @@ class SimRun {
   FragmentationMeter blocked_;
   Time blocked_since_ = 0;
   size_t arrived_ = 0;
+  uint64_t steps_ = 0;  // event times handled, for the pace of progress reports
+  Time first_submit_ = 0;
   std::vector<Rng> reclaim_rng_;  // by node (spot pools with a mean interval)
   std::vector<Time> trace_warning_;  // the reclaim trace's warnings, by event
   std::set<int> away_;               // spot nodes reclaimed and not back yet
@@ -168,6 +172,8 @@ Result<SimResult> SimRun::Run() {
   result_.total_gpus = sched_->cluster().TotalGpus();
   result_.pool_gpu_s.assign(sched_->cluster().PoolCount(), 0.0);
   result_.frag_blocked_gpu_s_by_scope.assign(sched_->cluster().PoolCount() + 1, 0.0);
+  first_submit_ = trace_.jobs.empty() ? 0 : kNever;
+  for (const TraceJob& j : trace_.jobs) first_submit_ = std::min(first_submit_, j.spec.submit_time);
   for (size_t i = 0; i < trace_.jobs.size(); ++i) {
     Push(trace_.jobs[i].spec.submit_time, EventKind::kArrival, 0, 0, static_cast<int64_t>(i));
     links_ = links_ || !trace_.jobs[i].spec.dependencies.empty();
@@ -192,9 +198,7 @@ Result<SimResult> SimRun::Run() {
       sched_->BlockedByFragmentation(now, blocked_);
       changed_ = false;
     }
-    if (options_.progress && (finished_ & 0x3fff) == 0) {
-      options_.progress(static_cast<double>(finished_) / trace_.jobs.size());
-    }
+    if (options_.progress && (++steps_ & 0x3f) == 0) ReportProgress(now, false);
   }
   if (deps_.size() != 0) {
     return Status::Error("simulation: " + std::to_string(deps_.size()) +
@@ -205,34 +209,30 @@ Result<SimResult> SimRun::Run() {
     return Status::Error("simulation: " + std::to_string(sched_->JobCount()) +
                          " jobs never finished (a job no node can hold?)");
   }
-  const auto& counters = sched_->counters();
-  result_.preemptions = counters.preemptions;
-  result_.slice_yields = counters.slice_yields;
-  result_.borrowed_starts = counters.borrowed_starts;
-  result_.defrag_moves = counters.defrag_moves;
-  result_.region_moves = counters.region_moves;
-  result_.data_moved_gb = counters.data_moved_gb;
-  result_.data_transfer_cost = counters.data_transfer_cost;
-  result_.spot_starts = counters.spot_starts;
-  result_.spot_long_bridges = counters.spot_long_bridges;
-  result_.spot_long_every = counters.spot_long_every;
-  result_.colocated_starts = counters.colocated_starts;
-  result_.reclaims = counters.reclaims;
-  result_.inference_evictions = counters.inference_evictions;
-  result_.returned_home = counters.returned_home;
-  result_.cycles = counters.cycles;
+  CopyCounters(sched_->counters(), &result_);
   if (!options_.measure_fragmentation) {
     result_.frag_blocked_gpu_s = std::nan("");
     for (double& s : result_.frag_blocked_gpu_s_by_scope) s = std::nan("");
   }
-  Time first_submit = trace_.jobs.empty() ? 0 : kNever;
-  for (const TraceJob& j : trace_.jobs) first_submit = std::min(first_submit, j.spec.submit_time);
   // Up to the last job's end (a reclaim or load event after it is not part of the run).
-  result_.makespan = (finished_ > 0 ? last_end_ : last) - first_submit;
+  result_.makespan = (finished_ > 0 ? last_end_ : last) - first_submit_;
   result_.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (options_.progress) options_.progress(1.0);
+  if (options_.progress) ReportProgress(last, true);
   return std::move(result_);
+}
+
+void SimRun::ReportProgress(Time now, bool end) {
+  SimProgress p;
+  p.jobs = trace_.jobs.size();
+  p.finished = finished_;
+  p.done = end || p.jobs == 0 ? 1.0 : static_cast<double>(finished_) / p.jobs;
+  p.now = now - first_submit_;
+  p.running = running_.size();
+  const size_t held = sched_->JobCount();  // waiting and running
+  p.waiting = held - std::min(p.running, held);
+  p.end = end;
+  options_.progress(p);
 }
 
 void SimRun::AccrueBlocked(Time now) {

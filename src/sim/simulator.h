@@ -20,6 +20,17 @@
 
 namespace squeeze {
 
+// Where a run stands, for progress reports.
+struct SimProgress {
+  double done = 0;      // share of the trace's jobs finished (1 at the end)
+  Time now = 0;         // simulated time since the first submit
+  size_t finished = 0;  // jobs finished
+  size_t jobs = 0;      // jobs in the trace
+  size_t waiting = 0;   // jobs submitted and not running (queued, or held back)
+  size_t running = 0;
+  bool end = false;     // the run is over (the last report)
+};
+
 struct SimOptions {
   uint64_t seed = 1;
   // Send every job to any pool (for replaying a trace on a cluster whose pools it does not name).
@@ -38,8 +49,8 @@ struct SimOptions {
   // Called with every decision of every cycle, in order, with the cycle's time (tests compare
   // runs by them; null: not called).
   std::function<void(Time, const Decision&)> on_decision;
-  // Called now and then with the fraction of jobs finished.
-  std::function<void(double)> progress;
+  // Called now and then (every few dozen events, whatever the wall time) and once at the end.
+  std::function<void(const SimProgress&)> progress;
 };
 
 // What happened to one job.

@@ -253,5 +253,35 @@ TEST(SimulatorTest, RunsAreDeterministic) {
   }
 }
 
+// 300 one-GPU jobs of 100 s, a second apart, on 8 GPUs: the queue grows. Progress comes every
+// 64 event times with what is done, waiting and running, and once more at the end.
+TEST(SimulatorTest, ProgressReportsWhereTheRunIs) {
+  Trace trace;
+  for (int i = 0; i < 300; ++i) trace.jobs.push_back(T(NewJob(i + 1, 1, i * kSecond), 100 * kSecond));
+  std::vector<SimProgress> seen;
+  SimOptions options;
+  options.progress = [&](const SimProgress& p) { seen.push_back(p); };
+  auto r = Simulate(trace, Cluster({{"a", 1, 8}}), MakePolicy("fifo"), options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_GE(seen.size(), 3u);
+  const SimProgress& first = seen.front();
+  EXPECT_FALSE(first.end);
+  EXPECT_EQ(first.jobs, 300u);
+  EXPECT_EQ(first.running, 8u);
+  EXPECT_GT(first.waiting, 0u);
+  EXPECT_EQ(first.finished + first.waiting + first.running, ToSeconds(first.now) + 1);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_GE(seen[i].now, seen[i - 1].now);
+    EXPECT_GE(seen[i].finished, seen[i - 1].finished);
+  }
+  const SimProgress& last = seen.back();
+  EXPECT_TRUE(last.end);
+  EXPECT_EQ(last.done, 1.0);
+  EXPECT_EQ(last.finished, 300u);
+  EXPECT_EQ(last.waiting + last.running, 0u);
+  EXPECT_EQ(last.now, r->makespan);
+  EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const SimProgress& p) { return p.end; }), 1);
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -53,7 +53,8 @@ constexpr ProfileColumn kColumns[] = {
        return Apply(ParseSecondsCell(v, 1), [&](Time x) { j->duration = x; });
      }},
     {{"gpus", true}, [](std::string_view v, TraceJob* j) {
-       return Apply(ParseIntegerCell(v, 1, kMaxJobGpus),
+       // 0: a CPU-only job (the daemon runs them; profile export writes them).
+       return Apply(ParseIntegerCell(v, 0, kMaxJobGpus),
                     [&](int64_t x) { j->spec.gpus = static_cast<int>(x); });
      }},
     {{"pool", true}, [](std::string_view v, TraceJob* j) {

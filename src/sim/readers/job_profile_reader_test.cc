@@ -231,7 +231,9 @@ TEST(JobProfileReaderTest, BadValuesNameLineColumnAndValue) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"2,0,10,x,p,,,,", "column 'gpus': value 'x' is not an integer"},
       {"2,0,10,1.5,p,,,,", "column 'gpus': value '1.5' is not an integer"},
-      {"2,0,10,0,p,,,,", "column 'gpus': value '0' must be >= 1"},
+      {"2,0,10,-1,p,,,,", "column 'gpus': value '-1' must be >= 0"},
+      {"2,0,10,0,p,,500,,",
+       "column 'gpu_milli': value '500' is only allowed with gpus = 1 (this row asks for 0 GPUs)"},
       {"2,0,10,,p,,,,", "column 'gpus': value '' is empty"},
       {"2,0,-5m,1,p,,,,", "column 'duration': value '-5m' must be >= 1"},
       {"2,0,0,1,p,,,,", "column 'duration': value '0' must be >= 1"},

@@ -87,6 +87,29 @@ TEST(JobProfileWriterTest, WhatItWritesReadsBackTheSame) {
   }
 }
 
+// The daemon runs CPU-only jobs (gpus 0); profile export writes them and simulate reads them.
+TEST(JobProfileWriterTest, ACpuOnlyJobReadsBack) {
+  Trace t;
+  TraceJob cpu;
+  cpu.spec.id = 3;
+  cpu.spec.submit_time = 10 * kSecond;
+  cpu.duration = kMinute;
+  cpu.spec.gpus = 0;
+  cpu.spec.name = "prep";
+  cpu.spec.cpu_milli = 4000;
+  cpu.spec.memory_mib = 2048;
+  t.jobs = {cpu};
+  std::ostringstream out;
+  ASSERT_TRUE(WriteJobProfileCsv(t, ProfileCsvOptions{}, &out).ok());
+  EXPECT_THAT(out.str(), HasSubstr("\n3,10,60,0,"));
+  auto back = ParseTrace(out.str(), "out.csv", ReadOptions{});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->jobs.size(), 1u);
+  EXPECT_EQ(back->jobs[0].spec.gpus, 0);
+  EXPECT_EQ(back->jobs[0].spec.cpu_milli, 4000);
+  ExpectSameJobs(*back, t);
+}
+
 TEST(JobProfileWriterTest, ExcelGetsABomCrlfAndQuotedFields) {
   std::ostringstream out;
   ASSERT_TRUE(WriteJobProfileCsv(TwoJobs(), {true, ';'}, &out).ok());
