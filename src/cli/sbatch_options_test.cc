@@ -368,7 +368,7 @@ TEST(SbatchOptionsTest, TheEnvironmentGoesWithEveryFormOfSubmit) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->env.at("PATH"), "/opt/bin");
   EXPECT_EQ(r->env.at("VIRTUAL_ENV"), "/home/me/venv");
-  const std::string file = testing::TempDir() + "/env-job.yaml";
+  const std::string file = ::testing::TempDir() + "/env-job.yaml";
   {
     std::ofstream out(file);
     out << "command: [python, train.py]\nenv:\n  VIRTUAL_ENV: /srv/venv\n  PATH: /srv/venv/bin\n";
