@@ -51,6 +51,7 @@ class StandIn : public squeeze::JobService {
   ApiResult Cancel(const Principal&, int64_t id) override { return Id(id); }
   ApiResult Why(const Principal&, int64_t id) override { return Id(id); }
   ApiResult Log(const Principal&, int64_t id, const Query& q) override { return Echo(q); }
+  ApiResult Environment(const Principal&, int64_t id) override { return Id(id); }
   ApiResult Nodes(const Principal&) override { return Echo({}); }
   ApiResult Pools(const Principal&) override { return Echo({}); }
   ApiResult HeldIdle(const Principal&) override { return Echo({}); }

@@ -38,7 +38,7 @@ PACKAGES=(
   prometheus   # promtool checks the /metrics text in the tests
   python3-yaml python3-jsonschema   # tests/k8s: squeeze export's objects against Kueue's and Volcano's schemas
   curl sqlite3 python3-pip   # the documentation's examples (docs.examples): curl, a store backup, pip install
-  python3-setuptools python3-wheel   # build the Python helper offline: pip install --no-build-isolation ./python
+  python3-venv   # python/tests/test_packaging.py installs the Python helper into a fresh venv
   python3-torch   # the helper's PyTorch path against the real library (CPU; python/tests/test_pytorch_real.py)
   python3-boto3   # the helper's checkpoint store (S3), tested against s3rver (python/tests/test_object_store.py)
   munge slurmctld slurmd slurm-client   # two real Slurm clusters for the `slurm` tests

@@ -7,14 +7,17 @@ Starts the daemon on 4 virtual GPUs with a cluster of an owned, a spot and a col
 (tests/data/browser/cluster.yaml), serving the dashboard built beside the binary (build/web,
 made by the build's `web` target), writes a simulate and an advise report, and runs
 web/tests/dashboard.test.mjs (playwright-core driving /usr/bin/chromium, or $CHROMIUM), which
-logs in, watches the queue, cancels, reads the charts and saves screenshots into
-$SQUEEZE_SCREENSHOTS (default WORK_DIR/screenshots). The daemon is stopped at the end, even on
+checks the pure helpers (web/tests/helpers.test.mjs), logs in, watches the queue, cancels,
+opens job pages (fields, history, a log growing while the job runs), reads the charts and the
+ended jobs, in a time zone 5:30 east of UTC, and saves screenshots into $SQUEEZE_SCREENSHOTS
+(default WORK_DIR/screenshots). The daemon is stopped at the end, even on
 a failure. The Node is the one web/package.json pins (web/node.sh), which also
 built the dashboard. Skipped (77) only when chromium is not installed.
 """
 
 import json
 import os
+import re
 import pwd
 import subprocess
 import sys
@@ -115,6 +118,15 @@ def case_dashboard(squeeze, source, h):
                SQUEEZE_BLOCKER_ID=str(blocker),
                SQUEEZE_SIM_JSON=sim_json, SQUEEZE_ADVISE_JSON=advise_json,
                SQUEEZE_SCREENSHOTS=shots, CHROMIUM=chromium)
+    # alice's `squeeze dashboard`, over the daemon's socket: a link that logs her in once.
+    pw = pwd.getpwnam(serve_lib.ALICE)
+    r = h.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups",
+               squeeze, "dashboard", "--socket", os.path.join(d.data_dir, "squeeze.sock")],
+              env={"PATH": "/usr/bin:/bin", "HOME": pw.pw_dir})
+    link = re.search(r"(http://\S+/ui/#login=[0-9a-f]{64})", r.stdout)
+    check(r.returncode == 0 and link and f"logged in as {serve_lib.ALICE}" in r.stdout,
+          f"squeeze dashboard as alice: {r.stdout}{r.stderr}")
+    env["SQUEEZE_LOGIN_URL"] = link.group(1)
     log("running web/tests/dashboard.test.mjs in headless Chromium")
     r = h.run(["sh", node, os.path.join(web, "tests", "dashboard.test.mjs")], timeout=150, env=env,
               cwd=web)
@@ -123,7 +135,7 @@ def case_dashboard(squeeze, source, h):
     stop_reports.set()
     reporter.join()
     check(r.returncode == 0, f"the browser test failed (exit {r.returncode})")
-    for name in ("queue", "gpus", "history", "report-simulate", "report-advise"):
+    for name in ("queue", "job", "gpus", "history", "report-simulate", "report-advise"):
         path = os.path.join(shots, f"{name}.png")
         check(os.path.isfile(path) and os.path.getsize(path) > 5000, f"no screenshot {path}")
     log(f"screenshots in {shots}")

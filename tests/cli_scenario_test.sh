@@ -125,7 +125,7 @@ variants:
   expect_in "$WORK/both.err" "--scenario" "--trace"
   run neither simulate --cluster "$SMALL_LAB"
   expect_error neither
-  ((RC == 106)) || fail "no --trace nor --scenario: exit $RC, expected 106"
+  ((RC == 2)) || fail "no --trace nor --scenario: exit $RC, expected 2 (a command line it cannot parse)"
   expect_in "$WORK/neither.err" "--trace is required"
   pass
 }

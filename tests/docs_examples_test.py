@@ -115,7 +115,7 @@ class Runner:
         for entry in os.listdir(self.source):
             if entry in ("build", "out", ".git") or entry.startswith("build-"):
                 continue
-            if entry == "python":  # pip builds it in place (setuptools): a copy of the user's
+            if entry == "python":  # pip may write beside the source (__pycache__): a copy
                 shutil.copytree(os.path.join(self.source, entry), os.path.join(repo, entry),
                                 ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
                 continue

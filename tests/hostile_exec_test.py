@@ -189,6 +189,42 @@ def case_loader(squeeze, source, h):
     log(f"the library left: {made}")
     check("loaded-as-uid-0" not in made, f"bob's library ran as root: {made}")
     check(f"loaded-as-uid-{b.pw_uid}" in made, f"bob's library should run in his job as him: {made}")
+    # A plain submit takes the submitter's environment too (sbatch's --export=ALL): his own
+    # python first on his PATH (a venv's), his LD_PRELOAD, a token; all applied only in the
+    # job, as him, and its values never shown to alice.
+    venv = os.path.join(b.pw_dir, "venv", "bin")
+    os.makedirs(venv, exist_ok=True)
+    with open(os.path.join(venv, "python3"), "w") as f:
+        f.write("#!/bin/sh\necho \"venv-python uid=$(id -u) preload=$LD_PRELOAD\"\n")
+    os.chmod(os.path.join(venv, "python3"), 0o755)
+    for path in (os.path.join(b.pw_dir, "venv"), venv, os.path.join(venv, "python3")):
+        os.chown(path, b.pw_uid, b.pw_gid)
+    for name in os.listdir(marks):
+        os.unlink(os.path.join(marks, name))
+    r = as_user(h, BOB, ["env", f"LD_PRELOAD={evil}", f"PATH={venv}:/usr/bin:/bin",
+                         "HF_TOKEN=hf_bobs_secret", f"SQUEEZE_SOCKET={sock}", squeeze,
+                         "submit", "--gpus", "0", "--", "python3"])
+    job = submitted_id(r)
+    d.wait_state(job, "done", timeout=30)
+    text = serve_lib.log_of(d, job, 1)
+    check(f"venv-python uid={b.pw_uid} preload={evil}" in text,
+          f"a plain submit should run bob's own python with his environment: {text}")
+    made = sorted(os.listdir(marks))
+    check("loaded-as-uid-0" not in made and f"loaded-as-uid-{b.pw_uid}" in made,
+          f"bob's library (plain submit) ran as: {made}")
+    r = squeeze_as(h, ALICE, squeeze, sock, ["show", str(job), "--env"])
+    check(r.returncode != 0 and "hf_bobs_secret" not in r.stdout + r.stderr and
+          "owner or an admin" in r.stderr, f"alice's show --env of bob's job: {r.stdout}{r.stderr}")
+    r = squeeze_as(h, ALICE, squeeze, sock, ["show", str(job), "--json"])
+    shown = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(shown.get("env", 1) is None and shown.get("env_count", 1) is None and
+          "hf_bobs_secret" not in r.stdout, f"alice's show of bob's job: {r.stdout}{r.stderr}")
+    r = squeeze_as(h, BOB, squeeze, sock, ["show", str(job)])
+    check(r.returncode == 0 and "hf_bobs_secret" not in r.stdout and "values hidden" in r.stdout,
+          f"bob's own show hides the values unless asked: {r.stdout}{r.stderr}")
+    r = squeeze_as(h, BOB, squeeze, sock, ["show", str(job), "--env"])
+    check(r.returncode == 0 and "HF_TOKEN=hf_bobs_secret" in r.stdout,
+          f"bob's show --env: {r.stdout}{r.stderr}")
 
 
 def case_marker(squeeze, source, h):

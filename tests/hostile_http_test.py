@@ -21,6 +21,10 @@ Cases:
   peer_cap         bob opens more connections than his cap, on the socket and on 127.0.0.1
                    (counted as his uid, by the kernel's word): the extra ones are answered 503
                    naming the cap, logged once; alice, on the same address, is served
+  login_codes      `squeeze dashboard`'s codes: none over TCP (no token: 401; bob's token:
+                   403); bob's own 8 codes and 300 guesses leave alice's working; a long body
+                   413, one without its length 411; a code is good once and opens its
+                   minter's session only
   body_before_token  bob, with no token and with a forged one, sends 300 POSTs of a 64 KiB
                    body each with its head in one write (a body all here with its head is
                    taken before the token is checked): each is answered 401, nothing stored,
@@ -33,6 +37,7 @@ Bob's side runs as sqz-bob: this file (and serve_lib.py), copied where he can re
 import json
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -488,6 +493,60 @@ def case_body_before_token(squeeze, source, h):
         s.alice_queue("after bob's bodies")
 
 
+def case_login_codes(squeeze, source, h):
+    """`squeeze dashboard`'s login codes: minted only over the socket, for the caller; good
+    once; a guess, a long body or bob's own codes never reach alice's."""
+    with Scene(squeeze, h) as s:
+        def dashboard(user):
+            pw = pwd.getpwnam(user)
+            r = h.run(["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--init-groups",
+                       squeeze, "dashboard", "--socket", s.sock],
+                      env={"PATH": "/usr/bin:/bin", "HOME": pw.pw_dir}, cwd="/tmp")
+            m = re.search(r"#login=([0-9a-f]{64})", r.stdout)
+            check(r.returncode == 0 and m and f"logged in as {user}" in r.stdout,
+                  f"squeeze dashboard as {user}: {r.stdout}{r.stderr}")
+            return m.group(1)
+
+        redeem = s.d.url + "/v1/dashboard-login/redeem"
+        alices = dashboard(ALICE)
+        bob_token = h.add_token("data", BOB, "ml")
+        wait_until(lambda: s.d.call("GET", "/v1/jobs", token=bob_token)[0] == 200, 15,
+                   "bob's token")
+        status, body = serve_lib.http("POST", s.d.url + "/v1/dashboard-login", raw="")
+        check(status == 401, f"a code over TCP with no token: {status} {body}")
+        status, body = serve_lib.http("POST", s.d.url + "/v1/dashboard-login", token=bob_token,
+                                      raw="")
+        check(status == 403 and "Unix socket" in body["error"], f"bob's token: {status} {body}")
+        # bob makes many codes of his own (only his last few are kept, never alice's dropped)
+        # and guesses 300: each guess is refused.
+        bobs = [dashboard(BOB) for _ in range(8)]
+        guesses = [serve_lib.http("POST", redeem, body={"code": os.urandom(32).hex()})[0]
+                   for _ in range(300)]
+        check(set(guesses) == {403}, f"bob's guesses: {sorted(set(guesses))}")
+        status, body = serve_lib.http("POST", redeem, raw=json.dumps({"code": "a" * 4000}))
+        check(status == 413, f"a long body without a token: {status} {body}")
+        status, body = serve_lib.http_chunked(redeem, None, [b'{"code": "', b'x"}'])
+        check(status == 411, f"a body without its length: {status} {body}")
+        status, body = serve_lib.http("POST", redeem, raw="not json")
+        check(status == 400 and "code" in body["error"], f"a broken body: {status} {body}")
+        # Her code opens her session, once; his last opens his.
+        status, session = serve_lib.http("POST", redeem, body={"code": alices})
+        check(status == 200 and session["user"] == ALICE, f"alice's code: {status} {session}")
+        status, again = serve_lib.http("POST", redeem, body={"code": alices})
+        check(status == 403 and "used or expired" in again["error"], f"used twice: {status}")
+        status, who = serve_lib.http("GET", s.d.url + "/v1/whoami", token=session["token"])
+        check(status == 200 and who["user"] == ALICE, f"her session: {status} {who}")
+        status, theirs = serve_lib.http("POST", redeem, body={"code": bobs[-1]})
+        check(status == 200 and theirs["user"] == BOB, f"bob's code: {status} {theirs}")
+        status, _ = serve_lib.http("GET", f"{s.d.url}/v1/jobs/{s.job}/log", token=theirs["token"])
+        check(status == 403, f"bob's session reads alice's log: {status}")
+        # A session mints no code over TCP either.
+        status, _ = serve_lib.http("POST", s.d.url + "/v1/dashboard-login",
+                                   token=session["token"], raw="")
+        check(status == 403, f"a session minting a code over TCP: {status}")
+        s.alice_queue("after bob's codes")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--attack":
         sys.exit(attack_main(sys.argv))
@@ -495,4 +554,5 @@ if __name__ == "__main__":
                              "long_line": case_long_line, "huge_header": case_huge_header,
                              "get_body": case_get_body, "chunked_body": case_chunked_body,
                              "peer_cap": case_peer_cap,
-                             "body_before_token": case_body_before_token}, sys.argv))
+                             "body_before_token": case_body_before_token,
+                             "login_codes": case_login_codes}, sys.argv))

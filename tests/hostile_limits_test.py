@@ -264,7 +264,8 @@ def case_purge(squeeze, source, h):
     check(status == 200, f"cancelling the array: {status} {body}")
     before_history = history(h, squeeze, sock)
     before = store_bytes(d)
-    check(d.job(ran[0], token=bob)["env"] == {"SECRET": "s3cr3t0"}, "kept until the retention")
+    status, values = d.call("GET", f"/v1/jobs/{ran[0]}/env", token=bob)
+    check(status == 200 and values["env"].get("SECRET") == "s3cr3t0", "kept until the retention")
     wait_until(lambda: "store: purged the details of" in d.log_text(), 30, "the purge")
     wait_until(lambda: d.job(ran[0])["details_purged_at"] is not None, 15, "job 1's purge")
     line = [ln for ln in d.log_text().splitlines() if "store: purged the details" in ln]
@@ -274,7 +275,9 @@ def case_purge(squeeze, source, h):
           f"history changed by the purge:\nbefore:\n{before_history}\nafter:\n{after_history}")
     check("302 jobs" in after_history, f"bob's history holds his 302 jobs: {after_history[-300:]}")
     job = d.job(ran[0], token=bob)
-    check(job["state"] == "done" and job["command"] == [] and job["env"] == {} and
+    status, values = d.call("GET", f"/v1/jobs/{ran[0]}/env", token=bob)
+    check(status == 200 and values["env"] == {} and values["details_purged_at"], f"{values}")
+    check(job["state"] == "done" and job["command"] == [] and job["env_count"] == 0 and
           job["exit_code"] == 0 and job["run_s"] >= 0, f"a purged job: {job}")
     kinds = [e["kind"] for e in job["history"]]
     check(kinds[0] == "submit" and "start" in kinds and kinds[-1] == "purge" and

@@ -348,6 +348,11 @@ def case_durability(squeeze, source, h):
     bad = d3.submit(failing)
     for r in (ok, bad):
         d3.wait_state(r, "running", timeout=60)
+    # "running" is the journal's record; the executor starts the run just after it (the outbox).
+    # Killed between the two, a run never begins and has no end to wait for: wait for its start.
+    for r, key in ((ok, "ok"), (bad, "bad")):
+        wait_until(lambda r=r, key=key: lines(f"{results}/{key}-{r}.runs") == ["1"], 60,
+                   f"job {r}'s run to begin")
     d3.kill9()
     for r in (ok, bad):
         exit_file = os.path.join(d3.data_dir, "runs", f"{r}.1.exit")

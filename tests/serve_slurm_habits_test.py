@@ -163,9 +163,9 @@ def case_control(squeeze, source, h):
 
     def reasons():
         rows = {}
-        for line in sq("queue").stdout.splitlines()[1:]:
+        for line in sq("queue", "-o", "id,reason").stdout.splitlines()[1:]:
             cells = line.split()
-            rows[int(cells[0])] = cells[6] if len(cells) > 6 else ""
+            rows[int(cells[0])] = cells[1] if len(cells) > 1 else ""
         return rows
 
     got = serve_lib.wait_until(
@@ -256,7 +256,7 @@ def case_pipeline(squeeze, source, h):
     why = sq("why", str(ev)).stdout
     check(f"afterok:{train}" in why, why)
     show = sq("show", f"{train}_2").stdout
-    check("array_task: 2" in show and "array_progress" in show, show)
+    check("ArrayJobId=" in show and "ArrayTaskId=2 " in show and "ArrayProgress=" in show, show)
     d.wait_state(ev, ("done",), timeout=90)
     lines = [l.split() for l in open(order).read().splitlines()]
     names = [l[0] for l in lines if l[1] == "start"]

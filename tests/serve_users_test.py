@@ -160,18 +160,25 @@ def case_privacy(squeeze, source, h):
     check(row["private"] is True and row["command"] is None and row["env"] is None and
           row["workdir"] is None, f"bob should not see her command, env or workdir: {row}")
     one = d.job(job, token=bob)
-    check(one["command"] is None and one["env"] is None and one["checkpoint_dir"] is None,
-          f"bob's view of her job: {one}")
+    check(one["command"] is None and one["env"] is None and one["env_count"] is None and
+          one["checkpoint_dir"] is None, f"bob's view of her job: {one}")
     check("s3cr3t" not in json.dumps(one) and "s3cr3t" not in json.dumps(listing),
           "her API key reached bob")
     expect_error(d, "GET", f"/v1/jobs/{job}/log", 403, [ALICE, "owner or an admin"], token=bob)
+    expect_error(d, "GET", f"/v1/jobs/{job}/env", 403, [ALICE, "owner or an admin"], token=bob)
     expect_error(d, "POST", f"/v1/jobs/{job}/cancel", 403, [ALICE], token=bob)
     # She and the admin see all of it.
+    # The job's JSON counts its environment; its values come only from /env (a listing, a
+    # cancel's answer or a `show` never carries a token).
     mine = d.job(job, token=alice)
-    check(mine["env"] == {"API_KEY": "s3cr3t"} and mine["command"][0] == "sh" and
+    check(mine["env"] is None and mine["env_count"] == 1 and mine["command"][0] == "sh" and
           mine["checkpoint_dir"] == os.path.join(d.data_dir, "checkpoints", str(job)),
           f"her own view: {mine}")
-    check(d.job(job)["env"] == {"API_KEY": "s3cr3t"}, "the admin's view")
+    check("s3cr3t" not in json.dumps(mine), f"the job's JSON carries a value: {mine}")
+    status, values = d.call("GET", f"/v1/jobs/{job}/env", token=alice)
+    check(status == 200 and values["env"] == {"API_KEY": "s3cr3t"}, f"her /env: {status} {values}")
+    status, values = d.call("GET", f"/v1/jobs/{job}/env")
+    check(status == 200 and values["env"] == {"API_KEY": "s3cr3t"}, "the admin's view")
     check("the-log-line" in log_of(d, job), "the admin reads her log")
     status, reply = d.call("POST", f"/v1/jobs/{job}/cancel")
     check(status == 200, f"the admin cancels it: {status} {reply}")
@@ -182,7 +189,8 @@ def case_privacy(squeeze, source, h):
         status, listing = d.call("GET", "/v1/jobs", token=token)
         row = [j for j in listing["jobs"] if j["id"] == job]
         check(status == 200 and len(row) == 1 and row[0]["state"] == "cancelled", f"{listing}")
-        check(("s3cr3t" in json.dumps(row)) == sees and row[0]["private"] is not sees,
+        check(("the-log-line" in json.dumps(row)) == sees and "s3cr3t" not in json.dumps(row) and
+              row[0]["private"] is not sees,
               f"{'her or the admin' if sees else 'bob'} listed her ended job as: {row}")
 
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/client_format.h"
+#include "cli/job_show_format.h"
 #include "cli/client_run.h"
 #include "cli/commands.h"
 #include "cli/submit_args.h"
@@ -65,6 +66,36 @@ int Submit(const ClientFlags& f, const SubmitArgs& args) {
              });
 }
 
+
+// squeeze show ID [--env]: the job as scontrol shows one; --env asks for its environment's
+// values too (its owner's and the admins' only), which the job's JSON only counts.
+void RegisterShow(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
+  auto* sub = app.add_subcommand(
+      "show", "Show one job as scontrol show job does: who, state, times, resources, command, history");
+  auto f = std::make_shared<ClientFlags>();
+  auto id = std::make_shared<std::string>();
+  auto env = std::make_shared<bool>(false);
+  sub->add_option("ID", *id, "The job's id (an array's task as ARRAY_TASK, 12_4)")
+      ->required()
+      ->check(CheckJobRef);
+  sub->add_flag("--env", *env,
+                "Print the values of the job's environment too (hidden by default: tokens and keys "
+                "come with the submitter's environment)");
+  AddConnectionFlags(*sub, *f);
+  out.emplace_back(sub, [f, id, env] {
+    return Run("show", *f, [&](ApiClient& c) -> Result<nlohmann::json> {
+      Result<nlohmann::json> job = c.Get(JobPath(*id));
+      if (!job.ok() || !*env) return job;
+      Result<nlohmann::json> values = c.Get(JobPath(*id, "/env"));
+      if (!values.ok()) return values.status();
+      (*job)["env"] = (*values)["env"];
+      return job;
+    }, [](const nlohmann::json& job) {
+      const nlohmann::json values = {{"env", job.value("env", nlohmann::json())}};
+      return FormatJobShown(job, job.contains("env") && job["env"].is_object() ? &values : nullptr);
+    });
+  });
+}
 
 // The commands about the cluster rather than one job: held-idle, nodes, pools, reclaim,
 // node-return.
@@ -168,8 +199,7 @@ void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Comm
       }, format);
     });
   };
-  by_id("show", "Show one job: its profile, state, exit code, attempts, preemptions, last checkpoint",
-        "", false, FormatJob);
+  RegisterShow(app, out);
   by_id("why", "Why a job waits, and when it is expected to start", "/why", false, FormatWhy);
   RegisterClusterCommands(app, out);
 }

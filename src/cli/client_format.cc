@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "cli/job_show_format.h"
+#include "cli/job_table_format.h"
 #include "core/job_array.h"
 #include "core/safe_text.h"
 
@@ -70,58 +72,8 @@ std::string ShortDuration(const nlohmann::json& seconds) {
 }
 
 std::string FormatQueue(const nlohmann::json& jobs) {
-  std::vector<std::vector<std::string>> rows;
-  // The waiting tasks of an array that follow each other with the same reason share a row,
-  // as squeue shows them: 12_[4-99].
-  struct Group {
-    size_t row = 0;
-    int64_t array = 0;
-    std::string reason;
-    std::vector<int> tasks;
-  };
-  std::optional<Group> group;
-  auto close_group = [&] {
-    if (!group) return;
-    const std::string ranges = FormatTaskRanges(group->tasks);
-    rows[group->row][0] = group->tasks.size() == 1
-                              ? fmt::format("{}_{}", group->array, ranges)
-                              : fmt::format("{}_[{}]", group->array, ranges);
-    group.reset();
-  };
-  for (const auto& j : ListOf(jobs, "jobs")) {
-    std::string gpus = Str(j, "gpus");
-    if (j.contains("gpu_milli") && j["gpu_milli"].is_number() && j["gpu_milli"].get<int>() < 1000) {
-      gpus = fmt::format("{}x{}m", gpus, j["gpu_milli"].get<int>());
-    }
-    // A waiting job's reason as Slurm's codes say it; else what the store says.
-    const bool coded = j.contains("reason_code") && j["reason_code"].is_string();
-    const std::string reason = coded ? Str(j, "reason_code") : Str(j, "reason");
-    const bool task = j.contains("array_id") && j["array_id"].is_number_integer() &&
-                      j.contains("array_task") && j["array_task"].is_number_integer();
-    std::string id = Str(j, "id");
-    if (task) {
-      const int64_t array = j["array_id"].get<int64_t>();
-      const int index = j["array_task"].get<int>();
-      if (Str(j, "state") == "pending") {
-        if (group && group->array == array && group->reason == reason) {
-          group->tasks.push_back(index);
-          continue;
-        }
-        close_group();
-        group = Group{rows.size(), array, reason, {index}};
-      } else {
-        close_group();
-        id = fmt::format("{}_{}", array, index);
-      }
-    } else {
-      close_group();
-    }
-    rows.push_back({id, Str(j, "name"), Str(j, "owner"), Str(j, "state"), gpus,
-                    ShortDuration(j.value("wait_s", nlohmann::json())), reason});
-  }
-  close_group();
-  if (rows.empty()) return "no jobs\n";
-  return Table({"ID", "NAME", "OWNER", "STATE", "GPUS", "WAIT", "REASON"}, rows);
+  if (ListOf(jobs, "jobs").empty()) return "no jobs\n";
+  return FormatJobTable(jobs, *JobColumns(kQueueColumns), true);
 }
 
 std::string FormatQueueStart(const nlohmann::json& jobs) {
@@ -134,7 +86,7 @@ std::string FormatQueueStart(const nlohmann::json& jobs) {
     const bool known = j.contains("expected_start_at") && j["expected_start_at"].is_string();
     const bool coded = j.contains("reason_code") && j["reason_code"].is_string();
     rows.push_back({id, Str(j, "name"), Str(j, "owner"), Str(j, "gpus"),
-                    known ? Str(j, "expected_start_at") : "N/A",
+                    known ? ShownTime(j["expected_start_at"].get<std::string>()) : "N/A",
                     coded ? Str(j, "reason_code") : Str(j, "reason")});
   }
   if (rows.empty()) return "no waiting jobs\n";
@@ -142,35 +94,16 @@ std::string FormatQueueStart(const nlohmann::json& jobs) {
 }
 
 std::string FormatHistory(const nlohmann::json& jobs) {
-  std::vector<std::vector<std::string>> rows;
+  const nlohmann::json& list = ListOf(jobs, "jobs");
+  if (list.empty()) return "no ended jobs\n";
   double gpu_hours = 0;
-  for (const auto& j : ListOf(jobs, "jobs")) {
-    const double h = j.value("gpu_hours", 0.0);
-    gpu_hours += h;
-    rows.push_back({Str(j, "id"), Str(j, "name"), Str(j, "owner"), Str(j, "state"),
-                    ShortDuration(j.value("wait_s", nlohmann::json())),
-                    ShortDuration(j.value("run_s", nlohmann::json())), fmt::format("{:.2f}", h),
-                    Str(j, "exit_code"), Str(j, "ended_at")});
-  }
-  if (rows.empty()) return "no ended jobs\n";
-  return Table({"ID", "NAME", "OWNER", "STATE", "WAIT", "RUN", "GPU-H", "EXIT", "ENDED"}, rows) +
-         fmt::format("{} jobs, {:.2f} GPU-hours\n", rows.size(), gpu_hours);
+  for (const auto& j : list) gpu_hours += j.value("gpu_hours", 0.0);
+  return FormatJobTable(jobs, *JobColumns(kHistoryColumns), false) +
+         fmt::format("{} job{}, {:.2f} GPU-hours\n", list.size(), list.size() == 1 ? "" : "s",
+                     gpu_hours);
 }
 
-std::string FormatJob(const nlohmann::json& job) {
-  std::string out;
-  for (const auto& [k, v] : job.items()) {
-    if (k == "history" && v.is_array()) continue;
-    out += fmt::format("{}: {}\n", EscapeControls(k), Text(v));
-  }
-  if (job.is_object() && job.contains("history") && job["history"].is_array()) {
-    out += "history:\n";
-    for (const auto& e : job["history"]) {
-      out += fmt::format("  {}  {:<10} {}\n", Str(e, "at"), Str(e, "kind"), Str(e, "text"));
-    }
-  }
-  return out;
-}
+std::string FormatJob(const nlohmann::json& job) { return FormatJobShown(job); }
 
 std::string FormatWhy(const nlohmann::json& why) {
   std::string out;
@@ -179,8 +112,9 @@ std::string FormatWhy(const nlohmann::json& why) {
   }
   // Only a waiting job has an expected start (a running or ended one says its state; a held one
   // says it waits for its release).
+  // A job held back by a dependency or its array's limit: the daemon said when, or why not.
   const bool waiting = why.is_object() && (!why.contains("state") || why["state"] == "pending") &&
-                       !why.value("held", false);
+                       !why.value("held", false) && !why.contains("reason_code");
   if (waiting && why.contains("expected_start_in_s")) {
     out += why["expected_start_in_s"].is_number()
                ? "expected to start in about " + ShortDuration(why["expected_start_in_s"]) +

@@ -1,5 +1,12 @@
 #include "cli/client_format.h"
 
+#include <cstdlib>
+#include <ctime>
+
+#include "cli/job_show_format.h"
+#include "cli/job_table_format.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace squeeze {
@@ -16,13 +23,30 @@ TEST(ClientFormatTest, ShortDurations) {
 TEST(ClientFormatTest, QueueLikeSqueue) {
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [
     {"id": 3, "name": "train", "owner": "alice", "state": "running", "gpus": 2,
-     "gpu_milli": 1000, "wait_s": 95, "reason": null},
+     "gpu_milli": 1000, "wait_s": 95, "reason": null, "run_s": 3600, "time_limit_s": 7200,
+     "run_nodes": ["gpu-0"]},
     {"id": 14, "name": "eval-small", "owner": "bob", "state": "pending", "gpus": 1,
-     "gpu_milli": 500, "wait_s": 4000, "reason": "waiting for 1 GPU (0 free)"}]})J");
+     "gpu_milli": 500, "wait_s": 4000, "reason": "waiting for 1 GPU (0 free)", "run_s": 0,
+     "time_limit_s": null, "run_nodes": []}]})J");
   EXPECT_EQ(FormatQueue(jobs),
-            "ID  NAME        OWNER  STATE    GPUS    WAIT   REASON\n"
-            "3   train       alice  running  2       1m35s  -\n"
-            "14  eval-small  bob    pending  1x500m  1h6m   waiting for 1 GPU (0 free)\n");
+            "ID  NAME        OWNER  STATE    GPUS    WAIT   TIME  TIME_LIMIT  NODELIST(REASON)\n"
+            "3   train       alice  running  2       1m35s  1h0m  2h0m        gpu-0\n"
+            "14  eval-small  bob    pending  1x500m  1h6m   0s    UNLIMITED   (waiting for 1 GPU (0 free))\n");
+  // -o/--format: squeeze's names, squeue's codes and sacct's names choose the columns.
+  for (const char* spec : {"id,st,time,nodelist_reason", "%.18i %.2t %.10M %R",
+                           "JobID,st,Elapsed,nodelist_reason"}) {
+    Result<std::vector<JobColumn>> columns = JobColumns(spec);
+    ASSERT_TRUE(columns.ok()) << spec << ": " << columns.status().message();
+    EXPECT_EQ(FormatJobTable(jobs, *columns, true),
+              "ID  ST  TIME  NODELIST(REASON)\n"
+              "3   R   1h0m  gpu-0\n"
+              "14  PD  0s    (waiting for 1 GPU (0 free))\n") << spec;
+  }
+  EXPECT_EQ(JobColumns("id,bogus").status().message().substr(0, 32),
+            "--format: 'bogus' is no column; ");
+  EXPECT_EQ(*StateNames("PD,r,CG,cd,F,CA,to,done"),
+            "pending,running,checkpointing,done,failed,cancelled,timeout,done");
+  EXPECT_THAT(StateNames("PD,zz").status().message(), ::testing::HasSubstr("'zz' is no state"));
   EXPECT_EQ(FormatQueue(nlohmann::json::array()), "no jobs\n");
 }
 
@@ -32,8 +56,8 @@ TEST(ClientFormatTest, QueueShowsAWaitingJobsReasonCode) {
     {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "wait_s": 60,
      "reason": "preempted by 9; resumes from its checkpoint", "reason_code": "Priority"}]})J");
   EXPECT_EQ(FormatQueue(jobs),
-            "ID  NAME  OWNER  STATE    GPUS  WAIT  REASON\n"
-            "5   big   bob    pending  8     1m0s  Priority\n");
+            "ID  NAME  OWNER  STATE    GPUS  WAIT  TIME  TIME_LIMIT  NODELIST(REASON)\n"
+            "5   big   bob    pending  8     1m0s  -     UNLIMITED   (Priority)\n");
 }
 
 // An array's waiting tasks with the same reason share a row (12_[2-4,7]), as squeue shows
@@ -48,15 +72,16 @@ TEST(ClientFormatTest, QueueCollapsesAnArraysWaitingTasks) {
     {"id": 17, "array_id": 12, "array_task": 8, "name": "sweep", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "JobHeld"},
     {"id": 18, "name": "eval", "owner": "ana", "state": "pending", "gpus": 1, "wait_s": 9, "reason": "", "reason_code": "Dependency"}]})J");
   EXPECT_EQ(FormatQueue(jobs),
-            "ID          NAME   OWNER  STATE    GPUS  WAIT  REASON\n"
-            "12_0        sweep  ana    running  1     5s    \n"
-            "12_[2-4,7]  sweep  ana    pending  1     9s    ArrayLimit\n"
-            "12_8        sweep  ana    pending  1     9s    JobHeld\n"
-            "18          eval   ana    pending  1     9s    Dependency\n");
+            "ID          NAME   OWNER  STATE    GPUS  WAIT  TIME  TIME_LIMIT  NODELIST(REASON)\n"
+            "12_0        sweep  ana    running  1     5s    -     UNLIMITED   -\n"
+            "12_[2-4,7]  sweep  ana    pending  1     9s    -     UNLIMITED   (ArrayLimit)\n"
+            "12_8        sweep  ana    pending  1     9s    -     UNLIMITED   (JobHeld)\n"
+            "18          eval   ana    pending  1     9s    -     UNLIMITED   (Dependency)\n");
 }
 
 // squeue --start: each waiting job's expected start, N/A when none is known.
 TEST(ClientFormatTest, QueueStartListsExpectedStarts) {
+  SetShownTimesUtc(true);  // --utc; the local zone's are ShowGroupsAJobAsScontrolDoes's
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [
     {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "reason": "", "reason_code": "Resources", "expected_start_at": "2026-12-03T14:00:00Z"},
     {"id": 7, "array_id": 6, "array_task": 1, "name": "t", "owner": "bob", "state": "pending", "gpus": 1, "reason": "", "reason_code": "Dependency", "expected_start_at": null}]})J");
@@ -69,29 +94,91 @@ TEST(ClientFormatTest, QueueStartListsExpectedStarts) {
 
 // Ended jobs as sacct lists them, with the GPU-hours summed.
 TEST(ClientFormatTest, HistoryLikeSacct) {
+  SetShownTimesUtc(true);
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [
     {"id": 3, "name": "train", "owner": "alice", "state": "done", "wait_s": 95, "run_s": 7200,
      "gpu_hours": 16.0, "exit_code": 0, "ended_at": "2026-12-01T10:00:00Z"},
     {"id": 4, "name": "eval", "owner": "bob", "state": "timeout", "wait_s": 0, "run_s": 600,
      "gpu_hours": 0.167, "exit_code": 143, "ended_at": "2026-12-01T11:00:00Z"}]})J");
   EXPECT_EQ(FormatHistory(jobs),
-            "ID  NAME   OWNER  STATE    WAIT   RUN    GPU-H  EXIT  ENDED\n"
-            "3   train  alice  done     1m35s  2h0m   16.00  0     2026-12-01T10:00:00Z\n"
-            "4   eval   bob    timeout  0s     10m0s  0.17   143   2026-12-01T11:00:00Z\n"
+            "ID  NAME   OWNER  STATE    START  END                   WAIT   TIME   GPU-H  EXIT  NODELIST\n"
+            "3   train  alice  done     -      2026-12-01T10:00:00Z  1m35s  2h0m   16.00  0     -\n"
+            "4   eval   bob    timeout  -      2026-12-01T11:00:00Z  0s     10m0s  0.17   143   -\n"
             "2 jobs, 16.17 GPU-hours\n");
   EXPECT_EQ(FormatHistory(nlohmann::json::parse(R"({"jobs": []})")), "no ended jobs\n");
+  nlohmann::json one = jobs;
+  one["jobs"].erase(1);
+  EXPECT_NE(FormatHistory(one).find("\n1 job, 16.00 GPU-hours\n"), std::string::npos);
 }
 
 TEST(ClientFormatTest, OneJobWithItsHistory) {
+  SetShownTimesUtc(true);
   const auto job = nlohmann::json::parse(R"J({"id": 7, "state": "running", "history": [
     {"at": "2026-11-30T10:00:00Z", "kind": "submit", "text": "by admin"},
     {"at": "2026-11-30T10:00:01Z", "kind": "region",
      "text": "moved from region us-east to us-west: expected wait at home 1h > 1s"}]})J");
-  EXPECT_EQ(FormatJob(job),
-            "id: 7\nstate: running\nhistory:\n"
-            "  2026-11-30T10:00:00Z  submit     by admin\n"
-            "  2026-11-30T10:00:01Z  region     moved from region us-east to us-west: expected "
-            "wait at home 1h > 1s\n");
+  const std::string shown = FormatJob(job);
+  EXPECT_EQ(shown.substr(0, shown.find('\n')), "JobId=7 JobName=-");
+  EXPECT_NE(shown.find("\n   JobState=running Reason=-\n"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("History:\n"
+                       "   2026-11-30T10:00:00Z  submit     by admin\n"
+                       "   2026-11-30T10:00:01Z  region     moved from region us-east to us-west: "
+                       "expected wait at home 1h > 1s\n"),
+            std::string::npos)
+      << shown;
+}
+
+// scontrol's groups: who, state, times (local unless --utc), resources, how it runs; the
+// environment counted, its values only when asked for, nothing of another's.
+TEST(ClientFormatTest, ShowGroupsAJobAsScontrolDoes) {
+  const auto job = nlohmann::json::parse(R"J({"id": 12, "name": "train", "owner": "alice",
+    "team": "ml", "urgency": "high", "pool": "", "state": "running", "reason": "",
+    "gpus": 2, "gpu_milli": 1000, "gpu_models": [], "cpus": 8, "memory_mib": 32768,
+    "run_s": 3725, "time_limit_s": 7200, "estimate_s": null,
+    "submitted_at": "2026-11-30T10:00:00Z", "started_at": "2026-11-30T10:01:00Z",
+    "ended_at": null, "wait_s": 60, "run_nodes": ["gpu-0"], "run_gpus": [0, 1],
+    "command": ["python", "train.py", "--note", "two words"], "workdir": "/home/alice/p",
+    "output": null, "error": null, "env_count": 2, "env": null, "private": false,
+    "held": false, "checkpointable": true})J");
+  SetShownTimesUtc(false);
+  setenv("TZ", "JST-9", 1);  // POSIX: 9 hours east of UTC, no time zone database needed
+  tzset();
+  std::string shown = FormatJob(job);
+  EXPECT_NE(shown.find("   UserId=alice Team=ml Urgency=high Pool=any\n"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("RunTime=1h2m TimeLimit=2h0m Estimate=- Deadline=-"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("SubmitTime=2026-11-30T19:00:00 StartTime=2026-11-30T19:01:00 EndTime=- "
+                       "Wait=1m0s"),
+            std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("NodeList=gpu-0 GPUs=2 GpuIndices=0,1 GpuModels=any CPUs=8 Memory=32G"),
+            std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("   Command=python train.py --note 'two words'\n"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("   Environment=2 variables (values hidden: squeeze show 12 --env)\n"),
+            std::string::npos)
+      << shown;
+  SetShownTimesUtc(true);
+  EXPECT_NE(FormatJob(job).find("SubmitTime=2026-11-30T10:00:00Z"), std::string::npos);
+  unsetenv("TZ");
+  tzset();
+  const nlohmann::json env = {{"env", {{"HF_TOKEN", "hf_x"}, {"PATH", "/v/bin"}}}};
+  shown = FormatJobShown(job, &env);
+  EXPECT_NE(shown.find("   Environment=2 variables\n      HF_TOKEN=hf_x\n      PATH=/v/bin\n"),
+            std::string::npos)
+      << shown;
+  EXPECT_EQ(FormatJob(job).find("hf_x"), std::string::npos);
+  // Another user's view: what is private says so, never a value.
+  nlohmann::json theirs = job;
+  theirs["private"] = true;
+  theirs["command"] = theirs["workdir"] = theirs["env_count"] = nullptr;
+  shown = FormatJob(theirs);
+  EXPECT_NE(shown.find("   Command=(private)\n   WorkDir=(private)\n   StdOut=(private) "
+                       "StdErr=(private)\n   Environment=(private)\n"),
+            std::string::npos)
+      << shown;
 }
 
 TEST(ClientFormatTest, WhyAndNodes) {
@@ -171,12 +258,14 @@ TEST(ClientFormatTest, TextFromUsersIsPrintedEscaped) {
   jobs["jobs"].push_back({{"id", 8}, {"name", std::string("bad\xff")}, {"owner", "bob"},
                           {"state", "done"}, {"gpus", 1}, {"wait_s", 1},
                           {"reason", "c1 \xC2\x9b" "31m rtl \xE2\x80\xAE"}});
+  // Every text a user chose, escaped: the names, and a waiting job's reason.
+  jobs["jobs"][0]["state"] = "pending";
   const std::string queue = FormatQueue(jobs);
-  EXPECT_EQ(queue,
-            "ID  NAME      OWNER  STATE   GPUS  WAIT  REASON\n"
-            "7   \\x1b[2Jx  bob    failed  1     1s    cannot open '/tmp/o\\r\\x1b[1A7  fake  alice  "
-            "running'\n"
-            "8   bad\xEF\xBF\xBD      bob    done    1     1s    c1 \\u009b31m rtl \\u202e\n");
+  EXPECT_EQ(queue.find('\x1b'), std::string::npos) << queue;
+  EXPECT_NE(queue.find("7   \\x1b[2Jx  bob    pending"), std::string::npos) << queue;
+  EXPECT_NE(queue.find("(cannot open '/tmp/o\\r\\x1b[1A7  fake  alice  running')"),
+            std::string::npos) << queue;
+  EXPECT_NE(queue.find("8   bad\xEF\xBF\xBD      bob    done"), std::string::npos) << queue;
   const std::string history = FormatHistory(jobs);
   EXPECT_EQ(history.find('\x1b'), std::string::npos) << history;
   EXPECT_NE(history.find("\\x1b[2Jx"), std::string::npos) << history;
@@ -186,13 +275,18 @@ TEST(ClientFormatTest, TextFromUsersIsPrintedEscaped) {
                               {"command", {"python3", "-c", "print(1)\n\tprint(2)"}},
                               {"env", {{"PS1", "\x1b[32m$ \xC2\x85"}}},
                               {"history", {{{"at", "t"}, {"kind", "end"}, {"text", "a\rb"}}}}};
-  EXPECT_EQ(FormatJob(job),
-            "command: [\"python3\",\"-c\",\"print(1)\\n\\tprint(2)\"]\n"
-            "env: {\"PS1\":\"\\u001b[32m$ \\u0085\"}\n"
-            "id: 7\n"
-            "name: \\x1b]0;owned\\x07\n"
-            "history:\n"
-            "  t  end        a\\rb\n");
+  SetShownTimesUtc(true);
+  const std::string shown = FormatJob(job);
+  EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+  EXPECT_EQ(shown.find('\x07'), std::string::npos) << shown;
+  EXPECT_NE(shown.find("JobId=7 JobName=\\x1b]0;owned\\x07\n"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("   Command=python3 -c 'print(1)\\n\\tprint(2)'\n"), std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("   t  end        a\\rb\n"), std::string::npos) << shown;
+  const nlohmann::json env = {{"env", job["env"]}};
+  const std::string with_env = FormatJobShown(job, &env);
+  EXPECT_EQ(with_env.find('\x1b'), std::string::npos) << with_env;
+  EXPECT_NE(with_env.find("      PS1=\\x1b[32m$ \\u0085\n"), std::string::npos) << with_env;
   EXPECT_EQ(FormatWhy({{"explanation", {"line\x1b[K"}}}), "line\\x1b[K\n");
   const nlohmann::json nodes = {
       {"nodes", {{{"name", "n0\x1b"}, {"unavailable", "down\r"}, {"gpus", 1}}}}};

@@ -2,6 +2,10 @@
 // history (sacct's), cancel (several ids, as scancel takes them), hold, release, requeue and
 // update (scontrol's), logs (the last lines, or followed as they grow).
 #include <chrono>
+#include <ctime>
+#include <functional>
+#include <optional>
+#include <set>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +15,9 @@
 #include "cli/client_format.h"
 #include "cli/client_run.h"
 #include "cli/commands.h"
+#include "cli/job_show_format.h"
+#include "cli/job_table_format.h"
+#include "cli/sbatch_options.h"
 #include "core/safe_text.h"
 
 namespace squeeze {
@@ -69,54 +76,166 @@ Result<nlohmann::json> ListJobs(ApiClient& c, const std::string& states, const J
   return nlohmann::json{{"jobs", jobs}};
 }
 
+// A time for -S/-E, as sacct takes them: now, now-7days, now+1hour, YYYY-MM-DD[THH:MM[:SS]]
+// or HH:MM[:SS] (today), in the local time zone; as seconds since the epoch.
+Result<int64_t> WhenSeconds(const std::string& flag, const std::string& text) {
+  const Time now = Seconds(static_cast<int64_t>(std::time(nullptr)));
+  const bool before = text.rfind("now-", 0) == 0;
+  Result<Time> in = SecondsUntilBegin(before ? "now+" + text.substr(4) : text, now);
+  if (!in.ok()) return Status::Error(flag + ": " + in.status().message());
+  return WholeSeconds(now + (before ? -*in : *in));
+}
+
+// -j/--jobs, -S and -E: which of the listed jobs are shown.
+struct JobPicks {
+  std::string ids;  // "12,13_4": a job, an array's task, or every task of an array
+  std::string since, until;
+
+  Status Apply(nlohmann::json& listing) const {
+    std::set<std::string> wanted;
+    for (size_t start = 0; start <= ids.size();) {
+      const size_t comma = std::min(ids.find(',', start), ids.size());
+      if (comma > start) wanted.insert(ids.substr(start, comma - start));
+      start = comma + 1;
+    }
+    std::optional<int64_t> from, to;
+    if (!since.empty()) {
+      Result<int64_t> t = WhenSeconds("-S/--starttime", since);
+      if (!t.ok()) return t.status();
+      from = *t;
+    }
+    if (!until.empty()) {
+      Result<int64_t> t = WhenSeconds("-E/--endtime", until);
+      if (!t.ok()) return t.status();
+      to = *t;
+    }
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto& j : listing["jobs"]) {
+      const bool task = j.contains("array_id") && j["array_id"].is_number_integer();
+      const bool picked = wanted.empty() || wanted.count(j["id"].dump()) ||
+                          (task && (wanted.count(j["array_id"].dump()) ||
+                                    wanted.count(j["array_id"].dump() + "_" +
+                                                 j.value("array_task", nlohmann::json()).dump())));
+      const std::optional<int64_t> ended =
+          j.contains("ended_at") && j["ended_at"].is_string()
+              ? ApiTimeSeconds(j["ended_at"].get<std::string>())
+              : std::nullopt;
+      const bool in_window = (!from || (ended && *ended >= *from)) && (!to || (ended && *ended <= *to));
+      if (picked && in_window) kept.push_back(std::move(j));
+    }
+    listing["jobs"] = std::move(kept);
+    return Status::Ok();
+  }
+};
+
+// The states --state names, once --format's columns and the states are known good; else
+// the error, printed.
+Result<std::string> CheckedListing(const char* command, const std::string& format,
+                                   const std::string& states) {
+  Result<std::string> named = StateNames(states);
+  Status columns = format.empty() ? Status::Ok() : JobColumns(format).status();
+  const Status& bad = !columns.ok() ? columns : named.status();
+  if (bad.ok()) return named;
+  std::cerr << "squeeze " << command << ": " << bad.message() << "\n";
+  return bad;
+}
+
+// The table of a listing: --format's columns, else `fallback` (the command's own).
+std::function<std::string(const nlohmann::json&)> TableOf(
+    const std::string& format, std::string (*fallback)(const nlohmann::json&), bool group) {
+  if (format.empty()) return fallback;
+  return [format, group](const nlohmann::json& jobs) {
+    const nlohmann::json& list = jobs.value("jobs", nlohmann::json::array());
+    if (list.empty()) return std::string("no jobs\n");
+    return FormatJobTable(jobs, *JobColumns(format), group);
+  };
+}
+
 void RegisterQueue(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* sub = app.add_subcommand(
-      "queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, reason");
+      "queue", "List jobs like squeue: id, name, owner, state, GPUs, wait, run time, time "
+               "limit, nodes or reason");
   auto f = std::make_shared<ClientFlags>();
   auto state = std::make_shared<std::string>();
   auto all = std::make_shared<bool>(false);
   auto filter = std::make_shared<JobFilter>();
-  sub->add_option("--state", *state,
-                  "Only jobs in these states, comma-separated (pending, running, checkpointing, "
-                  "done, failed, cancelled, timeout)");
+  auto picks = std::make_shared<JobPicks>();
+  auto format = std::make_shared<std::string>();
+  sub->add_option("-t,--states,--state", *state,
+                  "Only jobs in these states, comma-separated: pending (PD), running (R), "
+                  "checkpointing (CG), done (CD), failed (F), cancelled (CA), timeout (TO)");
   sub->add_flag("--all", *all,
                 "Also ended jobs (by default only pending, running and checkpointing)");
   auto start = std::make_shared<bool>(false);
   sub->add_flag("--start", *start,
                 "Waiting jobs with their expected start (squeue --start), from the same forecast "
                 "as squeeze why");
+  sub->add_option("-j,--jobs", picks->ids, "Only these jobs, comma-separated (12, 12_4, an array's id: all its tasks)");
+  sub->add_option("-o,--format", *format,
+                  "The columns, comma-separated: id,name,owner,team,state,st,gpus,wait,time,"
+                  "time_limit,nodelist,nodes,reason,nodelist_reason,pool,urgency,submit,start,end,"
+                  "exit,gpu_hours,attempts,cpus; or squeue's \"%i %j %T %M %l %R\"");
   filter->AddFlags(*sub);
   AddConnectionFlags(*sub, *f);
-  out.emplace_back(sub, [f, state, all, filter, start] {
+  out.emplace_back(sub, [f, state, all, filter, start, picks, format] {
+    Result<std::string> named = CheckedListing("queue", *format, *state);
+    if (!named.ok()) return 1;
     const std::string states = *start            ? "pending"
-                               : !state->empty() ? *state
+                               : !named->empty() ? *named
                                                  : (*all ? "" : "pending,running,checkpointing");
-    return Run("queue", *f, [&](ApiClient& c) { return ListJobs(c, states, *filter, *start); },
-               *start ? FormatQueueStart : FormatQueue);
+    return Run("queue", *f, [&](ApiClient& c) -> Result<nlohmann::json> {
+      Result<nlohmann::json> jobs = ListJobs(c, states, *filter, *start);
+      if (!jobs.ok()) return jobs;
+      if (Status s = picks->Apply(*jobs); !s.ok()) return s;
+      return jobs;
+    }, *start ? FormatQueueStart : TableOf(*format, FormatQueue, true));
   });
 }
 
 // `squeeze history`: the ended jobs, as sacct lists them.
 void RegisterHistory(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* sub = app.add_subcommand(
-      "history", "List ended jobs like sacct: wait, run time, GPU-hours, exit, end");
+      "history", "List ended jobs like sacct: start, end, wait, run time, GPU-hours, exit, nodes");
   auto f = std::make_shared<ClientFlags>();
   auto filter = std::make_shared<JobFilter>();
+  auto picks = std::make_shared<JobPicks>();
+  auto format = std::make_shared<std::string>();
   auto state = std::make_shared<std::string>("done,failed,cancelled,timeout");
   filter->AddFlags(*sub);
-  sub->add_option("--state", *state, "Only these end states, comma-separated")
+  sub->add_option("-s,--state", *state, "Only these end states, comma-separated (CD, F, CA, TO "
+                                        "or their names)")
       ->capture_default_str();
+  sub->add_option("-j,--jobs", picks->ids, "Only these jobs, comma-separated (12, 12_4, an array's id: all its tasks)");
+  sub->add_option("-S,--starttime", picks->since,
+                  "Only jobs that ended at or after this time: now-7days, 2026-12-01, "
+                  "2026-12-01T08:00, 08:00 (local time)");
+  sub->add_option("-E,--endtime", picks->until, "Only jobs that ended at or before this time");
+  sub->add_option("-o,--format", *format,
+                  "The columns, comma-separated: squeeze's names (as queue's) or sacct's "
+                  "(JobID,JobName,User,State,Start,End,Elapsed,ExitCode,NodeList,...)");
   AddConnectionFlags(*sub, *f);
-  out.emplace_back(sub, [f, filter, state] {
-    return Run("history", *f, [&](ApiClient& c) { return ListJobs(c, *state, *filter); },
-               FormatHistory);
+  out.emplace_back(sub, [f, filter, state, picks, format] {
+    Result<std::string> named = CheckedListing("history", *format, *state);
+    if (!named.ok()) return 1;
+    return Run("history", *f, [&](ApiClient& c) -> Result<nlohmann::json> {
+      Result<nlohmann::json> jobs = ListJobs(c, *named, *filter);
+      if (!jobs.ok()) return jobs;
+      if (Status s = picks->Apply(*jobs); !s.ok()) return s;
+      return jobs;
+    }, TableOf(*format, FormatHistory, false));
   });
 }
 
 // The answer of a cancel, hold, release or requeue: one job's, or an array's ({"id",
 // "cancelled" or "tasks": how many it was done to, "jobs": each task's answer}).
 std::string FormatCancelled(const nlohmann::json& j) {
-  if (!j.contains("jobs")) return FormatJob(j);
+  if (!j.contains("jobs")) {
+    if (j.contains("owner") || !j.contains("state")) return FormatJob(j);
+    // {"id", "state"}: what it is now ("job 12: cancelling").
+    return "job " + EscapeControls(j.value("id", nlohmann::json()).dump()) + ": " +
+           EscapeControls(j["state"].is_string() ? j["state"].get<std::string>() : j["state"].dump()) +
+           "\n";
+  }
   const nlohmann::json done = j.contains("cancelled") ? j["cancelled"] : j.value("tasks", nlohmann::json(0));
   std::string out = "array " + j["id"].dump() + ": " + done.dump() + " of " +
                     std::to_string(j["jobs"].size()) + " tasks" +
@@ -303,7 +422,8 @@ void RegisterJobCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Command
   RegisterVerb(app, out, "hold", "Keep waiting jobs from starting until `squeeze release`");
   RegisterVerb(app, out, "release", "Let held jobs be scheduled again");
   RegisterVerb(app, out, "requeue",
-               "Stop running jobs (after a checkpoint when they make one) and queue them again");
+               "Queue jobs again: a running one stopped first (after a checkpoint when it makes "
+               "one); an ended one (timed out, failed, cancelled) resumes from its checkpoint");
   RegisterUpdate(app, out);
   RegisterLogs(app, out);
 }

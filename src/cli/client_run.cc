@@ -1,5 +1,7 @@
 #include "cli/client_run.h"
 
+#include "cli/job_show_format.h"
+
 #include "cli/exit_codes.h"
 #include "core/job_array.h"
 #include "core/safe_text.h"
@@ -19,11 +21,14 @@ void AddConnectionFlags(CLI::App& app, ClientFlags& f) {
   app.add_option("--token", f.connect.token,
                  "API token (default $SQUEEZE_TOKEN; none needed on the socket)");
   app.add_flag("--json", f.json, "Print the server's JSON as it is, for scripts");
+  app.add_flag("--utc", f.utc,
+               "Print times in UTC (default: the local time zone, as squeue and sacct do)");
 }
 
 int Run(const std::string& command, const ClientFlags& f,
         const std::function<Result<nlohmann::json>(ApiClient&)>& call,
         const std::function<std::string(const nlohmann::json&)>& format) {
+  SetShownTimesUtc(f.utc);
   auto client = ApiClient::Connect(f.connect);
   if (!client.ok()) {
     std::cerr << "squeeze " << command << ": " << EscapeControls(client.status().message(), "\n")

@@ -17,6 +17,7 @@ namespace squeeze {
 struct ClientFlags {
   ClientOptions connect;
   bool json = false;
+  bool utc = false;  // times in UTC rather than the local time zone
 };
 
 void AddConnectionFlags(CLI::App& app, ClientFlags& f);

@@ -25,6 +25,8 @@ CommandRun RegisterServe(CLI::App& app);
 CommandRun RegisterGpuAgent(CLI::App& app);
 // submit, queue, show, cancel, why, nodes: clients of a running `squeeze serve`.
 void RegisterClientCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
+// squeeze dashboard (cli/dashboard_command.cc).
+void RegisterDashboardCommand(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
 // queue, cancel, logs: the commands over several jobs, or that follow one.
 void RegisterJobCommands(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out);
 

@@ -7,7 +7,8 @@
 //   5  conflict: the job's state does not allow it now (already ended, not held, ...)
 //   6  the daemon failed to do it (its disk or store)
 //   7  unavailable: the daemon (or what it needs) does not answer
-// Command-line errors CLI11 finds keep its own codes (over 100).
+// A command line that cannot be parsed (an unknown flag, a missing value) exits 2, as usage
+// errors do (cli/main.cc says it as a sentence).
 #ifndef SQUEEZE_CLI_EXIT_CODES_H_
 #define SQUEEZE_CLI_EXIT_CODES_H_
 

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/daemon_control_command.h"
 #include "cli/commands.h"
 #include "cli/export_command.h"
 #include "cli/profile_command.h"
@@ -42,12 +43,14 @@ Commands RegisterCommands(CLI::App& app) {
       "Slurm clusters (--config), with a durable store and an HTTP API the other commands "
       "talk to");
   commands.emplace_back(serve, squeeze::RegisterServe(*serve));
+  squeeze::RegisterDaemonControlCommands(app, commands);
   auto* agent = app.add_subcommand(
       "gpu-agent",
       "Send this machine's GPU utilization (NVML, else nvidia-smi) to squeeze serve as "
       "telemetry, every minute: for nodes the daemon does not read itself (Slurm nodes)");
   commands.emplace_back(agent, squeeze::RegisterGpuAgent(*agent));
   squeeze::RegisterClientCommands(app, commands);
+  squeeze::RegisterDashboardCommand(app, commands);
   squeeze::RegisterTokenCommand(app, commands);
   squeeze::RegisterProfileCommand(app, commands);
   squeeze::RegisterExportCommand(app, commands);
@@ -103,6 +106,32 @@ bool NameUnknownFlag(CLI::App& app) {
   return false;
 }
 
+// CLI11's complaint as a sentence that names the command and says where its flags are:
+// "squeeze submit: --gpus needs a value; squeeze submit --help says how to write it".
+std::string UsageError(CLI::App& app, std::string message) {
+  std::string command = "squeeze";
+  for (CLI::App* sub = &app;;) {
+    // (an option group is a subcommand without a name)
+    std::vector<CLI::App*> parsed = sub->get_subcommands(
+        [](CLI::App* s) { return s->parsed() && !s->get_name().empty(); });
+    if (parsed.empty()) break;
+    sub = parsed.front();
+    command += " " + sub->get_name();
+  }
+  for (const auto& [ending, becomes] : {std::pair<std::string, std::string>{
+                                            ": 1 required TEXT missing", " needs a value"},
+                                        {" is required", " is required: give it"}}) {
+    if (message.size() > ending.size() &&
+        message.compare(message.size() - ending.size(), ending.size(), ending) == 0) {
+      message = message.substr(0, message.size() - ending.size()) + becomes;
+    }
+  }
+  if (message.size() > 1 && std::islower(static_cast<unsigned char>(message[1]))) {
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  }
+  return command + ": " + message + "; " + command + " --help says how to write it";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,7 +149,9 @@ int main(int argc, char** argv) {
     if (NameUnknownFlag(app)) return 2;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << UsageError(app, e.what()) << "\n";
+    return 2;
   }
   for (auto& [sub, run] : commands) {
     if (sub->parsed()) return run();

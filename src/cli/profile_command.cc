@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/store_history.h"
+#include "config/text_util.h"
 #include "sim/readers/trace_reader.h"
 #include "sim/writers/job_profile_writer.h"
 
@@ -32,7 +33,8 @@ int RunCheck(const ProfileFlags& f) {
               << " trace, not a job-profile CSV (docs/job-profile-csv.md)\n";
     return 1;
   }
-  std::cout << f.check_file << ": " << trace->jobs.size() << " jobs, no errors\n";
+  std::cout << f.check_file << ": " << Counted(static_cast<int64_t>(trace->jobs.size()), "job")
+            << ", no errors\n";
   return 0;
 }
 
@@ -76,7 +78,10 @@ int RunExport(const ProfileFlags& f) {
     std::cerr << "squeeze profile export: " << st.message() << "\n";
     return 1;
   }
-  if (!f.out.empty()) std::cerr << "wrote " << trace.jobs.size() << " jobs to " << f.out << "\n";
+  if (!f.out.empty()) {
+    std::cerr << "wrote " << Counted(static_cast<int64_t>(trace.jobs.size()), "job") << " to "
+              << f.out << "\n";
+  }
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "cli/sbatch_options.h"
 
+#include "cli/sbatch_export.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -319,14 +321,6 @@ Status Converter::Take(const SbatchDirective& d) {
   return Status::Ok();
 }
 
-bool Exportable(const std::string& name) {
-  if (name.empty() || name.starts_with("SQUEEZE_") || name.starts_with("BASH_FUNC_")) return false;
-  if (std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 Result<SbatchConversion> Converter::Finish() {
   const Shape& s = shape_;
   const int64_t tasks = s.ntasks.value_or(s.nodes * s.ntasks_per_node.value_or(1));
@@ -344,34 +338,10 @@ Result<SbatchConversion> Converter::Finish() {
   if (s.mem_per_cpu_mib) mib = *s.mem_per_cpu_mib * tasks * s.cpus_per_task.value_or(1);
   if (s.mem_per_gpu_mib) mib = *s.mem_per_gpu_mib * gpus.value_or(1);
   if (mib) out_.flags.memory = std::to_string(*mib) + "MiB";
-  // --export: ALL (sbatch's default), NONE, or names (NAME or NAME=VALUE) after an optional ALL.
-  const std::string exported = s.exported.value_or("ALL");
-  std::vector<std::string> items;
-  for (size_t start = 0;;) {
-    const size_t comma = exported.find(',', start);
-    items.push_back(exported.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  for (const std::string& item : items) {
-    if (item == "NONE" || item == "NIL") continue;
-    if (item == "ALL") {
-      for (const auto& [name, value] : environ_) {
-        if (Exportable(name)) out_.flags.env.push_back(name + "=" + value);
-      }
-      continue;
-    }
-    const size_t eq = item.find('=');
-    const std::string name = item.substr(0, eq);
-    if (!Exportable(name)) {
-      return Status::Error(std::string(source_) + ": --export: '" + name +
-                           "' is not a variable a job may be given");
-    }
-    if (eq != std::string::npos) {
-      out_.flags.env.push_back(item);
-    } else if (auto it = environ_.find(name); it != environ_.end()) {
-      out_.flags.env.push_back(name + "=" + it->second);
-    }
+  if (Status e = AddExportedEnvironment(s.exported.value_or("ALL"), environ_, source_,
+                                        out_.flags.env);
+      !e.ok()) {
+    return e;
   }
   return std::move(out_);
 }

@@ -244,7 +244,10 @@ TEST(SbatchOptionsTest, SbatchFlagsWithACommandAndWrap) {
   EXPECT_EQ(b.job.spec.name, "prep");
   EXPECT_EQ(b.job.spec.pool, "cpu");
   EXPECT_EQ(b.job.spec.urgency, Urgency::kCritical);
-  EXPECT_THAT(b.job.env, IsEmpty());  // no --export: no environment with a plain command
+  // sbatch's --export=ALL is the default for a plain command too: the submitter's PATH (a
+  // venv's python) reaches the job.
+  EXPECT_EQ(b.job.env,
+            (std::map<std::string, std::string>{{"HOME", "/home/me"}, {"PATH", "/usr/bin:/bin"}}));
   EXPECT_THAT(b.job.command, ElementsAre("python", "prep.py"));
   EXPECT_EQ(b.job.tasks, 0);  // a plain command runs on each node, not as a batch script
 
@@ -325,6 +328,57 @@ TEST(SbatchOptionsTest, RecognisesBatchScripts) {
   EXPECT_FALSE(IsBatchScript("command: [true]\n#SBATCH -J x\n"));
   EXPECT_EQ(UrgencyOfQos("scavenger"), "low");
   EXPECT_EQ(UrgencyOfQos("gold"), "");
+}
+
+// Every form of submit takes the environment as sbatch does: ALL by default, NONE and names
+// honoured, never a Slurm job's own variables nor bash's, nothing refused for its name.
+TEST(SbatchOptionsTest, TheEnvironmentGoesWithEveryFormOfSubmit) {
+  SubmitFlags flags;
+  flags.command = {"python", "train.py"};
+  flags.environ = {{"PATH", "/home/me/venv/bin:/usr/bin"},
+                   {"VIRTUAL_ENV", "/home/me/venv"},
+                   {"AWS_SECRET_ACCESS_KEY", "wJalr"},
+                   {"HF_TOKEN", "hf_abc"},
+                   {"SLURM_JOB_ID", "77"},
+                   {"SLURM_NTASKS", "4"},
+                   {"SHELLOPTS", "braceexpand"},
+                   {"UID", "1000"},
+                   {"SQUEEZE_TOKEN", "t"}};
+  Result<JobRequest> r = BuildSubmitRequest(std::nullopt, flags, kCwd, kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->env, (std::map<std::string, std::string>{{"AWS_SECRET_ACCESS_KEY", "wJalr"},
+                                                        {"HF_TOKEN", "hf_abc"},
+                                                        {"PATH", "/home/me/venv/bin:/usr/bin"},
+                                                        {"VIRTUAL_ENV", "/home/me/venv"}}));
+  // --export=NONE: none of it; names: those, a SLURM_ one too when named.
+  flags.sbatch = {Flag("export", "NONE")};
+  r = BuildSubmitRequest(std::nullopt, flags, kCwd, kNow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->env, IsEmpty());
+  flags.sbatch = {Flag("export", "PATH,SLURM_NTASKS,LR=0.1")};
+  r = BuildSubmitRequest(std::nullopt, flags, kCwd, kNow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->env, (std::map<std::string, std::string>{{"LR", "0.1"},
+                                                        {"PATH", "/home/me/venv/bin:/usr/bin"},
+                                                        {"SLURM_NTASKS", "4"}}));
+  // --env wins over the environment; so does a job file's env:, which --env wins over.
+  flags.sbatch.clear();
+  flags.env = {"PATH=/opt/bin"};
+  r = BuildSubmitRequest(std::nullopt, flags, kCwd, kNow);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->env.at("PATH"), "/opt/bin");
+  EXPECT_EQ(r->env.at("VIRTUAL_ENV"), "/home/me/venv");
+  const std::string file = ::testing::TempDir() + "/env-job.yaml";
+  {
+    std::ofstream out(file);
+    out << "command: [python, train.py]\nenv:\n  VIRTUAL_ENV: /srv/venv\n  PATH: /srv/venv/bin\n";
+  }
+  flags.command.clear();
+  r = BuildSubmitRequest(file, flags, kCwd, kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->env.at("VIRTUAL_ENV"), "/srv/venv");  // the file's over the environment's
+  EXPECT_EQ(r->env.at("PATH"), "/opt/bin");          // --env's over the file's
+  EXPECT_EQ(r->env.at("HF_TOKEN"), "hf_abc");        // the environment under both
 }
 
 }  // namespace

@@ -174,20 +174,24 @@ Status OverlaySbatch(const std::optional<std::string>& file, const std::string* 
   }
   options.insert(options.end(), flags.sbatch.begin(), flags.sbatch.end());
   const bool whole_job = script != nullptr || flags.wrap.has_value();
-  if (options.empty() && !whole_job) return Status::Ok();
-  // sbatch passes the submitter's environment (--export=ALL) by default; squeeze does so for
-  // a batch script or --wrap, and otherwise only what --export names.
-  const bool exports = std::any_of(options.begin(), options.end(),
-                                   [](const SbatchDirective& d) { return d.option == "export"; });
-  static const std::map<std::string, std::string> kNone;
+  // sbatch passes the submitter's environment (--export=ALL) by default, to every form of
+  // submit; --export=NONE or names honoured. It is data for the run, applied only by the
+  // process that has become the job's owner (exec/supervisor.cc, slurm/batch_script.cc).
   Result<SbatchConversion> converted =
       ConvertSbatchOptions(options, script != nullptr ? *file : "the command line",
-                           flags.ignore_unsupported, whole_job || exports ? flags.environ : kNone,
-                           now);
+                           flags.ignore_unsupported, flags.environ, now);
   if (!converted.ok()) return converted.status();
   warnings.insert(warnings.end(), converted->warnings.begin(), converted->warnings.end());
+  // The environment lies under what the job file's env: says (the file is the more specific);
+  // --env, laid over later, wins over both.
+  std::vector<std::string> exported = std::move(converted->flags.env);
+  converted->flags.env.clear();
+  if (!exported.empty() && !job.contains("env")) job["env"] = Json::object();
+  for (const std::string& entry : exported) {
+    const size_t eq = entry.find('=');
+    if (!job["env"].contains(entry.substr(0, eq))) job["env"][entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
   std::set<std::string> ignored;
-  if (!whole_job && !exports) converted->flags.env.clear();
   if (Status s = Overlay(converted->flags, cwd, job, ignored); !s.ok()) {
     return script != nullptr ? s.WithContext(*file) : s;
   }

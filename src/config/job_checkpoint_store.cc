@@ -135,9 +135,4 @@ Result<CheckpointStore> ReadCheckpointStore(const JobNode& node, const std::stri
   return StoreReader(source).Read(node);
 }
 
-bool IsSecretEnvName(const std::string& name) {
-  return name == "AWS_SECRET_ACCESS_KEY" || name == "AWS_SESSION_TOKEN" ||
-         name == "AWS_SECURITY_TOKEN";
-}
-
 }  // namespace squeeze

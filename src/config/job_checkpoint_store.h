@@ -15,10 +15,6 @@ namespace squeeze {
 // `source` names the document in messages where a node has no position (JSON bodies).
 Result<CheckpointStore> ReadCheckpointStore(const JobNode& node, const std::string& source);
 
-// Variables a job's `env` may not hold: secrets that would be stored with the job and shown
-// by `squeeze show` (its owner's credentials file, or its ~/.aws, holds them instead).
-bool IsSecretEnvName(const std::string& name);
-
 }  // namespace squeeze
 
 #endif  // SQUEEZE_CONFIG_JOB_CHECKPOINT_STORE_H_

@@ -391,12 +391,6 @@ Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out)
       return Error(name_where, where,
                    "'" + name + "' is not a variable name ([A-Za-z_][A-Za-z0-9_]*)");
     }
-    if (IsSecretEnvName(name)) {
-      return Error(name_where, where,
-                   "'" + name + "' would be stored with the job and shown by squeeze show; " +
-                       "leave it in the owner's ~/.aws or name a credentials file in " +
-                       "checkpoint_store.credentials (docs/job-file.md)");
-    }
     if (name.starts_with(kReservedEnvPrefix)) {
       return Error(
           name_where, where,

@@ -97,4 +97,8 @@ std::optional<std::string> NearestName(std::string_view name,
   return best;
 }
 
+std::string Counted(int64_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace squeeze

@@ -18,6 +18,8 @@ std::string_view Trim(std::string_view s);
 std::string_view StripBom(std::string_view s);
 // A decimal integer with an optional sign, nothing else; nullopt if not one or out of range.
 std::optional<int64_t> ParseInt64(std::string_view s);
+// "1 job", "3 jobs", "0 jobs": a count with its noun, plural by an s.
+std::string Counted(int64_t n, std::string_view noun);
 // The non-empty items of a `sep`-separated list ("a,,b" -> {"a", "b"}).
 std::vector<std::string> SplitList(std::string_view s, char sep);
 // A finite decimal number (e.g. "2", "0.5", "1e-3"), nothing else; nullopt if not one.

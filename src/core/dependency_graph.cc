@@ -182,6 +182,18 @@ DependencyGraph::Changes DependencyGraph::Ended(JobId id, bool ok) {
   return changes;
 }
 
+std::vector<std::pair<DependencyKind, std::vector<JobId>>> DependencyGraph::Awaited(
+    JobId id, bool* any) const {
+  std::vector<std::pair<DependencyKind, std::vector<JobId>>> out;
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !it->second.waiting) return out;
+  if (any != nullptr) *any = it->second.any;
+  for (const Clause& c : it->second.clauses) {
+    if (!c.broken && c.left > 0) out.emplace_back(c.kind, c.jobs);
+  }
+  return out;
+}
+
 std::string DependencyGraph::Describe(JobId id) const {
   auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second.waiting) return "";

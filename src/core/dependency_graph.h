@@ -52,6 +52,10 @@ class DependencyGraph {
   // What `id` still waits for, in words ("afterok:12 (12 runs), afterany:14 (14 waits)");
   // empty when it does not wait.
   std::string Describe(JobId id) const;
+  // The clauses `id` still waits on (not met, not broken): their kind and the jobs they name;
+  // `any` (when given) says whether one of them is enough (Slurm's '?').
+  std::vector<std::pair<DependencyKind, std::vector<JobId>>> Awaited(JobId id,
+                                                                     bool* any = nullptr) const;
   size_t size() const { return jobs_.size(); }
 
  private:

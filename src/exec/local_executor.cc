@@ -19,6 +19,7 @@
 
 #include "core/output_path.h"
 #include "exec/command_runner.h"
+#include "exec/local_run_env.h"
 #include "exec/process_priority.h"
 #include "exec/supervisor.h"
 #include "exec/unix_account.h"
@@ -52,41 +53,6 @@ int ExecSupervisor(void* arg) {
   sigprocmask(SIG_SETMASK, &c.mask, nullptr);
   execve(c.supervisor, c.argv, c.envp);
   return 127;
-}
-
-std::string JoinIndices(const std::vector<int>& gpus) {
-  std::string out;
-  for (int g : gpus) {
-    if (!out.empty()) out.push_back(',');
-    out.append(std::to_string(g));
-  }
-  return out;
-}
-
-// The daemon's environment (another user's run: OwnerBaseEnvironment), then the job's, then
-// squeeze's own variables, which win. It is data for the supervisor, applied only by the
-// process that has become the job's account.
-std::vector<std::string> JobEnvironment(JobId id, int attempt, const JobRequest& request,
-                                        const std::vector<int>& gpus, bool resume,
-                                        const std::string& checkpoint_dir) {
-  std::map<std::string, std::string> env;
-  if (!request.run_as.empty()) env = OwnerBaseEnvironment();
-  for (const auto& [k, v] : request.env) env[k] = v;
-  env["SQUEEZE_JOB_ID"] = std::to_string(id);
-  env["SQUEEZE_ATTEMPT"] = std::to_string(attempt);
-  env["SQUEEZE_CHECKPOINT_DIR"] = checkpoint_dir;
-  for (auto& [k, v] : CheckpointStoreEnvironment(id, request.checkpoint_store)) env[k] = v;
-  env["CUDA_VISIBLE_DEVICES"] = JoinIndices(gpus);
-  std::vector<std::string> out;
-  if (request.run_as.empty()) {
-    out = EnvironmentWith(env);
-  } else {
-    for (const auto& [k, v] : env) out.push_back(k + "=" + v);
-  }
-  // Set only by squeeze for this run, never inherited from the daemon.
-  std::erase_if(out, [](const std::string& e) { return e.rfind("SQUEEZE_RESUME=", 0) == 0; });
-  if (resume) out.push_back("SQUEEZE_RESUME=1");
-  return out;
 }
 
 bool Exists(const std::string& path) {
@@ -189,10 +155,7 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   if (Exists(paths.run) || Exists(paths.exit)) {
     return Status::Error(what + " was already started (" + paths.run + " exists)");
   }
-  RunSpec args;
-  args.data_dir = options_.data_dir;
-  args.id = id;
-  args.attempt = attempt;
+  RunSpec args{.data_dir = options_.data_dir, .id = id, .attempt = attempt};
   args.workdir = request.workdir;
   args.user = request.run_as;
   args.command = request.command;
@@ -224,7 +187,8 @@ Result<LocalExecutor::Run> LocalExecutor::StartRun(JobId id, int attempt, const 
   if (owner) {
     if (Status s = GiveTo(paths.checkpoint_dir, *owner, 0700); !s.ok()) return s.WithContext(what);
   }
-  args.env = JobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir);
+  args.env = LocalJobEnvironment(id, attempt, request, gpu_indices, resume, paths.checkpoint_dir,
+                                 PlaceOfRun(options_.data_dir, id));
   const std::string spec = EncodeRunSpec(args);
   std::vector<std::string> argv_strings = {options_.supervisor_path, "--run"};
   std::vector<std::string> env_strings = SupervisorEnvironment();

@@ -1,5 +1,12 @@
 #include "exec/local_executor.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <filesystem>
+
+#include "exec/local_run_env.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -135,6 +142,43 @@ TEST_F(LocalExecutorTest, PassesGpusAndProtocolEnvironment) {
   MustStart(ex, 43, 1, Request({"env"}), {}, false);
   PollUntilExit(ex);
   EXPECT_THAT(Log(43, 1), Not(HasSubstr("SQUEEZE_RESUME")));
+}
+
+// A Slurm batch script runs on a local pool as under sbatch: the SLURM_* it reads, PyTorch's
+// launcher variables with a port nothing holds, and an srun that starts its tasks here.
+TEST_F(LocalExecutorTest, ABatchScriptFindsSlurmsVariablesAndAnSrunOnThisNode) {
+  LocalExecutor ex(Options());
+  JobRequest r = Request(
+      {"bash", "-c",
+       "echo id=$SLURM_JOB_ID name=$SLURM_JOB_NAME nodes=$SLURM_JOB_NODELIST/$SLURM_NNODES "
+       "tasks=$SLURM_NTASKS cpt=$SLURM_CPUS_PER_TASK dir=$SLURM_SUBMIT_DIR "
+       "gpus=$SLURM_GPUS_ON_NODE port=$SQUEEZE_MASTER_PORT/$MASTER_PORT/$PET_MASTER_PORT "
+       "first=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1); "
+       "srun bash -c 'echo task $SLURM_PROCID of $SLURM_NTASKS local $SLURM_LOCALID' | sort; "
+       "srun -n 3 --kill-on-bad-exit=1 -l bash -c 'exit $SLURM_PROCID'; echo srun=$?"});
+  r.spec.name = "train";
+  r.tasks = 2;
+  r.spec.cpu_milli = 8000;
+  r.workdir = dir_;
+  // A port some other process listens on is not given again.
+  const int taken_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = htons(20000 + 44);
+  ASSERT_EQ(bind(taken_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(taken_fd, 1), 0);
+  EXPECT_EQ(FreeMasterPort(44), 20045);
+  MustStart(ex, 44, 1, r, {0, 1}, false);
+  PollUntilExit(ex);
+  close(taken_fd);
+  const std::string log = Log(44, 1);
+  const std::string node = ShortHostName();
+  EXPECT_THAT(log, HasSubstr("id=44 name=train nodes=" + node + "/1 tasks=2 cpt=4 dir=" + dir_ +
+                             " gpus=2 port=20045/20045/20045 first=" + node + "\n"));
+  EXPECT_THAT(log, HasSubstr("task 0 of 2 local 0\ntask 1 of 2 local 1\n"));
+  EXPECT_THAT(log, HasSubstr("srun=1\n"));  // the first task that failed: task 1's exit 1
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/bin/srun"));
 }
 
 TEST_F(LocalExecutorTest, NoDescriptorOfTheDaemonReachesTheJob) {

@@ -54,9 +54,10 @@ Status MakeRunDirs(const std::string& data_dir, JobId id) {
   return Status::Ok();
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
+Status WriteFileAtomically(const std::string& path, const std::string& text, mode_t mode) {
   std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  unlink(tmp.c_str());  // a file left by an earlier try would keep its mode through O_CREAT
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Errno("cannot create", tmp);
   size_t done = 0;
   while (done < text.size()) {

@@ -39,7 +39,9 @@ RunPaths PathsOf(const std::string& data_dir, JobId id, int attempt);
 Status MakeRunDirs(const std::string& data_dir, JobId id);
 
 // Writes `text` to `path` through path.tmp, fsync and rename, so a reader sees all or nothing.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
+// `mode` (less the umask) is the file's from its creation: a file that holds a job's
+// environment (a Slurm batch script) is never readable by others, not even for a moment.
+Status WriteFileAtomically(const std::string& path, const std::string& text, mode_t mode = 0644);
 // The whole file, or nullopt when it cannot be read (missing, say).
 std::optional<std::string> ReadFileIfPresent(const std::string& path);
 

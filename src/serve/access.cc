@@ -22,6 +22,22 @@ std::string TokensPath(const std::string& dir) { return dir + "/tokens"; }
 
 bool ValidName(std::string_view s) { return IsPlainName(s); }
 
+
+// Appends `text` to `path`, creating it with mode 0600; fsyncs.
+Status AppendPrivate(const std::string& path, const std::string& text, bool truncate) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND);
+  const int fd = open(path.c_str(), flags, 0600);
+  if (fd < 0) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
+  fchmod(fd, 0600);
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  fsync(fd) == 0;
+  close(fd);
+  if (!ok) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::string> RandomToken() {
   std::array<unsigned char, 32> bytes{};
   const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -43,20 +59,13 @@ Result<std::string> RandomToken() {
   return out;
 }
 
-// Appends `text` to `path`, creating it with mode 0600; fsyncs.
-Status AppendPrivate(const std::string& path, const std::string& text, bool truncate) {
-  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND);
-  const int fd = open(path.c_str(), flags, 0600);
-  if (fd < 0) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
-  fchmod(fd, 0600);
-  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  fsync(fd) == 0;
-  close(fd);
-  if (!ok) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
-  return Status::Ok();
+bool SameSecret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+  }
+  return diff == 0;
 }
-
-}  // namespace
 
 Result<TokenRegistry> TokenRegistry::Load(const std::string& data_dir) {
   TokenRegistry reg;
@@ -95,11 +104,7 @@ std::optional<Principal> TokenRegistry::Authenticate(std::string_view token) con
   if (token.empty()) return std::nullopt;
   const Principal* found = nullptr;
   for (const Entry& e : entries_) {  // every entry, every byte: no early exit to time
-    unsigned char diff = e.token.size() == token.size() ? 0 : 1;
-    for (size_t i = 0; i < e.token.size(); ++i) {
-      diff |= static_cast<unsigned char>(e.token[i] ^ (i < token.size() ? token[i] : 0));
-    }
-    if (diff == 0) found = &e.who;
+    if (SameSecret(e.token, token)) found = &e.who;
   }
   if (found == nullptr) return std::nullopt;
   return *found;

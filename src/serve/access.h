@@ -81,6 +81,11 @@ Result<std::pair<std::string, bool>> EnsureAdminToken(const std::string& data_di
 Result<std::string> AddToken(const std::string& data_dir, const std::string& user,
                              const std::string& team, bool admin);
 
+// 32 random bytes from /dev/urandom, in hex.
+Result<std::string> RandomToken();
+// Whether `a` and `b` are the same, in a time that depends on `a`'s length only.
+bool SameSecret(std::string_view a, std::string_view b);
+
 // "Bearer TOKEN" -> TOKEN; nullopt for anything else.
 std::optional<std::string_view> BearerToken(std::string_view authorization_header);
 

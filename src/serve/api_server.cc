@@ -83,6 +83,7 @@ std::variant<Principal, HttpResponse> ApiServer::Caller(const HttpRequest& req) 
     auto token = BearerToken(header);
     if (!token) return JsonError(401, "the Authorization header is not 'Bearer TOKEN'");
     who = tokens_.Authenticate(*token);
+    if (!who) who = SessionOf(*token);
     if (!who) return JsonError(401, "unknown token");
   } else if (req.peer.local && local_ != nullptr) {
     Result<Principal> local = local_->PrincipalOf(*req.peer.local);
@@ -177,6 +178,7 @@ void ApiServer::Routes() {
   JobRoutes();
   NodeRoutes();
   QueryRoutes();
+  LoginRoutes();
 }
 
 void ApiServer::JobRoutes() {
@@ -209,6 +211,9 @@ void ApiServer::JobRoutes() {
               }));
   router_.Add("GET", R"(/v1/jobs/([^/]+)/why)", Authed([this](const Principal& who, HttpRequest& req) {
     return WithId(req, &service_, [&](int64_t id) { return Send(service_.Why(who, id)); });
+  }));
+  router_.Add("GET", R"(/v1/jobs/([^/]+)/env)", Authed([this](const Principal& who, HttpRequest& req) {
+    return WithId(req, &service_, [&](int64_t id) { return Send(service_.Environment(who, id)); });
   }));
   router_.Add("GET", R"(/v1/jobs/([^/]+)/log)", Authed([this](const Principal& who, HttpRequest& req) {
     return WithId(req, &service_,

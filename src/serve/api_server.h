@@ -16,6 +16,7 @@
 #include "core/status.h"
 #include "serve/access.h"
 #include "serve/api_router.h"
+#include "serve/dashboard_login.h"
 #include "serve/http_server.h"
 #include "serve/job_service.h"
 #include "serve/local_users.h"
@@ -62,6 +63,9 @@ class ApiServer {
   void NodeRoutes();   // nodes, pools, reclaims, returns, telemetry, held-idle
   void QueryRoutes();  // history, idle windows, cost, whoami
   void WebRoutes();
+  void LoginRoutes();  // the dashboard's login codes (api_server_login.cc)
+  // Who holds a dashboard session token (serve/dashboard_login.h); nullopt when none.
+  std::optional<Principal> SessionOf(std::string_view token) const;
   // Who calls (a token, else a local user on the socket), or the answer that refuses: 401,
   // 403, or 400 for too many or too long query parameters.
   std::variant<Principal, HttpResponse> Caller(const HttpRequest& request) const;
@@ -75,6 +79,7 @@ class ApiServer {
   const Authenticator& tokens_;
   const ApiOptions options_;
   const LocalUsers* local_;
+  DashboardLogins logins_;
   ApiRouter router_;
   HttpServer server_;
 };

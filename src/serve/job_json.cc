@@ -39,6 +39,9 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   j["gpus"] = spec.gpus;
   j["gpu_milli"] = spec.gpu_milli;
   j["gpu_models"] = spec.gpu_models;
+  // CPUs and memory for the whole job (0: none asked for; the node's share).
+  j["cpus"] = spec.cpu_milli > 0 ? nlohmann::json(spec.cpu_milli / 1000.0) : nlohmann::json();
+  j["memory_mib"] = spec.memory_mib > 0 ? nlohmann::json(spec.memory_mib) : nlohmann::json();
   j["pool"] = spec.pool;
   j["regions"] = spec.regions;
   j["data_gb"] = spec.data_gb;
@@ -59,7 +62,11 @@ void RequestFields(nlohmann::json& j, const StoredJob& job, bool private_fields)
   j["private"] = !private_fields;
   j["command"] = private_fields ? nlohmann::json(r.command) : nlohmann::json();
   j["workdir"] = private_fields ? nlohmann::json(r.workdir) : nlohmann::json();
-  j["env"] = private_fields ? nlohmann::json(r.env) : nlohmann::json();
+  // The environment's values only from GET /v1/jobs/ID/env (JobEnvironmentJson): a job takes
+  // the submitter's whole environment (sbatch's --export=ALL), tokens and keys with it, and
+  // a listing, a cancel's answer or a `show` need not carry them.
+  j["env"] = nullptr;
+  j["env_count"] = private_fields ? nlohmann::json(r.env.size()) : nlohmann::json();
   // The files for the run's stdout and stderr as given (sbatch -o/-e); null: the run's log.
   const auto path_or_null = [&](const std::string& path) {
     return private_fields && !path.empty() ? nlohmann::json(path) : nlohmann::json();
@@ -77,6 +84,8 @@ void RequestFields(nlohmann::json& j, const StoredJob& job, bool private_fields)
   j["array_task"] = task ? nlohmann::json(r.spec.array_task) : nlohmann::json();
   j["array"] = task ? nlohmann::json(r.array) : nlohmann::json();
   j["dependency"] = r.dependency.empty() ? nlohmann::json() : nlohmann::json(r.dependency);
+  j["held"] = job.held;
+  j["begin"] = TimeOrNull(r.begin);
 }
 
 // Its times, waits, runs and their accounting, as of `now`.
@@ -135,6 +144,11 @@ nlohmann::json StoredJobJson(const StoredJob& job, Time now, bool private_fields
   // (the retention of limits:); null while they are kept.
   j["details_purged_at"] = TimeOrNull(job.details_purged_at);
   return j;
+}
+
+nlohmann::json JobEnvironmentJson(const StoredJob& job) {
+  return {{"id", job.id}, {"env", job.request.env},
+          {"details_purged_at", TimeOrNull(job.details_purged_at)}};
 }
 
 }  // namespace squeeze

@@ -78,6 +78,9 @@ class JobService {
   // (default the latest), tail_bytes (default 65536, at most 1 MiB).
   virtual ApiResult Log(const Principal& who, int64_t id,
                         const std::map<std::string, std::string>& query) = 0;
+  // The job's environment's values, {"id", "env", "details_purged_at"}: only its owner or an
+  // admin (the job JSON only counts them).
+  virtual ApiResult Environment(const Principal& who, int64_t id) = 0;
   virtual ApiResult Nodes(const Principal& who) = 0;
   virtual ApiResult Pools(const Principal& who) = 0;
   // Running jobs whose GPUs stayed nearly unused for long (any authenticated caller).

@@ -147,7 +147,9 @@ class LiveQueue {
   // A waiting job kept from scheduling until Release (Slurm's scontrol hold / release).
   ApiResult Hold(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
   ApiResult Release(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
-  // A running job stopped (after a checkpoint when it can make one) and queued again.
+  // A running job stopped (after a checkpoint when it can make one) and queued again; an
+  // ended one (timed out, failed, cancelled, done) queued again, to resume from its kept
+  // checkpoint (scontrol requeue).
   ApiResult Requeue(const Principal& who, JobId id, Time now) EXCLUDES(mu_);
   // A job's urgency, GPUs or time limit changed: a waiting job's any of them, a running job's
   // time limit (its owner may only lower it; an admin may raise it). `body`: JSON
@@ -286,6 +288,9 @@ class LiveQueue {
   // graph, then queued unless it waits on its dependencies, is held or has a begin time
   // (a run started before: `started`). Ends it when its dependencies can never hold.
   void Arrive(JobId id, LiveJob& job, std::optional<Time> not_before, bool started, Time now) REQUIRES(mu_);
+  // Requeue of a job that ended: back from the store into the queue, attempts and checkpoint
+  // kept.
+  ApiResult RequeueEnded(const Principal& who, JobId id, Time now) REQUIRES(mu_);
   // Whether a job it depends on is in the store, unfinished, but not here yet (submitted at
   // the same time, its hand-over to the queue still on its way): it waits in deferred_.
   bool DependsOnUnseen(const JobRequest& request) REQUIRES(mu_);
@@ -362,6 +367,12 @@ class LiveQueue {
   // WhyJson of a job that does not wait in the scheduler's queue (in a back-off, running);
   // nullopt for a waiting or unknown one.
   std::optional<nlohmann::json> WhyNotWaiting(const WhyView& w, JobId id, Time now) const;
+  // When a job waiting on its dependencies or its array's %limit may start at the earliest,
+  // by the estimates and forecasts of the jobs it waits for (GPUs taken to be free then);
+  // nullopt when one of them has none.
+  std::optional<Time> HeldBackStart(const WhyView& w, JobId id, Time now) const;
+  // When `id` is expected to start (`start`) or end: now for what has happened already.
+  std::optional<Time> EventAt(const WhyView& w, JobId id, bool start, Time now) const;
 
   // What the reads answer from (published_views.h): built under mu_ at the end of each step and
   // API change (Publish); View() gives the latest.

@@ -2,6 +2,7 @@
 // and release a waiting job, requeue a running one, update what a job asks for.
 #include <nlohmann/json.hpp>
 
+#include "config/job_values.h"
 #include "core/duration.h"
 #include "serve/live_queue.h"
 
@@ -86,6 +87,7 @@ ApiResult LiveQueue::Release(const Principal& who, JobId id, Time now) {
 ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
   return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
+    if (!jobs_.count(id)) return RequeueEnded(who, id, now);
     auto found = Controlled(who, id, "requeue");
     if (auto* answer = std::get_if<ApiResult>(&found)) return *answer;
     LiveJob& job = *std::get<LiveJob*>(found);
@@ -119,6 +121,41 @@ ApiResult LiveQueue::Requeue(const Principal& who, JobId id, Time now) {
     });
     return ApiResult::Ok({{"id", id}, {"state", "stopping"}});
   });
+}
+
+ApiResult LiveQueue::RequeueEnded(const Principal& who, JobId id, Time now) {
+  auto stored = store_.Get(id);
+  const std::string name = "job " + std::to_string(id);
+  if (!stored.ok()) return ApiResult::Fail(404, "no " + name);
+  if (stored->owner != who.user && !who.admin) {
+    return ApiResult::Fail(403, name + " belongs to " + stored->owner +
+                                    "; only its owner or an admin may requeue it");
+  }
+  if (!IsFinished(stored->state)) {
+    return ApiResult::Fail(409, name + " is being queued; requeue it once it runs");
+  }
+  if (stored->details_purged_at) {
+    return ApiResult::Fail(409, name + "'s command and environment were purged " +
+                                    FormatDateTime(*stored->details_purged_at) +
+                                    " (the retention of limits:); submit it again");
+  }
+  const bool resumes = stored->last_checkpoint.has_value();
+  const std::string why = "requeued by " + who.user + " after it ended " +
+                          std::string(JobStateName(stored->state)) +
+                          (resumes ? "; resumes from its checkpoint of " +
+                                         FormatDateTime(*stored->last_checkpoint)
+                                   : "; starts over: it saved no checkpoint");
+  Record([id, now, why](JobStore& s) { return s.RequeueEnded(id, why, now); });
+  LiveJob& job = jobs_[id];
+  job.request = std::move(stored->request);
+  job.request.spec.dependencies.clear();  // they held when it first started, or it never did
+  job.owner = stored->owner;
+  job.attempts = stored->attempts;
+  job.has_checkpoint = resumes;
+  job.queued_since = now;
+  Arrive(id, job, std::nullopt, /*started=*/stored->attempts > 0, now);
+  Log(name + " " + why);
+  return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"resumes", resumes}});
 }
 
 namespace {

@@ -5,12 +5,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <queue>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "config/job_values.h"
+#include "config/text_util.h"
 #include "core/duration.h"
 #include "serve/live_queue.h"
 #include "serve/why_forecasts.h"
@@ -97,9 +99,17 @@ bool WhyHolders(const Scheduler& sched, const JobSpec& spec, const std::vector<c
         : end == kNever ? "runs with no estimate"
         : end < now     ? "has run " + FormatDuration(now - end) + " past its estimate"
                         : "ends in about " + FormatDuration(end - now) + " by its estimate";
+    // A job it could preempt but for the policy's min_runtime: how long that protects it.
+    const bool protected_now = j->spec.preemptible && j->spec.urgency < spec.urgency &&
+                               j->min_runtime_until > now;
     lines.push_back("in the way: job " + std::to_string(jid) + " (" + owner_of(jid) + ", " +
                     std::to_string(gpus) + (gpus == 1 ? " GPU, " : " GPUs, ") +
-                    std::string(UrgencyName(j->spec.urgency)) + ") " + what);
+                    std::string(UrgencyName(j->spec.urgency)) + ") " + what +
+                    (protected_now ? "; it may not be preempted for " +
+                                         FormatDuration(j->min_runtime_until - now) +
+                                         " more (the policy's min_runtime protects a run that "
+                                         "just started)"
+                                   : ""));
   }
   if (holders.size() > 5) {
     lines.push_back("in the way: " + std::to_string(holders.size() - 5) + " more running jobs");
@@ -144,15 +154,15 @@ void WhyForecast(const WhyForecasts::Answer& answer, JobId id, Time now, nlohman
     out["expected_start_at"] = FormatDateTime(now + in);
     if (f.stops > 0) {
       out["explanation"].push_back(
-          "expected to start after the policy stops " + std::to_string(f.stops) +
-          " running job(s) on the way (preemption, slice ends, reclaims)");
+          "expected to start after the policy stops " + Counted(f.stops, "running job") +
+          " on the way (preemption, slice ends, reclaims)");
     }
   } else if (f.not_before) {
     const Time in = std::max<Time>(0, *f.not_before - age);
     out["expected_start_not_before_s"] = WholeSeconds(in);
     out["explanation"].push_back(
         "no forecast within " + std::to_string(f.cycles) + " cycles (" +
-        std::to_string(f.started_first) + " jobs started in it first): not before " +
+        Counted(f.started_first, "job") + " started in it first): not before " +
         FormatDuration(in) + " from now");
   } else if (f.missing_estimate) {
     out["explanation"].push_back("no forecast: job " + std::to_string(*f.missing_estimate) +
@@ -177,20 +187,31 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
     out["expected_start_in_s"] = WholeSeconds(std::max<Time>(0, *live->second.retry_at - now));
     return out;
   }
-  if (live != w.jobs.end() && !live->second.dependency.empty()) {
-    out["explanation"] = {"it waits on its dependencies: " + live->second.dependency};
-    out["reason_code"] = "Dependency";
-    out["expected_start_in_s"] = nullptr;  // once they hold
-    return out;
-  }
   const Job* job = w.state.scheduler->Find(id);
-  if (job != nullptr && job->parked) {
-    const int limit = job->spec.array_limit;
-    out["explanation"] = {"its array " + std::to_string(job->spec.array_id) + " has " +
-                          std::to_string(limit) + " task(s) running or queued, its limit (%" +
-                          std::to_string(limit) + "); it is queued when one of them ends"};
-    out["reason_code"] = "ArrayLimit";
+  const bool waits_on_dependencies = live != w.jobs.end() && !live->second.dependency.empty();
+  if (waits_on_dependencies || (job != nullptr && job->parked)) {
+    if (waits_on_dependencies) {
+      out["explanation"] = {"it waits on its dependencies: " + live->second.dependency};
+      out["reason_code"] = "Dependency";
+    } else {
+      const int limit = job->spec.array_limit;
+      out["explanation"] = {"its array " + std::to_string(job->spec.array_id) + " has " +
+                            Counted(limit, "task") + " running or queued, its limit (%" +
+                            std::to_string(limit) + "); it is queued when one of them ends"};
+      out["reason_code"] = "ArrayLimit";
+    }
     out["expected_start_in_s"] = nullptr;
+    if (const std::optional<Time> at = HeldBackStart(w, id, now)) {
+      out["expected_start_in_s"] = WholeSeconds(*at - now);
+      out["expected_start_at"] = FormatDateTime(*at);
+      out["explanation"].push_back(
+          "by the estimates of the jobs it waits for, it may start in about " +
+          FormatDuration(Seconds(WholeSeconds(*at - now))) +
+          " at the earliest (if GPUs are free then)");
+    } else {
+      out["explanation"].push_back("no expected start: a job it waits for has no estimate or "
+                                   "forecast yet");
+    }
     return out;
   }
   if (job == nullptr || !job->IsActive() || live == w.jobs.end()) return std::nullopt;
@@ -203,6 +224,84 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
   out["state"] = std::string(JobStateName(job->state));
   out["expected_start_in_s"] = nullptr;  // it has started
   return out;
+}
+
+std::optional<Time> LiveQueue::EventAt(const WhyView& w, JobId id, bool start, Time now) const {
+  const Job* j = w.state.scheduler->Find(id);
+  const auto live = w.jobs.find(id);
+  if (j == nullptr) {
+    if (live == w.jobs.end()) return now;  // it ended (or started and ended): it has happened
+    if (start && live->second.retry_at && live->second.dependency.empty()) {
+      return std::max(now, *live->second.retry_at);
+    }
+    return std::nullopt;  // it waits on its own dependencies: no spec here to go by
+  }
+  std::optional<Time> began;
+  if (j->IsActive()) {
+    if (start) return now;
+    const Time end = j->EstimatedEnd();
+    return end == kNever ? std::nullopt : std::optional<Time>(std::max(now, end));
+  }
+  if (j->parked) return std::nullopt;
+  const WhyForecasts::Answer answer = forecasts_.Of(w.state, id, now);
+  if (!answer.forecast.starts_after) return std::nullopt;
+  began = now + std::max<Time>(0, *answer.forecast.starts_after - std::max<Time>(0, now - answer.made_at));
+  if (start) return began;
+  const std::optional<Time> run = j->spec.estimate ? j->spec.estimate : j->spec.time_limit;
+  return run ? std::optional<Time>(*began + *run) : std::nullopt;
+}
+
+std::optional<Time> LiveQueue::HeldBackStart(const WhyView& w, JobId id, Time now) const {
+  const auto live = w.jobs.find(id);
+  if (live != w.jobs.end() && !live->second.dependency.empty()) {
+    // Every clause (one of them with '?'), every job each names.
+    std::optional<Time> at;
+    for (const auto& [kind, jobs] : live->second.awaited) {
+      std::optional<Time> clause = now;
+      for (JobId dep : jobs) {
+        const std::optional<Time> t = EventAt(w, dep, kind == DependencyKind::kAfter, now);
+        clause = t && clause ? std::optional<Time>(std::max(*clause, *t)) : std::nullopt;
+      }
+      if (live->second.awaited_any) {
+        if (clause) at = at ? std::min(*at, *clause) : *clause;
+      } else {
+        if (!clause) return std::nullopt;
+        at = at ? std::max(*at, *clause) : *clause;
+      }
+    }
+    return at;
+  }
+  const Job* job = w.state.scheduler->Find(id);
+  if (job == nullptr || !job->parked) return std::nullopt;
+  // A task held back by its array's %limit: the limit's slots free as the array's running
+  // and queued tasks end; the parked tasks before it (lower ids) take them first.
+  const std::optional<Time> run = job->spec.estimate ? job->spec.estimate : job->spec.time_limit;
+  if (!run) return std::nullopt;
+  std::vector<Time> slots;
+  std::vector<JobId> parked_before;
+  const JobId first = std::max<JobId>(job->spec.array_id, id - 10000);
+  for (JobId t = first; t < id + 10000; ++t) {
+    const Job* task = w.state.scheduler->Find(t);
+    if (task == nullptr || task->spec.array_id != job->spec.array_id) continue;
+    if (task->parked) {
+      if (t < id) parked_before.push_back(t);
+    } else if (task->IsActive()) {
+      const Time end = task->EstimatedEnd();
+      if (end == kNever) return std::nullopt;
+      slots.push_back(std::max(now, end));
+    } else {
+      slots.push_back(now + (task->spec.estimate ? *task->spec.estimate : *run));
+    }
+  }
+  if (slots.empty()) return now;
+  std::priority_queue<Time, std::vector<Time>, std::greater<Time>> free_at(slots.begin(),
+                                                                         slots.end());
+  for (size_t i = 0; i < parked_before.size(); ++i) {
+    const Time t = free_at.top();
+    free_at.pop();
+    free_at.push(t + *run);
+  }
+  return free_at.top();
 }
 
 std::shared_ptr<const WhyView> LiveQueue::CurrentWhyView() const {
@@ -221,9 +320,11 @@ WhyView LiveQueue::BuildWhyView(uint64_t generation) const {
   for (const auto& [id, job] : jobs_) {
     const Job* j = scheduler_->Find(id);
     if ((j == nullptr || !j->IsActive()) && !job.retry_at && !job.dependency_wait) continue;
-    w.jobs[id] = {job.owner, job.retry_at, job.placed_because,
-                  job.exec ? job.exec : &executor_, job.attempts,
-                  job.dependency_wait ? deps_.Describe(id) : std::string()};
+    WhyView::JobInfo& info = w.jobs[id];
+    info = {job.owner, job.retry_at, job.placed_because,
+            job.exec ? job.exec : &executor_, job.attempts,
+            job.dependency_wait ? deps_.Describe(id) : std::string()};
+    if (job.dependency_wait) info.awaited = deps_.Awaited(id, &info.awaited_any);
   }
   w.node_down = node_down_;
   return w;
@@ -235,7 +336,11 @@ std::optional<Time> LiveQueue::ExpectedStart(JobId id, Time now) const {
     return std::max(now, *live->second.retry_at);
   }
   const Job* job = w->state.scheduler->Find(id);
-  if (job == nullptr || job->state != JobState::kPending || job->parked) return std::nullopt;
+  if (auto live = w->jobs.find(id);
+      (live != w->jobs.end() && !live->second.dependency.empty()) || (job && job->parked)) {
+    return HeldBackStart(*w, id, now);
+  }
+  if (job == nullptr || job->state != JobState::kPending) return std::nullopt;
   const WhyForecasts::Answer answer = forecasts_.Of(w->state, id, now);
   if (!answer.forecast.starts_after) return std::nullopt;
   return now + std::max<Time>(0, *answer.forecast.starts_after - std::max<Time>(0, now - answer.made_at));
@@ -259,7 +364,8 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
   const bool preemptible_in_the_way = WhyHolders(sched, spec, may_use, owner_of, now, lines);
   WhyReservation(sched, id, may_use, now, lines);
   if (const int stops = sched.StopsAwaited(id); stops > 0) {
-    lines.push_back(std::to_string(stops) + " job(s) are checkpointing to make room for it");
+    lines.push_back(Counted(stops, "job") + (stops == 1 ? " is" : " are") +
+                    " checkpointing to make room for it");
   }
   for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
   if (preemptible_in_the_way && sched.policy().Has("preempt")) {

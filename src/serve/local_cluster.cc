@@ -135,11 +135,4 @@ Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
   return out;
 }
 
-std::string ShortHostName() {
-  char name[256] = {0};
-  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
-  std::string host(name);
-  return host.substr(0, host.find('.'));
-}
-
 }  // namespace squeeze

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/local_run_env.h"  // ShortHostName, the `host` callers give
 #include "core/cluster_spec.h"
 #include "core/placement.h"
 #include "core/status.h"
@@ -51,9 +52,6 @@ struct LocalCluster {
 Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
                                        const std::optional<ClusterSpec>& config,
                                        const std::string& host);
-
-// This machine's short host name ("localhost" when it has none).
-std::string ShortHostName();
 
 }  // namespace squeeze
 

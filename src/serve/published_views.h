@@ -77,6 +77,9 @@ struct WhyView {
     Executor* exec = nullptr;
     int attempts = 0;  // 0 with a retry_at: its begin time, not a back-off
     std::string dependency;  // what it waits for, when it waits on its dependencies
+    // The clauses it still waits on (DependencyGraph::Awaited), and whether one is enough.
+    std::vector<std::pair<DependencyKind, std::vector<JobId>>> awaited;
+    bool awaited_any = false;
   };
   std::map<JobId, JobInfo> jobs;
   std::map<int, std::string> node_down;

@@ -318,6 +318,16 @@ std::string QueueService::ListedJobText(const StoredJob& job, Time now, bool pri
   return text;
 }
 
+ApiResult QueueService::Environment(const Principal& who, int64_t id) {
+  auto job = store_.Get(id);
+  if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));
+  if (!MaySee(who, *job)) {
+    return ApiResult::Fail(403, "job " + std::to_string(id) + "'s environment is " + job->owner +
+                                    "'s: only its owner or an admin may read it");
+  }
+  return ApiResult::Ok(JobEnvironmentJson(*job));
+}
+
 ApiResult QueueService::Get(const Principal& who, int64_t id) {
   auto job = store_.Get(id);
   if (!job.ok()) return ApiResult::Fail(404, "no job " + std::to_string(id));

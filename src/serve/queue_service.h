@@ -42,6 +42,7 @@ class QueueService : public JobService {
   ApiResult Why(const Principal& who, int64_t id) override;
   ApiResult Log(const Principal& who, int64_t id,
                 const std::map<std::string, std::string>& query) override;
+  ApiResult Environment(const Principal& who, int64_t id) override;
   ApiResult Nodes(const Principal& who) override;
   ApiResult Pools(const Principal& who) override;
   ApiResult HeldIdle(const Principal& who) override;

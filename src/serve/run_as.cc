@@ -23,7 +23,9 @@ Result<std::string> RunAsPolicy::AccountFor(const std::string& owner) const {
   if (account->uid == 0 && !allow_root_jobs) {
     return Status::Error("jobs of '" + owner +
                          "' (uid 0) would run as root: squeeze serve refuses them unless "
-                         "started with --allow-root-jobs");
+                         "started with --allow-root-jobs (on a machine only root uses, a "
+                         "container say: `squeeze stop`, then start `squeeze serve` again with "
+                         "--allow-root-jobs; on a shared one, submit as your own account)");
   }
   return account->name;
 }

@@ -72,6 +72,12 @@ namespace {
 
 // The run's shape as SQUEEZE_* variables; SQUEEZE_NODE_RANK is 0 here, each srun task sets its
 // own. One node: its name and the loopback address (no call to the controller per start).
+// torch.distributed's env:// (MASTER_*) and torchrun's defaults (PET_MASTER_*: a plain
+// `torchrun --nproc-per-node=N` takes rank 0's address and the job's port), as on a local pool.
+constexpr const char* kLauncherEnv =
+    "export MASTER_ADDR=$SQUEEZE_MASTER_ADDR MASTER_PORT=$SQUEEZE_MASTER_PORT\n"
+    "export PET_MASTER_ADDR=$SQUEEZE_MASTER_ADDR PET_MASTER_PORT=$SQUEEZE_MASTER_PORT\n";
+
 std::string ShapeEnv(JobId id, const BatchShape& shape) {
   std::string s;
   s += "export SQUEEZE_NNODES=" + std::to_string(shape.nodes) + "\n";
@@ -83,7 +89,7 @@ std::string ShapeEnv(JobId id, const BatchShape& shape) {
   if (shape.nodes <= 1) {
     s += "export SQUEEZE_NODELIST=${SLURMD_NODENAME:-$(hostname -s)}\n";
     s += "export SQUEEZE_MASTER_ADDR=127.0.0.1\n";
-    return s;
+    return s + kLauncherEnv;
   }
   if (!shape.slurm_conf.empty()) {
     s += "[[ -z ${SLURM_CONF:-} && -r " + ShellQuote(shape.slurm_conf) +
@@ -97,7 +103,7 @@ std::string ShapeEnv(JobId id, const BatchShape& shape) {
   s += "SQUEEZE_MASTER_ADDR=$(scontrol show node \"$squeeze_first\" 2>/dev/null | "
        "grep -o 'NodeAddr=[^ ]*' | head -n1 | cut -d= -f2)\n";
   s += "export SQUEEZE_MASTER_ADDR=${SQUEEZE_MASTER_ADDR:-$squeeze_first}\n";
-  return s;
+  return s + kLauncherEnv;
 }
 
 // The command as the script runs it: itself on one node, one srun task per node on several;

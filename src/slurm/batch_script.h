@@ -35,7 +35,9 @@ bool ParseSlurmJobName(std::string_view name, JobId& id, int& attempt);
 // (docs/serve.md, "Distributed jobs"): SQUEEZE_NNODES, SQUEEZE_NODE_RANK (per task),
 // SQUEEZE_NODELIST, SQUEEZE_GPUS_PER_NODE, SQUEEZE_WORLD_SIZE (nodes x GPUs per node, the
 // processes `torchrun --nproc-per-node=$SQUEEZE_GPUS_PER_NODE` starts), SQUEEZE_MASTER_ADDR
-// (the first node's address) and SQUEEZE_MASTER_PORT.
+// (the first node's address) and SQUEEZE_MASTER_PORT, the last two also as MASTER_ADDR and
+// MASTER_PORT (torch.distributed's env://) and PET_MASTER_ADDR and PET_MASTER_PORT (torchrun's
+// defaults).
 struct BatchShape {
   int nodes = 1;
   int gpus_per_node = 0;

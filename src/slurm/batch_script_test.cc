@@ -140,12 +140,13 @@ TEST(BatchScriptTest, AOneNodeRunLearnsItsShape) {
   JobRequest r;
   r.command = {"bash", "-c",
                "echo $SQUEEZE_NNODES $SQUEEZE_NODE_RANK $SQUEEZE_GPUS_PER_NODE $SQUEEZE_WORLD_SIZE "
-               "$SQUEEZE_MASTER_ADDR $SQUEEZE_MASTER_PORT $SQUEEZE_NODELIST"};
+               "$SQUEEZE_MASTER_ADDR $SQUEEZE_MASTER_PORT $SQUEEZE_NODELIST "
+               "$MASTER_ADDR:$MASTER_PORT $PET_MASTER_ADDR:$PET_MASTER_PORT"};
   std::ofstream(dir.path() + "/job.sh")
       << SlurmBatchScript(40007, 1, r, dir.path() + "/ckpt", "", BatchShape{1, 2, ""});
   auto run = RunCommand({"bash", dir.path() + "/job.sh"}, {{"SLURMD_NODENAME", "east-n2"}});
   ASSERT_TRUE(run.ok());
-  EXPECT_EQ(run->out, "1 0 2 2 127.0.0.1 20007 east-n2\n");
+  EXPECT_EQ(run->out, "1 0 2 2 127.0.0.1 20007 east-n2 127.0.0.1:20007 127.0.0.1:20007\n");
   EXPECT_EQ(MasterPort(7), 20007);
   EXPECT_EQ(MasterPort(40007), 20007);
   // Several nodes: one srun task per node, every task killed when one fails.

@@ -320,9 +320,8 @@ Result<int64_t> SlurmExecutor::SubmitBatch(JobId id, int attempt, const JobReque
   std::filesystem::remove(record, ec);
   Status made = runs_as ? GiveToOwner(record, *runs_as, false) : WriteFileAtomically(record, "");
   if (!made.ok()) return made.WithContext(what);
-  if (Status s = WriteFileAtomically(script, SlurmBatchScript(id, attempt, job,
-                                                                paths.checkpoint_dir, record, shape));
-      !s.ok()) {
+  const std::string batch = SlurmBatchScript(id, attempt, job, paths.checkpoint_dir, record, shape);
+  if (Status s = WriteFileAtomically(script, batch, 0700); !s.ok()) {
     return s.WithContext(what);
   }
   chmod(script.c_str(), 0700);

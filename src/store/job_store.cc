@@ -271,6 +271,18 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
       DetailText(name + ": ", detail));
 }
 
+Status JobStore::RequeueEnded(JobId id, const std::string& reason, Time now) {
+  return Update(
+      id,
+      "UPDATE jobs SET state='pending', reason=?2, reason_detail='', ended_at=?3, failures=0, "
+      "not_before=NULL WHERE id=?1",
+      [&](SqliteStmt& s) {
+        s.Bind(2, reason);
+        s.Bind(3, std::optional<int64_t>(ToStoreMillis(now)));
+      },
+      now, "requeue", reason);
+}
+
 Status JobStore::RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,
                              const std::string& pool) {
   return RecordStarts({Start{id, attempt, gpus, pool}}, now);

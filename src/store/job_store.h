@@ -109,6 +109,9 @@ class JobStore {
   // other user sees `reason`.
   Status SetState(JobId id, JobState state, const std::string& reason, Time now,
                   const std::string& detail = "");
+  // An ended job waits again (squeeze requeue): pending, its wait counted from `now`, its
+  // failures forgiven; its attempts and last checkpoint kept (the next run resumes from it).
+  Status RequeueEnded(JobId id, const std::string& reason, Time now);
   // A run begins: state running, attempts = attempt, the run's GPUs; clears the last exit.
   // `pool`, when given, is named in the event ("... in pool P"): the history's cost per pool.
   Status RecordStart(JobId id, int attempt, const std::vector<int>& gpus, Time now,

@@ -4,6 +4,14 @@ const KEY = 'squeeze.token';
 
 export class Unauthorized extends Error {}
 
+// An answer other than 2xx: the API's message, and the HTTP status in `status`.
+export class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
 export function token() {
   return sessionStorage.getItem(KEY);
 }
@@ -22,7 +30,7 @@ export function whenUnauthorized(fn) {
 }
 
 // One call: the parsed JSON, or null for a 404 when `optional` (an endpoint this daemon does
-// not have yet). Throws Unauthorized on 401 and an Error with the API's message otherwise.
+// not have yet). Throws Unauthorized on 401 and an ApiError with the API's message otherwise.
 export async function call(method, path, { optional = false, body } = {}) {
   const headers = { Authorization: `Bearer ${token()}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -38,16 +46,34 @@ export async function call(method, path, { optional = false, body } = {}) {
   const text = await res.text();
   let json = null;
   try { json = JSON.parse(text); } catch { /* not JSON */ }
-  if (!res.ok) throw new Error((json && json.error) || `${method} ${path}: HTTP ${res.status}`);
+  if (!res.ok) throw new ApiError((json && json.error) || `${method} ${path}: HTTP ${res.status}`, res.status);
   return json;
 }
 
 export const get = (path, opts) => call('GET', path, opts);
 
-// Every job matching `query` (follows next_after pages).
-export async function allJobs(query = '') {
+// The code of a `squeeze dashboard` link (#login=64 hex digits), or null.
+export function loginCode(hash) {
+  const m = /^#login=([0-9a-f]{64})$/.exec(hash || '');
+  return m ? m[1] : null;
+}
+
+// Trades a login code for a session token ({token, user, ...}); throws with the API's reason.
+export async function redeemLoginCode(code) {
+  const res = await fetch('/v1/dashboard-login/redeem', {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ code }), cache: 'no-store',
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok || !json || typeof json.token !== 'string') {
+    throw new ApiError((json && json.error) || `HTTP ${res.status}`, res.status);
+  }
+  return json;
+}
+
+// Every job matching `query` (follows next_after pages), from the one after id `after` on.
+export async function allJobs(query = '', after = null) {
   const jobs = [];
-  let after = null;
   for (;;) {
     const q = `limit=1000${query ? `&${query}` : ''}${after ? `&after=${after}` : ''}`;
     const page = await get(`/v1/jobs?${q}`);

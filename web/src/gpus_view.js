@@ -4,7 +4,7 @@
 // (the last 200, kept across restarts), and the jobs holding GPUs they leave idle.
 import { get, metric } from './api.js';
 import { canvasIn, draw } from './charts.js';
-import { duration, esc, percent, time } from './format.js';
+import { duration, esc, localText, percent, time } from './format.js';
 
 function poolRow(p) {
   const extra = [];
@@ -25,7 +25,7 @@ function gpuRows(node, jobsById) {
     return j ? `${id} ${esc(j.name)} (${esc(j.owner)})` : String(id);
   }).join(', ');
   const nodeState = node.available ? 'takes jobs'
-    : `<span class="error">${esc(node.unavailable || 'takes no new jobs')}</span>`;
+    : `<span class="error">${esc(localText(node.unavailable) || 'takes no new jobs')}</span>`;
   const reclaim = node.reclaimed
     ? `<div class="why">reclaimed ${esc(time(node.reclaimed.at))}, leave by ${esc(time(node.reclaimed.leave_by))}</div>` : '';
   return node.gpu_detail.map((g, i) => {

@@ -1,9 +1,11 @@
-// The history: queueing delay and utilization over time (GET /v1/history), the idle-window
-// heatmap by hour of the week (GET /v1/idle-windows) and the cost per pool (GET /v1/cost).
-// A daemon without one of these endpoints (404) gets "not available" in its place.
+// The history: the ended jobs (ended_view.js), queueing delay and utilization over time (GET
+// /v1/history), the idle-window heatmap by hour of the week in local time (GET
+// /v1/idle-windows) and the cost per pool (GET /v1/cost). A daemon without one of these
+// endpoints (404) gets "not available" in its place.
 import { get } from './api.js';
 import { canvasIn, draw } from './charts.js';
-import { esc, number, percent, time } from './format.js';
+import { endedJobs } from './ended_view.js';
+import { esc, localWeek, number, percent, time, zoneText } from './format.js';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const NOT_AVAILABLE = '<p class="na">not available: this squeeze serve has no such endpoint yet</p>';
@@ -43,19 +45,23 @@ export function meanIdleShare(gpus) {
   });
 }
 
+// The mean idle share by hour of the week, moved from the API's UTC week to the local one.
 function heatmap(root, w) {
   const box = root.querySelector('#h-idle');
   if (!w) {
     box.innerHTML = `<h2>Idle windows</h2>${NOT_AVAILABLE}`;
     return;
   }
-  const share = meanIdleShare(w.gpus);
+  const east = -new Date().getTimezoneOffset();
+  const share = localWeek(meanIdleShare(w.gpus), east);
   const cell = (v) => (v === null ? '<td class="na" title="no data"></td>'
     : `<td data-share="${v.toFixed(3)}" title="${percent(v)} idle" style="background:rgba(26,127,55,${v.toFixed(2)})"></td>`);
   const rows = DAYS.map((d, day) => `<tr><th>${d}</th>${share.slice(day * 24, day * 24 + 24).map(cell).join('')}</tr>`);
-  box.innerHTML = `<h2>Idle windows: share of GPU time below ${percent(w.threshold)} by hour of the week (UTC), ${w.gpus.length} GPUs, ${esc(time(w.from))} to ${esc(time(w.to))}</h2>
+  const zone = `local time, ${zoneText(east)}${east % 60 ? ', to the nearest hour' : ''}`;
+  box.innerHTML = `<h2>Idle windows: share of GPU time below ${percent(w.threshold)} by hour of the week (${zone}), ${w.gpus.length} GPUs, ${esc(time(w.from))} to ${esc(time(w.to))}</h2>
     <table class="heatmap" id="heatmap"><thead><tr><th></th>${Array.from({ length: 24 }, (_, i) => `<th>${i}</th>`).join('')}</tr></thead>
     <tbody>${rows.join('')}</tbody></table>
+    <p class="why">The recurring windows, as <code>squeeze idle-report</code> says them (in UTC):</p>
     <ul>${w.windows.map((x) => `<li>${esc(x.text)}</li>`).join('') || '<li class="na">no recurring window</li>'}</ul>`;
 }
 
@@ -80,16 +86,19 @@ function cost(root, c) {
 
 export function historyView() {
   let root;
+  const ended = endedJobs();
   function mount(el) {
     root = el;
-    root.innerHTML = `<section id="h-series"></section>
+    root.innerHTML = `<section id="h-ended"></section><section id="h-series"></section>
       <section id="h-idle"></section><section id="h-cost"></section>`;
+    ended.mount(root.querySelector('#h-ended'));
   }
   async function refresh() {
     const [h, w, c] = await Promise.all([
       get('/v1/history?since=7d&step=1h', { optional: true }),
       get('/v1/idle-windows?since=28d', { optional: true }),
       get('/v1/cost?since=30d', { optional: true }),
+      ended.refresh(),
     ]);
     timeSeries(root, h);
     heatmap(root, w);

@@ -1,15 +1,20 @@
 // The dashboard: the token prompt, then one view per tab (queue, GPUs, history, simulation
-// reports), the visible one refreshed from the API every 1.5 s (its own pace if it says).
-import { forgetToken, get, token, Unauthorized, whenUnauthorized } from './api.js';
+// reports) and a job's page (#job/ID), the visible one refreshed from the API every 1.5 s (its
+// own pace if it says).
+import {
+  forgetToken, get, loginCode, redeemLoginCode, setToken, token, Unauthorized, whenUnauthorized,
+} from './api.js';
 import { Chart } from './charts.js';
 import { gpusView } from './gpus_view.js';
+import { time } from './format.js';
 import { historyView } from './history_view.js';
+import { jobView } from './job_view.js';
 import { showLogin } from './login.js';
 import { queueView } from './queue_view.js';
 import { reportView } from './report_view.js';
 
 const POLL_MS = 1500;
-const VIEWS = { queue: queueView, gpus: gpusView, history: historyView, report: reportView };
+const VIEWS = { queue: queueView, gpus: gpusView, history: historyView, report: reportView, job: jobView };
 
 const app = document.getElementById('app');
 const status = document.getElementById('status');
@@ -17,17 +22,22 @@ const logout = document.getElementById('logout');
 const views = {};
 let active = null;
 let busy = false;
+let again = false; // a forced refresh asked for while one ran: done when it ends
 let lastRefresh = 0;
 let timer = null;
 
 window.Chart = Chart; // for the browser test: Chart.getChart(canvas).data
 
-function currentName() {
-  const name = location.hash.replace('#', '');
-  return VIEWS[name] ? name : 'queue';
+// #queue, #history, ...; #job/12: the view's name and what follows it.
+function currentRoute() {
+  const [name, ...rest] = location.hash.replace(/^#/, '').split('/');
+  let arg = rest.join('/');
+  try { arg = decodeURIComponent(arg); } catch { /* left as it is */ }
+  return VIEWS[name] ? { name, arg } : { name: 'queue', arg: '' };
 }
 
 async function refresh(force = false) {
+  if (busy) again ||= force;
   if (!active || busy) return;
   const every = active.view.pollEveryMs ?? POLL_MS;
   if (!force && (every === 0 || Date.now() - lastRefresh < every)) return;
@@ -35,17 +45,21 @@ async function refresh(force = false) {
   try {
     await active.view.refresh();
     lastRefresh = Date.now();
-    status.textContent = `updated ${new Date().toLocaleTimeString()}`;
+    status.textContent = `updated ${time(new Date())}`;
     document.body.dataset.refreshed = String(lastRefresh);
   } catch (e) {
     if (!(e instanceof Unauthorized)) status.textContent = `error: ${e.message}`;
   } finally {
     busy = false;
   }
+  if (again) {
+    again = false;
+    refresh(true);
+  }
 }
 
 function show() {
-  const name = currentName();
+  const { name, arg } = currentRoute();
   for (const a of document.querySelectorAll('#tabs a')) a.classList.toggle('active', a.dataset.view === name);
   if (!views[name]) {
     const el = document.createElement('div');
@@ -56,6 +70,7 @@ function show() {
   }
   for (const [n, v] of Object.entries(views)) v.el.hidden = n !== name;
   active = views[name];
+  active.view.route?.(arg);
   refresh(true);
 }
 
@@ -85,4 +100,20 @@ function login(message) {
 whenUnauthorized(() => login('The API refused the token: give another.'));
 window.addEventListener('hashchange', () => { if (active) show(); });
 logout.addEventListener('click', () => { forgetToken(); login(''); });
-if (token()) start(); else login('');
+
+// `squeeze dashboard` prints a URL ending in #login=CODE: a code good once, for 60 s, traded
+// here for a session token of the user who ran it. The code leaves the address bar at once.
+async function begin() {
+  const code = loginCode(location.hash);
+  if (code) {
+    history.replaceState(null, '', location.pathname + location.search);
+    try {
+      setToken((await redeemLoginCode(code)).token);
+    } catch (e) {
+      login(`The login link did not work: ${e.message}`);
+      return;
+    }
+  }
+  if (token()) start(); else login('');
+}
+begin();

@@ -1,11 +1,12 @@
-// The queue: every job with its owner, urgency, GPUs, state, wait, why it waits and when it
-// is expected to start; filter, sort by any column, cancel a job, hold a waiting one and release
+// The queue: every job with its owner, urgency, GPUs, state, wait, run time, why it waits and
+// when it is expected to start, its id and name linking to its page (#job/ID); filter, sort by any column, cancel a job, hold a waiting one and release
 // it (offered on the caller's own jobs, or on every job for an admin: what the API allows).
 // Jobs held but idle are flagged.
 // Job arrays: a task shows as ARRAY_TASK (12_4), and each array among the jobs listed has a
 // progress line (its tasks by state, from GET /v1/jobs/ARRAY).
 import { allJobs, call, get } from './api.js';
-import { duration, esc, time } from './format.js';
+import { duration, esc, localText, time } from './format.js';
+import { gpusText, idText, runText } from './jobs.js';
 
 const ACTIVE = 'pending,running,checkpointing';
 const URGENCY_RANK = { critical: 0, high: 1, normal: 2, low: 3 };
@@ -20,24 +21,22 @@ const COLUMNS = [
   ['gpus', 'GPUs', (j) => j.gpus * j.gpu_milli],
   ['state', 'State', (j) => j.state],
   ['wait', 'Wait', (j) => j.wait_s ?? -1],
+  ['run', 'Run time', (j) => j.run_s ?? -1],
   ['start', 'Expected start', (j) => j.why?.expected_start_in_s ?? Infinity],
 ];
+
+const header = ([k, label]) => `<th data-sort="${k}"${['wait', 'run'].includes(k) ? ' class="num"' : ''}>${label}</th>`;
 
 export function queueView() {
   const state = { sort: 'id', dir: 1, jobs: [], why: new Map(), message: '', me: null, idle: new Map(), arrays: [] };
   let root;
 
-  function gpusText(j) {
-    const share = j.gpu_milli < 1000 ? `${j.gpu_milli}/1000 of ` : '';
-    return `${share}${j.gpus}${j.gpu_models.length ? ` ${j.gpu_models.join('|')}` : ''}`;
-  }
-
   function whyCell(j) {
-    if (j.state !== 'pending') return esc(j.reason);
+    if (j.state !== 'pending') return esc(localText(j.reason));
     const why = j.why;
     const lines = why ? why.explanation : [];
     const code = j.reason_code ? `<div class="reason-code">${esc(j.reason_code)}</div>` : '';
-    return `${code}${j.reason ? `<div>${esc(j.reason)}</div>` : ''}<div class="why">${lines.map(esc).join('<br>')}</div>`;
+    return `${code}${j.reason ? `<div>${esc(localText(j.reason))}</div>` : ''}<div class="why">${lines.map((l) => esc(localText(l))).join('<br>')}</div>`;
   }
 
   function startCell(j) {
@@ -45,10 +44,6 @@ export function queueView() {
     const why = j.why;
     if (!why || why.expected_start_in_s === null || why.expected_start_in_s === undefined) return '';
     return `in ${esc(duration(why.expected_start_in_s))}<div class="why">${esc(time(why.expected_start_at))}</div>`;
-  }
-
-  function idText(j) {
-    return j.array_id !== null && j.array_id !== undefined ? `${j.array_id}_${j.array_task}` : `${j.id}`;
   }
 
   function arraysHtml() {
@@ -94,13 +89,14 @@ export function queueView() {
         ? `<div class="held-idle" title="its GPUs stayed below the held-idle threshold">held but idle: ${
           esc(Math.round(idle.mean_utilization * 100))}% since ${esc(time(idle.idle_since))}</div>` : '';
       return `<tr data-id="${j.id}" data-state="${esc(j.state)}">
-        <td class="num">${esc(idText(j))}</td><td>${esc(j.name)}</td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
+        <td class="num"><a href="#job/${esc(j.id)}">${esc(idText(j))}</a></td><td><a href="#job/${esc(j.id)}">${esc(j.name)}</a></td><td>${esc(j.owner)}<div class="why">${esc(j.team)}</div></td>
         <td>${esc(j.urgency)}</td><td class="num">${esc(gpusText(j))}</td>
         <td class="state-${esc(j.state)}">${esc(j.state)}${flag}</td><td class="num">${esc(duration(j.wait_s))}</td>
+        <td class="num">${esc(runText(j))}</td>
         <td>${whyCell(j)}</td><td>${startCell(j)}</td>
         <td>${cancellable ? controls(j) : ''}</td></tr>`;
     });
-    const html = rows.join('') || '<tr><td colspan="10" class="na">no jobs</td></tr>';
+    const html = rows.join('') || '<tr><td colspan="11" class="na">no jobs</td></tr>';
     // Unchanged rows are left alone, so a click on a button is not lost to a refresh.
     if (html !== state.html) root.querySelector('tbody').innerHTML = html;
     state.html = html;
@@ -161,11 +157,8 @@ export function queueView() {
       </div>
       <div id="q-message" class="error"></div>
       <div id="arrays"></div>
-      <table id="queue"><thead><tr>${COLUMNS.map(([k, label]) => `<th data-sort="${k}">${label}</th>`).join('')}
-        <th>Why it waits</th><th></th></tr></thead><tbody></tbody></table></section>`;
-    // The "why" column sits before "expected start" in the table: move its header there.
-    const head = root.querySelector('thead tr');
-    head.insertBefore(head.children[8], head.children[7]);
+      <table id="queue"><thead><tr>${COLUMNS.slice(0, -1).map(header).join('')}
+        <th>Why it waits</th>${header(COLUMNS.at(-1))}<th></th></tr></thead><tbody></tbody></table></section>`;
     root.querySelector('#f-state').addEventListener('change', () => refresh().catch(() => {}));
     for (const id of ['#f-owner', '#f-text', '#f-urgency']) {
       root.querySelector(id).addEventListener('input', render);

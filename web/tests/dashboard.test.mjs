@@ -3,11 +3,17 @@
 // which starts and stops the daemon; by hand:
 //   SQUEEZE_URL=... SQUEEZE_TOKEN=ADMIN SQUEEZE_USER_TOKEN=ALICE SQUEEZE_SIM_JSON=sim.json \
 //   SQUEEZE_ADVISE_JSON=advise.json SQUEEZE_SCREENSHOTS=DIR node tests/dashboard.test.mjs
-// Every check throws (exit 1) when the feature it looks at is broken.
+// Every check throws (exit 1) when the feature it looks at is broken. The pure helpers'
+// checks (helpers.test.mjs) run first; the job pages' are in job_pages.mjs.
+import './helpers.test.mjs';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { localWeek, time } from '../src/format.js';
+import { checkEndedList, checkJobPage, checkOtherJobPages, checkRunTime, ZONE } from './job_pages.mjs';
+
+process.env.TZ = ZONE; // the page's zone too: the times it shows are computed here the same way
 
 const env = (name) => {
   if (!process.env[name]) throw new Error(`${name} is not set`);
@@ -73,6 +79,7 @@ async function run(page, requests) {
   await page.click('#login button');
   await page.waitForSelector('#queue');
   const blocker = Number(process.env.SQUEEZE_BLOCKER_ID);
+  const t = { page, api, until, log, alice, blocker, shots, base };
   await until(`job ${blocker} running in the page`, async () => (await rowState(page, blocker)) === 'running');
   // Flagged to its owner (and everyone) as held but idle, from the GPUs' utilization.
   await until(`job ${blocker} flagged held but idle`, async () =>
@@ -94,7 +101,7 @@ async function run(page, requests) {
   await until('the REASON code in the row', async () =>
     (await row.locator('.reason-code').count()) > 0 && (await row.locator('.reason-code').textContent()) === 'Resources');
   assert.ok(why.expected_start_in_s > 0);
-  assert.match(await row.locator('td').nth(8).textContent(), /^in \d+[hm]\d+[ms]/, 'the expected start');
+  assert.match(await row.locator('td').nth(9).textContent(), /^in \d+[hm]\d+[ms]/, 'the expected start');
   assert.equal(await row.locator('td').nth(2).textContent(), `${aliceName}ml`);
   await page.screenshot({ path: join(shots, 'queue.png'), fullPage: true });
 
@@ -106,6 +113,7 @@ async function run(page, requests) {
   const ids = await page.$$eval('#queue tbody tr', (rs) => rs.map((r) => Number(r.dataset.id)));
   assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
   assert.ok(ids.includes(blocker) && ids.includes(waiting), String(ids));
+  await checkRunTime(t, waiting);
 
   // --- hold and release (scontrol hold/release): offered on alice's waiting job, not on the
   // admin's; a held job says JobHeld and gets Release, which puts it back in line.
@@ -157,6 +165,10 @@ async function run(page, requests) {
   await until(`job ${waiting} gone from the waiting and running jobs`, async () => (await rowState(page, waiting)) === null);
   await page.selectOption('#f-state', 'cancelled');
   await until(`job ${waiting} among the cancelled`, async () => (await rowState(page, waiting)) === 'cancelled');
+
+  // --- job pages (job_pages.mjs): one that never ran, the admin's, and alice's that prints.
+  await checkOtherJobPages(t, waiting);
+  const printed = await checkJobPage(t);
 
   // --- GPUs: the chart holds what /v1/nodes says; pools, inference load and a reclaim.
   await page.click('a[data-view="gpus"]');
@@ -212,6 +224,7 @@ async function run(page, requests) {
   const d = await until('the wait chart', () => chartData(page, 'h-wait'));
   assert.equal(d.datasets[0].data.length, history.json.points.length);
   assert.deepEqual(closed(d.datasets[0].data), closed(history.json.points.map((p) => p.mean_wait_s)));
+  assert.deepEqual(closed(d.labels), closed(history.json.points.map((p) => time(p.time))), 'the axis in local time');
   const u = await chartData(page, 'h-util');
   assert.deepEqual(closed(u.datasets[0].data), closed(history.json.points.map((p) => p.utilization)));
   assert.ok(u.datasets[0].data.filter((v) => v !== null).length >= 24, 'a week of replayed utilization');
@@ -221,14 +234,16 @@ async function run(page, requests) {
     const v = idle.json.gpus.map((g) => g.idle_share[h]).filter((x) => x !== null);
     return v.length ? (v.reduce((a, b) => a + b, 0) / v.length).toFixed(3) : null;
   });
-  assert.deepEqual(shown, mean, 'the heatmap cells: the mean idle share over the GPUs by hour of the week');
+  assert.deepEqual(shown, localWeek(mean, -new Date().getTimezoneOffset()),
+    'the heatmap cells: the mean idle share over the GPUs by hour of the local week');
   assert.ok(shown.some((v) => v === '1.000') && shown.some((v) => v === '0.000'), 'idle nights and busy days');
   assert.ok(idle.json.windows.length > 0, 'the replayed weekday nights are idle windows');
   for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
   const c = await until('the cost chart', () => chartData(page, 'h-cost-chart'));
   assert.deepEqual(c.datasets[0].data, cost.json.pools.map((p) => p.cost));
   log(`history endpoints: history ${history.status}, idle-windows ${idle.status}, cost ${cost.status}`);
-  await page.screenshot({ path: join(shots, 'history.png'), fullPage: true });
+  await checkEndedList(t, printed.id, arrayId); // and its screenshot, history.png
+  await printed.unroute();
 
   // --- simulation reports, read from local files: the figures hold the file's numbers.
   await page.click('a[data-view="report"]');
@@ -258,6 +273,27 @@ async function run(page, requests) {
   assert.match(await page.textContent('#login-error'), /refused/);
 }
 
+// `squeeze dashboard`'s link: it logs alice in with no token typed, leaves the address bar,
+// and works once.
+async function loginLink(browser) {
+  const link = env('SQUEEZE_LOGIN_URL');
+  const page = await browser.newPage({ timezoneId: ZONE });
+  await page.goto(link);
+  await page.waitForSelector('#queue', { timeout: 10000 });
+  const token = await page.evaluate(() => sessionStorage.getItem('squeeze.token'));
+  assert.match(token ?? '', /^[0-9a-f]{64}$/, 'a session token from the link');
+  const who = await api('GET', '/v1/whoami', token);
+  assert.equal(who.json?.user, aliceName, 'the link logs in as who ran squeeze dashboard');
+  assert.ok(!page.url().includes('login='), `the code stays in the address bar: ${page.url()}`);
+  const again = await browser.newPage({ timezoneId: ZONE });
+  await again.goto(link);
+  await again.waitForSelector('#token');
+  assert.match(await again.textContent('#login-error'), /did not work.*unknown, used or expired/);
+  await page.close();
+  await again.close();
+  log('the login link logged alice in once');
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
@@ -265,13 +301,15 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: ZONE });
+  page.on('dialog', async (d) => { log(`page dialog: ${d.message()}`); failed = true; await d.dismiss(); });
   const requests = [];
   page.on('request', (r) => {
     const url = new URL(r.url());
     requests.push({ origin: url.origin, path: url.pathname, auth: r.headers().authorization ?? null });
   });
   page.on('pageerror', (e) => { log(`page error: ${e.message}`); failed = true; });
+  await loginLink(browser);
   await run(page, requests);
   // Nothing was fetched from anywhere but the daemon, and every data call had the token.
   const elsewhere = requests.filter((r) => r.origin !== new URL(base).origin);

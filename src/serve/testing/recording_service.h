@@ -43,6 +43,10 @@ class RecordingService : public JobService {
     Record("why " + who.user + " " + std::to_string(id));
     return ApiResult::Ok({{"id", id}});
   }
+  ApiResult Environment(const Principal& who, int64_t id) override {
+    Record("env " + who.user + " " + std::to_string(id));
+    return ApiResult::Ok({{"id", id}, {"env", nlohmann::json::object()}});
+  }
   ApiResult Log(const Principal& who, int64_t id,
                 const std::map<std::string, std::string>& q) override {
     Record("log " + who.user + " " + std::to_string(id));

@@ -1,0 +1,131 @@
+// What the job page and the ended-jobs list show of a job (the API's job JSON, docs/api.md),
+// as plain text: the views put it in the page with textContent only, since names, commands,
+// reasons and logs are whatever a user of a shared server chose. No DOM here (unit-tested).
+import { duration, localText, number, time } from './format.js';
+
+export const ENDED = ['done', 'failed', 'cancelled', 'timeout'];
+export const PRIVATE = '(private)';
+
+// 12_4 for task 4 of array 12 (squeue's ARRAY_TASK), else the id.
+export function idText(j) {
+  return j.array_id !== null && j.array_id !== undefined ? `${j.array_id}_${j.array_task}` : `${j.id}`;
+}
+
+// The time it ran (all its runs, the current one so far): '' for a job that never started.
+export function runText(j) {
+  return !j.run_s && !j.started_at ? '' : duration(j.run_s ?? 0);
+}
+
+export function gpusText(j) {
+  const share = j.gpu_milli < 1000 ? `${j.gpu_milli}/1000 of ` : '';
+  return `${share}${j.gpus}${j.gpu_models?.length ? ` ${j.gpu_models.join('|')}` : ''}`;
+}
+
+// A command as a shell would take it back: words with spaces or quotes in single quotes.
+export function commandText(argv) {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' ');
+}
+
+// A field only its owner and the admins see: '(private)' for anyone else, `none` when unset.
+function own(j, value, show = String, none = 'none') {
+  if (value === null || value === undefined) return j.private ? PRIVATE : none;
+  return show(value);
+}
+
+const yesNo = (b) => (b ? 'yes' : 'no');
+const list = (xs, none) => (xs && xs.length ? xs.join(', ') : none);
+const seconds = (s, none = 'none') => (s === null || s === undefined ? none : duration(s));
+const when = (t, none) => time(t) || none;
+
+function who(j) {
+  const array = j.array_id === null || j.array_id === undefined ? 'none'
+    : `task ${j.array_task} of array ${j.array_id}${j.array ? ` (${j.array})` : ''}`;
+  return [['Owner', j.owner], ['Team', j.team], ['Urgency', j.urgency], ['Pool', j.pool || 'any'],
+    ['Regions', list(j.regions, 'any')], ['Array', array], ['Dependency', j.dependency || 'none']];
+}
+
+function stateRows(j) {
+  const reason = localText([j.reason_code, j.reason].filter(Boolean).join(': ')) || 'none';
+  const rows = [['State', j.state], ['Reason', reason], ['Held', yesNo(j.held)],
+    ['Exit code', exitText(j.exit_code) || 'none'], ['Begin', when(j.begin, 'when it can')],
+    ['Deadline', when(j.deadline, 'none')]];
+  if (j.details_purged_at) rows.push(['Details purged', time(j.details_purged_at)]);
+  return rows;
+}
+
+function times(j) {
+  const ended = ENDED.includes(j.state);
+  return [['Submitted', time(j.submitted_at)], ['Started', when(j.started_at, 'not yet')],
+    ['Ended', when(j.ended_at, ended ? 'unknown' : 'not yet')], ['Wait', seconds(j.wait_s, '')],
+    ['Run time', runText(j) || 'not run'], ['Time limit', seconds(j.time_limit_s)],
+    ['Estimate', seconds(j.estimate_s)]];
+}
+
+function resources(j) {
+  const asked = (v, unit = '') => (v === null || v === undefined ? 'not asked' : `${v}${unit}`);
+  return [['GPUs', gpusText(j)], ['Run nodes', list(j.run_nodes, 'none')],
+    ['Run GPUs', list(j.run_gpus, 'none')], ['CPUs', asked(j.cpus)],
+    ['Memory', asked(j.memory_mib, ' MiB')], ['Data', `${j.data_gb ?? 0} GB`],
+    ['Preemptible', yesNo(j.preemptible)]];
+}
+
+function howItRuns(j) {
+  const env = (n) => `${n} variable${n === 1 ? '' : 's'} (values: squeeze show ${idText(j)} --env)`;
+  return [['Command', own(j, j.command, commandText)], ['Workdir', own(j, j.workdir)],
+    ['Output', own(j, j.output)], ['Error', own(j, j.error)],
+    ['Environment', own(j, j.env_count, env)],
+    ['Tasks', j.tasks === null || j.tasks === undefined ? 'one run per node' : String(j.tasks)]];
+}
+
+function checkpoints(j) {
+  return [['Checkpointable', yesNo(j.checkpointable)], ['Fault tolerant', yesNo(j.fault_tolerant)],
+    ['Interval', seconds(j.checkpoint_interval_s)], ['Last checkpoint', when(j.last_checkpoint, 'none')],
+    ['Preemptions', String(j.preemptions ?? 0)], ['Attempts', String(j.attempts ?? 0)],
+    ['Failures', String(j.failures ?? 0)], ['Retry at', when(j.retry_at, 'none')],
+    ['Checkpoint dir', own(j, j.checkpoint_dir)]];
+}
+
+// The job's fields grouped as `scontrol show job` groups them: [{title, rows: [[label, text]]}].
+export function jobSections(j) {
+  return [{ title: 'Who', rows: who(j) }, { title: 'State', rows: stateRows(j) },
+    { title: 'Times', rows: times(j) }, { title: 'Resources', rows: resources(j) },
+    { title: 'How it runs', rows: howItRuns(j) }, { title: 'Checkpoints', rows: checkpoints(j) }];
+}
+
+export function exitText(code) {
+  if (code === null || code === undefined) return '';
+  return code > 128 && code < 160 ? `${code} (signal ${code - 128})` : String(code);
+}
+
+// One row of the ended-jobs list, as sacct: [column, text] pairs.
+export function endedCells(j) {
+  return [['id', idText(j)], ['name', j.name], ['owner', j.owner], ['state', j.state],
+    ['wait', duration(j.wait_s)], ['run', runText(j)], ['gpuh', number(j.gpu_hours, 2)],
+    ['exit', exitText(j.exit_code)], ['end', time(j.ended_at)]];
+}
+
+// Most recent end first (the API's ISO times sort as text), then the highest id.
+function byEnd(a, b) {
+  const x = a.ended_at ?? ''; const y = b.ended_at ?? '';
+  return x < y ? 1 : x > y ? -1 : b.id - a.id;
+}
+
+export function mostRecent(jobs, limit) {
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  return [...byId.values()].sort(byEnd).slice(0, limit);
+}
+
+// One refresh of the ended-jobs list. The API lists by id, oldest first, so the page reads
+// every ended job once: those below the lowest waiting or running id (`lowest`) can no longer
+// change, and are kept (the `limit` most recent of them, their count and highest id: the next
+// read starts after it); the others (`fresh` beyond that) are read again each time.
+export function endedStep(kept, lowest, fresh, limit) {
+  const settled = fresh.filter((j) => j.id < lowest);
+  const next = {
+    jobs: mostRecent([...kept.jobs, ...settled], limit),
+    count: kept.count + settled.length,
+    after: settled.reduce((m, j) => Math.max(m, j.id), kept.after),
+  };
+  const open = fresh.filter((j) => j.id >= lowest);
+  return { kept: next, shown: mostRecent([...next.jobs, ...open], limit), total: next.count + open.length };
+}
