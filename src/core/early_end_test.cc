@@ -1,7 +1,8 @@
 // The early ends of queue walks (core/job_shape.h: the fragmentation meter and backfill stop
 // once no job left in them could change anything) change no decision and no figure: a random
 // workload of jobs that state only GPUs (shapes) gets the same decisions and the same blocked
-// demand as the same jobs made shapeless by a GPU model every node has (walked to the end).
+// demand as the same jobs made shapeless by a GPU model every node has (walked to the end),
+// also when waiting jobs are given a time limit.
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ std::vector<std::string> RunWorkload(const std::string& policy, bool shapeless, 
       if (shapeless) job.Models({"gpu"});
       if (pools && static_cast<JobSpec>(job).gpus > 8) job.Pool("a");  // b cannot hold it
       s.Add(job);
+      // A time limit given while it waits (scontrol update) makes it timed: a new shape.
+      if (rng.Next(6) == 0) {
+        EXPECT_TRUE(s.sched().SetTimeLimit(next - 1, (300 + rng.Next(900)) * kSecond).ok());
+      }
     }
     for (auto it = running.begin(); it != running.end();) {
       if (rng.Next(8) != 0) {

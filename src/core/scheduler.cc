@@ -421,6 +421,12 @@ Status Scheduler::SetTimeLimit(JobId id, std::optional<Time> limit) {
   if (running) UnindexRunning(*state_, job);
   job.spec.time_limit = limit;
   if (running) IndexRunning(*state_, job);
+  // A waiting job's shape says whether it is timed (core/job_shape.h).
+  if (const QueuePosition* p = state_->pending.Find(id)) {
+    QueuePosition reshaped = *p;
+    reshaped.shape = state_->shapes.Intern(job, reshaped.scope);
+    if (reshaped.shape != p->shape) state_->pending.Add(std::move(reshaped));
+  }
   return Status::Ok();
 }
 
