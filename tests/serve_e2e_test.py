@@ -218,6 +218,11 @@ def case_security(squeeze, source, h):
     expect_error(d, "GET", "/v1/jobs?stat=pending", 400, ["stat", "did you mean 'state'"],
                  token=alice)
     expect_error(d, "GET", "/v1/jobs?limit=0", 400, ["limit"], token=alice)
+    expect_error(d, "GET", "/v1/jobs?order=newest", 400, ["order", "'newest'", "ended"],
+                 token=alice)
+    expect_error(d, "GET", "/v1/jobs?order=ended&after=3", 400, ["after", "one page"],
+                 token=alice)
+    expect_error(d, "GET", "/v1/jobs?state=timedout", 400, ["'timedout'", "timeout"], token=alice)
     expect_error(d, "GET", "/v1/jobs/abc", 400, ["abc"], token=alice)
 
     # A valid job still goes through afterwards (the rejections left the daemon well).

@@ -108,7 +108,7 @@ std::string FormatJob(const nlohmann::json& job) { return FormatJobShown(job); }
 std::string FormatWhy(const nlohmann::json& why) {
   std::string out;
   for (const auto& line : ListOf(why, "explanation")) {
-    out += Text(line) + "\n";
+    out += (line.is_string() ? ShownTimesIn(line.get<std::string>()) : Text(line)) + "\n";
   }
   // Only a waiting job has an expected start (a running or ended one says its state; a held one
   // says it waits for its release).

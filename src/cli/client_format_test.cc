@@ -160,8 +160,19 @@ TEST(ClientFormatTest, ShowGroupsAJobAsScontrolDoes) {
   EXPECT_NE(shown.find("   Environment=2 variables (values hidden: squeeze show 12 --env)\n"),
             std::string::npos)
       << shown;
+  // The daemon's texts carry API times: shown local too, the rest of the text as it is.
+  EXPECT_EQ(ShownTimesIn("stopped at its time limit 2h at 2026-11-30T12:01:00Z; checkpointing"),
+            "stopped at its time limit 2h at 2026-11-30T21:01:00; checkpointing");
+  EXPECT_EQ(ShownTimesIn("2026-11-30T12:01:00Z"), "2026-11-30T21:01:00");
+  EXPECT_EQ(ShownTimesIn("not 2026-11-30T12:01:00 nor 2026-13-30x12:01:00Z\x1b[2J"),
+            "not 2026-11-30T12:01:00 nor 2026-13-30x12:01:00Z\\x1b[2J");
+  nlohmann::json timed_out = job;
+  timed_out["reason"] = "reclaimed: its provider takes it back at 2026-11-30T10:05:00Z";
+  EXPECT_NE(FormatJob(timed_out).find("takes it back at 2026-11-30T19:05:00"), std::string::npos)
+      << FormatJob(timed_out);
   SetShownTimesUtc(true);
   EXPECT_NE(FormatJob(job).find("SubmitTime=2026-11-30T10:00:00Z"), std::string::npos);
+  EXPECT_NE(FormatJob(timed_out).find("takes it back at 2026-11-30T10:05:00Z"), std::string::npos);
   unsetenv("TZ");
   tzset();
   const nlohmann::json env = {{"env", {{"HF_TOKEN", "hf_x"}, {"PATH", "/v/bin"}}}};

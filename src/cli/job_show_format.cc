@@ -1,5 +1,6 @@
 #include "cli/job_show_format.h"
 
+#include <cctype>
 #include <ctime>
 #include <string_view>
 
@@ -150,6 +151,39 @@ std::string ShownTime(const std::string& rfc3339) {
   return out;
 }
 
+std::string ShownTimesIn(const std::string& text) {
+  // YYYY-MM-DDTHH:MM:SSZ: 20 characters, digits but at 4, 7, 10, 13, 16 and 19.
+  constexpr size_t kLength = 20;
+  auto api_time_at = [&](size_t i) {
+    if (i + kLength > text.size()) return false;
+    for (size_t k = 0; k < kLength; ++k) {
+      const char c = text[i + k];
+      const char want = k == 4 || k == 7 ? '-' : k == 10 ? 'T' : k == 13 || k == 16 ? ':'
+                        : k == 19 ? 'Z' : '0';
+      if (want == '0' ? !std::isdigit(static_cast<unsigned char>(c)) : c != want) return false;
+    }
+    return true;
+  };
+  std::string out;
+  size_t plain = 0;  // the start of the text not yet copied
+  for (size_t i = 0; i + kLength <= text.size(); ++i) {
+    if (!api_time_at(i)) continue;
+    out += EscapeControls(text.substr(plain, i - plain)) + ShownTime(text.substr(i, kLength));
+    i += kLength - 1;
+    plain = i + 1;
+  }
+  return out + EscapeControls(text.substr(plain));
+}
+
+namespace {
+
+// A text of the daemon's (a reason, an event) with its times as the client shows them.
+std::string TimesShown(const nlohmann::json& j, const char* key) {
+  return Has(j, key) && j[key].is_string() ? ShownTimesIn(j[key].get<std::string>()) : Val(j, key);
+}
+
+}  // namespace
+
 std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env) {
   if (!job.is_object()) return EscapeControls(job.dump()) + "\n";
   std::string out = fmt::format("JobId={} JobName={}", Val(job, "id"), Val(job, "name"));
@@ -163,7 +197,8 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env)
   line(fmt::format("UserId={} Team={} Urgency={} Pool={}", Val(job, "owner"), Val(job, "team"),
                    Val(job, "urgency"), pool.empty() || pool == "-" ? "any" : pool));
   const std::string code = Has(job, "reason_code") ? " (" + Val(job, "reason_code") + ")" : "";
-  const std::string reason = Has(job, "reason") && job["reason"] != "" ? Val(job, "reason") : "-";
+  const std::string reason = Has(job, "reason") && job["reason"] != "" ? TimesShown(job, "reason")
+                                                                       : "-";
   line(fmt::format("JobState={} Reason={}{}", Val(job, "state"), reason, code));
   line(fmt::format("Dependency={} Held={} Begin={}", Val(job, "dependency"), Val(job, "held"),
                    When(job, "begin")));
@@ -202,7 +237,7 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env)
   if (Has(job, "history") && job["history"].is_array() && !job["history"].empty()) {
     out += "History:\n";
     for (const auto& e : job["history"]) {
-      out += fmt::format("   {}  {:<10} {}\n", When(e, "at"), Val(e, "kind"), Val(e, "text"));
+      out += fmt::format("   {}  {:<10} {}\n", When(e, "at"), Val(e, "kind"), TimesShown(e, "text"));
     }
   }
   return out;

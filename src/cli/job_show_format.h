@@ -22,6 +22,9 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env 
 // any other text as it is, escaped. The setting is the process's (the CLI's one thread).
 std::string ShownTime(const std::string& rfc3339);
 void SetShownTimesUtc(bool utc);
+// `text` (a reason, an event, a line of why: the daemon writes the times in them as API times)
+// with each API time in it as ShownTime writes it. Escaped as ShownTime escapes.
+std::string ShownTimesIn(const std::string& text);
 // An API time's seconds since the epoch; nullopt for any other text.
 std::optional<int64_t> ApiTimeSeconds(const std::string& rfc3339);
 

@@ -52,8 +52,10 @@ std::string Gpus(const Json& j) {
 }
 
 std::string Reason(const Json& j) {
-  return Has(j, "reason_code") && j["reason_code"].is_string() ? Cell(j, "reason_code")
-                                                              : Cell(j, "reason");
+  if (Has(j, "reason_code") && j["reason_code"].is_string()) return Cell(j, "reason_code");
+  return Has(j, "reason") && j["reason"].is_string() && !j["reason"].get<std::string>().empty()
+             ? ShownTimesIn(j["reason"].get<std::string>())
+             : Cell(j, "reason");
 }
 
 std::string ShortState(const Json& j) {

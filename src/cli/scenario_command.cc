@@ -187,7 +187,7 @@ bool WriteTableAndSvg(std::vector<VariantRuns>& variants, const ScenarioFlags& f
       all.push_back(std::move(r));
     }
   }
-  std::cout << FormatTable(all);
+  std::cout << FormatTable(all, flags.in_seconds);
   return flags.svg_out.empty() ||
          Write(flags.svg_out, QueueCdfSvg(all, "Queueing delay CDF: " + trace));
 }

@@ -22,6 +22,7 @@ struct ScenarioFlags {
   bool borrow = false;
   bool defrag = false;
   std::string slice;
+  bool in_seconds = false;  // --seconds: the table's times in whole seconds
   ReplayProgress progress;  // none with -q
 };
 

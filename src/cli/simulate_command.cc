@@ -48,6 +48,7 @@ struct SimulateFlags {
   std::string inference_load;
   std::string reclaim_trace;
   bool quiet = false;
+  bool in_seconds = false;
   std::string progress_every = "5s";
   // --protocol fill (the FGD experiment on openb traces)
   std::string protocol = "replay";
@@ -97,6 +98,7 @@ int RunScenarioFlags(const SimulateFlags& f) {
   s.borrow = f.borrow;
   s.defrag = f.defrag;
   s.slice = f.slice;
+  s.in_seconds = f.in_seconds;
   s.progress = *progress;
   return RunScenario(s);
 }
@@ -199,7 +201,7 @@ int RunSimulate(const SimulateFlags& f) {
   input.progress = *progress;
   auto runs = RunReplay(input);
   if (!runs.ok()) return Fail(runs.status());
-  std::cout << FormatTable(*runs);
+  std::cout << FormatTable(*runs, f.in_seconds);
   if (!f.json_out.empty() && !WriteFile(f.json_out, FormatJson(*runs, f.trace, f.cluster))) {
     return 1;
   }
@@ -265,6 +267,9 @@ void AddOutputOptions(CLI::App& app, SimulateFlags& f) {
                  "load) to this file");
   app.add_option("--jobs-csv", f.jobs_out,
                  "Write every job's outcome under every policy as CSV to this file");
+  app.add_flag("--seconds", f.in_seconds,
+               "The table's times (avg_queue, p50, p95, p99, avg_jct, per pool) in whole "
+               "seconds, as papers give them, instead of 24m57s, 4h36m, 1d23h");
   app.add_flag("-q,--quiet", f.quiet,
                "No progress on stderr (on a terminal a line rewritten in place; else, once a "
                "run has lasted --progress-every, a plain line that often)");

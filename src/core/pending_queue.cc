@@ -18,6 +18,14 @@ void PendingQueue::Add(QueuePosition position) {
   where_.emplace(position.entry.id, std::move(position));
 }
 
+void PendingQueue::Reshape(JobId id, const std::function<int(int scope)>& shape_of) {
+  auto it = where_.find(id);
+  if (it == where_.end()) return;
+  QueuePosition reshaped = it->second;
+  reshaped.shape = shape_of(reshaped.scope);
+  if (reshaped.shape != it->second.shape) Add(std::move(reshaped));
+}
+
 bool PendingQueue::Remove(JobId id) {
   auto it = where_.find(id);
   if (it == where_.end()) return false;

@@ -65,6 +65,10 @@ class PendingQueue {
   // none are left out.
   const std::unordered_map<int, size_t>& ShapeJobs() const { return shape_jobs_; }
 
+  // Gives job `id`, when it waits here, the shape `shape_of(its scope)` answers (a job whose
+  // spec changed while it waits: core/job_shape.h).
+  void Reshape(JobId id, const std::function<int(int scope)>& shape_of);
+
   // Takes every job's order key anew.
   void Rekey(const std::function<double(JobId)>& key);
 

@@ -145,43 +145,6 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   return Status::Ok();
 }
 
-void Scheduler::Admit(Job& job, Time now) {
-  const JobSpec& spec = job.spec;
-  if (spec.array_id == 0 || spec.array_limit <= 0) {
-    Enqueue(job, now);
-    return;
-  }
-  EngineState::ArrayTasks& array = state_->arrays[spec.array_id];
-  if (array.admitted >= spec.array_limit) {
-    job.parked = true;
-    array.parked.insert({spec.array_task, spec.id});
-    return;
-  }
-  ++array.admitted;
-  Enqueue(job, now);
-}
-
-void Scheduler::LeaveArray(const Job& job, Time now) {
-  const JobSpec& spec = job.spec;
-  if (spec.array_id == 0 || spec.array_limit <= 0) return;
-  auto it = state_->arrays.find(spec.array_id);
-  if (it == state_->arrays.end()) return;
-  EngineState::ArrayTasks& array = it->second;
-  if (job.parked) {
-    array.parked.erase({spec.array_task, spec.id});
-  } else {
-    --array.admitted;
-  }
-  while (array.admitted < spec.array_limit && !array.parked.empty()) {
-    Job& next = state_->jobs.at(array.parked.begin()->second);
-    array.parked.erase(array.parked.begin());
-    next.parked = false;
-    ++array.admitted;
-    Enqueue(next, now);
-  }
-  if (array.admitted <= 0 && array.parked.empty()) state_->arrays.erase(it);
-}
-
 Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time run_start,
                         Time now) {
   if (Status st = Validate(spec); !st.ok()) return st;  // also refuses a known id
@@ -422,11 +385,7 @@ Status Scheduler::SetTimeLimit(JobId id, std::optional<Time> limit) {
   job.spec.time_limit = limit;
   if (running) IndexRunning(*state_, job);
   // A waiting job's shape says whether it is timed (core/job_shape.h).
-  if (const QueuePosition* p = state_->pending.Find(id)) {
-    QueuePosition reshaped = *p;
-    reshaped.shape = state_->shapes.Intern(job, reshaped.scope);
-    if (reshaped.shape != p->shape) state_->pending.Add(std::move(reshaped));
-  }
+  state_->pending.Reshape(id, [&](int scope) { return state_->shapes.Intern(job, scope); });
   return Status::Ok();
 }
 

@@ -211,19 +211,26 @@ ApiResult QueueService::SubmitArray(const Principal& who, JobRequest request, Ti
 
 namespace {
 
-// GET /v1/jobs's query: state, owner, team, limit, after and start (squeue --start); the
-// answer of a wrong one names it (400), nullopt when every key is right.
+// GET /v1/jobs's query: state, owner, team, limit, after, order and start (squeue --start);
+// the answer of a wrong one names it (400), nullopt when every key is right.
 std::optional<ApiResult> ParseListQuery(const std::map<std::string, std::string>& query,
                                         ListFilter& filter, bool& with_start) {
   static const std::vector<std::string_view> kKeys = {"state", "owner", "team", "limit", "after",
-                                                      "start"};
+                                                      "order", "start"};
   for (const auto& [key, value] : query) {
-    if (key == "state") {
+    if (key == "order") {
+      if (value != "id" && value != "ended") {
+        return ApiResult::Fail(400, "order: '" + value + "' is not id (the default: by id, "
+                                    "paged with after) or ended (ended jobs, the latest end "
+                                    "first, one page)");
+      }
+      filter.latest_end_first = value == "ended";
+    } else if (key == "state") {
       for (const std::string& name : SplitList(value, ',')) {
         auto state = ParseJobState(name);
         if (!state) {
           return ApiResult::Fail(400, "state: '" + name + "' is not one of pending, running, "
-                                      "checkpointing, done, failed, cancelled");
+                                      "checkpointing, done, failed, cancelled, timeout");
         }
         filter.states.push_back(*state);
       }
@@ -251,6 +258,10 @@ std::optional<ApiResult> ParseListQuery(const std::map<std::string, std::string>
     }
   }
   if (!query.count("limit")) filter.limit = 100;
+  if (filter.latest_end_first && filter.after_id != 0) {
+    return ApiResult::Fail(400, "after: order=ended has one page (of up to 1000 jobs, limit); "
+                                "page by id with order=id");
+  }
   return std::nullopt;
 }
 
@@ -287,7 +298,7 @@ ApiResult QueueService::List(const Principal& who,
     page += ListedJobText(job, now, MaySee(who, job));
   }
   page += ']';
-  if (static_cast<int>(jobs->size()) == filter.limit) {
+  if (static_cast<int>(jobs->size()) == filter.limit && !filter.latest_end_first) {
     page += ",\"next_after\":" + std::to_string(jobs->back().id);
   }
   return ApiResult::OkText(page + "}");

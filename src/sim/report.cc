@@ -10,9 +10,27 @@
 #include "sim/xml_escape.h"
 
 namespace squeeze {
+
+std::string ShortDuration(double seconds) {
+  if (std::isnan(seconds)) return "-";
+  if (seconds < 0) return "-" + ShortDuration(-seconds);
+  if (seconds == 0) return "0s";
+  if (seconds < 9.95) return fmt::format("{:.1f}s", seconds);
+  if (seconds < 59.5) return fmt::format("{:.0f}s", seconds);
+  // Two units, the smaller rounded: 24m57s, 4h36m, 1d23h.
+  auto two = [seconds](double unit, int64_t per, char big, char small) {
+    const int64_t n = std::llround(seconds / unit);  // in the smaller unit
+    return fmt::format("{}{}{:02}{}", n / per, big, n % per, small);
+  };
+  if (std::llround(seconds) < 3600) return two(1, 60, 'm', 's');
+  if (std::llround(seconds / 60) < 24 * 60) return two(60, 60, 'h', 'm');
+  return two(3600, 24, 'd', 'h');
+}
+
 namespace {
 
-std::string Human(double seconds) {
+std::string Human(double seconds, bool in_seconds) {
+  if (!in_seconds) return ShortDuration(seconds);
   if (seconds < 100) return fmt::format("{:.1f}s", seconds);
   return fmt::format("{:.0f}", seconds);
 }
@@ -68,7 +86,7 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
 }
 
 // Queue and completion time per pool, when there are several.
-std::string FormatPools(const std::vector<PolicyRun>& runs) {
+std::string FormatPools(const std::vector<PolicyRun>& runs, bool in_seconds) {
   std::string out;
   std::set<std::string> pools;
   for (const auto& r : runs) {
@@ -88,8 +106,8 @@ std::string FormatPools(const std::vector<PolicyRun>& runs) {
           continue;
         }
         jobs = it->second.jobs;
-        cells += fmt::format(" {:>21}", Human(it->second.avg_queue_s) + " / " +
-                                            Human(it->second.avg_jct_s));
+        cells += fmt::format(" {:>21}", Human(it->second.avg_queue_s, in_seconds) + " / " +
+                                            Human(it->second.avg_jct_s, in_seconds));
       }
       out += fmt::format("{:<10} {:>7}{}\n", pool, jobs, cells);
     }
@@ -99,7 +117,7 @@ std::string FormatPools(const std::vector<PolicyRun>& runs) {
 
 }  // namespace
 
-std::string FormatTable(const std::vector<PolicyRun>& runs) {
+std::string FormatTable(const std::vector<PolicyRun>& runs, bool in_seconds) {
   size_t width = 10;
   for (const auto& r : runs) width = std::max(width, r.summary.policy.size());
   std::string out = fmt::format(
@@ -112,15 +130,18 @@ std::string FormatTable(const std::vector<PolicyRun>& runs) {
     const std::string frag = std::isnan(s.frag_blocked_gpu_hours)
                                  ? "-"
                                  : fmt::format("{:.1f}", s.frag_blocked_gpu_hours);
+    auto time = [in_seconds](double seconds) {
+      return in_seconds ? fmt::format("{:.0f}", seconds) : ShortDuration(seconds);
+    };
     out += fmt::format(
-        "{:<{}} {:>7} {:>9.0f} {:>8.0f} {:>9.0f} {:>9.0f} {:>9.0f} {:>8.2f} {:>6.3f} {:>8} "
+        "{:<{}} {:>7} {:>9} {:>8} {:>9} {:>9} {:>9} {:>8.2f} {:>6.3f} {:>8} "
         "{:>9.1f} {:>9} {:>7.2f}\n",
-        s.policy, width, s.jobs, s.avg_queue_s, s.p50_queue_s, s.p95_queue_s, s.p99_queue_s,
-        s.avg_jct_s, s.avg_bounded_slowdown, s.gpu_utilization, s.preemptions,
-        s.lost_gpu_hours, frag, s.wall_s);
+        s.policy, width, s.jobs, time(s.avg_queue_s), time(s.p50_queue_s), time(s.p95_queue_s),
+        time(s.p99_queue_s), time(s.avg_jct_s), s.avg_bounded_slowdown, s.gpu_utilization,
+        s.preemptions, s.lost_gpu_hours, frag, s.wall_s);
   }
   out += FormatNotes(runs);
-  out += FormatPools(runs);
+  out += FormatPools(runs, in_seconds);
   return out;
 }
 

@@ -17,8 +17,12 @@ struct PolicyRun {
   Summary summary;
 };
 
-// One row per policy; then, when there are several pools, mean queue and JCT per pool.
-std::string FormatTable(const std::vector<PolicyRun>& runs);
+// One row per policy; then, when there are several pools, mean queue and JCT per pool. Times
+// as ShortDuration writes them, or in whole seconds (`in_seconds`, simulate --seconds).
+std::string FormatTable(const std::vector<PolicyRun>& runs, bool in_seconds = false);
+// A duration for a table: "0s", "3.8s", "45s", "24m57s", "4h36m", "1d23h" (two units at most,
+// the smaller rounded); "-" for NaN.
+std::string ShortDuration(double seconds);
 // {"jobs": N, "trace": ..., "cluster": ..., "results": [...]} as docs/simulate.md describes.
 std::string FormatJson(const std::vector<PolicyRun>& runs, const std::string& trace,
                        const std::string& cluster);

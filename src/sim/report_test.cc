@@ -107,5 +107,39 @@ TEST(ReportTest, TableHasAFragmentationColumn) {
   EXPECT_THAT(table, HasSubstr("      0.0       2.5    0.00\n"));
 }
 
+TEST(ReportTest, ShortDurationsKeepTwoUnitsAndRoundTheSmaller) {
+  EXPECT_EQ(ShortDuration(0), "0s");
+  EXPECT_EQ(ShortDuration(3.84), "3.8s");
+  EXPECT_EQ(ShortDuration(45.2), "45s");
+  EXPECT_EQ(ShortDuration(59.7), "1m00s");
+  EXPECT_EQ(ShortDuration(1497), "24m57s");
+  EXPECT_EQ(ShortDuration(3599.6), "1h00m");
+  EXPECT_EQ(ShortDuration(16559), "4h36m");
+  EXPECT_EQ(ShortDuration(172011), "2d00h");  // 47.8 hours
+  EXPECT_EQ(ShortDuration(170000), "1d23h");
+  EXPECT_EQ(ShortDuration(40 * 86400 + 5 * 3600), "40d05h");
+  EXPECT_EQ(ShortDuration(-90), "-1m30s");
+}
+
+TEST(ReportTest, TableTimesAreShortDurationsOrSecondsOnRequest) {
+  const ClusterSpec cluster = Cluster({{"a", 1, 4}, {"b", 1, 4}});
+  PolicyRun run = FragmentedRun(cluster);
+  run.summary.avg_queue_s = 1497;
+  run.summary.p95_queue_s = 2592;
+  run.summary.avg_jct_s = 12978;
+  run.summary.per_pool.at("a").avg_queue_s = 605;
+  const std::string human = FormatTable({run});
+  EXPECT_THAT(human, HasSubstr(" 24m57s "));
+  EXPECT_THAT(human, HasSubstr(" 43m12s "));
+  EXPECT_THAT(human, HasSubstr(" 3h36m "));
+  EXPECT_THAT(human, HasSubstr(" 10m05s / "));
+  const std::string seconds = FormatTable({run}, true);
+  EXPECT_THAT(seconds, HasSubstr(" 1497 "));
+  EXPECT_THAT(seconds, HasSubstr(" 2592 "));
+  EXPECT_THAT(seconds, HasSubstr(" 12978 "));
+  EXPECT_THAT(seconds, HasSubstr(" 605 / "));
+  EXPECT_THAT(seconds, ::testing::Not(HasSubstr("24m57s")));
+}
+
 }  // namespace
 }  // namespace squeeze

@@ -31,6 +31,9 @@ struct ListFilter {
   std::optional<std::string> team;
   JobId after_id = 0;  // paging: only ids above this, in id order
   int limit = 100;     // <= 0 = no limit
+  // Ended jobs only, the latest end first (ties: the higher id first); after_id is refused
+  // with it (GET /v1/jobs?order=ended has one page).
+  bool latest_end_first = false;
   // When set, a row for which it answers false (asked with the row's other fields filled in)
   // comes without its request (spec, command): the caller keeps what it shows of that job,
   // and decoding the request is most of a row's cost.

@@ -136,7 +136,8 @@ Result<std::vector<StoredJob>> JobStore::List(const ListFilter& filter) {
   }
   if (filter.owner) where += " AND owner = " + add(*filter.owner);
   if (filter.team) where += " AND team = " + add(*filter.team);
-  where += " ORDER BY id";
+  where += filter.latest_end_first ? " AND ended_at IS NOT NULL ORDER BY ended_at DESC, id DESC"
+                                   : " ORDER BY id";
   const int limit_index = static_cast<int>(texts.size()) + 2;
   if (filter.limit > 0) where += " LIMIT ?" + std::to_string(limit_index);
   return Query(

@@ -333,6 +333,32 @@ TEST(JobStoreTest, ListLeavesOutTheRequestsItIsToldToNotWant) {
   EXPECT_EQ((*jobs)[1].request.spec.name, "train-llm");
 }
 
+// The dashboard's ended jobs: the latest end first, whatever their ids, in one short query.
+TEST(JobStoreTest, ListsEndedJobsTheLatestEndFirst) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  std::vector<JobId> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(*store->Submit(Simple(), "alice", 10));
+  ASSERT_TRUE(store->SetState(ids[0], JobState::kDone, "", 500).ok());  // a long one, lowest id
+  ASSERT_TRUE(store->SetState(ids[1], JobState::kFailed, "exit 1", 100).ok());
+  ASSERT_TRUE(store->SetState(ids[2], JobState::kCancelled, "", 300).ok());
+  ASSERT_TRUE(store->SetState(ids[3], JobState::kDone, "", 300).ok());  // the same end as 2
+  ListFilter filter = Filter({JobState::kDone, JobState::kFailed, JobState::kCancelled}, {}, {},
+                             0, 3);
+  filter.latest_end_first = true;
+  auto jobs = store->List(filter);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  std::vector<JobId> listed;
+  for (const StoredJob& j : *jobs) listed.push_back(j.id);
+  EXPECT_EQ(listed, (std::vector<JobId>{ids[0], ids[3], ids[2]}));
+  filter.states.clear();  // every state: still only the ended ones (ids[4] waits)
+  filter.limit = 0;
+  jobs = store->List(filter);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 4u);
+  EXPECT_EQ(jobs->back().id, ids[1]);
+}
+
 TEST(JobStoreTest, RunEventsOfTheJobsActiveInARange) {
   TempDir dir;
   auto store = MustOpen(dir.path());

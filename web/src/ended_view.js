@@ -1,9 +1,9 @@
-// The ended jobs, under the History tab: the most recent 100 of those done, failed, cancelled
-// or timed out (GET /v1/jobs?state=done,failed,cancelled,timeout, every page, read once:
-// jobs.js endedStep), as sacct lists them, each linking to its page. Text only (dom.js).
-import { allJobs, get } from './api.js';
+// The ended jobs, under the History tab: the 100 that ended last of those done, failed,
+// cancelled or timed out (one page: GET /v1/jobs?state=...&order=ended&limit=100, the latest
+// end first), as sacct lists them, each linking to its page. Text only (dom.js).
+import { get } from './api.js';
 import { h, jobLink } from './dom.js';
-import { ENDED, endedCells, endedStep } from './jobs.js';
+import { ENDED, endedCells } from './jobs.js';
 
 const LIMIT = 100;
 const HEAD = [['ID', 'num'], ['Name'], ['Owner'], ['State'], ['Wait', 'num'], ['Run time', 'num'],
@@ -18,7 +18,6 @@ function row(j) {
 }
 
 export function endedJobs() {
-  let kept = { jobs: [], count: 0, after: 0 };
   let parts;
 
   function mount(box) {
@@ -29,14 +28,10 @@ export function endedJobs() {
   }
 
   async function refresh() {
-    // Below the lowest id waiting or running, every job has ended for good (ids only grow).
-    const active = await get('/v1/jobs?state=pending,running,checkpointing&limit=1');
-    const lowest = active.jobs.length ? active.jobs[0].id : Infinity;
-    const fresh = await allJobs(`state=${ENDED.join(',')}`, kept.after || null);
-    const step = endedStep(kept, lowest, fresh, LIMIT);
-    kept = step.kept;
-    parts.count.textContent = `the ${step.shown.length} most recent of ${step.total}, the latest end first`;
-    parts.body.replaceChildren(...(step.shown.length ? step.shown.map(row)
+    const { jobs } = await get(`/v1/jobs?state=${ENDED.join(',')}&order=ended&limit=${LIMIT}`);
+    parts.count.textContent = jobs.length < LIMIT ? `${jobs.length} in all, the latest end first`
+      : `the ${LIMIT} that ended last, the latest end first`;
+    parts.body.replaceChildren(...(jobs.length ? jobs.map(row)
       : [h('tr', {}, h('td', { colspan: HEAD.length, class: 'na' }, 'no job has ended yet'))]));
   }
 

@@ -104,28 +104,3 @@ export function endedCells(j) {
     ['exit', exitText(j.exit_code)], ['end', time(j.ended_at)]];
 }
 
-// Most recent end first (the API's ISO times sort as text), then the highest id.
-function byEnd(a, b) {
-  const x = a.ended_at ?? ''; const y = b.ended_at ?? '';
-  return x < y ? 1 : x > y ? -1 : b.id - a.id;
-}
-
-export function mostRecent(jobs, limit) {
-  const byId = new Map(jobs.map((j) => [j.id, j]));
-  return [...byId.values()].sort(byEnd).slice(0, limit);
-}
-
-// One refresh of the ended-jobs list. The API lists by id, oldest first, so the page reads
-// every ended job once: those below the lowest waiting or running id (`lowest`) can no longer
-// change, and are kept (the `limit` most recent of them, their count and highest id: the next
-// read starts after it); the others (`fresh` beyond that) are read again each time.
-export function endedStep(kept, lowest, fresh, limit) {
-  const settled = fresh.filter((j) => j.id < lowest);
-  const next = {
-    jobs: mostRecent([...kept.jobs, ...settled], limit),
-    count: kept.count + settled.length,
-    after: settled.reduce((m, j) => Math.max(m, j.id), kept.after),
-  };
-  const open = fresh.filter((j) => j.id >= lowest);
-  return { kept: next, shown: mostRecent([...next.jobs, ...open], limit), total: next.count + open.length };
-}

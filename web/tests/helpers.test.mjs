@@ -109,23 +109,6 @@ check('endedCells: sacct columns, the name as it is (the view puts it in as text
     ['end', '2026-12-05 19:12:31']]);
 });
 
-check('endedStep: the most recent first, settled jobs read once', () => {
-  const ended = (id, at) => ({ id, ended_at: `2026-12-05T10:${String(at).padStart(2, '0')}:00Z` });
-  let kept = { jobs: [], count: 0, after: 0 };
-  // Jobs 1-3 ended; 4 runs (the lowest active id); 5 ended before 2 did.
-  let step = jobs.endedStep(kept, 4, [ended(1, 10), ended(2, 30), ended(3, 20), ended(5, 5)], 3);
-  assert.deepEqual(step.shown.map((j) => j.id), [2, 3, 1]);
-  assert.equal(step.total, 4);
-  assert.deepEqual(step.kept.after, 3);
-  kept = step.kept;
-  // Then 4 ends last: nothing is active; the next read starts after id 3.
-  step = jobs.endedStep(kept, Infinity, [ended(4, 50), ended(5, 5)], 3);
-  assert.deepEqual(step.shown.map((j) => j.id), [4, 2, 3]);
-  assert.equal(step.total, 5);
-  assert.equal(step.kept.after, 5);
-  assert.equal(step.kept.count, 5);
-});
-
 let failed = 0;
 for (const [name, fn] of checks) {
   try {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { time } from '../src/format.js';
-import { endedCells, mostRecent, runText } from '../src/jobs.js';
+import { endedCells, runText } from '../src/jobs.js';
 
 export const ZONE = 'Asia/Kolkata';
 export const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -118,7 +118,15 @@ async function checkDoneJob(t, id) {
 // The History tab's ended jobs: what the API has ended, latest first, as sacct lists them.
 export async function checkEndedList(t, logJob, arrayId) {
   const { page, api, until, alice } = t;
-  const ended = mostRecent((await api('GET', ENDED_QUERY, alice)).json.jobs, 100);
+  // Every ended job (read by id, fewer than 100 here), and the page's list: the same jobs, the
+  // latest end first (the API's ISO times sort as text; the store orders by the millisecond).
+  const every = (await api('GET', ENDED_QUERY, alice)).json.jobs;
+  const ended = (await api('GET', `${ENDED_QUERY}&order=ended`, alice)).json.jobs;
+  assert.ok(every.length < 100 && every.length > 5, `${every.length} ended jobs`);
+  assert.deepEqual(ended.map((j) => j.id).sort((a, b) => a - b), every.map((j) => j.id));
+  for (let i = 1; i < ended.length; i += 1) {
+    assert.ok(ended[i - 1].ended_at >= ended[i].ended_at, `${ended[i - 1].id} ended before ${ended[i].id}`);
+  }
   assert.equal(ended[0].id, logJob, 'the job that ended last comes first');
   const ids = () => page.$$eval('#ended tbody tr', (rs) => rs.map((r) => Number(r.dataset.id)));
   await until('the ended jobs', async () => JSON.stringify(await ids()) === JSON.stringify(ended.map((j) => j.id)));
