@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "core/duration.h"
 #include "core/idle/idle_lines.h"
@@ -173,7 +176,36 @@ nlohmann::json CostJson(const std::vector<RunSpan>& runs, const std::vector<Pool
           {"total_cost", total}};
 }
 
-nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to) {
+namespace {
+
+// The analysis with its windows moved `hours` east (a local week's hours; the heatmap's
+// idle_share stays in UTC).
+IdleAnalysis WindowsMoved(IdleAnalysis a, int hours) {
+  auto move = [hours](std::vector<IdleWindow>& windows) {
+    for (IdleWindow& w : windows) {
+      w.start_hour = ((w.start_hour + hours) % kHoursPerWeek + kHoursPerWeek) % kHoursPerWeek;
+    }
+  };
+  for (NodeIdle& n : a.nodes) {
+    move(n.windows);
+    for (GpuIdle& g : n.gpus) move(g.windows);
+  }
+  for (PoolIdle& p : a.pools) move(p.windows);
+  return a;
+}
+
+std::string ZoneText(int east_minutes) {
+  if (east_minutes == 0) return "UTC";
+  const int a = std::abs(east_minutes);
+  char text[16];
+  std::snprintf(text, sizeof text, "UTC%c%02d:%02d", east_minutes < 0 ? '-' : '+', a / 60, a % 60);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to,
+                               int east_minutes) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const NodeIdle& node : analysis.nodes) {
     for (const GpuIdle& g : node.gpus) {
@@ -186,13 +218,18 @@ nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to)
     }
   }
   nlohmann::json windows = nlohmann::json::array();
-  for (const std::string& line : IdleWindowLines(analysis)) windows.push_back({{"text", line}});
+  // Whole hours, as the windows are: UTC+05:30 rounds to 6 hours.
+  const int hours = static_cast<int>(std::lround(east_minutes / 60.0));
+  for (const std::string& line : IdleWindowLines(WindowsMoved(analysis, hours))) {
+    windows.push_back({{"text", line}});
+  }
   return {{"from", WholeSeconds(from)},
           {"to", WholeSeconds(to)},
           {"threshold", analysis.options.threshold},
           {"weeks", analysis.weeks},
           {"gpus", gpus},
-          {"windows", windows}};
+          {"windows", windows},
+          {"windows_zone", ZoneText(east_minutes) + (east_minutes % 60 != 0 ? ", to the nearest hour" : "")}};
 }
 
 }  // namespace squeeze

@@ -77,8 +77,10 @@ nlohmann::json CostJson(const std::vector<RunSpan>& runs, const std::vector<Pool
                         const HistoryRange& range);
 
 // {"from", "to", "threshold", "weeks", "gpus": [{"node", "index", "pool", "idle_share": [168
-// values, null where the hour was never observed]}], "windows": [{"text"}]}.
-nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to);
+// values, null where the hour was never observed]}], "windows": [{"text"}], "windows_zone"}.
+// `east_minutes`: the zone the windows' texts are in, minutes east of UTC (whole hours of it).
+nlohmann::json IdleWindowsJson(const IdleAnalysis& analysis, Time from, Time to,
+                               int east_minutes = 0);
 
 }  // namespace squeeze
 

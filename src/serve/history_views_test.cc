@@ -130,6 +130,17 @@ TEST(IdleWindowsJsonTest, HeatmapPerGpuAndTheWindowsAsText) {
   ASSERT_FALSE(j["windows"].empty());
   EXPECT_NE(j["windows"][0]["text"].get<std::string>().find("Mon 01:00-03:00"), std::string::npos)
       << j["windows"].dump();
+  EXPECT_EQ(j["windows_zone"], "UTC");
+  // In a zone 5:30 east (to the nearest hour, 6) and one 3 hours west (into Sunday).
+  const nlohmann::json east = IdleWindowsJson(*a, monday, monday + 2 * kWeek, 330);
+  EXPECT_NE(east["windows"][0]["text"].get<std::string>().find("Mon 07:00-09:00"), std::string::npos)
+      << east["windows"].dump();
+  EXPECT_EQ(east["windows_zone"], "UTC+05:30, to the nearest hour");
+  EXPECT_EQ(east["gpus"][0]["idle_share"], share);  // the heatmap stays in UTC
+  const nlohmann::json west = IdleWindowsJson(*a, monday, monday + 2 * kWeek, -180);
+  EXPECT_NE(west["windows"][0]["text"].get<std::string>().find("Sun 22:00-24:00"), std::string::npos)
+      << west["windows"].dump();
+  EXPECT_EQ(west["windows_zone"], "UTC-03:00");
 }
 
 }  // namespace

@@ -58,7 +58,17 @@ ApiResult QueueService::Cost(const Principal&, const std::map<std::string, std::
 
 ApiResult QueueService::IdleWindows(const Principal&,
                                     const std::map<std::string, std::string>& query) {
-  if (auto bad = UnknownParameter(query, {"since", "threshold"})) return *bad;
+  if (auto bad = UnknownParameter(query, {"since", "threshold", "east"})) return *bad;
+  // The windows' zone, minutes east of UTC (the dashboard's local zone): -720 to 840.
+  int east = 0;
+  if (auto it = query.find("east"); it != query.end()) {
+    auto v = ParseInt64(it->second);
+    if (!v || *v < -720 || *v > 840) {
+      return ApiResult::Fail(400, "east: '" + it->second + "' is not minutes east of UTC from "
+                                  "-720 to 840");
+    }
+    east = static_cast<int>(*v);
+  }
   auto since = ParseSince(query, kDefaultIdleSince);
   if (!since.ok()) return ApiResult::Fail(400, since.status().message());
   const HistoryRange range = RangeSince(clock_(), *since);
@@ -77,13 +87,13 @@ ApiResult QueueService::IdleWindows(const Principal&,
                           {"to", WholeSeconds(range.to)},
                           {"threshold", options.threshold},
                           {"weeks", 0}, {"gpus", nlohmann::json::array()},
-                          {"windows", nlohmann::json::array()}});
+                          {"windows", nlohmann::json::array()}, {"windows_zone", "UTC"}});
   }
   std::map<std::string, std::string> pool_of_node = queue_.PoolOfNode();
   for (const GpuSample& s : *samples) pool_of_node.emplace(s.node, "(not in the cluster file)");
   auto analysis = AnalyseIdle(*samples, options, pool_of_node);
   if (!analysis.ok()) return ApiResult::Fail(analysis.status());
-  return ApiResult::Ok(IdleWindowsJson(*analysis, range.from, range.to));
+  return ApiResult::Ok(IdleWindowsJson(*analysis, range.from, range.to, east));
 }
 
 }  // namespace squeeze

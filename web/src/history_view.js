@@ -61,7 +61,7 @@ function heatmap(root, w) {
   box.innerHTML = `<h2>Idle windows: share of GPU time below ${percent(w.threshold)} by hour of the week (${zone}), ${w.gpus.length} GPUs, ${esc(time(w.from))} to ${esc(time(w.to))}</h2>
     <table class="heatmap" id="heatmap"><thead><tr><th></th>${Array.from({ length: 24 }, (_, i) => `<th>${i}</th>`).join('')}</tr></thead>
     <tbody>${rows.join('')}</tbody></table>
-    <p class="why">The recurring windows, as <code>squeeze idle-report</code> says them (in UTC):</p>
+    <p class="why">The recurring windows, as <code>squeeze idle-report</code> says them (local time, ${esc(w.windows_zone ?? 'UTC')}):</p>
     <ul>${w.windows.map((x) => `<li>${esc(x.text)}</li>`).join('') || '<li class="na">no recurring window</li>'}</ul>`;
 }
 
@@ -96,7 +96,7 @@ export function historyView() {
   async function refresh() {
     const [h, w, c] = await Promise.all([
       get('/v1/history?since=7d&step=1h', { optional: true }),
-      get('/v1/idle-windows?since=28d', { optional: true }),
+      get(`/v1/idle-windows?since=28d&east=${-new Date().getTimezoneOffset()}`, { optional: true }),
       get('/v1/cost?since=30d', { optional: true }),
       ended.refresh(),
     ]);

@@ -213,7 +213,9 @@ async function run(page, requests) {
   // --- history: charts of what the API says.
   await page.click('a[data-view="history"]');
   const history = await api('GET', '/v1/history?since=7d&step=1h', alice);
-  const idle = await api('GET', '/v1/idle-windows?since=28d', alice);
+  const east = -new Date().getTimezoneOffset(); // Kolkata: 330, windows 6 hours east of UTC
+  const idle = await api('GET', `/v1/idle-windows?since=28d&east=${east}`, alice);
+  const idleUtc = await api('GET', '/v1/idle-windows?since=28d', alice);
   const cost = await api('GET', '/v1/cost?since=30d', alice);
   assert.equal(history.status, 200);
   assert.equal(idle.status, 200);
@@ -239,6 +241,12 @@ async function run(page, requests) {
   assert.ok(shown.some((v) => v === '1.000') && shown.some((v) => v === '0.000'), 'idle nights and busy days');
   assert.ok(idle.json.windows.length > 0, 'the replayed weekday nights are idle windows');
   for (const w of idle.json.windows) assert.ok((await page.textContent('#h-idle')).includes(w.text));
+  // One clock on the page: the windows' texts in the local zone, not the API's UTC ones.
+  assert.equal(idle.json.windows_zone, 'UTC+05:30, to the nearest hour');
+  assert.match(await page.textContent('#h-idle'), /says them \(local time, UTC\+05:30, to the nearest hour\)/);
+  assert.equal(idleUtc.json.windows_zone, 'UTC');
+  assert.notDeepEqual(idle.json.windows.map((w) => w.text), idleUtc.json.windows.map((w) => w.text));
+  for (const w of idleUtc.json.windows) assert.ok(!(await page.textContent('#h-idle')).includes(w.text), w.text);
   const c = await until('the cost chart', () => chartData(page, 'h-cost-chart'));
   assert.deepEqual(c.datasets[0].data, cost.json.pools.map((p) => p.cost));
   log(`history endpoints: history ${history.status}, idle-windows ${idle.status}, cost ${cost.status}`);
