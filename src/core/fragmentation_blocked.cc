@@ -126,9 +126,7 @@ class BlockedScan {
     const bool home_only = shape.scope < c_.AnyScope() && !borrowing_;
     const int64_t left = home_only ? ledger_.PoolLeft(shape.scope) : ledger_.total();
     if (demand <= 0 || left <= 0 || demand > left) return false;
-    auto example = examples_.find(id);
-    if (example == examples_.end()) example = examples_.emplace(id, shape.Example()).first;
-    return Blocked(example->second, home_only);
+    return Blocked(c_.s.shapes.example(id), home_only);
   }
 
   // Whether any job the walk has yet to visit (in the scopes it covers) could be charged; when
@@ -178,7 +176,6 @@ class BlockedScan {
   // what may still be charged needs a new look.
   UnvisitedJobs unvisited_;
   std::vector<char> may_charge_;  // by shape, as last looked at (1: yes or not looked at)
-  std::unordered_map<int, Job> examples_;  // a job of each shape looked at
   int walk_scope_ = -1;
   bool review_ = true;
 };

@@ -23,6 +23,7 @@ int JobShapes::Intern(const Job& job, int scope) {
   auto [it, added] = ids_.emplace(key, static_cast<int>(shapes_.size()));
   if (added) {
     shapes_.push_back({scope, job.home_pool, s.gpus, s.gpu_milli, s.preemptible, timed, s.team});
+    examples_.push_back(shapes_.back().Example());
   }
   return it->second;
 }

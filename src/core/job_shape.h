@@ -36,12 +36,15 @@ class JobShapes {
   // The job's shape id (given at its first sight), or kNone.
   int Intern(const Job& job, int scope);
   const JobShape& at(int id) const { return shapes_[static_cast<size_t>(id)]; }
+  // A job of shape `id` (JobShape::Example), made once when the shape was first seen.
+  const Job& example(int id) const { return examples_[static_cast<size_t>(id)]; }
   size_t size() const { return shapes_.size(); }
 
  private:
   using Key = std::tuple<int, int, int, int, bool, bool, std::string>;
   std::map<Key, int> ids_;
   std::vector<JobShape> shapes_;
+  std::vector<Job> examples_;  // by shape id
 };
 
 }  // namespace squeeze

@@ -35,6 +35,7 @@ TEST(JobShapeTest, JobsAlikeShareAShape) {
   EXPECT_EQ(shape.scope, 2);
   EXPECT_EQ(shape.gpu_milli, 500);
   const Job example = shape.Example();
+  EXPECT_EQ(shapes.example(h).spec.TotalMilli(), 500);  // made once, kept
   EXPECT_EQ(example.spec.TotalMilli(), 500);
   EXPECT_EQ(example.home_pool, -1);
 }

@@ -50,15 +50,12 @@ class BackfillEnd {
     if (shape.timed || c_.s.policy.learned_estimates) return true;
     const auto r = c_.reservations.find(shape.scope);
     if (r == c_.reservations.end()) return false;  // its jobs are passed over
-    auto example = examples_.find(id);
-    if (example == examples_.end()) example = examples_.emplace(id, shape.Example()).first;
-    return PlaceAtHome(c_, example->second, &c_.caps).has_value();
+    return PlaceAtHome(c_, c_.s.shapes.example(id), &c_.caps).has_value();
   }
 
   const CycleContext& c_;
   UnvisitedJobs unvisited_;
   std::vector<char> fails_;  // by shape: known to fit nowhere now
-  std::unordered_map<int, Job> examples_;
   bool review_ = true;
 };
 
