@@ -187,10 +187,14 @@ TEST(BatchScriptTest, WritesTheExitRecordAndPassesSignalsOnToTheCommand) {
   EXPECT_EQ(rec, "exit 3\n");
   EXPECT_EQ(ParseExitStatus(rec)->code, 3);
 
-  // A checkpoint request, then the job goes on to finish by itself.
+  // A checkpoint request, then the job goes on to finish by itself. Sent once the command has
+  // its trap (a loaded machine may take longer than any fixed wait to get there).
+  const std::string ready = dir.path() + "/ready";
   const std::string traps = "trap 'echo saved; touch " + ShellQuote(ckpt + "/COMPLETE") +
-                            "' USR1; for i in $(seq 20); do sleep 0.1; done; echo done";
-  std::tie(out, rec) = run({"bash", "-c", traps}, "sleep 0.5; kill -USR1 $pid;");
+                            "' USR1; touch " + ShellQuote(ready) +
+                            "; for i in $(seq 20); do sleep 0.1; done; echo done";
+  std::tie(out, rec) = run({"bash", "-c", traps}, "until [ -e " + ShellQuote(ready) +
+                                                      " ]; do sleep 0.05; done; kill -USR1 $pid;");
   EXPECT_THAT(out, HasSubstr("saved"));
   EXPECT_THAT(out, HasSubstr("done\nshell=0"));
   EXPECT_EQ(rec, "exit 0\n");
@@ -202,7 +206,8 @@ TEST(BatchScriptTest, WritesTheExitRecordAndPassesSignalsOnToTheCommand) {
   EXPECT_FALSE(ParseExitStatus("started\n").has_value());
 
   // A stop: SIGTERM to the batch shell ends the command, which did not trap it.
-  std::tie(out, rec) = run({"sleep", "30"}, "sleep 0.5; kill -TERM $pid;");
+  std::tie(out, rec) = run({"sleep", "30"}, "until grep -q started " + ShellQuote(record) +
+                                                "; do sleep 0.05; done; kill -TERM $pid;");
   EXPECT_EQ(rec, "exit 143\n") << out;
 }
 

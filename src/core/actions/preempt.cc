@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/actions/actions.h"
 
@@ -35,6 +36,50 @@ std::unordered_map<int, int> ClaimCaps(const CycleContext& c, const Job& job) {
 // job placed; the first after which it fits is committed).
 constexpr size_t kVictimSetsTried = 4;
 
+// The running jobs' ranks during one walk, by job id: open addressing in a table twice the
+// active jobs' count, so that a walk asks the job order once per running job and allocates
+// once (the waiting jobs tried each ask for every running job on every node).
+class RunningRanks {
+ public:
+  explicit RunningRanks(const EngineState& s) {
+    size_t active = 0;
+    for (const auto& jobs : s.node_jobs) active += jobs.size();
+    size_t n = 16;
+    while (n < 2 * active) n <<= 1;
+    slots_.resize(n);
+  }
+  template <typename Compute>
+  Rank Get(JobId id, const Compute& compute) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = static_cast<size_t>(id) * 0x9E3779B97F4A7C15ULL >> 7 & mask;;
+         i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.used && slot.id == id) return slot.rank;
+      if (!slot.used) {
+        if (++used_ * 2 > slots_.size()) break;  // more than expected: do not cache
+        slot = {true, id, compute()};
+        return slot.rank;
+      }
+    }
+    return compute();
+  }
+  // A try evicted: who runs has changed.
+  void Clear() {
+    if (used_ == 0) return;
+    for (Slot& slot : slots_) slot.used = false;
+    used_ = 0;
+  }
+
+ private:
+  struct Slot {
+    bool used = false;
+    JobId id = 0;
+    Rank rank;
+  };
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 }  // namespace
 
 void RunPreempt(CycleContext& c) {
@@ -42,12 +87,7 @@ void RunPreempt(CycleContext& c) {
   std::map<int, int> tries;  // by scope
   // The running jobs' ranks, asked for by every waiting job tried: kept until a try evicts
   // (nothing else in the walk changes a running job).
-  std::unordered_map<JobId, Rank> ranks;
-  auto rank_of_running = [&](const Job& v) -> Rank {
-    auto it = ranks.find(v.spec.id);
-    if (it == ranks.end()) it = ranks.emplace(v.spec.id, c.RankOfRunning(v)).first;
-    return it->second;
-  };
+  RunningRanks ranks(c.s);
   // By shape (core/job_shape.h): the first rank at which a job of it found no victims. A job
   // of that shape ranked no better (lower band, or the same band and a key no smaller) has
   // fewer eligible victims on the same nodes for the same need, so none either: it counts as
@@ -55,7 +95,7 @@ void RunPreempt(CycleContext& c) {
   std::unordered_map<int, Rank> hopeless;
   const bool monotone = c.s.policy.preempt_key_ratio >= 0;
   auto forget = [&] {  // a try evicted: who runs has changed
-    ranks.clear();
+    ranks.Clear();
     hopeless.clear();
   };
   c.s.pending.Walk(
@@ -75,7 +115,7 @@ void RunPreempt(CycleContext& c) {
           if (!v.spec.preemptible || c.now < v.min_runtime_until) return false;
           if (c.BandOf(v) < p.band) return true;
           if (!c.s.policy.preempt_by_order || c.BandOf(v) != p.band) return false;
-          const Rank running = rank_of_running(v);
+          const Rank running = ranks.Get(v.spec.id, [&] { return c.RankOfRunning(v); });
           return rank.Before(running) &&
                  running.entry.key >= rank.entry.key * c.s.policy.preempt_key_ratio;
         };
