@@ -4,7 +4,8 @@
 //                    (352 x 8 GPUs), trace pools ignored. Target (squeeze): under 1 s.
 //   philly-96x8      philly_oct_nov.csv (68,503 jobs) on 96 x 8 GPUs of one pool, trace pools
 //   philly-24x8      ignored: a cluster of the trace's size, and one so small that tens of
-//                    thousands of jobs wait at once. Target (squeeze): 24x8 within 3x of 96x8.
+//                    thousands of jobs wait at once. Target (squeeze): 24x8 within 3x of 96x8
+//                    (the ratio of each policy run on both is printed after the lines).
 //   synthetic-1m     1,000,000 synthetic jobs (bench/synthetic_trace.h) at load 0.8 on
 //                    1,250 x 8 GPUs. Target (squeeze): under 60 s and 2 GB peak.
 // When more than one run is asked for, each runs in a child process of its own so that its
@@ -14,11 +15,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -209,6 +211,24 @@ std::string Verdict(const Json& r, const Flags& flags) {
   return "";
 }
 
+// For each policy run on both Philly cluster sizes: the small cluster's CPU time over the large
+// one's, measured in this run; the squeeze line carries the verdict (target: within 3x).
+void PrintRatios(const Json& all) {
+  std::map<std::string, std::pair<double, double>> cpu;  // policy -> (96x8, 24x8); -1 = none
+  for (const Json& r : all) {
+    if (r.contains("error") || (r["case"] != kPhilly96 && r["case"] != kPhilly24)) continue;
+    auto& [large, small] = cpu.try_emplace(r["policy"].get<std::string>(), -1, -1).first->second;
+    (r["case"] == kPhilly96 ? large : small) = r["cpu_s"].get<double>();
+  }
+  for (const auto& [policy, times] : cpu) {
+    const auto [large, small] = times;
+    if (large <= 0 || small < 0) continue;
+    const double ratio = small / large;
+    std::printf("%s / %s, %s: %.1fx%s\n", kPhilly24, kPhilly96, policy.c_str(), ratio,
+                policy != "squeeze" ? "" : ratio <= 3.0 ? "  met (<=3x)" : "  MISSED (<=3x)");
+  }
+}
+
 void PrintLine(const Json& r, const Flags& flags) {
   if (r.contains("error")) {
     std::printf("%-16s %-9s ERROR: %s\n", r["case"].get<std::string>().c_str(),
@@ -296,6 +316,7 @@ int Main(int argc, char** argv) {
     failed = failed || r.contains("error");
     all.push_back(std::move(r));
   }
+  PrintRatios(all);
   if (!flags->json_out.empty()) {
     std::ofstream out(flags->json_out);
     out << all.dump(2) << "\n";

@@ -17,7 +17,7 @@ class BackfillEnd {
  public:
   explicit BackfillEnd(const CycleContext& c)
       : c_(c), unvisited_(c.s.pending, c.s.shapes.size(), c.AnyScope() + 1),
-        fails_(c.s.shapes.size(), 0) {}
+        fails_(c.s.shapes.size(), 0), alike_failed_(c.s.shapes.size(), 0) {}
 
   // Before visiting `p`: whether nothing left (`p` included) could start.
   bool NothingLeftStarts(const QueuePosition& p) {
@@ -27,9 +27,19 @@ class BackfillEnd {
   }
   // Whether `p`'s shape is known to fit nowhere now (within the caps; it gives no end).
   bool Fails(const QueuePosition& p) const { return p.shape >= 0 && fails_[p.shape]; }
+  // Jobs of a shape that gives no estimate nor limit and that have never run are alike to
+  // backfill also under learned estimates (the same class, nothing attained: the same expected
+  // run time, so the same caps): once one of them could not be placed, until a job starts,
+  // neither can the others.
+  bool Alike(const QueuePosition& p, const Job& job) const {
+    return p.shape >= 0 && !c_.s.shapes.at(p.shape).timed && job.work_done == 0 && job.starts == 0;
+  }
+  bool AlikeFailed(int shape) const { return alike_failed_[shape]; }
+  void AlikeFails(int shape) { alike_failed_[shape] = 1; }
   // A job started: what fits has changed.
   void Started() {
     std::fill(fails_.begin(), fails_.end(), 0);
+    std::fill(alike_failed_.begin(), alike_failed_.end(), 0);
     review_ = true;
   }
 
@@ -56,6 +66,7 @@ class BackfillEnd {
   const CycleContext& c_;
   UnvisitedJobs unvisited_;
   std::vector<char> fails_;  // by shape: known to fit nowhere now
+  std::vector<char> alike_failed_;  // by shape: a job of it that is Alike could not be placed
   bool review_ = true;
 };
 
@@ -77,6 +88,8 @@ void RunBackfill(CycleContext& c) {
         if (end.Fails(p)) return PendingQueue::Visit::kNext;
         const Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
+        const bool alike = end.Alike(p, job);
+        if (alike && end.AlikeFailed(p.shape)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
         // A job that ends before a reservation's shadow time does not delay it; it must still
@@ -93,7 +106,10 @@ void RunBackfill(CycleContext& c) {
           }
         }
         auto placed = PlaceAtHome(c, job, ends_before_shadow ? &due_caps : &c.caps);
-        if (!placed) return PendingQueue::Visit::kNext;
+        if (!placed) {
+          if (alike) end.AlikeFails(p.shape);
+          return PendingQueue::Visit::kNext;
+        }
         StartPlaced(c, job.spec.id, std::move(*placed), /*charge_caps=*/!ends_before_shadow);
         end.Started();
         return PendingQueue::Visit::kNext;
