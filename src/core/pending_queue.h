@@ -33,6 +33,7 @@ struct QueuePosition {
   QueueEntry entry;
   bool needs_gpus = true;  // false: a job of no GPUs (CPU and memory only)
   int shape = -1;          // core/job_shape.h: the job's shape id, -1 for none
+  bool never_ran = false;  // no start, no work done when it was queued
 };
 
 class PendingQueue {

@@ -198,9 +198,8 @@ void Scheduler::Enqueue(Job& job, Time now) {
   if (!job.boosted) {
     Time boost_at = kNever;
     if (p.deadline && job.spec.deadline) {
-      const Time remaining =
-          job.spec.estimate ? std::max<Time>(0, *job.spec.estimate - job.work_done) : 0;
-      boost_at = *job.spec.deadline - p.deadline_margin - remaining;
+      boost_at = *job.spec.deadline - p.deadline_margin -
+                 (job.spec.estimate ? std::max<Time>(0, *job.spec.estimate - job.work_done) : 0);
     }
     if (p.starve_after > 0) boost_at = std::min(boost_at, job.spec.submit_time + p.starve_after);
     if (now >= boost_at) {
@@ -217,6 +216,7 @@ void Scheduler::Enqueue(Job& job, Time now) {
   pos.entry = {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id};
   pos.needs_gpus = job.spec.gpus > 0;
   pos.shape = s.shapes.Intern(job, pos.scope);
+  pos.never_ran = job.starts == 0 && job.work_done == 0;
   s.pending.Add(std::move(pos));
 }
 

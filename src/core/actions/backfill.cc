@@ -31,8 +31,8 @@ class BackfillEnd {
   // backfill also under learned estimates (the same class, nothing attained: the same expected
   // run time, so the same caps): once one of them could not be placed, until a job starts,
   // neither can the others.
-  bool Alike(const QueuePosition& p, const Job& job) const {
-    return p.shape >= 0 && !c_.s.shapes.at(p.shape).timed && job.work_done == 0 && job.starts == 0;
+  bool Alike(const QueuePosition& p) const {
+    return p.shape >= 0 && p.never_ran && !c_.s.shapes.at(p.shape).timed;
   }
   bool AlikeFailed(int shape) const { return alike_failed_[shape]; }
   void AlikeFails(int shape) { alike_failed_[shape] = 1; }
@@ -86,10 +86,10 @@ void RunBackfill(CycleContext& c) {
         }
         if (p.needs_gpus && !c.ScopeHasFreeGpus(p.scope)) return gpu_blocked.BlockScope(p);
         if (end.Fails(p)) return PendingQueue::Visit::kNext;
+        const bool alike = end.Alike(p);
+        if (alike && end.AlikeFailed(p.shape)) return PendingQueue::Visit::kNext;
         const Job& job = c.job(p.entry.id);
         if (c.s.awaiting_stops.count(job.spec.id)) return PendingQueue::Visit::kNext;
-        const bool alike = end.Alike(p, job);
-        if (alike && end.AlikeFailed(p.shape)) return PendingQueue::Visit::kNext;
         const Time run = c.ExpectedRunTime(job);
         const bool ends_before_shadow = run != kNever && c.now + run <= r->second.shadow;
         // A job that ends before a reservation's shadow time does not delay it; it must still
