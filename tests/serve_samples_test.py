@@ -198,6 +198,11 @@ def case_history(squeeze, source, h):
         status, body = d.call("GET", path)
         check(status == 200, f"{path}: {status} {body}")
     expect_error(d, "GET", "/v1/idle-windows?threshold=2", 400, ["threshold", "2"])
+    # The windows' zone: minutes east of UTC, bounded; anything else named back.
+    for east in ("900", "-721", "5h", "99999999999999999999", ""):
+        expect_error(d, "GET", f"/v1/idle-windows?east={east}", 400, ["east", f"'{east}'"])
+    status, body = d.call("GET", "/v1/idle-windows?since=1d&east=-180")
+    check(status == 200 and body["windows_zone"] == "UTC-03:00", f"east=-180: {status} {body}")
 
 
 # What nvidia-smi prints for the two queries squeeze makes, on a machine with two GPUs. There is

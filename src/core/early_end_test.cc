@@ -19,17 +19,6 @@ using testing::Cluster;
 using testing::NewJob;
 using testing::Scenario;
 
-class WorkloadDraws {
- public:
-  int Next(int n) {
-    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((state_ >> 33) % static_cast<uint64_t>(n));
-  }
-
- private:
-  uint64_t state_ = 11;
-};
-
 // Every decision and every measure of a random run, as lines. `shapeless`: every job names
 // the GPU model of every node ("gpu"), which changes no placement but gives it no shape.
 // `pools`: jobs name their pool (else any pool).
@@ -38,7 +27,7 @@ std::vector<std::string> RunWorkload(const std::string& policy, bool shapeless, 
   FragmentationMeter meter;
   std::set<JobId> running;
   std::vector<std::string> out;
-  WorkloadDraws rng;
+  testing::Draws rng(11);
   JobId next = 1;
   const int sizes[] = {1, 1, 1, 2, 4, 8, 16};
   for (Time now = 0; now < 3000 * kSecond; now += 10 * kSecond) {

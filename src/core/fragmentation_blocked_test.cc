@@ -115,18 +115,6 @@ TEST(FragmentationBlockedTest, AJobOfAnyPoolRunsInOnePool) {
   EXPECT_THAT(b.milli_by_scope, ElementsAre(0, 0, 4000));
 }
 
-// A deterministic stream of small numbers (a linear congruential generator).
-class Lcg {
- public:
-  int Next(int n) {
-    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>((state_ >> 33) % static_cast<uint64_t>(n));
-  }
-
- private:
-  uint64_t state_ = 7;
-};
-
 // Submits, finishes and stops jobs at random on three pools; after every cycle a meter that
 // keeps figures per scope and ends its walks early must agree with one that walks every job.
 // `varied`: some jobs also name a team (pool a guarantees team x 4 GPUs), a GPU model or CPU.
@@ -139,7 +127,7 @@ int ExpectKeptFiguresAgree(const std::string& policy, bool any_pool_jobs, bool v
   const std::vector<std::vector<int>> sizes = {{1, 2, 4, 8}, {1, 2, 4, 8, 16}, {1, 2}};
   FragmentationMeter kept, fresh(/*reuse=*/false);
   std::set<JobId> running;
-  Lcg rng;
+  testing::Draws rng(7);
   JobId next = 1;
   int blocked_moments = 0;
   for (Time now = 0; now < 4000 * kSecond; now += 10 * kSecond) {

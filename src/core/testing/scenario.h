@@ -5,6 +5,7 @@
 #ifndef SQUEEZE_CORE_TESTING_SCENARIO_H_
 #define SQUEEZE_CORE_TESTING_SCENARIO_H_
 
+#include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -230,6 +231,20 @@ class Scenario {
   ClusterSpec cluster_;
   std::unique_ptr<Scheduler> sched_;
   std::vector<Decision> last_;
+};
+
+// A deterministic stream of small numbers for random workloads (a linear congruential
+// generator): Next(n) is in [0, n).
+class Draws {
+ public:
+  explicit Draws(uint64_t seed) : state_(seed) {}
+  int Next(int n) {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((state_ >> 33) % static_cast<uint64_t>(n));
+  }
+
+ private:
+  uint64_t state_;
 };
 
 }  // namespace squeeze::testing
