@@ -52,6 +52,46 @@ case_philly_squeeze_beats_sjf() {
   pass
 }
 
+# Elastic jobs (issue 37): on the Philly half set-up, every job elastic between 1 GPU and twice
+# its trace width (Amdahl P = 0.95, 60 s per resize), squeeze waits less and finishes sooner on
+# average than oracle SRTF with fixed allocations, and the same run twice gives the same JSON
+# and per-job CSV; broken elastic options are refused naming the option and the value.
+case_philly_elastic() {
+  need_philly
+  run srtf simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" --policy srtf \
+    --json "$WORK/srtf.json"
+  expect_ok srtf
+  local i
+  for i in 1 2; do
+    run "elastic$i" simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" --policy squeeze \
+      --assume-elastic 1 --assume-elastic-max 2 --assume-scaling amdahl:0.95 \
+      --assume-resize-cost 60 --json "$WORK/elastic$i.json" --jobs-csv "$WORK/elastic$i.csv"
+    expect_ok "elastic$i"
+  done
+  check same-json "$WORK/elastic1.json" "$WORK/elastic2.json"
+  cmp "$WORK/elastic1.csv" "$WORK/elastic2.csv" || fail "the two per-job CSVs differ"
+  head -1 "$WORK/elastic1.csv" | grep -q ',preemptions,resizes$' || fail "no resizes column"
+  "$PYTHON" - "$WORK/srtf.json" "$WORK/elastic1.json" <<'PY' || fail "elastic squeeze vs SRTF"
+import json, sys
+srtf = json.load(open(sys.argv[1]))["results"][0]
+el = json.load(open(sys.argv[2]))["results"][0]
+print(f"srtf queue {srtf['avg_queue_s']:.0f} jct {srtf['avg_jct_s']:.0f}; elastic squeeze "
+      f"queue {el['avg_queue_s']:.0f} jct {el['avg_jct_s']:.0f}, {el['resizes']} resizes")
+assert el["elastic_jobs"] == el["jobs"] == srtf["jobs"], (el["elastic_jobs"], el["jobs"])
+assert el["avg_queue_s"] < srtf["avg_queue_s"] and el["avg_jct_s"] < srtf["avg_jct_s"]
+assert 0 < el["shrinks"] < el["resizes"] and el["widened_starts"] > 0
+assert max(int(w) for w in el["elastic_gpu_hours_by_width"]) > 1
+PY
+  for bad in "--assume-scaling cubic" "--assume-scaling amdahl:2" "--assume-elastic 1.5" \
+             "--assume-resize-cost soon" "--assume-elastic-max 0.5"; do
+    # shellcheck disable=SC2086
+    run bad simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" $bad
+    expect_error bad
+    expect_in "$WORK/bad.err" "${bad%% *}"
+  done
+  pass
+}
+
 case_philly_determinism() {
   need_philly
   philly_half first fifo,sjf,squeeze+borrow

@@ -31,14 +31,16 @@ RESULT_KEYS = [
     "avg_jct_s", "avg_bounded_slowdown", "gpu_utilization", "preemptions", "slice_yields",
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
     "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
-    "inference_evictions", "inference_violations", "returned_home", "cost", "pool_use",
+    "inference_evictions", "inference_violations", "elastic_jobs", "resizes", "shrinks",
+    "widened_starts", "elastic_gpu_hours_by_width", "returned_home", "cost", "pool_use",
     "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "by_urgency", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "timed_out", "dependency_never_satisfied", "most_array_tasks_running", "wall_s",
     "per_pool",
 ]
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",
             "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
-            "inference_evictions", "inference_violations", "returned_home", "makespan_s", "deadlines", "deadline_misses", "rejected",
+            "inference_evictions", "inference_violations", "elastic_jobs", "resizes", "shrinks",
+            "widened_starts", "returned_home", "makespan_s", "deadlines", "deadline_misses", "rejected",
             "timed_out", "dependency_never_satisfied", "most_array_tasks_running"}
 POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
 # A --scenario report (FormatScenarioJson): the variants hold results of RESULT_KEYS.
@@ -93,13 +95,21 @@ def check_result(where, r):
     if not isinstance(r["policy"], str) or not r["policy"]:
         fail(f"{where}.policy: {r['policy']!r} is not a policy name")
     for key in RESULT_KEYS:
-        if key in ("policy", "per_pool", "pool_use", "by_length", "by_urgency"):
+        if key in ("policy", "per_pool", "pool_use", "by_length", "by_urgency",
+                   "elastic_gpu_hours_by_width"):
             continue
         v = r[key]
         if key in INT_KEYS and not is_int(v):
             fail(f"{where}.{key}: {v!r} is not an integer")
         if not is_number(v) or v < 0:
             fail(f"{where}.{key}: {v!r} is not a non-negative number")
+    widths = r["elastic_gpu_hours_by_width"]
+    if not isinstance(widths, dict) or any(
+            not k.isdigit() or int(k) < 1 or not is_number(v) or v < 0 for k, v in widths.items()):
+        fail(f"{where}.elastic_gpu_hours_by_width: {widths!r} is not an object of width: GPU-hours")
+    if r["shrinks"] > r["resizes"] or (r["elastic_jobs"] == 0 and (r["resizes"] or widths)):
+        fail(f"{where}: {r['resizes']} resizes, {r['shrinks']} shrinks, {r['elastic_jobs']} "
+             "elastic jobs do not agree")
     if not 0 <= r["gpu_utilization"] <= 1:
         fail(f"{where}.gpu_utilization: {r['gpu_utilization']} is not in [0, 1]")
     if not r["p50_queue_s"] <= r["p95_queue_s"] <= r["p99_queue_s"]:

@@ -22,6 +22,7 @@ namespace {
 // node, --mem per node, and so on).
 struct Shape {
   int nodes = 1;
+  int nodes_max = 0;  // --nodes=MIN-MAX (moldable): MAX; 0 = one count
   std::optional<int64_t> gpus_total, gpus_per_node, gpus_per_task;
   std::optional<std::string> gpu_type;
   std::optional<int64_t> ntasks, ntasks_per_node, cpus_per_task;
@@ -257,11 +258,8 @@ Status Converter::Take(const SbatchDirective& d) {
     if (dash != std::string::npos) {
       Result<int64_t> most = Count(d, value.substr(dash + 1), 1, 1024);
       if (!most.ok()) return most.status();
-      if (*most != *n) {
-        return Bad(d,
-                   "a range of node counts is not supported: squeeze spreads a job's GPUs "
-                   "over the nodes it needs; give one count");
-      }
+      if (*most < *n) return Bad(d, "the range's MAX is less than its MIN");
+      if (*most != *n) shape_.nodes_max = static_cast<int>(*most);
     }
     shape_.nodes = static_cast<int>(*n);
   } else if (o == "ntasks" || o == "ntasks-per-node" || o == "cpus-per-task") {
@@ -329,6 +327,18 @@ Result<SbatchConversion> Converter::Finish() {
   if (!gpus && s.gpus_per_node) gpus = *s.gpus_per_node * s.nodes;
   if (!gpus && s.gpus_per_task) gpus = *s.gpus_per_task * tasks;
   if (gpus) out_.flags.gpus = std::to_string(*gpus);
+  if (s.nodes_max > s.nodes) {
+    // Moldable (--nodes=MIN-MAX): an elastic job of whole nodes' GPUs (core/elastic.h).
+    if (!s.gpus_per_node || *s.gpus_per_node <= 0 || s.gpus_total || s.gpus_per_task) {
+      return Status::Error(std::string(source_) + ": --nodes=" + std::to_string(s.nodes) + "-" +
+                           std::to_string(s.nodes_max) +
+                           ": a range of nodes needs its GPUs per node (--gres=gpu:N or "
+                           "--gpus-per-node=N), which it takes on each node");
+    }
+    out_.flags.gpus = std::to_string(*s.gpus_per_node * s.nodes) + "-" +
+                      std::to_string(*s.gpus_per_node * s.nodes_max);
+    out_.flags.step = std::to_string(*s.gpus_per_node);
+  }
   if (s.gpu_type) out_.flags.gpu_models = *s.gpu_type;
   if (s.cpus_per_task || s.ntasks || s.ntasks_per_node) {
     out_.flags.cpus = std::to_string(tasks * s.cpus_per_task.value_or(1));

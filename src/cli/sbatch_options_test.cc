@@ -112,6 +112,22 @@ TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
   ASSERT_EQ(b.warnings.size(), 1u);
 }
 
+// --nodes=2-4 with --gres=gpu:N is Slurm's moldable job: an elastic job of 2N to 4N GPUs in
+// steps of N (whole nodes' GPUs), which waits for 2N.
+TEST(SbatchOptionsTest, ARangeOfNodesIsAnElasticJobOfWholeNodes) {
+  SubmitFlags flags;
+  flags.sbatch = {Flag("nodes", "2-4"), Flag("gres", "gpu:8")};
+  flags.command = {"true"};
+  const JobSpec s = Build(std::nullopt, flags).job.spec;
+  EXPECT_EQ(s.elastic.min, 16);
+  EXPECT_EQ(s.elastic.max, 32);
+  EXPECT_EQ(s.elastic.step, 8);
+  EXPECT_EQ(s.gpus, 16);
+  EXPECT_FALSE(s.checkpointable);  // moldable only (sized at its start) unless it checkpoints
+  flags.sbatch.push_back(Flag("gpus", "4"));
+  EXPECT_THAT(Error(std::nullopt, flags), HasSubstr("a range of nodes needs its GPUs per node"));
+}
+
 // -o/-e: files for the run's stdout and stderr; a pattern squeeze cannot fill in, or a
 // directory, is refused with its line; --open-mode=truncate is what squeeze does anyway.
 TEST(SbatchOptionsTest, OutputAndErrorFilesAndTheirMistakes) {
@@ -275,7 +291,8 @@ TEST(SbatchOptionsTest, BrokenOptionsNameTheOptionAndTheValue) {
             "--gres=shard:2: only GPUs (gpu[:TYPE]:N) are resources squeeze schedules, not "
             "'shard'");
   EXPECT_THAT(error("gres", "gpu:a100:x"), HasSubstr("--gres=gpu:a100:x: 'x' is not a whole"));
-  EXPECT_THAT(error("nodes", "2-4"), HasSubstr("--nodes=2-4: a range of node counts"));
+  EXPECT_THAT(error("nodes", "2-4"), HasSubstr("--nodes=2-4: a range of nodes needs its GPUs per node"));
+  EXPECT_THAT(error("nodes", "4-2"), HasSubstr("--nodes=4-2: the range's MAX is less than its MIN"));
   EXPECT_THAT(error("mem", "16Q"), HasSubstr("--mem=16Q: '16Q' is not a memory size"));
   EXPECT_THAT(error("mem", "0"), HasSubstr("0 (all of a node's memory) is not supported"));
   EXPECT_THAT(error("time", "1:99:00"), HasSubstr("--time=1:99:00: "));

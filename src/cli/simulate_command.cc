@@ -45,6 +45,11 @@ struct SimulateFlags {
   std::string assume_checkpoint_cost;
   double assume_time_limit = 0;
   std::string assume_checkpoint_stall;
+  double assume_elastic = 0;
+  double assume_elastic_max = 1;
+  double assume_elastic_min = 0;
+  std::string assume_scaling = "amdahl:0.95";
+  std::string assume_resize_cost;
   std::string inference_load;
   std::string reclaim_trace;
   bool quiet = false;
@@ -120,6 +125,18 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
     Result<Time> stall = ParseDuration(f.assume_checkpoint_stall);
     if (!stall.ok()) return stall.status().WithContext("--assume-checkpoint-stall");
     read.default_checkpoint_stall = *stall;
+  }
+  read.elastic_share = f.assume_elastic;
+  read.elastic_max_factor = f.assume_elastic_max;
+  read.elastic_min_factor = f.assume_elastic_min;
+  Result<Scaling> scaling = ParseScaling(f.assume_scaling);
+  if (!scaling.ok()) return scaling.status().WithContext("--assume-scaling");
+  read.elastic_scaling = *scaling;
+  if (!f.assume_resize_cost.empty()) {
+    Result<Time> cost = ParseDuration(f.assume_resize_cost);
+    if (!cost.ok()) return cost.status().WithContext("--assume-resize-cost");
+    if (*cost < 0) return Status::Error("--assume-resize-cost: '" + f.assume_resize_cost + "' is negative");
+    read.elastic_resize_cost = *cost;
   }
   return read;
 }
@@ -259,6 +276,42 @@ void AddAssumeOptions(CLI::App& app, SimulateFlags& flags,
           ->capture_default_str());
 }
 
+// Elastic jobs for traces that give none (docs/simulate.md), stated by a scenario file instead.
+void AddElasticOptions(CLI::App& app, SimulateFlags& flags,
+                       std::vector<CLI::Option*>& in_scenario) {
+  SimulateFlags* f = &flags;
+  in_scenario.push_back(
+      app.add_option("--assume-elastic", f->assume_elastic,
+                     "Elastic jobs for traces that give none: this share of the checkpointable "
+                     "jobs, picked by a hash of their ids, runs on 1 GPU up to its trace width "
+                     "(times --assume-elastic-max) and is resized by the shrink and grow "
+                     "actions (0: none, 1: all)")
+          ->check(CLI::Range(0.0, 1.0))
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-elastic-max", f->assume_elastic_max,
+                     "The widest an elastic job may run, as a multiple of its trace width (its "
+                     "duration stays that of its trace width)")
+          ->check(CLI::Range(1.0, 64.0))
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-elastic-min", f->assume_elastic_min,
+                     "The narrowest an elastic job may run, as a share of its trace width "
+                     "(rounded up; 0: 1 GPU)")
+          ->check(CLI::Range(0.0, 1.0))
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-scaling", f->assume_scaling,
+                     "How elastic jobs' throughput grows with their width: linear, amdahl:P "
+                     "(P the parallel fraction) or WIDTH:THROUGHPUT pairs (1:1,2:1.9,4:3.4)")
+          ->capture_default_str());
+  in_scenario.push_back(
+      app.add_option("--assume-resize-cost", f->assume_resize_cost,
+                     "What each resize of an elastic job costs it on restart (a duration such "
+                     "as 60 or 1m; default: its restart overhead, 7 s on 1 GPU, 30 s on 2-8, "
+                     "60 s above), besides its checkpoint (--assume-checkpoint-cost)"));
+}
+
 // Where the results and the progress go.
 void AddOutputOptions(CLI::App& app, SimulateFlags& f) {
   app.add_option("--json", f.json_out, "Write the results as JSON to this file");
@@ -352,6 +405,7 @@ CommandRun RegisterSimulate(CLI::App& app) {
       "POLICY.KEY=VALUE for one (repeatable; see docs/policies.md). A setting no policy it "
       "is for reads is refused"));
   AddAssumeOptions(app, *f, in_scenario);
+  AddElasticOptions(app, *f, in_scenario);
   in_scenario.push_back(app.add_option(
       "--inference-load", f->inference_load,
       "Inference load on the colocated pools' GPUs: the per-pod GPU duty cycle trace "

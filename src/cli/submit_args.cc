@@ -17,7 +17,13 @@ struct TextFlag {
 
 constexpr TextFlag kTextFlags[] = {
     {"--name", &SubmitFlags::name, "The job's name (default: the program's)"},
-    {"--gpus", &SubmitFlags::gpus, "GPUs, 0 to 1024 (default 1)"},
+    {"--gpus", &SubmitFlags::gpus,
+     "GPUs, 0 to 1024 (default 1), or a range MIN-MAX (2-8): an elastic job, started on the GPUs "
+     "free (at least MIN) and, with --checkpointable, shrunk and grown at checkpoints"},
+    {"--step", &SubmitFlags::step, "With a --gpus range: the widths go MIN, MIN+STEP, ... (2)"},
+    {"--scaling", &SubmitFlags::scaling,
+     "With a --gpus range: how its throughput grows with GPUs: linear (default), amdahl:P, or "
+     "WIDTH:THROUGHPUT pairs (1:1,2:1.9,4:3.4)"},
     {"--gpu-milli", &SubmitFlags::gpu_milli, "Share of each GPU in thousandths, 1 to 1000"},
     {"--gpu-models", &SubmitFlags::gpu_models, "Allowed GPU models, comma-separated (A100,H100)"},
     {"--pool", &SubmitFlags::pool, "The job's home pool, where its data lives (default: any)"},

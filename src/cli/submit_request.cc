@@ -29,6 +29,8 @@ struct FlagField {
 constexpr FlagField kScalarFlags[] = {
     {"name", "--name", &SubmitFlags::name},
     {"gpus", "--gpus", &SubmitFlags::gpus},
+    {"step", "--step", &SubmitFlags::step},
+    {"scaling", "--scaling", &SubmitFlags::scaling},
     {"gpu_milli", "--gpu-milli", &SubmitFlags::gpu_milli},
     {"pool", "--pool", &SubmitFlags::pool},
     {"data_gb", "--data-gb", &SubmitFlags::data_gb},

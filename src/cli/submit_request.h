@@ -20,7 +20,9 @@ namespace squeeze {
 // as the job file field of the same name would be (docs/job-file.md).
 struct SubmitFlags {
   std::optional<std::string> name;
-  std::optional<std::string> gpus;
+  std::optional<std::string> gpus;  // a count, or a range MIN-MAX (an elastic job)
+  std::optional<std::string> step;
+  std::optional<std::string> scaling;
   std::optional<std::string> gpu_milli;
   std::optional<std::string> gpu_models;  // comma-separated
   std::optional<std::string> pool;

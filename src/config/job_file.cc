@@ -97,6 +97,8 @@ class JobReader {
   Status ReadEnv(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadStep(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadScaling(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadPool(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadRegions(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -143,6 +145,8 @@ class JobReader {
                          Result<int64_t> (*parse)(std::string_view)) const;
   Status CheckTogether(const JobNode& root, const JobRequest& out) const;
   Status CheckCheckpoint(const JobNode& root, const JobRequest& out) const;
+  // step and scaling need gpus as a range of whole GPUs.
+  Status CheckElastic(const JobNode& root, const JobRequest& out) const;
 
   std::string source_;
   Time now_;
@@ -155,6 +159,8 @@ constexpr FieldDef kFields[] = {
     {"env", &JobReader::ReadEnv},
     {"gpus", &JobReader::ReadGpus},
     {"gpu_milli", &JobReader::ReadGpuMilli},
+    {"step", &JobReader::ReadStep},
+    {"scaling", &JobReader::ReadScaling},
     {"gpu_models", &JobReader::ReadGpuModels},
     {"pool", &JobReader::ReadPool},
     {"regions", &JobReader::ReadRegions},
@@ -182,26 +188,6 @@ constexpr FieldDef kFields[] = {
     {"output", &JobReader::ReadOutput},
     {"error", &JobReader::ReadError},
 };
-
-// squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
-std::string_view SlurmFieldName(std::string_view key) {
-  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
-      {"time", "time_limit"},      {"timelimit", "time_limit"}, {"walltime", "time_limit"},
-      {"partition", "pool"},       {"queue", "pool"},           {"priority", "urgency"},
-      {"qos", "urgency"},          {"job_name", "name"},        {"job-name", "name"},
-      {"gres", "gpus"},            {"gpus_per_node", "gpus"},   {"chdir", "workdir"},
-      {"account", "team"},         {"mem", "memory"},           {"cpus_per_task", "cpus"},
-      {"requeue", "preemptible"},  {"export", "env"},           {"environment", "env"},
-      {"stdout", "output"},        {"stderr", "error"},         {"output_path", "output"},
-      {"error_path", "error"},
-  };
-  std::string lower(key);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const auto& [theirs, ours] : kNames) {
-    if (lower == theirs) return ours;
-  }
-  return {};
-}
 
 std::vector<std::string_view> FieldNames() {
   std::vector<std::string_view> names;
@@ -406,8 +392,31 @@ Status JobReader::ReadEnv(const JobNode& n, std::string_view f, JobRequest& out)
   return Status::Ok();
 }
 
+// A count, or a range MIN-MAX for an elastic job (core/elastic.h), which waits for MIN.
 Status JobReader::ReadGpus(const JobNode& n, std::string_view f, JobRequest& out) const {
-  return Assign(Int(n, f, 0, kMaxGpus), out.spec.gpus);
+  if (n.kind != JobNode::Kind::kScalar || n.text.find('-', 1) == std::string::npos) {
+    return Assign(Int(n, f, 0, kMaxGpus), out.spec.gpus);
+  }
+  Result<ElasticSpec> range = ParseGpuRange(Trim(n.text), "value");
+  if (!range.ok()) return Error(n, f, range.status().message());
+  if (range->max > kMaxGpus) return Error(n, f, "value '" + n.text + "' is more than " + std::to_string(kMaxGpus) + " GPUs");
+  out.spec.elastic.min = range->min;
+  out.spec.elastic.max = range->max;
+  out.spec.gpus = range->min;
+  return Status::Ok();
+}
+
+Status JobReader::ReadStep(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Int(n, f, 1, kMaxGpus), out.spec.elastic.step);
+}
+
+Status JobReader::ReadScaling(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "linear, amdahl:P or WIDTH:THROUGHPUT pairs");
+  if (!text.ok()) return text.status();
+  Result<Scaling> scaling = ParseScaling(Trim(*text));
+  if (!scaling.ok()) return Error(n, f, scaling.status().message());
+  out.spec.elastic.scaling = *scaling;
+  return Status::Ok();
 }
 
 Status JobReader::ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest& out) const {
@@ -613,7 +622,26 @@ Status JobReader::CheckTogether(const JobNode& root, const JobRequest& out) cons
                  "a fraction of a GPU (" + std::to_string(out.spec.gpu_milli) +
                      ") needs gpus: 1, not " + std::to_string(out.spec.gpus));
   }
+  if (Status st = CheckElastic(root, out); !st.ok()) return st;
   return CheckCheckpoint(root, out);
+}
+
+Status JobReader::CheckElastic(const JobNode& root, const JobRequest& out) const {
+  const ElasticSpec& e = out.spec.elastic;
+  for (std::string_view field : {"step", "scaling"}) {
+    const JobNode* at = Find(root, field);
+    if (at != nullptr && !e.enabled()) return Error(*at, field, "needs gpus as a range, like gpus: 2-8");
+  }
+  if (!e.enabled()) return Status::Ok();
+  const JobNode* gpus = Find(root, "gpus");
+  if (out.spec.gpu_milli != kMilliPerGpu) {
+    return Error(gpus ? *gpus : root, "gpus", "a range (" + GpuRangeText(e) + ") takes whole GPUs, not gpu_milli");
+  }
+  if (Status st = ValidateElastic(e); !st.ok()) {
+    const JobNode* step = Find(root, "step");
+    return Error(step ? *step : root, "step", st.message());
+  }
+  return Status::Ok();
 }
 
 // checkpoint_interval, checkpoint_cost and checkpoint_stall need checkpointable: true; a stall

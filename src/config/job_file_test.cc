@@ -175,6 +175,35 @@ TEST(JobFileTest, YamlAndJsonGiveTheSameRequest) {
   EXPECT_EQ(a.submit_time, b.submit_time);
 }
 
+TEST(JobFileTest, AGpusRangeIsAnElasticJob) {
+  Result<JobRequest> r = ParseJobYaml(
+      WithCommand("gpus: 2-8\nstep: 2\nscaling: amdahl:0.95\ncheckpointable: true\n"), "j", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.gpus, 2);  // it waits for its minimum
+  EXPECT_EQ(r->spec.elastic.min, 2);
+  EXPECT_EQ(r->spec.elastic.max, 8);
+  EXPECT_EQ(r->spec.elastic.step, 2);
+  EXPECT_EQ(ScalingText(r->spec.elastic.scaling), "amdahl:0.95");
+  r = ParseJobJson(R"({"command": ["a"], "gpus": "1-4"})", kNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();  // moldable: no checkpoints, sized at its start
+  EXPECT_EQ(r->spec.elastic.max, 4);
+  for (const auto& [text, error] : std::vector<std::pair<std::string, std::string>>{
+           {"gpus: 8-2\n", "'8-2' is not a range MIN-MAX"},
+           {"gpus: 2-x\n", "'2-x' is not a range"},
+           {"gpus: 0-4\n", "'0-4' is not a range"},
+           {"gpus: 2-99999\n", "more than"},
+           {"step: 2\n", "step: needs gpus as a range"},
+           {"scaling: linear\n", "scaling: needs gpus as a range"},
+           {"gpus: 2-8\nscaling: amdahl:2\n", "the parallel fraction after amdahl:"},
+           {"gpus: 2-8\nscaling: fast\n", "scaling 'fast': not linear"},
+           {"gpus: 2-8\nstep: 9\n", "step 9 must be 1..8"},
+           {"gpus: 1-8\ngpu_milli: 500\n", "takes whole GPUs"}}) {
+    r = ParseJobYaml(WithCommand(text), "j.yaml", kNow);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_THAT(r.status().message(), HasSubstr(error)) << text;
+  }
+}
+
 TEST(JobFileTest, OneGpuModelMayBeAString) {
   const Result<JobRequest> r = ParseJobYaml(WithCommand("gpu_models: A100\n"), "j", kNow);
   ASSERT_TRUE(r.ok()) << r.status().message();

@@ -46,7 +46,13 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   j["command"] = r.command;
   if (!r.workdir.empty()) j["workdir"] = r.workdir;
   if (!r.env.empty()) j["env"] = r.env;
-  j["gpus"] = s.gpus;
+  if (s.elastic.enabled()) {
+    j["gpus"] = std::to_string(s.elastic.min) + "-" + std::to_string(s.elastic.max);
+    if (s.elastic.step != 1) j["step"] = s.elastic.step;
+    if (s.elastic.scaling.kind != Scaling::Kind::kLinear) j["scaling"] = ScalingText(s.elastic.scaling);
+  } else {
+    j["gpus"] = s.gpus;
+  }
   j["gpu_milli"] = s.gpu_milli;
   if (!s.gpu_models.empty()) j["gpu_models"] = s.gpu_models;
   if (!s.pool.empty()) j["pool"] = s.pool;

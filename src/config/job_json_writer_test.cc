@@ -22,6 +22,10 @@ void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
   EXPECT_EQ(got.env, want.env);
   EXPECT_EQ(got.spec.gpus, want.spec.gpus);
   EXPECT_EQ(got.spec.gpu_milli, want.spec.gpu_milli);
+  EXPECT_EQ(got.spec.elastic.min, want.spec.elastic.min);
+  EXPECT_EQ(got.spec.elastic.max, want.spec.elastic.max);
+  EXPECT_EQ(got.spec.elastic.step, want.spec.elastic.step);
+  EXPECT_EQ(ScalingText(got.spec.elastic.scaling), ScalingText(want.spec.elastic.scaling));
   EXPECT_EQ(got.spec.gpu_models, want.spec.gpu_models);
   EXPECT_EQ(got.spec.pool, want.spec.pool);
   EXPECT_EQ(got.spec.regions, want.spec.regions);
@@ -97,6 +101,21 @@ TEST(JobJsonWriterTest, OtherValuesRoundTrip) {
   r.spec.checkpoint_stall = 0;  // asynchronous, and free: its cost of 0s is written beside it
   r.max_retries = 100;
   r.spec.submit_time = kNow;
+  ExpectSameJob(r, RoundTrip(r));
+}
+
+TEST(JobJsonWriterTest, AnElasticJobRoundTrips) {
+  JobRequest r;
+  r.spec.name = "train";
+  r.command = {"train"};
+  r.spec.checkpointable = true;
+  r.spec.elastic.min = r.spec.gpus = 2;
+  r.spec.elastic.max = 8;
+  r.spec.elastic.step = 2;
+  r.spec.elastic.scaling = ParseScaling("amdahl:0.9").value();
+  r.spec.submit_time = kNow;
+  const std::string json = JobRequestToJobJson(r);
+  EXPECT_THAT(json, ::testing::HasSubstr(R"("gpus":"2-8","step":2,"scaling":"amdahl:0.9")"));
   ExpectSameJob(r, RoundTrip(r));
 }
 

@@ -1,5 +1,6 @@
 #include "config/job_values.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -107,6 +108,26 @@ Result<int64_t> ParseCpuMilli(std::string_view text) {
   if (milli < 1 || *cores > kMaxCpus)
     return Status::Error("'" + s + "' is outside 0.001..4096 cores");
   return static_cast<int64_t>(milli);
+}
+
+// squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
+std::string_view SlurmFieldName(std::string_view key) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"time", "time_limit"},      {"timelimit", "time_limit"}, {"walltime", "time_limit"},
+      {"partition", "pool"},       {"queue", "pool"},           {"priority", "urgency"},
+      {"qos", "urgency"},          {"job_name", "name"},        {"job-name", "name"},
+      {"gres", "gpus"},            {"gpus_per_node", "gpus"},   {"chdir", "workdir"},
+      {"account", "team"},         {"mem", "memory"},           {"cpus_per_task", "cpus"},
+      {"requeue", "preemptible"},  {"export", "env"},           {"environment", "env"},
+      {"stdout", "output"},        {"stderr", "error"},         {"output_path", "output"},
+      {"error_path", "error"},
+  };
+  std::string lower(key);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [theirs, ours] : kNames) {
+    if (lower == theirs) return ours;
+  }
+  return {};
 }
 
 }  // namespace squeeze

@@ -22,6 +22,9 @@ Result<int64_t> ParseMemoryMib(std::string_view text);
 // "4", "0.5" cores -> millicores, rounded; 1 millicore to 4096 cores.
 Result<int64_t> ParseCpuMilli(std::string_view text);
 
+// squeeze's field for what Slurm (or Kubernetes) users call by another name; empty if none.
+std::string_view SlurmFieldName(std::string_view key);
+
 }  // namespace squeeze
 
 #endif  // SQUEEZE_CONFIG_JOB_VALUES_H_

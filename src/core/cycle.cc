@@ -112,6 +112,10 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
   if (interval > 0 && pause > 0) {
     speed *= static_cast<double>(interval) / static_cast<double>(interval + pause);
   }
+  // An elastic job at another width than its reference one (at most 64 times as fast).
+  if (job.spec.elastic.enabled()) {
+    speed *= std::min(64.0, ElasticSpeed(job.spec.elastic, job.measured_rates, job.spec.gpus));
+  }
   return std::max(1, static_cast<int>(speed * 1000 + 0.5));
 }
 

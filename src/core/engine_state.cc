@@ -169,7 +169,7 @@ void UncountHold(EngineState& s, const Job& job) {
 void DropMove(EngineState& s, JobId id) {
   auto it = s.moves.find(id);
   if (it == s.moves.end()) return;
-  ReleasePlacement(s, it->second.to);
+  ReleasePlacement(s, it->second.held);
   s.moves.erase(it);
 }
 

@@ -29,6 +29,9 @@ struct SchedulerCounters {
   int64_t slice_yields = 0;     // stops at a slice end
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;     // jobs stopped by defrag to restart on other nodes
+  int64_t resizes = 0;          // elastic jobs stopped to restart at another width
+  int64_t shrinks = 0;          // of them, to fewer GPUs
+  int64_t widened_starts = 0;   // elastic jobs started wider than their minimum
   int64_t region_moves = 0;     // starts in another region than the job's home
   double data_moved_gb = 0;     // copied between regions for those starts
   double data_transfer_cost = 0;  // what the copies cost, by the links' price per GB
@@ -76,11 +79,16 @@ struct EngineState {
   // made for them is theirs (not taken by a job ahead of them in order, such as the borrower
   // that was just reclaimed, nor left idle behind a blocked head).
   std::set<JobId> claims;
-  // Defragmentation moves in flight: a job asked to stop so that it restarts on `to`, whose
-  // GPUs are taken in `cluster` (and nowhere else) from the move until the job restarts there.
+  int elastic_jobs = 0;  // elastic jobs known (waiting or active): the shrink and grow actions
+  // Moves in flight (defrag, return_home, and the resizes of elastic jobs): a job asked to stop
+  // so that it restarts on `to`. `held` is the part of `to` taken in `cluster` (and nowhere
+  // else) for it: all of `to` for a move; for a resize, what the job did not hold already until
+  // it has stopped, then all of it, until the job restarts there.
   struct Move {
     Placement to;
     bool borrowed = false;
+    Placement held;
+    bool resize = false;
   };
   std::map<JobId, Move> moves;
   // Pipelined placements (Volcano's Pipeline): a waiting job whose victims are stopping for it

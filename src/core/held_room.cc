@@ -1,5 +1,6 @@
 #include "core/held_room.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "core/placement_math.h"
@@ -19,6 +20,30 @@ void HoldPipelinedFree(EngineState& s, JobId job, const Placement& freed_by_vict
   p.held = Joined(std::move(p.held), free_now);
 }
 
+// What of a stopping job's capacity is free once it has stopped: nothing on an unavailable
+// node (held for it), and not the GPUs inference needs (held as closed).
+Placement FreedOnStop(const EngineState& s, const Placement& placement) {
+  Placement out;
+  for (const NodeShare& share : placement.shares) {
+    if (s.unavailable.count(share.node)) continue;
+    NodeShare freed = share;
+    if (const uint64_t closed = HeldGpuMask(s, share.node); closed != 0) {
+      freed.gpus.clear();
+      for (int g : share.gpus) {
+        if (!(closed >> std::min(g, 63) & 1)) freed.gpus.push_back(g);
+      }
+    }
+    out.shares.push_back(std::move(freed));
+  }
+  return out;
+}
+
+// The exact inverse of HoldCapacity for a job whose hold was the last change on its nodes.
+void UndoHold(EngineState& s, const Job& job) {
+  s.cluster.Release(job.placement);
+  UncountHold(s, job);
+}
+
 void HoldPipelinedFreed(EngineState& s, JobId for_job, const Placement& stopped) {
   auto it = s.pipelined.find(for_job);
   if (it == s.pipelined.end()) return;
@@ -31,6 +56,23 @@ void HoldPipelinedFreed(EngineState& s, JobId for_job, const Placement& stopped)
   }
 }
 
+bool TakeMoveRest(EngineState& s, JobId id) {
+  auto it = s.moves.find(id);
+  if (it == s.moves.end()) return false;
+  EngineState::Move& move = it->second;
+  const Placement rest = Without(move.to, move.held);
+  bool fits = true;
+  for (const NodeShare& share : rest.shares) fits = fits && s.cluster.Fits(share);
+  if (!fits) {
+    ReleasePlacement(s, move.held);
+    s.moves.erase(it);
+    return false;
+  }
+  s.cluster.Allocate(rest);
+  move.held = move.to;
+  return true;
+}
+
 void DropLostMoves(EngineState& s) {
   for (auto it = s.moves.begin(); it != s.moves.end();) {
     bool lost = false;
@@ -39,7 +81,7 @@ void DropLostMoves(EngineState& s) {
       ++it;
       continue;
     }
-    ReleasePlacement(s, it->second.to);
+    ReleasePlacement(s, it->second.held);
     it = s.moves.erase(it);
   }
 }

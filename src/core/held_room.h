@@ -16,6 +16,15 @@ void HoldPipelinedFree(EngineState& s, JobId job, const Placement& freed_by_vict
 // A victim of `for_job` has stopped and released `stopped`: the part of `for_job`'s pipelined
 // placement it covers (and that is free: not on a node that went down) is held for it.
 void HoldPipelinedFreed(EngineState& s, JobId for_job, const Placement& stopped);
+// What of a stopping job's capacity is free once it has stopped: nothing on an unavailable
+// node (held for it), and not the GPUs inference needs (held as closed).
+Placement FreedOnStop(const EngineState& s, const Placement& placement);
+// The exact inverse of HoldCapacity for a job whose hold was the last change on its nodes.
+void UndoHold(EngineState& s, const Job& job);
+// A moved job has stopped: the part of its move's destination it held until then (a resize
+// keeps some of its GPUs) is held for it too. False, dropping the move, when some of it is not
+// free (a node went down): the job is placed anew.
+bool TakeMoveRest(EngineState& s, JobId id);
 // Moves whose destination lost a node since: the job, stopped, is placed anew.
 void DropLostMoves(EngineState& s);
 // Ends `job`'s pipeline (if any), releasing what was held for it.

@@ -52,7 +52,7 @@ Time Job::RunProgress(Time now) const {
 }
 
 Time ProgressAtSpeed(Time elapsed, int speed_milli) {
-  return speed_milli >= 1000 ? elapsed : FloorToSecond(elapsed * speed_milli / 1000);
+  return speed_milli == 1000 ? elapsed : FloorToSecond(elapsed * speed_milli / 1000);
 }
 
 bool Job::CanCheckpointNow(Time now) const {
@@ -116,7 +116,9 @@ Time Job::EstimatedEnd() const {
 }
 
 Time Job::TimeForWork(Time work) const {
-  if (run_speed_milli >= 1000) return work;
+  // Faster than full speed too (an elastic job wider than its reference width), the time is
+  // whole seconds: the progress at its end may pass `work` by less than the speed's seconds.
+  if (run_speed_milli == 1000) return work;
   return CeilToSecond((work * 1000 + run_speed_milli - 1) / run_speed_milli);
 }
 

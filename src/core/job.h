@@ -3,11 +3,13 @@
 #ifndef SQUEEZE_CORE_JOB_H_
 #define SQUEEZE_CORE_JOB_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/elastic.h"
 #include "core/placement.h"
 #include "core/types.h"
 
@@ -43,6 +45,9 @@ struct JobSpec {
   int gpu_milli = kMilliPerGpu;
   std::vector<std::string> gpu_models;  // allowed models; empty = any
   int64_t min_gpu_memory_mib = 0;
+  // An elastic job (elastic.enabled()) runs on any width of elastic's range; `gpus` is the width
+  // it runs at, or waits for (its minimum), and its estimate is for elastic.Reference() GPUs.
+  ElasticSpec elastic;
   int64_t cpu_milli = 0;   // whole job, spread over its nodes in proportion to GPUs
   int64_t memory_mib = 0;  // whole job, likewise
 
@@ -102,7 +107,7 @@ Time PeriodicCheckpointStall(const JobSpec& spec);
 // The progress after a periodic checkpoint before it is on disk: what an asynchronous
 // save takes beyond its pause (0 for synchronous checkpoints).
 Time CheckpointPersistLag(const JobSpec& spec);
-// The work done in `elapsed` at `speed_milli` thousandths of full speed: below full speed, in
+// The work done in `elapsed` at `speed_milli` thousandths of full speed: at any other speed, in
 // whole seconds (rounded down), so that it is the same whatever the tick.
 Time ProgressAtSpeed(Time elapsed, int speed_milli);
 
@@ -118,8 +123,9 @@ struct Job {
   Time run_start = kNever;       // start of the current run
   Time run_overhead = 0;         // restart overhead paid at the start of the current run
   // Progress per second of the current run, in thousandths: below 1000 on a GPU shared with
-  // inference, or when periodic checkpoints take time. Progress at a speed below 1000 counts
-  // in whole seconds (ProgressAtSpeed, TimeForWork), whatever the tick.
+  // inference, when periodic checkpoints take time, or for an elastic job narrower than its
+  // reference width; above 1000 for one wider. Progress at another speed than 1000 counts in
+  // whole seconds (ProgressAtSpeed, TimeForWork), whatever the tick.
   int run_speed_milli = 1000;
   // Periodic checkpoints of the current run (0: the spec's checkpoint_interval): the scheduler
   // sets a shorter one on capacity that may be taken away.
@@ -169,6 +175,14 @@ struct Job {
   // does not report checkpoints, like the simulator).
   Time last_checkpoint = kNever;
   Placement placement;
+  // Elastic jobs: resizes so far (a stop and a restart at another width), when they were within
+  // the last hour (oldest first), why the last one was made, the throughput the job reported at
+  // each width, and the seconds it ran at each width (runs that ended).
+  int resizes = 0;
+  std::vector<Time> resize_times;
+  std::string resize_reason;
+  MeasuredRates measured_rates;
+  std::map<int, Time> time_at_width;
 
   bool IsActive() const {
     return state == JobState::kRunning || state == JobState::kCheckpointing;

@@ -61,8 +61,8 @@ Policy Squeeze() {
   p.priority = true;
   p.deadline = true;
   p.fair_share = true;
-  p.actions = {"spot",     "colocate", "allocate", "reclaim",    "defrag",
-               "backfill", "preempt",  "region",   "return_home"};
+  p.actions = {"spot",    "colocate", "allocate", "reclaim", "defrag",      "backfill",
+               "shrink",  "preempt",  "region",   "grow",    "return_home"};
   p.node_order = "squeeze";
   p.reserve_after = 12 * kHour;
   p.learned_estimates = true;
@@ -151,6 +151,11 @@ void AddAction(Policy& p, const std::string& action) {
     InsertAfter(p, "borrow", {"allocate", "reclaim", "backfill"});
   } else if (action == "defrag") {
     InsertAfter(p, "defrag", {"allocate", "reclaim"});
+  } else if (action == "shrink") {
+    InsertAfter(p, "shrink", {"allocate", "reclaim", "defrag", "backfill"});
+  } else if (action == "grow") {
+    InsertAfter(p, "grow", {"allocate", "reclaim", "defrag", "backfill", "borrow", "shrink",
+                            "preempt", "region"});
   } else if (action == "region") {
     InsertAfter(p, "region", {"allocate", "reclaim", "defrag", "backfill", "borrow", "preempt"});
   } else if (action == "spot" || action == "colocate") {
@@ -189,6 +194,10 @@ Status Policy::Validate() const {
     return Status::Error("policy '" + name + "': min_runtime " +
                          std::to_string(WholeSeconds(min_runtime)) + " is negative");
   }
+  if (elastic_resizes_per_hour < 0) {
+    return Status::Error("policy '" + name + "': elastic_resizes_per_hour " +
+                         std::to_string(elastic_resizes_per_hour) + " is negative");
+  }
   if (defrag_max_moves_per_hour < 0) {
     return Status::Error("policy '" + name + "': defrag_max_moves_per_hour " +
                          std::to_string(defrag_max_moves_per_hour) + " is negative");
@@ -222,12 +231,16 @@ Result<Policy> NamedPolicy(std::string_view name) {
     if (modifier == "borrow") {
       AddAction(p, "reclaim");
       AddAction(p, "borrow");
+    } else if (modifier == "elastic") {
+      AddAction(p, "shrink");
+      AddAction(p, "grow");
     } else if (modifier == "defrag" || modifier == "region" || modifier == "spot" ||
-               modifier == "colocate") {
+               modifier == "colocate" || modifier == "shrink" || modifier == "grow") {
       AddAction(p, modifier);
     } else {
       return Status::Error("policy '" + full + "': unknown modifier '" + modifier +
-                           "' (known: borrow, defrag, region, spot, colocate)");
+                           "' (known: borrow, defrag, region, spot, colocate, elastic, shrink, "
+                           "grow)");
     }
     start = next;
   }

@@ -64,6 +64,11 @@ struct Policy {
   bool borrow_any = false;
   // With "defrag": a job is moved at most this many times in any hour (0 = never).
   int defrag_max_moves_per_hour = 1;
+  // With "shrink" and "grow" (elastic jobs, core/elastic.h): a job is resized at most this many
+  // times in any hour (0 = never), and grown into idle GPUs only when the time it is expected to
+  // save is at least grow_gain times what the resize costs it.
+  int elastic_resizes_per_hour = 4;
+  double elastic_grow_gain = 2.0;
   // With "region": a waiting job moves to another region only if its expected wait at home
   // exceeds the time to copy its data there by at least this much.
   Time region_min_gain = 0;

@@ -156,6 +156,15 @@ std::vector<Option> ActionOptions() {
       {"defrag", Toggle, Always, ""},
       {"defrag_max_moves_per_hour", Count<&Policy::defrag_max_moves_per_hour>,
        [](const Policy& p, PolicyDriver) { return p.Has("defrag"); }, "the defrag action"},
+      {"shrink", Toggle, Always, ""},
+      {"grow", Toggle, Always, ""},
+      {"elastic_resizes_per_hour", Count<&Policy::elastic_resizes_per_hour>,
+       [](const Policy& p, PolicyDriver) { return AnyOf(p, {"shrink", "grow"}); },
+       "the shrink and grow actions"},
+      {"elastic_grow_gain", [](Policy& p, const std::string& k, const std::string& v) {
+         return Number(k, v, 0, 1e6, "is not a number from 0 to 1e6", &p.elastic_grow_gain);
+       },
+       [](const Policy& p, PolicyDriver) { return p.Has("grow"); }, "the grow action"},
       {"region", Toggle, Always, ""},
       {"region_min_gain", Span<&Policy::region_min_gain>,
        [](const Policy& p, PolicyDriver) { return p.Has("region"); }, "the region action"},

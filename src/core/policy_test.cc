@@ -89,7 +89,7 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_EQ(sq.min_runtime, 300 * kSecond);
   EXPECT_THAT(sq.actions,
               ElementsAre("spot", "colocate", "allocate", "reclaim", "defrag", "backfill",
-                          "preempt", "region", "return_home"));
+                          "shrink", "preempt", "region", "grow", "return_home"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_TRUE(sq.spot_aware);
   EXPECT_EQ(sq.spot_long_job, 12 * kHour);
@@ -114,7 +114,8 @@ TEST(PolicyTest, UnknownNameListsTheKnownOnes) {
   auto m = NamedPolicy("fifo+turbo");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
-            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag, region, spot, colocate)");
+            "policy 'fifo+turbo': unknown modifier 'turbo' (known: borrow, defrag, region, spot, colocate, elastic, "
+            "shrink, grow)");
 }
 
 // Position of `action` in `actions`, -1 if absent.
@@ -224,10 +225,10 @@ TEST(PolicyTest, DefragOptions) {
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "preempt", "region", "return_home"));
+                                     "shrink", "preempt", "region", "grow", "return_home"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "preempt", "region", "return_home"));
+                                     "shrink", "preempt", "region", "grow", "return_home"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
   EXPECT_EQ(p.actions, Named("squeeze").actions);
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
@@ -344,7 +345,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
             "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region, spot, "
-            "colocate, return_home)");
+            "colocate, return_home, shrink, grow)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

@@ -82,6 +82,7 @@ std::string Scheduler::OpportunisticNote(const JobSpec& spec) const {
 }
 
 Status Scheduler::CheckFeasible(const JobSpec& spec) const {
+  if (spec.elastic.enabled()) return CheckElasticFeasible(spec);
   if (spec.gpus < 0) return Status::Error("gpus " + std::to_string(spec.gpus) + " is negative");
   if (spec.gpu_milli < 1 || spec.gpu_milli > kMilliPerGpu) {
     return Status::Error("gpu_milli " + std::to_string(spec.gpu_milli) + " is outside 1..1000");
@@ -134,11 +135,13 @@ Status Scheduler::Submit(const JobSpec& spec, Time now) {
   if (Status st = Validate(spec); !st.ok()) return st;
   Job job;
   job.spec = spec;
+  if (spec.elastic.enabled()) job.spec.gpus = spec.elastic.min;  // it waits for its minimum
   job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
   job.queued_since = now;
   job.data_regions = HomeRegionBit(*state_, job);
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
+  state_->elastic_jobs += spec.elastic.enabled();
   // Orders that learn the workload, or refresh what they judge by, watch arrivals.
   state_->node_order->ObserveArrival(spec, state_->cluster);
   Admit(stored, now);
@@ -161,6 +164,7 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   Job job;
   job.spec = spec;
   job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  if (spec.elastic.enabled()) job.spec.gpus = placement.GpuCount();  // the width it runs at
   job.state = JobState::kRunning;
   job.placement = placement;
   job.queued_since = run_start;
@@ -173,6 +177,7 @@ Status Scheduler::Adopt(const JobSpec& spec, const Placement& placement, Time ru
   if (run_region < 64) job.data_regions |= uint64_t{1} << run_region;  // its data is there too
   Job& stored = state_->jobs.emplace(spec.id, std::move(job)).first->second;
   ++state_->counters.submitted;
+  state_->elastic_jobs += spec.elastic.enabled();
   state_->node_order->ObserveArrival(spec, state_->cluster);
   HoldCapacity(*state_, stored);
   IndexRunning(*state_, stored);
@@ -289,6 +294,7 @@ void Scheduler::Unhold(Job& job, Time now) {
   job.bridging = false;
   job.leave_window_at = kNever;
   job.attained_gpu_s = job.AttainedGpuSeconds(now);
+  if (job.spec.elastic.enabled()) job.time_at_width[job.spec.gpus] += now - job.run_start;
   auto waiting = state_->stop_for.find(job.spec.id);
   if (waiting != state_->stop_for.end()) {
     HoldPipelinedFreed(*state_, waiting->second, job.placement);
@@ -347,7 +353,7 @@ Status Scheduler::Stopped(JobId id, Time now) {
   Unhold(job, now);
   job.work_done = job.saved_at_stop;
   ClearRun(job, now);
-  if (state_->moves.count(id)) {
+  if (state_->moves.count(id) && TakeMoveRest(*state_, id)) {
     job.state = JobState::kPending;  // the next cycle restarts it where the move holds GPUs
     return Status::Ok();
   }
@@ -367,50 +373,13 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   job.work_done += job.RunProgress(now);
   job.state = success ? JobState::kDone : JobState::kFailed;
   state_->jobs.erase(it);
+  state_->elastic_jobs -= job.spec.elastic.enabled();
   LeaveArray(job, now);
   if (state_->job_order->Observe(job)) {
     state_->pending.Rekey(
         [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
   }
   return job;
-}
-
-Status Scheduler::SetTimeLimit(JobId id, std::optional<Time> limit) {
-  auto it = state_->jobs.find(id);
-  if (it == state_->jobs.end()) return Status::Error("no job " + std::to_string(id));
-  if (limit && *limit <= 0) return Status::Error("time_limit must be more than 0");
-  Job& job = it->second;
-  const bool running = job.state == JobState::kRunning;
-  if (running) UnindexRunning(*state_, job);
-  job.spec.time_limit = limit;
-  if (running) IndexRunning(*state_, job);
-  // A waiting job's shape says whether it is timed (core/job_shape.h).
-  state_->pending.Reshape(id, [&](int scope) { return state_->shapes.Intern(job, scope); });
-  return Status::Ok();
-}
-
-Status Scheduler::SetHeldIdle(JobId id, bool held_idle) {
-  auto it = state_->jobs.find(id);
-  if (it == state_->jobs.end() || !it->second.IsActive()) {
-    return Status::Error("job " + std::to_string(id) + " is not running");
-  }
-  Job& job = it->second;
-  if (job.held_idle == held_idle) return Status::Ok();
-  const bool running = job.state == JobState::kRunning;
-  if (running) UnindexRunning(*state_, job);
-  job.held_idle = held_idle;
-  if (running) IndexRunning(*state_, job);
-  return Status::Ok();
-}
-
-Status Scheduler::Checkpointed(JobId id, Time now) {
-  auto it = state_->jobs.find(id);
-  if (it == state_->jobs.end() || !it->second.IsActive()) {
-    return Status::Error("job " + std::to_string(id) + " is not running");
-  }
-  it->second.last_checkpoint = now;
-  state_->checkpoints_reported = true;
-  return Status::Ok();
 }
 
 Result<Job> Scheduler::Cancel(JobId id, Time now) {
@@ -430,6 +399,7 @@ Result<Job> Scheduler::Cancel(JobId id, Time now) {
   }
   job.state = JobState::kCancelled;
   state_->jobs.erase(it);
+  state_->elastic_jobs -= job.spec.elastic.enabled();
   LeaveArray(job, now);
   return job;
 }

@@ -174,6 +174,12 @@ class Scheduler {
   // node: their ids are returned. An error, changing nothing, when a job is not running, the
   // GPU count differs, or the GPUs do not add up once all have left theirs.
   Result<std::vector<JobId>> Relocate(const std::vector<std::pair<JobId, Placement>>& moves);
+  // What an elastic job reports of its throughput at the width it runs at (samples or steps
+  // per second, the same unit each time): from then on its speed at each width is judged by
+  // what it reported (core/elastic.h ElasticSpeed); its current run's speed stays as it was.
+  // An unknown or waiting job, a job that is not elastic, or a rate that is not positive is an
+  // error.
+  Status ReportRate(JobId id, double rate);
   // How many running jobs are checkpointing to make room for waiting job `id`.
   int StopsAwaited(JobId id) const;
 
@@ -181,6 +187,9 @@ class Scheduler {
   friend class testing::SchedulerPeer;
   explicit Scheduler(std::unique_ptr<EngineState> state) : state_(std::move(state)) {}
   Status Validate(const JobSpec& spec) const;
+  // CheckFeasible for an elastic job: its range and scaling, and its minimum width as its
+  // GPUs (scheduler_elastic.cc).
+  Status CheckElasticFeasible(const JobSpec& spec) const;
   std::string OpportunisticNote(const JobSpec& spec) const;
   // Queues a job that arrived, or parks it when its array has its limit of tasks admitted.
   void Admit(Job& job, Time now);

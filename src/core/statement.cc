@@ -8,33 +8,6 @@
 #include "core/placement_math.h"
 
 namespace squeeze {
-namespace {
-
-// What of a stopping job's capacity is free once it has stopped: nothing on an unavailable
-// node (held for it), and not the GPUs inference needs (held as closed).
-Placement FreedOnStop(const EngineState& s, const Placement& placement) {
-  Placement out;
-  for (const NodeShare& share : placement.shares) {
-    if (s.unavailable.count(share.node)) continue;
-    NodeShare freed = share;
-    if (const uint64_t closed = HeldGpuMask(s, share.node); closed != 0) {
-      freed.gpus.clear();
-      for (int g : share.gpus) {
-        if (!(closed >> std::min(g, 63) & 1)) freed.gpus.push_back(g);
-      }
-    }
-    out.shares.push_back(std::move(freed));
-  }
-  return out;
-}
-
-// The exact inverse of HoldCapacity for a job whose hold was the last change on its nodes.
-void UndoHold(EngineState& s, const Job& job) {
-  s.cluster.Release(job.placement);
-  UncountHold(s, job);
-}
-
-}  // namespace
 
 Statement::Statement(CycleContext& c) : c_(c), s_(c.state_) {
   assert(c_.open_statements_ == 0 && "one statement open at a time");
@@ -94,7 +67,10 @@ void Statement::Start(JobId id, Placement placement, const StartOptions& how) {
   job.state = JobState::kRunning;
   job.run_start = now;
   job.awaiting_launch = false;
-  job.run_overhead = (restart ? RestartOverhead(job.spec) : 0) + how.transfer;
+  const Time restart_cost = how.resize && job.spec.elastic.resize_cost
+                                ? *job.spec.elastic.resize_cost
+                                : RestartOverhead(job.spec);
+  job.run_overhead = (restart ? restart_cost : 0) + how.transfer;
   job.must_leave_by = kNever;
   job.run_speed_milli = RunSpeedMilli(s_, job);
   job.first_start = std::min(job.first_start, now);
@@ -131,22 +107,38 @@ void Statement::Evict(JobId id, const std::string& reason, StopKind kind,
   assert(job.state == JobState::kRunning);
   Op op = NewOp(OpKind::kEvict, id);
   op.stop = kind;
+  op.freed = FreedOnStop(s_, job.placement);
+  s_.cluster.Release(op.freed);
+  BeginStop(op, reason, for_job);
+  ops_.push_back(std::move(op));
+}
+
+void Statement::BeginStop(Op& op, const std::string& reason, std::optional<JobId> for_job) {
+  Job& job = JobAt(op.job);
   op.for_job = for_job;
   UnindexRunning(s_, job);
   job.state = JobState::kCheckpointing;
   job.saved_at_stop = job.SavedWorkIfStopped(c_.now);
   if (for_job) {
     ++s_.awaiting_stops[*for_job];
-    s_.stop_for[id] = *for_job;
+    s_.stop_for[op.job] = *for_job;
   }
-  op.freed = FreedOnStop(s_, job.placement);
-  s_.cluster.Release(op.freed);
   Decision& d = op.decision;
   d.kind = Decision::Kind::kStop;
-  d.job = id;
+  d.job = op.job;
   d.placement = job.placement;
   d.reason = reason;
-  ops_.push_back(std::move(op));
+}
+
+void Statement::UndoStop(Op& op) {
+  if (op.for_job) {
+    auto a = s_.awaiting_stops.find(*op.for_job);
+    if (--a->second == 0) s_.awaiting_stops.erase(a);
+    s_.stop_for.erase(op.job);
+  }
+  Job& job = JobAt(op.job);
+  job = std::move(op.before);
+  IndexRunning(s_, job);
 }
 
 void Statement::MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind) {
@@ -157,7 +149,7 @@ void Statement::MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind) {
   op.borrowed = borrowed;
   op.held = to;
   s_.cluster.Allocate(to);
-  s_.moves[id] = EngineState::Move{std::move(to), borrowed};
+  s_.moves[id] = EngineState::Move{to, borrowed, to};
   if (kind == MoveKind::kDefrag) {
     job.move_times.erase(job.move_times.begin(),
                          std::upper_bound(job.move_times.begin(), job.move_times.end(),
@@ -172,8 +164,10 @@ void Statement::ResumeMove(JobId id) {
   auto it = s_.moves.find(id);
   assert(it != s_.moves.end() && JobAt(id).state == JobState::kPending);
   Op op = NewOp(OpKind::kUnholdMove, id);
-  op.held = it->second.to;
+  op.held = it->second.to;  // all of it held once the job has stopped (Scheduler::Stopped)
   op.borrowed = it->second.borrowed;
+  const bool resize = it->second.resize;
+  op.resize_move = resize;
   s_.moves.erase(it);
   s_.cluster.Release(op.held);
   Placement to = op.held;
@@ -181,6 +175,9 @@ void Statement::ResumeMove(JobId id) {
   ops_.push_back(std::move(op));
   StartOptions how;
   how.borrowed = borrowed;
+  how.resize = resize;
+  Job& job = JobAt(id);
+  if (job.spec.elastic.enabled()) job.spec.gpus = to.GpuCount();
   Start(id, std::move(to), how);
 }
 
@@ -244,18 +241,10 @@ void Statement::Undo(Op& op) {
       job = std::move(op.before);
       break;
     }
-    case OpKind::kEvict: {
+    case OpKind::kEvict:
       s_.cluster.Allocate(op.freed);
-      if (op.for_job) {
-        auto a = s_.awaiting_stops.find(*op.for_job);
-        if (--a->second == 0) s_.awaiting_stops.erase(a);
-        s_.stop_for.erase(op.job);
-      }
-      Job& job = JobAt(op.job);
-      job = std::move(op.before);
-      IndexRunning(s_, job);
+      UndoStop(op);
       break;
-    }
     case OpKind::kMoveTo:
       s_.moves.erase(op.job);
       s_.cluster.Release(op.held);
@@ -263,8 +252,11 @@ void Statement::Undo(Op& op) {
       break;
     case OpKind::kUnholdMove:
       s_.cluster.Allocate(op.held);
-      s_.moves[op.job] = EngineState::Move{op.held, op.borrowed};
+      s_.moves[op.job] = EngineState::Move{op.held, op.borrowed, op.held, op.resize_move};
       JobAt(op.job) = std::move(op.before);
+      break;
+    case OpKind::kResize: case OpKind::kWiden:  // NOLINT(whitespace/newline)
+      UndoElastic(op);
       break;
     case OpKind::kHoldNodes: {
       auto held = s_.defrag_holds.find(*op.for_job);
@@ -337,6 +329,10 @@ void Statement::Commit() {
         HoldPipelinedFree(s_, op.job, freed);
         break;
       }
+      case OpKind::kResize:
+      case OpKind::kWiden:
+        CommitElastic(op);
+        break;
       case OpKind::kUnholdMove:
       case OpKind::kUnpipeline:
       case OpKind::kHoldNodes:

@@ -39,6 +39,8 @@ struct StartOptions {
   int data_region = -1;
   double data_gb = 0;
   double data_cost = 0;
+  // The restart of an elastic job resized (its overhead is the job's resize_cost, if set).
+  bool resize = false;
 };
 
 // What a stop counts as.
@@ -69,6 +71,16 @@ class Statement {
   void MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind);
   // Restarts moved job `id`, stopped now, on the capacity held for it.
   void ResumeMove(JobId id);
+  // Resizes running elastic job `id` to `width` GPUs: it checkpoints and stops, holding its GPUs
+  // meanwhile, and restarts on a placement of that width (ResumeMove), which may keep some of
+  // its GPUs. The placement is found as if its GPUs were free, within `caps` (or none); while
+  // the statement is open the GPUs it gives up count as free and those of the new placement as
+  // taken. `for_job` as with Evict. False, changing nothing, when no placement of that width fits.
+  bool Resize(JobId id, int width, const std::string& reason, std::optional<JobId> for_job,
+              const std::unordered_map<int, int>* caps);
+  // Elastic job `id`, started in this cycle, starts on `width` GPUs instead: its start decision
+  // changes. False, changing nothing, when no placement of that width fits within `caps`.
+  bool Widen(JobId id, int width, const std::unordered_map<int, int>* caps);
   // Keeps the free GPUs of `nodes` from every job but `for_job`, which a move makes room on,
   // until its victims have stopped.
   void HoldNodes(JobId for_job, const std::vector<int>& nodes);
@@ -90,7 +102,7 @@ class Statement {
 
  private:
   enum class OpKind { kStart, kEvict, kMoveTo, kUnholdMove, kHoldNodes, kExtendSlice, kPipeline,
-                      kUnpipeline };
+                      kUnpipeline, kResize, kWiden };
   struct Op {
     OpKind kind = OpKind::kStart;
     JobId job = 0;
@@ -103,20 +115,33 @@ class Statement {
     Placement freed;       // kEvict: capacity released while the statement is open
     Placement held;        // kMoveTo, kUnholdMove: the move's destination
     bool borrowed = false;  // kMoveTo, kUnholdMove
+    bool resize_move = false;  // kUnholdMove: the move was a resize
     std::optional<int> awaiting_before;  // kStart: awaiting_stops of the job, erased by it
     std::vector<int> nodes;  // kHoldNodes: the nodes added
     bool holds_existed = false;  // kHoldNodes
     std::unordered_map<int, std::optional<int>> caps_before;  // kStart, kHoldNodes
     EngineState::Pipelined pipelined;  // kUnpipeline: the pipeline as it was
+    size_t decision_at = 0;  // kWiden: the start decision changed, as it was in `decision`
   };
 
   Job& JobAt(JobId id);
+  // A placement of `width` GPUs for running job `job` in the pool it runs in, its own GPUs
+  // counted as free (the caller has released them), within `caps`.
+  std::optional<Placement> PlaceWidth(const Job& job, int width,
+                                      const std::unordered_map<int, int>* caps) const;
   // An operation on job `id` (none for kHoldNodes), with the job as it is now.
   Op NewOp(OpKind kind, JobId id);
   // Keeps what `node`'s cap was (or that it had none) for RestoreCaps, once per operation.
   void SaveCap(Op& op, int node);
   void RestoreCaps(const Op& op);
   void Undo(Op& op);
+  // A stop's bookkeeping, shared by kEvict and kResize: the job checkpoints (its work saved at
+  // the stop), waits for nobody or makes room for `for_job`; the decision says why.
+  void BeginStop(Op& op, const std::string& reason, std::optional<JobId> for_job);
+  void UndoStop(Op& op);
+  // kResize and kWiden (statement_elastic.cc).
+  void UndoElastic(Op& op);
+  void CommitElastic(Op& op);
   void Close();
 
   CycleContext& c_;

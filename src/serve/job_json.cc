@@ -37,6 +37,10 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   };
   j["urgency"] = std::string(UrgencyName(spec.urgency));
   j["gpus"] = spec.gpus;
+  // An elastic job (core/elastic.h): its range ("2-8"), step and scaling; gpus is its minimum.
+  const ElasticSpec& e = spec.elastic;
+  j["gpus_range"] = e.enabled() ? nlohmann::json(GpuRangeText(e)) : nlohmann::json();
+  j["scaling"] = e.enabled() ? nlohmann::json(ScalingText(e.scaling)) : nlohmann::json();
   j["gpu_milli"] = spec.gpu_milli;
   j["gpu_models"] = spec.gpu_models;
   // CPUs and memory for the whole job (0: none asked for; the node's share).

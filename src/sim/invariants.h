@@ -26,10 +26,15 @@ class InvariantChecker {
   void OnStop(const Job& job, Time run_start, Time stop_at, Time now);
   // The job is done: its service must add up to `duration` plus what was charged.
   Status OnFinish(const Job& job, Time duration);
+  // GPU-seconds of a job's runs so far spent on overhead, lost work and checkpoints (each run
+  // at its width); before OnFinish.
+  double LostGpuSeconds(JobId id) const;
 
  private:
   struct Ledger {
     double held_s = 0;     // seconds holding GPUs, over all runs
+    double held_gpu_s = 0;  // the same times the GPUs held (each run its own width)
+    double lost_gpu_s = 0;  // GPU-seconds of overhead, lost work and checkpoints
     Time overhead = 0;     // restart overhead charged
     Time lost = 0;         // progress not saved when stopped
     Time checkpoint = 0;   // time between a stop request and the stop

@@ -46,6 +46,16 @@ void CopyCounts(const SimResult& result, Summary& s) {
   s.slice_yields = result.slice_yields;
   s.borrowed_starts = result.borrowed_starts;
   s.defrag_moves = result.defrag_moves;
+  s.resizes = result.resizes;
+  s.shrinks = result.shrinks;
+  s.widened_starts = result.widened_starts;
+  for (const JobRecord& j : result.jobs) {
+    if (!j.elastic) continue;
+    ++s.elastic_jobs;
+    for (const auto& [width, t] : j.time_at_width) {
+      s.elastic_gpu_hours_by_width[width] += ToSeconds(t) * width / 3600.0;
+    }
+  }
   s.region_moves = result.region_moves;
   s.data_moved_gb = result.data_moved_gb;
   s.data_transfer_cost = result.data_transfer_cost;

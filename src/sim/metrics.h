@@ -50,6 +50,13 @@ struct Summary {
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;         // jobs moved to consolidate free GPUs (not in preemptions)
+  // Elastic jobs finished, their resizes (not in preemptions) and starts wider than their
+  // minimum, and the GPU-hours they held at each width.
+  int64_t elastic_jobs = 0;
+  int64_t resizes = 0;
+  int64_t shrinks = 0;
+  int64_t widened_starts = 0;
+  std::map<int, double> elastic_gpu_hours_by_width;
   int64_t region_moves = 0;         // starts in another region than the job's home
   double data_moved_gb = 0;         // copied between regions for those starts
   double data_transfer_cost = 0;    // what the copies cost (region links' price per GB)

@@ -48,6 +48,17 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{}: {} of {} deadlines missed, {} jobs rejected\n", s.policy,
                          s.deadline_misses, s.deadlines, s.rejected);
     }
+    if (s.elastic_jobs > 0) {
+      std::string widths;
+      for (const auto& [w, h] : s.elastic_gpu_hours_by_width) {
+        widths += fmt::format("{}{}: {:.0f}", widths.empty() ? "" : ", ", w, h);
+      }
+      out += fmt::format("{}: {} elastic jobs, {} resizes ({:.2f} per elastic job; {} shrunk, {} "
+                         "grown), {} started wider than their minimum; GPU-hours by width: {}\n",
+                         s.policy, s.elastic_jobs, s.resizes,
+                         static_cast<double>(s.resizes) / static_cast<double>(s.elastic_jobs),
+                         s.shrinks, s.resizes - s.shrinks, s.widened_starts, widths);
+    }
     if (s.defrag_moves > 0) {
       out += fmt::format("{}: {} jobs moved to consolidate free GPUs (defrag)\n", s.policy,
                          s.defrag_moves);
@@ -147,6 +158,17 @@ std::string FormatTable(const std::vector<PolicyRun>& runs, bool in_seconds) {
 
 namespace {
 
+// The elastic jobs' figures (docs/simulate.md).
+void ElasticJson(const Summary& s, nlohmann::ordered_json& j) {
+  j["elastic_jobs"] = s.elastic_jobs;
+  j["resizes"] = s.resizes;
+  j["shrinks"] = s.shrinks;
+  j["widened_starts"] = s.widened_starts;
+  nlohmann::ordered_json by_width = nlohmann::ordered_json::object();
+  for (const auto& [w, h] : s.elastic_gpu_hours_by_width) by_width[std::to_string(w)] = h;
+  j["elastic_gpu_hours_by_width"] = std::move(by_width);
+}
+
 // One policy's figures, in the order docs/simulate.md lists them.
 nlohmann::ordered_json ResultJson(const Summary& s) {
   nlohmann::ordered_json j;
@@ -173,6 +195,7 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["reclaims"] = s.reclaims;
   j["inference_evictions"] = s.inference_evictions;
   j["inference_violations"] = s.inference_violations;
+  ElasticJson(s, j);
   j["returned_home"] = s.returned_home;
   j["cost"] = s.cost;
   nlohmann::ordered_json use = nlohmann::ordered_json::object();
@@ -252,16 +275,21 @@ std::string FormatScenarioJson(const std::string& scenario, const std::string& t
 }
 
 std::string FormatJobsCsv(const std::vector<PolicyRun>& runs, const ClusterSpec& cluster) {
+  // Runs with elastic jobs add their resizes (gpus is then the width the duration is for).
+  bool elastic = false;
+  for (const auto& r : runs) elastic = elastic || r.summary.elastic_jobs > 0;
   std::string out =
       "policy,job_id,pool,gpus,submit_time_s,start_time_s,end_time_s,queue_s,jct_s,duration_s,"
-      "preemptions\n";
+      "preemptions";
+  out += elastic ? ",resizes\n" : "\n";
   for (const auto& r : runs) {
     for (const JobRecord& j : r.result.jobs) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.summary.policy, j.id,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", r.summary.policy, j.id,
                          j.pool >= 0 ? cluster.pools[j.pool].name : "", j.gpus,
                          WholeSeconds(j.submit), WholeSeconds(j.first_start), WholeSeconds(j.end),
                          WholeSeconds(j.queue), WholeSeconds(j.end - j.submit),
                          WholeSeconds(j.duration), j.preemptions);
+      out += elastic ? fmt::format(",{}\n", j.resizes) : "\n";
     }
   }
   return out;

@@ -72,8 +72,6 @@ class SimRun {
   // those that never can be are recorded.
   void ApplyLinks(const DependencyGraph::Changes& changes, Time now);
   void Ended(JobId id, bool ok, Time now);
-  // Adds a run's GPU time, from `run_start` to `end`, to the pools it held GPUs of.
-  void ChargePools(const Job& job, Time run_start, Time end);
   // Adds the blocked demand measured last over the time since it was measured.
   void AccrueBlocked(Time now);
   // Takeable capacity: spot reclaims drawn from each node's seeded process, colocated GPUs'
@@ -299,7 +297,7 @@ Status SimRun::Handle(const Event& e) {
       const Job* job = sched_->Find(e.job);
       checker_.OnStop(*job, it->second.run_start, it->second.stop_at, e.time);
       CheckEviction(*job, e.time);
-      ChargePools(*job, it->second.run_start, e.time);
+      ChargePools(sched_->cluster(), *job, it->second.run_start, e.time, &result_.pool_gpu_s);
       running_.erase(it);
       changed_ = true;
       return sched_->Stopped(e.job, e.time);
@@ -312,26 +310,18 @@ Status SimRun::Handle(const Event& e) {
   return Status::Ok();
 }
 
-void SimRun::ChargePools(const Job& job, Time run_start, Time end) {
-  const double held = ToSeconds(end - run_start);  // seconds
-  for (const NodeShare& share : job.placement.shares) {
-    const int pool = sched_->cluster().node(share.node).pool;
-    result_.pool_gpu_s[pool] +=
-        held * static_cast<double>(share.gpus.size()) * share.milli_per_gpu / kMilliPerGpu;
-  }
-}
-
 Status SimRun::Finish(JobId id, Time now) {
   Running run = running_.at(id);
   running_.erase(id);
   const Job* live = sched_->Find(id);
   checker_.OnStop(*live, run.run_start, kNever, now);
   CheckEviction(*live, now);
-  ChargePools(*live, run.run_start, now);
+  ChargePools(sched_->cluster(), *live, run.run_start, now, &result_.pool_gpu_s);
   auto done = sched_->Finished(id, now, !run.hits_limit);
   if (!done.ok()) return done.status();
   const Job& job = *done;
   const TraceJob& tj = trace_.jobs[index_of_.at(id)];
+  const double lost_elastic = checker_.LostGpuSeconds(id);
   if (!run.hits_limit) {
     if (Status st = checker_.OnFinish(job, tj.duration); !st.ok()) return st;
   }
@@ -339,6 +329,7 @@ Status SimRun::Finish(JobId id, Time now) {
   r.id = id;
   r.pool = job.home_pool;
   r.gpus = job.spec.gpus;
+  RecordWidths(job, &r);
   r.submit = job.spec.submit_time;
   r.first_start = job.first_start;
   r.end = now;
@@ -347,8 +338,10 @@ Status SimRun::Finish(JobId id, Time now) {
   r.urgency = tj.spec.urgency;
   r.preemptions = job.preemptions;
   const double share = static_cast<double>(job.spec.gpus) * job.spec.gpu_milli / kMilliPerGpu;
-  // A run stopped at its limit did not finish its work: all it held is lost.
+  // A run stopped at its limit did not finish its work: all it held is lost. An elastic job's
+  // useful GPU-seconds depend on the widths it ran at: its loss is what the checker counted.
   r.lost_gpu_s = run.hits_limit ? job.attained_gpu_s
+                 : r.elastic    ? lost_elastic
                                 : job.attained_gpu_s - ToSeconds(tj.duration) * share;
   r.had_deadline = job.spec.deadline.has_value();
   r.deadline_missed = r.had_deadline && now > *job.spec.deadline;

@@ -69,6 +69,10 @@ struct JobRecord {
   bool deadline_missed = false;
   bool had_deadline = false;
   bool timed_out = false;  // stopped at its time limit before its work was done
+  // Elastic jobs (gpus is then the reference width): resizes, and seconds run at each width.
+  bool elastic = false;
+  int resizes = 0;
+  std::map<int, Time> time_at_width;
 };
 
 struct SimResult {
@@ -88,6 +92,9 @@ struct SimResult {
   int64_t slice_yields = 0;
   int64_t borrowed_starts = 0;
   int64_t defrag_moves = 0;
+  int64_t resizes = 0;            // elastic jobs stopped to restart at another width
+  int64_t shrinks = 0;            // of them, to fewer GPUs
+  int64_t widened_starts = 0;     // elastic jobs started wider than their minimum
   int64_t region_moves = 0;       // starts outside the job's home region
   double data_moved_gb = 0;       // copied between regions for them
   double data_transfer_cost = 0;  // at the region links' price per GB

@@ -50,6 +50,16 @@ struct ReadOptions {
   // this factor, rounded up to a whole hour (sbatch --time); 0 = no limits. At 1 or more no
   // job reaches its limit: the limits only tell backfill when runs end at the latest.
   double time_limit_factor = 0;
+  // Elastic jobs, for traces that give none: this share of the checkpointable jobs (picked by a
+  // hash of the job id, the same jobs every time; 0 = none, 1 = all) runs on 1 GPU (or
+  // elastic_min_factor times its trace width, rounded up) up to
+  // elastic_max_factor times its trace width (jobs whose range would be one width stay as
+  // they are), with this scaling and resize cost; its duration is for its trace width.
+  double elastic_share = 0;
+  double elastic_max_factor = 1;
+  double elastic_min_factor = 0;  // the narrowest: this times its trace width, at least 1 GPU
+  Scaling elastic_scaling;
+  std::optional<Time> elastic_resize_cost;
 };
 
 }  // namespace squeeze

@@ -13,6 +13,10 @@
 //             wait at home is longer than copying its data over the link between them
 //   spot      start a waiting job on a spot pool when it is expected to finish sooner there
 //             (reclaims, checkpoints and all) than by waiting at home
+//   shrink    shrink running elastic jobs (at a checkpoint) to admit a waiting job that ranks
+//             ahead of them
+//   grow      start the elastic jobs this cycle started wider, into the GPUs left idle, and
+//             grow running ones into them where the time saved outweighs the resize
 //   colocate  likewise on the GPUs a colocated pool's inference leaves free (preemptible,
 //             checkpointable jobs only)
 #ifndef SQUEEZE_CORE_ACTIONS_ACTIONS_H_
@@ -44,6 +48,8 @@ void RunRegion(CycleContext& c);
 void RunSpot(CycleContext& c);
 void RunColocate(CycleContext& c);
 void RunReturnHome(CycleContext& c);
+void RunShrink(CycleContext& c);
+void RunGrow(CycleContext& c);
 // Not an action: at the start of every cycle, the jobs whose GPUs are being taken away (spot
 // reclaims, inference; CycleContext::withdrawn) are asked to stop.
 void StopWithdrawn(CycleContext& c);

@@ -92,6 +92,17 @@ class JobBuilder {
   // Checkpointable and preemptible: the common profile of a long training job.
   JobBuilder& Elastic() { spec_.preemptible = spec_.checkpointable = true; return *this; }
   JobBuilder& Checkpointable() { spec_.checkpointable = true; return *this; }
+  // An elastic job of `min` to `max` GPUs (checkpointable and preemptible), its estimate for
+  // `reference` GPUs (0: max), linear unless told.
+  JobBuilder& Range(int min, int max, int reference = 0) {
+    spec_.preemptible = spec_.checkpointable = true;
+    spec_.elastic.min = min;
+    spec_.elastic.max = max;
+    spec_.elastic.reference = reference;
+    return *this;
+  }
+  JobBuilder& Scales(const Scaling& scaling) { spec_.elastic.scaling = scaling; return *this; }
+  JobBuilder& ResizeCost(Time t) { spec_.elastic.resize_cost = t; return *this; }
   JobBuilder& CheckpointEvery(Time t) { spec_.checkpoint_interval = t; return *this; }
   JobBuilder& CheckpointCost(Time t) { spec_.checkpoint_cost = t; return *this; }
   JobBuilder& CheckpointStall(Time t) { spec_.checkpoint_stall = t; return *this; }

@@ -201,6 +201,37 @@ Status TraceBuilder::AddUnique(TraceJob job, int line, std::string_view column,
   return Status::Ok();
 }
 
+namespace {
+
+// SplitMix64 of the id (plus a salt, so that two choices by id are independent), its top 53
+// bits as a share in [0, 1).
+double ShareOfId(JobId id, uint64_t salt) {
+  uint64_t z = static_cast<uint64_t>(id) + 0x9E3779B97F4A7C15ull + salt;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
+void TraceBuilder::MakeElastic() {
+  for (TraceJob& job : trace_.jobs) {
+    JobSpec& spec = job.spec;
+    if (spec.elastic.enabled() || !spec.checkpointable || !spec.WholeGpus() || spec.gpus < 1) {
+      continue;
+    }
+    const int max = static_cast<int>(spec.gpus * options_.elastic_max_factor);
+    const int min = std::clamp(static_cast<int>(std::ceil(spec.gpus * options_.elastic_min_factor)), 1, max);
+    if (max <= min || ShareOfId(spec.id, 0x5EEDE1A57ull) >= options_.elastic_share) continue;
+    spec.elastic.min = min;
+    spec.elastic.max = max;
+    spec.elastic.reference = spec.gpus;
+    spec.elastic.scaling = options_.elastic_scaling;
+    spec.elastic.resize_cost = options_.elastic_resize_cost;
+  }
+}
+
 Result<Trace> TraceBuilder::Finish() {
   if (trace_.jobs.empty()) {
     std::string why = rows_ == 0 ? "the file has a header but no rows"
@@ -211,15 +242,11 @@ Result<Trace> TraceBuilder::Finish() {
   }
   if (options_.urgent_share > 0 && trace_.format != "job-profile") {
     for (TraceJob& job : trace_.jobs) {
-      // SplitMix64 of the id, its top 53 bits as a share in [0, 1).
-      uint64_t z = static_cast<uint64_t>(job.spec.id) + 0x9E3779B97F4A7C15ull;
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      z ^= z >> 31;
-      const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+      const double u = ShareOfId(job.spec.id, 0);
       job.spec.urgency = u < options_.urgent_share ? Urgency::kHigh : Urgency::kLow;
     }
   }
+  if (options_.elastic_share > 0) MakeElastic();
   if (options_.time_limit_factor > 0) {
     for (TraceJob& job : trace_.jobs) {
       if (job.spec.time_limit) continue;

@@ -78,6 +78,8 @@ class TraceBuilder {
 
  private:
   Status RowError(int line, const std::string& message) const;
+  // ReadOptions::elastic_share of the jobs become elastic.
+  void MakeElastic();
 
   ReadOptions options_;
   Trace trace_;
