@@ -13,6 +13,10 @@ namespace {
 int ExitCode(const ExitStatus& e) { return e.signaled ? 128 + e.code : e.code; }
 
 bool IsSliceEnd(const std::string& reason) { return reason.rfind("slice", 0) == 0; }
+// An elastic job's stop to restart at another width (the shrink and grow actions' reasons).
+bool IsResize(const std::string& reason) {
+  return reason.rfind("shrunk from ", 0) == 0 || reason.rfind("grown from ", 0) == 0;
+}
 
 }  // namespace
 
@@ -70,11 +74,12 @@ void LiveQueue::OnExit(JobId id, const ExitStatus& exit, Time now) {
   if (job.stopping != Stopping::kNo || job.requeue_on_exit) {
     // Asked to stop: whatever it exits with, it waits again and resumes from its checkpoint.
     const bool slice = IsSliceEnd(job.stop_reason);
+    const bool resize = IsResize(job.stop_reason);
     std::string reason = job.stop_reason.empty() ? "stopped" : job.stop_reason;
     reason += job.has_checkpoint ? "; resumes from its checkpoint" : "; restarts from the start";
-    RunEnd end{code, JobState::kPending, reason, !slice, job.failures, std::nullopt};
+    RunEnd end{code, JobState::kPending, reason, !slice && !resize, job.failures, std::nullopt};
     RecordRunEnd(id, end, now);
-    slice ? ++counters_.slice_ends : ++counters_.preemptions;
+    ++(slice ? counters_.slice_ends : resize ? counters_.resizes : counters_.preemptions);
     job.requeue_on_exit = false;
     job.queued_since = now;
     const Job* known = scheduler_->Find(id);

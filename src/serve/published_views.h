@@ -31,6 +31,7 @@ struct LiveCounters {
   int64_t starts = 0;
   int64_t preemptions = 0;   // stops the scheduler asked for, other than slice ends
   int64_t slice_ends = 0;
+  int64_t resizes = 0;  // elastic jobs stopped to restart at another width
   int64_t checkpoints = 0;
   int64_t retries = 0;
   int64_t failures = 0;      // failed runs

@@ -83,6 +83,8 @@ void AddRunCounters(PrometheusText& m, const LiveQueue::Gauges& g) {
             static_cast<double>(c.preemptions));
   m.Counter("squeeze_slice_ends_total", "Running jobs stopped at the end of their slice",
             static_cast<double>(c.slice_ends));
+  m.Counter("squeeze_resizes_total", "Elastic jobs stopped at a checkpoint to restart at another width",
+            static_cast<double>(c.resizes));
   m.Counter("squeeze_checkpoints_total", "Complete checkpoints jobs reported",
             static_cast<double>(c.checkpoints));
   m.Counter("squeeze_job_retries_total", "Failed runs retried", static_cast<double>(c.retries));

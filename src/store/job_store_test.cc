@@ -91,6 +91,11 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.spec.urgency, b.spec.urgency);
   EXPECT_EQ(a.spec.gpus, b.spec.gpus);
   EXPECT_EQ(a.spec.gpu_milli, b.spec.gpu_milli);
+  EXPECT_EQ(a.spec.elastic.min, b.spec.elastic.min);
+  EXPECT_EQ(a.spec.elastic.max, b.spec.elastic.max);
+  EXPECT_EQ(a.spec.elastic.step, b.spec.elastic.step);
+  EXPECT_EQ(a.spec.elastic.reference, b.spec.elastic.reference);
+  EXPECT_EQ(ScalingText(a.spec.elastic.scaling), ScalingText(b.spec.elastic.scaling));
   EXPECT_EQ(a.spec.gpu_models, b.spec.gpu_models);
   EXPECT_EQ(a.spec.min_gpu_memory_mib, b.spec.min_gpu_memory_mib);
   EXPECT_EQ(a.spec.cpu_milli, b.spec.cpu_milli);
@@ -203,6 +208,23 @@ TEST(JobStoreTest, AnArraysTasksAreStoredTogetherWithConsecutiveIds) {
   EXPECT_EQ((*counts)[JobState::kPending], 999);
   EXPECT_EQ((*counts)[JobState::kCancelled], 1);
   EXPECT_FALSE(store->SubmitArray(0, [](JobId, size_t) { return JobRequest{}; }, "a", 5).ok());
+}
+
+TEST(JobStoreTest, RequestJsonKeepsAnElasticJobsRange) {
+  JobRequest r = Simple();
+  r.spec.elastic.min = r.spec.gpus = 2;
+  r.spec.elastic.max = 16;
+  r.spec.elastic.step = 2;
+  r.spec.elastic.scaling = ParseScaling("1:10,4:35").value();
+  Result<JobRequest> back = RequestFromJson(RequestToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ExpectSameRequest(*back, r);
+  EXPECT_TRUE(back->spec.elastic.enabled());
+  // A stored range whose scaling is broken is an error, not a job of another shape.
+  back = RequestFromJson(R"({"spec": {"name": "j", "elastic": {"min": 2, "max": 4,
+      "scaling": "fast"}}, "command": ["true"]})");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("scaling 'fast'"), std::string::npos);
 }
 
 TEST(JobStoreTest, RequestJsonKeepsPoolRegionsAndDataGb) {

@@ -68,6 +68,11 @@ json SpecToJson(const JobSpec& s) {
     j["dependencies"] = std::move(deps);
     if (s.dependency_any) j["dependency_any"] = true;
   }
+  if (s.elastic.enabled()) {  // an elastic job (core/elastic.h); absent in older rows
+    j["elastic"] = {{"min", s.elastic.min}, {"max", s.elastic.max}, {"step", s.elastic.step},
+                    {"reference", s.elastic.reference},
+                    {"scaling", ScalingText(s.elastic.scaling)}};
+  }
   if (s.array_id != 0) {
     j["array_id"] = s.array_id;
     j["array_task"] = s.array_task;
@@ -119,6 +124,15 @@ JobSpec SpecFromJson(const json& j) {
     }
   }
   s.dependency_any = j.value("dependency_any", false);
+  if (auto it = j.find("elastic"); it != j.end()) {
+    s.elastic.min = it->at("min").get<int>();
+    s.elastic.max = it->at("max").get<int>();
+    s.elastic.step = it->value("step", 1);
+    s.elastic.reference = it->value("reference", 0);
+    auto scaling = ParseScaling(it->value("scaling", std::string("linear")));
+    if (!scaling.ok()) throw std::runtime_error(scaling.status().message());
+    s.elastic.scaling = *scaling;
+  }
   s.array_id = j.value("array_id", JobId{0});
   s.array_task = j.value("array_task", 0);
   s.array_limit = j.value("array_limit", 0);
