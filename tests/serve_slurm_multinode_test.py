@@ -429,7 +429,57 @@ def case_batch_script(squeeze, source, h):
     check(text.count("batch script done") == 1, "the script did not end once")
 
 
-CASES = {"distributed": case_distributed, "reservation": case_reservation,
+def case_elastic(squeeze, source, h):
+    """An elastic job of 4-8 GPUs (whole nodes: step 4) on east, half of which an 8-GPU job
+    holds: it runs on two nodes, is shrunk to one at a checkpoint so that a waiting 4-GPU job
+    starts at once, grows back to two when that job ends (each run a Slurm job of its own
+    --nodes), and ends done with all its steps (issue 37)."""
+    d = start(squeeze, h)
+    script = os.path.join(source, "examples", "jobs", "distributed-like.sh")
+    blocker = d.submit({"name": "blocker", "gpus": 8, "command": ["bash", "-c", "sleep 600"]})
+    d.wait_state(blocker, "running", timeout=60)
+    steps = 900
+    el = d.submit({"name": "elastic", "gpus": "4-8", "step": 4, "urgency": "low",
+                   "preemptible": True, "checkpointable": True, "estimate": "2h",
+                   "command": ["bash", script],
+                   "env": {"STEPS": str(steps), "STEP_SECONDS": "0.1"}})
+    j = d.wait_job(el, lambda j: j["state"] == "running", 60, "to start")
+    check(len(j["run_nodes"]) == 2 and j["gpus_range"] == "4-8" and j["gpus_step"] == 4,
+          f"job {el} should run on two nodes: {j['run_nodes']}, {j['gpus_range']}")
+    serve_lib.wait_until(lambda: log_of(d, el, 1).count(" of 2 on ") == 2, 60, "two ranks")
+    time.sleep(2)
+    four = d.submit({"name": "four", "gpus": 4, "estimate": "10s",
+                     "command": ["bash", "-c", "sleep 8"]})
+    j = d.wait_job(el, lambda j: j["attempts"] == 2 and j["state"] == "running", 90,
+                   "to run again on one node")
+    check(len(j["run_nodes"]) == 1, f"job {el}'s second run is on {j['run_nodes']}")
+    check(any(f"shrunk from 8 to 4 GPUs for job {four}" in e["text"] for e in j["history"]),
+          f"job {el}'s history: {j['history']}")
+    f = d.wait_job(four, lambda j: j["state"] in ("running", "done"), 60, "to start")
+    check(f["wait_s"] <= 30, f"job {four} waited {f['wait_s']} s behind the shrink")
+    serve_lib.wait_until(lambda: "world 4, GPUs 0,1,2,3 (4 per node)" in log_of(d, el, 2), 60,
+                         "the second run's one rank")
+    d.wait_state(four, "done", timeout=90)
+    j = d.wait_job(el, lambda j: j["attempts"] == 3 and j["state"] == "running", 120,
+                   "to grow back to two nodes")
+    check(len(j["run_nodes"]) == 2, f"job {el}'s third run is on {j['run_nodes']}")
+    check(any("grown from 4 to 8 GPUs" in e["text"] for e in j["history"]),
+          f"job {el}'s history: {j['history']}")
+    d.call("POST", f"/v1/jobs/{blocker}/cancel")
+    j = d.wait_state(el, ["done", "failed"], timeout=240)
+    third = log_of(d, el, 3)
+    check(j["state"] == "done" and j["preemptions"] == 0, f"job {el}: {j}")
+    check(third.count(f"done at step {steps}") == 2 and third.count("resumes from step") == 2,
+          f"job {el}'s last run did not resume and finish on both ranks:\n{third[-800:]}")
+    resumed = [int(s) for s in re.findall(r"resumes from step (\d+)", log_of(d, el, 2) + third)]
+    check(all(s > 0 for s in resumed), f"resumed from saved steps: {resumed}")
+    for attempt, nodes in ((1, 2), (2, 1), (3, 2)):
+        check(log_of(d, el, attempt).count(f" of {nodes} on ") == nodes,
+              f"attempt {attempt} should have {nodes} ranks: {log_of(d, el, attempt)[:400]}")
+    log(f"elastic: runs on 2, 1, 2 nodes; resumed from {resumed}")
+
+
+CASES = {"elastic": case_elastic, "distributed": case_distributed, "reservation": case_reservation,
          "strangers": case_strangers, "torch": case_torch, "batch_script": case_batch_script}
 
 if __name__ == "__main__":

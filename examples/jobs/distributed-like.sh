@@ -4,7 +4,9 @@
 # at each checkpoint request (SIGUSR1, which reaches every rank) every rank saves its step as a
 # part of the checkpoint, and rank 0 writes the COMPLETE marker once all SQUEEZE_NNODES parts of
 # that request are saved (what a barrier does in real training). With SQUEEZE_RESUME set, every
-# rank resumes from its part. Prints "rank R of N ..." with what it was given, once.
+# rank resumes from rank 0's part, the step of the data-parallel replicas, so that a run on
+# another number of nodes (an elastic job resized) goes on from there. Prints "rank R of N ..."
+# with what it was given, once.
 #   STEPS=600 STEP_SECONDS=0.1
 # Usage outside squeeze: SQUEEZE_CHECKPOINT_DIR=/tmp/ckpt examples/jobs/distributed-like.sh
 steps=${STEPS:-600}
@@ -16,8 +18,8 @@ mkdir -p "$dir"
 
 step=0
 round=0
-if [[ -n "${SQUEEZE_RESUME:-}" && -f "$dir/part-$rank" ]]; then
-  read -r round step <"$dir/part-$rank"
+if [[ -n "${SQUEEZE_RESUME:-}" && -f "$dir/part-0" ]]; then
+  read -r round step <"$dir/part-0"
   echo "rank $rank resumes from step $step (attempt ${SQUEEZE_ATTEMPT:-?})"
 fi
 echo "rank $rank of $nodes on ${SLURMD_NODENAME:-$(hostname -s)}: world ${SQUEEZE_WORLD_SIZE:-?}," \

@@ -37,9 +37,13 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   };
   j["urgency"] = std::string(UrgencyName(spec.urgency));
   j["gpus"] = spec.gpus;
-  // An elastic job (core/elastic.h): its range ("2-8"), step and scaling; gpus is its minimum.
+  // An elastic job (core/elastic.h): its range ("2-8"), step and scaling; gpus is its minimum
+  // (the width of a run: run_gpus).
   const ElasticSpec& e = spec.elastic;
-  j["gpus_range"] = e.enabled() ? nlohmann::json(GpuRangeText(e)) : nlohmann::json();
+  j["gpus_range"] = e.enabled() ? nlohmann::json(std::to_string(e.min) + "-" +
+                                                  std::to_string(e.max))
+                                : nlohmann::json();
+  j["gpus_step"] = e.enabled() ? nlohmann::json(e.step) : nlohmann::json();
   j["scaling"] = e.enabled() ? nlohmann::json(ScalingText(e.scaling)) : nlohmann::json();
   j["gpu_milli"] = spec.gpu_milli;
   j["gpu_models"] = spec.gpu_models;
