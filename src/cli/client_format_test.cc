@@ -51,6 +51,21 @@ TEST(ClientFormatTest, QueueLikeSqueue) {
 }
 
 // A waiting job's REASON is its code, as squeue's (Resources, Priority, ...), when it has one.
+// An elastic job: its range while it waits, the width of its run and its range while it runs.
+TEST(ClientFormatTest, QueueShowsAnElasticJobsWidthAndRange) {
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 3, "name": "el", "owner": "ana", "state": "running", "gpus": 2, "gpus_range": "2-8",
+     "gpus_step": 1, "scaling": "linear", "run_gpus": [0, 1, 2, 3], "wait_s": 1, "reason": ""},
+    {"id": 4, "name": "el2", "owner": "ana", "state": "pending", "gpus": 4, "gpus_range": "4-8",
+     "gpus_step": 4, "scaling": "amdahl:0.9", "run_gpus": [], "wait_s": 2, "reason": ""}]})J");
+  const std::string out = FormatJobTable(jobs, *JobColumns("id,gpus"), true);
+  EXPECT_EQ(out, "ID  GPUS\n3   4/2-8\n4   4-8\n");
+  EXPECT_THAT(FormatJobShown(jobs["jobs"][0]),
+              ::testing::HasSubstr("GPUs=4 (elastic 2-8, step 1, scaling linear)"));
+  EXPECT_THAT(FormatJobShown(jobs["jobs"][1]),
+              ::testing::HasSubstr("GPUs=4 (elastic 4-8, step 4, scaling amdahl:0.9)"));
+}
+
 TEST(ClientFormatTest, QueueShowsAWaitingJobsReasonCode) {
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [
     {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "wait_s": 60,

@@ -71,6 +71,12 @@ std::string Private(const nlohmann::json& job, const char* key) {
 }
 
 std::string Gpus(const nlohmann::json& job) {
+  if (Has(job, "gpus_range") && job["gpus_range"].is_string()) {  // elastic: width of its run
+    const bool ran = Has(job, "run_gpus") && job["run_gpus"].is_array() && !job["run_gpus"].empty();
+    return fmt::format("{} (elastic {}, step {}, scaling {})",
+                       ran ? std::to_string(job["run_gpus"].size()) : Val(job, "gpus"),
+                       Val(job, "gpus_range"), Val(job, "gpus_step"), Val(job, "scaling"));
+  }
   std::string gpus = Val(job, "gpus");
   if (Has(job, "gpu_milli") && job["gpu_milli"].is_number() && job["gpu_milli"].get<int>() < 1000) {
     gpus += fmt::format(" ({} thousandths of a card)", job["gpu_milli"].get<int>());

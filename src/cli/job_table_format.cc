@@ -43,7 +43,19 @@ std::string IdCell(const Json& j) {
   return Cell(j, "id");
 }
 
+// An elastic job's width: "2-8" while it waits, "4/2-8" while it runs on 4.
+std::string ElasticGpus(const Json& j) {
+  std::string range = Cell(j, "gpus_range");
+  const std::string state = Has(j, "state") && j["state"].is_string() ? j["state"].get<std::string>() : "";
+  const bool runs = state == "running" || state == "checkpointing";
+  if (runs && Has(j, "run_gpus") && j["run_gpus"].is_array()) {
+    return fmt::format("{}/{}", j["run_gpus"].size(), range);
+  }
+  return range;
+}
+
 std::string Gpus(const Json& j) {
+  if (Has(j, "gpus_range") && j["gpus_range"].is_string()) return ElasticGpus(j);
   std::string gpus = Cell(j, "gpus");
   if (Has(j, "gpu_milli") && j["gpu_milli"].is_number() && j["gpu_milli"].get<int>() < 1000) {
     gpus = fmt::format("{}x{}m", gpus, j["gpu_milli"].get<int>());
