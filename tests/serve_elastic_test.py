@@ -100,7 +100,35 @@ def case_local_shrink_grow(squeeze, source, h):
     check(m and int(m.group(1)) == 2, f"squeeze_resizes_total should be 2: {m and m.group(0)}")
 
 
-CASES = {"local_shrink_grow": case_local_shrink_grow}
+def case_hostile_values(squeeze, source, h):
+    """A user's elastic values are refused with the field and the value named (400), nothing
+    of them stored; a job's own marker that claims an absurd or broken rate teaches nothing
+    and harms nothing: the daemon goes on and the job ends done."""
+    d = h.start_daemon(squeeze, "data", ["--virtual-gpus", "4", "--set", "min_runtime=0s"])
+    base = {"command": ["true"], "checkpointable": True}
+    for extra, field in (({"gpus": "2-99999"}, "gpus"), ({"gpus": "8-2"}, "gpus"),
+                         ({"gpus": "-4"}, "gpus"), ({"gpus": "2-x"}, "gpus"),
+                         ({"gpus": "2-4", "step": 0}, "step"),
+                         ({"gpus": "2-4", "scaling": "9" * 20000}, "scaling"),
+                         ({"gpus": "2-4", "scaling": "1:1,1:2"}, "scaling"),
+                         ({"gpus": "2-4", "scaling": "amdahl:nan"}, "scaling"),
+                         ({"step": 2}, "step"), ({"gpus": "1-4", "gpu_milli": 500}, "gpus"),
+                         ({"gpus": "5-8"}, "GPUs")):
+        status, body = d.call("POST", "/v1/jobs", dict(base, **extra))
+        check(status == 400 and field in body.get("error", ""),
+              f"{extra}: expected 400 naming {field}, got {status} {str(body)[:300]}")
+    check(d.jobs() == [], f"a refused job was stored: {d.jobs()}")
+    marker = ('for r in \'{"samples_per_s": 1e308}\' \'{"samples_per_s": "x"\' '
+              '\'{"steps_per_s": -5}\'; do echo "$r" > "$SQUEEZE_CHECKPOINT_DIR/COMPLETE"; '
+              'sleep 1.5; done')
+    job = d.submit({"name": "liar", "gpus": "1-4", "checkpointable": True,
+                    "command": ["bash", "-c", marker]})
+    j = d.wait_state(job, ["done", "failed"], timeout=60)
+    check(j["state"] == "done", f"job {job}: {j['state']} {j['reason']}")
+    check(d.call("GET", "/healthz")[0] == 200, "the daemon stopped answering")
+
+
+CASES = {"local_shrink_grow": case_local_shrink_grow, "hostile_values": case_hostile_values}
 
 if __name__ == "__main__":
     sys.exit(serve_lib.main(CASES, sys.argv))
