@@ -35,6 +35,18 @@ void PolicyItems(const Policy& p, ExportTarget target, std::vector<std::string>*
                    FormatDuration(p.slice) + " at a time and yields at a slice end to waiting "
                    "work that ranks ahead of it; " + them + " has no time slices");
   }
+  if (p.Has("shrink") || p.Has("grow")) {
+    out->push_back(
+        "elastic jobs: squeeze starts a job of a GPU range (gpus: 2-8) on the GPUs free, shrinks "
+        "it at a checkpoint for a waiting job that ranks ahead of it and grows it into idle GPUs "
+        "by each job's throughput per width; " +
+        (target == ExportTarget::kKueue
+             ? std::string("Kueue's partial admission (a podSet's minCount) admits a workload "
+                           "with fewer pods once, when the whole does not fit, and never resizes "
+                           "it")
+             : std::string("Volcano's minAvailable starts a job with that many pods and adds "
+                           "the others as room frees, but never shrinks it for a waiting job")));
+  }
   if (p.Has("preempt")) {
     out->push_back(
         "checkpoint-aware victims: squeeze evicts the preemptible jobs that lose the least work "

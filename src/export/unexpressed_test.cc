@@ -1,5 +1,7 @@
 #include "export/unexpressed.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "export/export_test_clusters.h"
@@ -25,12 +27,21 @@ TEST(UnexpressedTest, FollowsThePolicy) {
   const auto sliced = For(TwoTeams(), "sliced", ExportTarget::kKueue);
   for (const char* item : {"checkpointed slices", "checkpoint-aware victims",
                            "preemption within a class", "job order", "deadlines",
-                           "reservations and backfill", "defragmentation", "fair share"}) {
+                           "reservations and backfill", "defragmentation", "fair share",
+                           "elastic jobs"}) {
     EXPECT_TRUE(Lists(sliced, item)) << item;
   }
+  EXPECT_NE(sliced.end(), std::find_if(sliced.begin(), sliced.end(), [](const std::string& s) {
+    return s.find("partial admission (a podSet's minCount)") != std::string::npos;
+  }));
+  const auto volcano = For(TwoTeams(), "squeeze", ExportTarget::kVolcano);
+  EXPECT_NE(volcano.end(), std::find_if(volcano.begin(), volcano.end(), [](const std::string& s) {
+    return s.find("Volcano's minAvailable") != std::string::npos;
+  }));
   const auto fifo = For(TwoTeams(), "fifo", ExportTarget::kKueue);
   for (const char* item : {"checkpointed slices", "checkpoint-aware victims", "job order",
-                           "deadlines", "reservations and backfill", "fair share"}) {
+                           "deadlines", "reservations and backfill", "fair share",
+                           "elastic jobs"}) {
     EXPECT_FALSE(Lists(fifo, item)) << item;
   }
   EXPECT_TRUE(Lists(fifo, "fractional GPUs"));
