@@ -11,6 +11,8 @@ squeeze_checkpoint.huggingface (SqueezeCallback) need PyTorch and transformers o
 are used. `python3 -m squeeze_checkpoint.relay torchrun ...` passes squeeze's checkpoint
 request on to the training processes under a launcher. With SQUEEZE_CHECKPOINT_STORE
 (s3://BUCKET/PREFIX) checkpoints also go to object storage (boto3, imported only then).
+squeeze_checkpoint.elastic: resuming at another world size (accumulation_steps) and the step
+rate each marker reports.
 """
 
 from .checkpointer import Checkpointer, env_interval, two_phase_save

@@ -23,6 +23,7 @@ import time
 
 from . import marker as _marker
 from . import object_store as _object_store
+from .elastic import StepRate
 from .marker import CheckpointError
 from .signals import Requests
 from .store_config import STORE, store_from_env
@@ -108,11 +109,18 @@ class Checkpointer:
 
     `store` is the object_store.ObjectStore SQUEEZE_CHECKPOINT_STORE names (None without one):
     each save uploads the checkpoint's files and then its manifest before writing the marker,
-    and resume() takes the newest complete checkpoint of the store."""
+    and resume() takes the newest complete checkpoint of the store.
+
+    Each marker reports the run's speed for squeeze to learn how the job scales: `world_size`
+    (the collective's, or `world_size=`, else 1), and over the steps since the run's resume()
+    or the last save, the time of saves left out, `steps_per_s` and, given
+    `samples_per_step=` (the global batch: the samples of one step, all ranks together) or
+    boundary(step, samples=n), `samples_per_s`."""
 
     def __init__(self, save=None, load=None, *, state=None, interval=None, directory=None,
                  exit_on_request=True, install_signals=True, log=None, environ=None,
-                 clock=time.monotonic, asynchronous=False, collective=None):
+                 clock=time.monotonic, asynchronous=False, collective=None,
+                 samples_per_step=None, world_size=None):
         if state is not None and (save is not None or load is not None):
             raise ValueError("give either save= and load= or state=, not both")
         if state is not None:
@@ -130,6 +138,13 @@ class Checkpointer:
         self.asynchronous = asynchronous
         self.collective = collective
         self.rank = collective.rank if collective is not None else 0
+        ranks = getattr(collective, "world_size", None)  # a collective of one's own may not say
+        if world_size is None:
+            world_size = ranks or 1
+        elif ranks is not None and world_size != ranks:
+            raise ValueError(f"world_size={world_size!r}, but the collective has {ranks} ranks")
+        self.rate = StepRate(clock, world_size, samples_per_step)  # ValueError naming a value
+        self.world_size = world_size
         self._env = environ if environ is not None else os.environ
         self.directory = self._env.get("SQUEEZE_CHECKPOINT_DIR") or directory
         self.interval = shortest(interval, env_interval(self._env))
@@ -142,6 +157,7 @@ class Checkpointer:
                                   f"SQUEEZE_CHECKPOINT_DIR or directory=")
         self._clock = clock
         self._last_save = clock()
+        self.rate.start()
         self.requests = Requests()
         if install_signals and not self.requests.install():
             self._log("not in the main thread: SIGUSR1 and SIGTERM are not handled")
@@ -175,6 +191,7 @@ class Checkpointer:
         the file, when the checkpoint is missing or cannot be read."""
         if not self.resuming:
             self.step = default
+            self.rate.start(default)
             return default
         if self.store is not None:
             found = _object_store.newest_complete(self.store, self.directory, self._log)
@@ -197,6 +214,7 @@ class Checkpointer:
         self._seq = found["seq"]
         self.step = self.saved_step = found["step"]
         self._last_save = self._clock()
+        self.rate.start(found["step"])
         self._log(f"resumed from {path} at step {found['step']} "
                   f"(attempt {self._env.get('SQUEEZE_ATTEMPT', '?')})")
         return found["step"]
@@ -206,6 +224,8 @@ class Checkpointer:
         when a save is due or asked for, and leaves when squeeze asked it to."""
         step = start
         self.step = step
+        if self.rate.started and self.rate.start_step is None:
+            self.rate.start(start)
         self.requests.tracking = True
         while step < stop:
             self.requests.in_step = step
@@ -217,11 +237,13 @@ class Checkpointer:
             self.boundary(step)  # a request during the last step is answered too
         self.wait()
 
-    def boundary(self, step):
+    def boundary(self, step, samples=None):
         """Call between two steps with the next step to run (steps() does it for you): saves
         if due or asked for, then exits if squeeze asked the job to leave. Returns whether it
-        saved. With a collective, every rank must call it at every boundary."""
+        saved. With a collective, every rank must call it at every boundary. `samples`: the
+        samples the step took, all ranks together (default: samples_per_step)."""
         self.step = step
+        self.rate.count(step, samples)
         _guard_children(self.requests, self._log)
         due = self.interval is not None and self._clock() - self._last_save >= self.interval
         if self.collective is not None:
@@ -275,10 +297,13 @@ class Checkpointer:
         Asynchronous: captures the state now and writes it in the background (returns before
         it is on disk). Nothing is saved without a directory, or on a rank other than 0.
         Returns the data's path, or None."""
+        self.rate.count(step)
+        rate = self.rate.fields()
         if not self.directory or self.rank != 0:
             self._last_save = self._clock()
             if self.directory:
                 self.saved_step = step  # rank 0 saved it
+            self.rate.start(step)
             return None
         self._writer.wait()
         seq = self._writer.next_seq(self._seq)
@@ -289,11 +314,13 @@ class Checkpointer:
             self._seq, self.saved_step = seq, step
             self._last_save = self._clock()
             self._writer.start(seq, step, lambda path: self._save.write(snapshot, path),
-                               started, stall)
+                               started, stall, rate)
+            self.rate.start(step)
             return os.path.join(self.directory, f"{DATA_PREFIX}{seq}")
-        final = self._writer.write(seq, step, self._save, started)
+        final = self._writer.write(seq, step, self._save, started, extra=rate)
         self._seq, self.saved_step = seq, step
         self._last_save = self._clock()
+        self.rate.start(step)
         return final
 
     def wait(self):

@@ -32,6 +32,11 @@ class TorchDistributed:
         """The element-wise maximum of every rank's `flags` (a list of ints)."""
         t = self._torch.tensor(flags, dtype=self._torch.int64, device=self._device)
         self._dist.all_reduce(t, op=self._dist.ReduceOp.MAX, group=self._group)
+        # Kept until the next call: otherwise gloo's worker thread may drop the last reference
+        # after wait() returned, and freeing a Python tensor there needs the GIL, which the
+        # main thread holds while it destroys the process group at exit (PyTorch 1.13: a
+        # deadlock, one rank never exits).
+        self._last = t
         return [int(v) for v in t.tolist()]
 
     def barrier(self):

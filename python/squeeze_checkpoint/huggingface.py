@@ -15,8 +15,18 @@ checkpoint the Trainer saves is uploaded to object storage (its files, then its 
 its marker, and resume_path() fetches the newest complete one from there into
 SQUEEZE_CHECKPOINT_DIR (object_store.py). transformers is imported when present; without it the
 class still imports (on object), for tests.
+
+Elastic jobs (resumed at another world size): the Trainer maps its global step back to an epoch
+and a number of batches to skip with the new run's batches per epoch, which is right only when
+an optimizer step takes as many samples as before: the global batch (per-device batch x
+gradient accumulation x world size) must stay the same. Each checkpoint gets squeeze_batch.json
+(its world size, batch, accumulation and global batch); a run resumed with another global batch
+stops at on_train_begin with a CheckpointError saying which accumulation keeps it
+(`allow_batch_change=True`: a warning instead). Each marker reports world_size, steps_per_s and
+samples_per_s (elastic.StepRate).
 """
 
+import json
 import os
 import sys
 import time
@@ -24,6 +34,7 @@ import time
 from . import marker as _marker
 from . import object_store as _object_store
 from .checkpointer import EXIT_AFTER_SIGTERM, env_interval, shortest
+from .elastic import StepRate
 from .marker import CheckpointError
 from .signals import Requests
 from .store_config import STORE, store_from_env
@@ -71,14 +82,39 @@ def resume_path(environ=None, log=None):
     return path
 
 
+BATCH_FILE = "squeeze_batch.json"
+
+
+def trainer_batch(args):
+    """The batch of a Trainer's run from its TrainingArguments: {"world_size", "batch_size"
+    (per device), "accumulation", "global_batch"} (global_batch None when the batch is not
+    known)."""
+    world = getattr(args, "world_size", 1) or 1
+    per_device = getattr(args, "train_batch_size", None) or \
+        getattr(args, "per_device_train_batch_size", None)
+    accumulation = getattr(args, "gradient_accumulation_steps", 1) or 1
+    total = per_device * accumulation * world if per_device else None
+    return {"world_size": world, "batch_size": per_device, "accumulation": accumulation,
+            "global_batch": total}
+
+
+def _words(batch):
+    return (f"{batch['global_batch']} (world_size {batch['world_size']} x batch "
+            f"{batch['batch_size']} x accumulation {batch['accumulation']})")
+
+
 class SqueezeCallback(_Base):
     """Saves and stops the Trainer when squeeze asks, reports each checkpoint to squeeze.
     `interval`: seconds between periodic saves (SQUEEZE_CHECKPOINT_INTERVAL shortens it).
-    `exit_on_request`: leave from on_train_end after a stop squeeze asked for."""
+    `exit_on_request`: leave from on_train_end after a stop squeeze asked for.
+    `allow_batch_change`: resume a checkpoint of another global batch with a warning instead of
+    a CheckpointError (the Trainer then skips the wrong number of samples in that epoch)."""
 
     def __init__(self, interval=None, exit_on_request=True, install_signals=True, environ=None,
-                 clock=time.monotonic, log=None):
+                 clock=time.monotonic, log=None, allow_batch_change=False):
         super().__init__()
+        self.allow_batch_change = allow_batch_change
+        self.rate = StepRate(clock)
         env = environ if environ is not None else os.environ
         self.directory = env.get("SQUEEZE_CHECKPOINT_DIR")
         self.interval = shortest(interval, env_interval(env))
@@ -101,12 +137,54 @@ class SqueezeCallback(_Base):
         if install_signals:
             self.requests.install()
 
+    def on_train_begin(self, args, state, control, **kwargs):
+        """A resumed run (the Trainer has loaded the checkpoint's state): refuses another global
+        batch than the checkpoint's, whose data position would be wrong."""
+        if getattr(state, "global_step", 0) > 0:
+            self._check_batch(args, state)
+        return control
+
+    def _check_batch(self, args, state):
+        folders = [os.path.join(d, f"checkpoint-{state.global_step}")
+                   for d in (args.output_dir, self.directory) if d]
+        for folder in folders:
+            try:
+                with open(os.path.join(folder, BATCH_FILE), encoding="utf-8") as f:
+                    saved = json.load(f)
+                break
+            except (OSError, ValueError):
+                continue
+        else:
+            return  # a checkpoint of an older helper, or not this callback's: nothing to check
+        now = trainer_batch(args)
+        if not saved.get("global_batch") or not now["global_batch"] or \
+                saved["global_batch"] == now["global_batch"]:
+            return
+        fix = (f"gradient_accumulation_steps = {saved['global_batch']} // ({now['world_size']} "
+               f"x {now['batch_size']})" if saved["global_batch"] %
+               (now["world_size"] * now["batch_size"]) == 0 else
+               "a global batch that every world size divides")
+        text = (f"the checkpoint {folder} was saved with a global batch of {_words(saved)}, "
+                f"this run's is {_words(now)}: the Trainer would resume at another place in "
+                f"the data (it skips global_step x accumulation batches of the new size) and "
+                f"change the steps per epoch; keep the global batch with {fix} "
+                f"(squeeze_checkpoint.elastic.accumulation_steps)")
+        if not self.allow_batch_change:
+            raise CheckpointError(text + ", or pass SqueezeCallback(allow_batch_change=True)")
+        self._log("warning: " + text)
+
     def on_step_begin(self, args, state, control, **kwargs):
         self.requests.in_step = state.global_step
+        if not self.rate.started:
+            self.rate.start(state.global_step)
         return control
 
     def on_step_end(self, args, state, control, **kwargs):
         self.requests.in_step = None
+        batch = trainer_batch(args)
+        self.rate.world_size = batch["world_size"]
+        self.rate.samples_per_step = batch["global_batch"]
+        self.rate.count(state.global_step)
         if self.requests.pending():
             self._log(f"{self.requests.describe()}: the Trainer saves and stops at step "
                       f"{state.global_step}")
@@ -121,6 +199,10 @@ class SqueezeCallback(_Base):
         """The Trainer has written output_dir/checkpoint-<global_step>: upload it to the store
         (if any), then report it. CheckpointError, with no marker, when the upload fails."""
         self._last_save = self._clock()
+        batch = trainer_batch(args)
+        self.rate.world_size = batch["world_size"]
+        rate = self.rate.fields()
+        self.rate.stop()  # the next window begins with the next step, after this save
         if not self.directory or not getattr(state, "is_world_process_zero", True):
             return control
         path = os.path.abspath(os.path.join(args.output_dir, f"checkpoint-{state.global_step}"))
@@ -130,10 +212,13 @@ class SqueezeCallback(_Base):
         found = _marker.read_marker(self.directory)
         highest = self.store.highest_seq() if self.store is not None else 0
         self._seq = max(self._seq, found["seq"] if found else 0, highest) + 1
+        with open(os.path.join(path, BATCH_FILE), "w", encoding="utf-8") as f:
+            json.dump({**batch, "step": state.global_step}, f)
         _marker.fsync_path(path)
         uploaded = upload(self.store, self._seq, state.global_step, os.path.dirname(path),
                           os.path.basename(path), self._env)
-        _marker.write_marker(self.directory, self._seq, state.global_step, path, **uploaded)
+        _marker.write_marker(self.directory, self._seq, state.global_step, path, **rate,
+                             **uploaded)
         self._log(f"reported {path} (step {state.global_step}) to squeeze"
                   f"{uploaded_words(uploaded)}")
         prune(self.store, self._log)

@@ -15,6 +15,11 @@ to CPU memory, save.write(snapshot, path) torch.saves the copy.
 ResumableSampler (squeeze_checkpoint.sampler) is a data loader's position that a checkpoint
 keeps; TorchDistributed (squeeze_checkpoint.distributed) lets the ranks of a torch.distributed
 job checkpoint together.
+
+A checkpoint loads at any world size (an elastic job that squeeze resized): a model wrapped in
+DistributedDataParallel or DataParallel is saved as the model inside, and loads into a wrapped
+model or a bare one (a wrapped model's `module.` keys of an older checkpoint too); the CUDA
+generators are restored on the devices this run has, as many as both runs have.
 """
 
 import copy
@@ -54,7 +59,9 @@ def set_rng_state(torch, state):
     torch.set_rng_state(state["torch"])
     random.setstate(state["python"])
     if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+        # Another world size may give this run fewer (or more) GPUs than the saving run had.
+        for device, cuda_state in enumerate(state["cuda"][:torch.cuda.device_count()]):
+            torch.cuda.set_rng_state(cuda_state, device)
     if "numpy" in state:
         import numpy
         numpy.random.set_state(state["numpy"])
@@ -76,7 +83,8 @@ def torch_save_load(map_location="cpu", rng=True, **objects):
 
     def capture():
         torch = _torch()
-        state = {name: cpu_copy(torch, obj.state_dict()) for name, obj in objects.items()}
+        state = {name: cpu_copy(torch, unwrapped(torch, obj).state_dict())
+                 for name, obj in objects.items()}
         if rng:
             state[RNG_KEY] = cpu_copy(torch, rng_state(torch))
         return state
@@ -98,12 +106,46 @@ def torch_save_load(map_location="cpu", rng=True, **objects):
             raise KeyError(f"the checkpoint has no {', '.join(missing)} (it has "
                            f"{', '.join(sorted(k for k in saved if k != RNG_KEY))})")
         for name, obj in objects.items():
-            obj.load_state_dict(saved[name])
+            obj = unwrapped(torch, obj)
+            obj.load_state_dict(without_wrapper_prefix(saved[name], obj))
         if rng and RNG_KEY in saved:
             set_rng_state(torch, saved[RNG_KEY])
 
     save.capture, save.write = capture, write
     return save, load
+
+
+def unwrapped(torch, obj):
+    """The model inside a DistributedDataParallel or DataParallel (`module`), else `obj`: its
+    state_dict() is the same at every world size, wrapped or not."""
+    nn = getattr(torch, "nn", None)
+    wrappers = tuple(kind for kind in (getattr(getattr(nn, "parallel", None),
+                                               "DistributedDataParallel", None),
+                                       getattr(nn, "DataParallel", None))
+                     if isinstance(kind, type))
+    return obj.module if wrappers and isinstance(obj, wrappers) else obj
+
+
+PREFIX = "module."
+
+
+def without_wrapper_prefix(state, obj):
+    """A model's state_dict saved from inside a wrapper by an older helper (every key
+    `module.`...), for a model whose own keys have no such prefix: the keys without it."""
+    if not isinstance(state, dict) or not state or not callable(getattr(obj, "named_modules",
+                                                                         None)):
+        return state
+    if not all(isinstance(k, str) and k.startswith(PREFIX) for k in state):
+        return state
+    if any(k.startswith(PREFIX) for k in obj.state_dict()):
+        return state
+    stripped = type(state)((k[len(PREFIX):], v) for k, v in state.items())
+    metadata = getattr(state, "_metadata", None)  # the modules' versions, keyed by their names
+    if metadata is not None:
+        stripped._metadata = type(metadata)(
+            ("" if k == PREFIX[:-1] else k[len(PREFIX):] if k.startswith(PREFIX) else k, v)
+            for k, v in metadata.items())
+    return stripped
 
 
 def cpu_copy(torch, value):

@@ -37,11 +37,11 @@ class Writer:
         highest = self.store.highest_seq() if self.store is not None else 0
         return max(seq, found["seq"] if found else 0, highest) + 1
 
-    def write(self, seq, step, save, started, stall=None):
+    def write(self, seq, step, save, started, stall=None, extra=None):
         """Writes checkpoint `seq` at `step` now: save(tmp_path), sync, rename, marker, removal
         of older data. `started`: time.monotonic() when the save began (capture included);
-        `stall`: seconds training paused for an asynchronous save (None: synchronous).
-        Returns the data's path."""
+        `stall`: seconds training paused for an asynchronous save (None: synchronous);
+        `extra`: more fields for the marker (the step rate). Returns the data's path."""
         name = f"{DATA_PREFIX}{seq}"
         final = os.path.join(self.directory, name)
         tmp = final + ".tmp"
@@ -58,7 +58,8 @@ class Writer:
         timing = {"save_s": round(took, 4)}
         if stall is not None:
             timing["stall_s"] = round(stall, 4)
-        _marker.write_marker(self.directory, seq, step, name, **timing, **uploaded)
+        _marker.write_marker(self.directory, seq, step, name, **timing, **(extra or {}),
+                             **uploaded)
         self._remove_old(name)
         sent = uploaded_words(uploaded)
         if stall is None:
@@ -69,13 +70,13 @@ class Writer:
         prune(self.store, self._log)
         return final
 
-    def start(self, seq, step, save, started, stall):
+    def start(self, seq, step, save, started, stall, extra=None):
         """Runs write() in a background thread (after waiting for the one before)."""
         self.wait()
 
         def run():
             try:
-                self.write(seq, step, save, started, stall)
+                self.write(seq, step, save, started, stall, extra)
             except BaseException as e:  # noqa: BLE001 - handed to the main thread by wait()
                 self._error = (step, e)
 

@@ -225,7 +225,7 @@ class HuggingFaceTest(unittest.TestCase):
         cb, control = self.callback(), Control()
         self.step(cb, control)
         self.trainer_saves(cb, control)
-        os.rmdir(os.path.join(self.output_dir, "checkpoint-1"))
+        shutil.rmtree(os.path.join(self.output_dir, "checkpoint-1"))
         with self.assertRaises(CheckpointError) as e:
             resume_path(dict(self.env, SQUEEZE_RESUME="1"))
         self.assertIn(os.path.join(self.output_dir, "checkpoint-1"), str(e.exception))

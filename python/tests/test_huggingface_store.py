@@ -39,7 +39,10 @@ class HuggingFaceStoreTest(StoreTestCase):
         for name, data in self.weights.items():
             with open(os.path.join(path, name), "wb") as f:
                 f.write(data)
-        return cb.on_save(self.args(node), self.state, Control())
+        try:
+            return cb.on_save(self.args(node), self.state, Control())
+        finally:
+            self.weights = self.read_folder(path)  # with the callback's squeeze_batch.json
 
     def read_folder(self, path):
         found = {}
@@ -54,7 +57,8 @@ class HuggingFaceStoreTest(StoreTestCase):
         self.on_put(cb, lambda key: puts.append((key, self.marker())))
         self.train_and_save(cb)
         self.assertEqual(puts[-1][0], self.manifest_key(1))
-        self.assertEqual(len(puts), 3)                       # two files, then the manifest
+        self.assertEqual(len(puts), 4)         # the Trainer's two files, the callback's
+        self.assertIn("squeeze_batch.json", self.weights)   # squeeze_batch.json, the manifest
         self.assertTrue(all(m is None for _, m in puts))     # no marker before the manifest
         marker = self.marker()
         self.assertEqual((marker["seq"], marker["step"]), (1, 10))

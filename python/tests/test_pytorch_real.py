@@ -191,7 +191,7 @@ class ResumableSamplerTest(unittest.TestCase):
         s = ResumableSampler(100, seed=3)
         for state, words in (({**s.state_dict(), "size": 90}, "size 90"),
                              ({**s.state_dict(), "seed": 4}, "seed 4"),
-                             ({**s.state_dict(), "taken": 101}, "taken 101"),
+                             ({**s.state_dict(), "consumed": 101}, "consumed 101"),
                              ({**s.state_dict(), "epoch": "x"}, "epoch 'x'")):
             with self.assertRaises(ValueError) as e:
                 ResumableSampler(100, seed=3).load_state_dict(state)
