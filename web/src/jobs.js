@@ -16,9 +16,16 @@ export function runText(j) {
   return !j.run_s && !j.started_at ? '' : duration(j.run_s ?? 0);
 }
 
+// An elastic job (gpus_range, docs/api.md): '4 of 2-8 (elastic)' while it runs on 4, '2-8
+// (elastic)' while it waits.
 export function gpusText(j) {
+  const models = j.gpu_models?.length ? ` ${j.gpu_models.join('|')}` : '';
+  if (typeof j.gpus_range === 'string') {
+    const runs = (j.state === 'running' || j.state === 'checkpointing') && j.run_gpus?.length;
+    return `${runs ? `${j.run_gpus.length} of ` : ''}${j.gpus_range} (elastic)${models}`;
+  }
   const share = j.gpu_milli < 1000 ? `${j.gpu_milli}/1000 of ` : '';
-  return `${share}${j.gpus}${j.gpu_models?.length ? ` ${j.gpu_models.join('|')}` : ''}`;
+  return `${share}${j.gpus}${models}`;
 }
 
 // A command as a shell would take it back: words with spaces or quotes in single quotes.

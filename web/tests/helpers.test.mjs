@@ -27,6 +27,15 @@ check('localText: the daemon\'s UTC times in a text, as time() writes them', () 
   assert.equal(localText(null), '');
 });
 
+check('gpusText: an elastic job\'s width and range, a fraction, models', () => {
+  const elastic = { gpus: 2, gpu_milli: 1000, gpus_range: '2-8', gpu_models: ['A100'] };
+  assert.equal(jobs.gpusText({ ...elastic, state: 'running', run_gpus: [0, 1, 2, 3] }),
+    '4 of 2-8 (elastic) A100');
+  assert.equal(jobs.gpusText({ ...elastic, state: 'pending', run_gpus: [0, 1] }), '2-8 (elastic) A100');
+  assert.equal(jobs.gpusText({ gpus: 1, gpu_milli: 500, gpus_range: null, gpu_models: [] }),
+    '500/1000 of 1');
+});
+
 check('loginCode: only a #login= of 64 hex digits', () => {
   const code = 'ab'.repeat(32);
   assert.equal(loginCode(`#login=${code}`), code);
