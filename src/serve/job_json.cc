@@ -120,8 +120,12 @@ void AccountingFields(nlohmann::json& j, const StoredJob& job, Time now) {
   }
   const JobSpec& spec = job.request.spec;
   j["run_s"] = WholeSeconds(ran);
-  j["gpu_hours"] = std::round(ToSeconds(ran) * spec.gpus * spec.gpu_milli / 1000.0 /
-                              3600.0 * 1000.0) / 1000.0;
+  // An elastic job's runs have different widths: its GPU time run by run.
+  double gpu_s = ToSeconds(ran) * spec.gpus * spec.gpu_milli / 1000.0;
+  if (spec.elastic.enabled()) {
+    gpu_s = ToSeconds(job.gpu_ran) + ToSeconds(ran - job.ran) * static_cast<double>(job.gpus.size());
+  }
+  j["gpu_hours"] = std::round(gpu_s / 3600.0 * 1000.0) / 1000.0;
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
   j["attempts"] = job.attempts;
   j["failures"] = job.failures;

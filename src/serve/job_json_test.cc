@@ -21,6 +21,29 @@ TEST(JobJsonTest, ShowsThePoolRegionsAndDataSize) {
   EXPECT_EQ(j["data_gb"], 1.5);
 }
 
+// An elastic job: its range and step, and GPU-hours run by run (8 GPUs for an hour, then 4 GPUs
+// for the half hour so far), not its minimum times its time.
+TEST(JobJsonTest, AnElasticJobsRangeAndGpuHoursByWidth) {
+  StoredJob job;
+  job.request.command = {"true"};
+  job.request.spec.gpus = job.request.spec.elastic.min = 2;
+  job.request.spec.elastic.max = 8;
+  job.request.spec.elastic.step = 2;
+  job.state = JobState::kRunning;
+  job.started_at = kHour;
+  job.ran = kHour;
+  job.gpu_ran = 8 * kHour;
+  job.gpus = {0, 1, 2, 3};
+  const nlohmann::json j = StoredJobJson(job, kHour + 30 * kMinute);
+  EXPECT_EQ(j["gpus_range"], "2-8");
+  EXPECT_EQ(j["gpus_step"], 2);
+  EXPECT_EQ(j["scaling"], "linear");
+  EXPECT_EQ(j["gpu_hours"], 10.0);  // 8 + 4 x 0.5
+  job.request.spec.elastic = ElasticSpec{};  // the same times for a job of 2 GPUs
+  EXPECT_EQ(StoredJobJson(job, kHour + 30 * kMinute)["gpu_hours"], 3.0);
+  EXPECT_TRUE(StoredJobJson(job, kHour)["gpus_range"].is_null());
+}
+
 TEST(JobJsonTest, AnyPoolAndRegionAndNoDataShowAsEmpty) {
   StoredJob job;
   job.request.command = {"true"};

@@ -11,10 +11,14 @@ namespace {
 
 constexpr size_t kMaxBatch = 1024;
 
-// What a run that ends at ?3 adds to `ran` (nothing when no run is open).
+// The GPUs of the open run (run_gpus, a JSON array squeeze wrote; 0 for anything else).
+#define SQUEEZE_RUN_WIDTH "CASE WHEN json_valid(run_gpus) THEN json_array_length(run_gpus) ELSE 0 END"
+// What a run that ends at ?3 adds to `ran`, and times its GPUs to `gpu_ran` (nothing when no
+// run is open).
 constexpr const char* kRunTime =
     "ran=ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL THEN MAX(0, ?3-started_at) "
-    "ELSE 0 END";
+    "ELSE 0 END, gpu_ran=gpu_ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL "
+    "THEN MAX(0, ?3-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END";
 
 // An event's detail for a change whose reason has one: "NAME: DETAIL"; empty without.
 std::string DetailText(const std::string& prefix, const std::string& detail) {
@@ -260,7 +264,9 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
       id,
       "UPDATE jobs SET state=?2, reason=?3, reason_detail=?5, ended_at=COALESCE(ended_at, ?4), "
       "ran=ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
-      "THEN MAX(0, ?4-started_at) ELSE 0 END WHERE id=?1",
+      "THEN MAX(0, ?4-started_at) ELSE 0 END, "
+      "gpu_ran=gpu_ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
+      "THEN MAX(0, ?4-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, name);
         s.Bind(3, reason);

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
     "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
-    "ran, held, reason_detail, purged_at FROM jobs ";
+    "ran, held, reason_detail, purged_at, gpu_ran FROM jobs ";
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -56,6 +56,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.held = row.Int(17) != 0;
   r.reason_detail = ValidUtf8(row.Text(18));
   r.details_purged_at = FromStoreMillis(row.OptionalInt(19));
+  r.gpu_ran = FromStoreMillis(row.Int(20));
   return r;
 }
 

@@ -74,6 +74,9 @@ ALTER TABLE jobs ADD COLUMN not_before INTEGER;
 // job's owner and the admins see (a path, the command, the checkpoint marker's text).
 constexpr std::pair<const char*, const char*> kDetailColumns[] = {{"jobs", "reason_detail"},
                                                                   {"events", "detail"}};
+// Likewise: the ended runs' times each multiplied by its GPUs, summed (what an elastic job held:
+// its runs have different widths; 0 in rows from before it).
+constexpr std::pair<const char*, const char*> kCountColumns[] = {{"jobs", "gpu_ran"}};
 
 // 2 -> 3: the waits before each run and the runs' times, summed (from what was kept: the wait
 // before the first run and the last run's time; earlier runs' were not kept).
@@ -140,16 +143,24 @@ Status EnsureSchema(SqliteDb& db) {
   });
 }
 
+// Adds `column` of `type` to `table` unless it has it.
+Status AddColumnIfMissing(SqliteDb& db, const char* table, const char* column, const char* type) {
+  auto has = QueryInt(db, std::string("SELECT COUNT(*) FROM pragma_table_info('") + table +
+                              "') WHERE name = '" + column + "'");
+  if (!has.ok()) return has.status();
+  if (*has > 0) return Status::Ok();
+  return db.Exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " " + type);
+}
+
 Status AddDetailColumns(SqliteDb& db) {
   return InTransaction(db, [&db]() -> Status {
     for (const auto& [table, column] : kDetailColumns) {
-      auto has = QueryInt(db, std::string("SELECT COUNT(*) FROM pragma_table_info('") + table +
-                                  "') WHERE name = '" + column + "'");
-      if (!has.ok()) return has.status();
-      if (*has > 0) continue;
-      if (Status s = db.Exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column +
-                             " TEXT NOT NULL DEFAULT ''");
-          !s.ok()) {
+      if (Status s = AddColumnIfMissing(db, table, column, "TEXT NOT NULL DEFAULT ''"); !s.ok()) {
+        return s;
+      }
+    }
+    for (const auto& [table, column] : kCountColumns) {
+      if (Status s = AddColumnIfMissing(db, table, column, "INTEGER NOT NULL DEFAULT 0"); !s.ok()) {
         return s;
       }
     }

@@ -270,6 +270,7 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   EXPECT_EQ(r.last_checkpoint, 30);
   EXPECT_EQ(r.waited, (20 - 10) + (50 - 40));  // both waits, summed
   EXPECT_EQ(r.ran, (40 - 20) + (60 - 50));     // both runs, summed
+  EXPECT_EQ(r.gpu_ran, (40 - 20) * 2 + (60 - 50) * 1);  // each run times its GPUs
 
   auto events = *store->Events(id);
   std::vector<std::string> kinds;

@@ -34,6 +34,7 @@ struct StoredJob {
   std::optional<Time> not_before;  // a retry waits until then (back-off)
   Time waited = 0;  // the waits before each run started so far, summed
   Time ran = 0;     // the ended runs' times, summed
+  Time gpu_ran = 0;  // the ended runs' times each times its GPUs, summed (elastic jobs' GPU time)
   bool held = false;  // waiting, but not scheduled until released (squeeze hold)
   // When its details (command, environment, ...) were purged after the retention; the rest
   // of the row is kept for history and accounting.
