@@ -75,6 +75,10 @@ def case_local_shrink_grow(squeeze, source, h):
     check(f["wait_s"] <= 20, f"job {four} waited {f['wait_s']} s: the shrink should let it start "
                              "at once")
     check(j["preemptions"] == 0, f"a shrink is not a preemption: {j['preemptions']}")
+    status, why = d.call("GET", f"/v1/jobs/{elastic}/why")
+    text = " / ".join(why.get("explanation", [])) if status == 200 else str(why)
+    check(f"elastic: runs on 4 of its 2-8 GPUs; resized 1 times, last: shrunk from 8 to 4 GPUs "
+          f"for job {four}" in text, f"why of job {elastic}: {text}")
 
     d.wait_state(four, "done", timeout=60)
     j = d.wait_job(elastic, lambda j: j["attempts"] == 3 or j["state"] == "done", 90,

@@ -217,6 +217,14 @@ std::optional<nlohmann::json> LiveQueue::WhyNotWaiting(const WhyView& w, JobId i
   if (job == nullptr || !job->IsActive() || live == w.jobs.end()) return std::nullopt;
   Lines lines = {std::string(job->state == JobState::kRunning ? "running" : "checkpointing") +
                  " since " + FormatDateTime(job->run_start) + "; it does not wait"};
+  if (const ElasticSpec& e = job->spec.elastic; e.enabled()) {  // its width, and why it changed
+    lines.push_back("elastic: runs on " + std::to_string(job->spec.gpus) + " of its " +
+                    GpuRangeText(e) + " GPUs" +
+                    (job->resize_reason.empty()
+                         ? std::string()
+                         : "; resized " + std::to_string(job->resizes) + " times, last: " +
+                               job->resize_reason));
+  }
   // A cluster manager may still hold it in its own queue.
   if (!live->second.placed_because.empty()) lines.push_back(live->second.placed_because);
   if (auto backend = live->second.exec->BackendStatus(id)) lines.push_back(*backend);
