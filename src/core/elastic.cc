@@ -167,12 +167,6 @@ std::string GpuRangeText(const ElasticSpec& e) {
   return out;
 }
 
-std::vector<int> Widths(const ElasticSpec& e) {
-  std::vector<int> out;
-  for (int w = e.min; w <= e.max && w > 0; w += std::max(1, e.step)) out.push_back(w);
-  return out;
-}
-
 int WidestWithin(const ElasticSpec& e, int gpus) {
   if (gpus < e.min) return 0;
   const int step = std::max(1, e.step);

@@ -55,8 +55,6 @@ Result<ElasticSpec> ParseGpuRange(std::string_view text, std::string_view field)
 Status ValidateElastic(const ElasticSpec& e);
 // "2-8" (with ":2" when the step is not 1).
 std::string GpuRangeText(const ElasticSpec& e);
-// The widths of the range, narrowest first.
-std::vector<int> Widths(const ElasticSpec& e);
 // The widest width of the range that is at most `gpus` (0 when even min is more).
 int WidestWithin(const ElasticSpec& e, int gpus);
 

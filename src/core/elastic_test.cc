@@ -6,7 +6,6 @@
 namespace squeeze {
 namespace {
 
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(ScalingTest, ParsesTheThreeForms) {
@@ -61,7 +60,6 @@ TEST(GpuRangeTest, WidthsFollowTheStep) {
   e.min = 2;
   e.max = 9;
   e.step = 3;
-  EXPECT_THAT(Widths(e), ElementsAre(2, 5, 8));
   EXPECT_EQ(WidestWithin(e, 7), 5);
   EXPECT_EQ(WidestWithin(e, 100), 8);
   EXPECT_EQ(WidestWithin(e, 1), 0);

@@ -27,11 +27,9 @@ void LiveQueue::OnCheckpoint(JobId id, const std::string& label, Time now) {
   ++counters_.checkpoints;
   Record([id, now, label](JobStore& s) { return s.RecordCheckpoint(id, now, label); });
   (void)scheduler_->Checkpointed(id, now);  // victims: the least work since a checkpoint
-  // An elastic job's rate at the width it runs at: its scaling as measured (not elastic: no-op).
-  if (auto rate = MarkerRate(label); rate && scheduler_->Find(id) != nullptr &&
-                                     scheduler_->Find(id)->spec.elastic.enabled()) {
-    (void)scheduler_->ReportRate(id, *rate);
-  }
+  // An elastic job's rate at the width it runs at: its scaling as measured (ReportRate refuses
+  // a job that is not elastic, which learns nothing).
+  if (auto rate = MarkerRate(label)) (void)scheduler_->ReportRate(id, *rate);
   if (job.stopping == Stopping::kAwaitCheckpoint && job.timed_out) {
     // Saved ahead of its time limit: it may go on until the limit (EnforceTimeLimits).
     job.stopping = Stopping::kNo;
