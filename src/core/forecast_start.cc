@@ -6,11 +6,17 @@
 namespace squeeze {
 namespace {
 
-// How long (wall time) a run of `job` needs from `now` to use up its estimate: what is left of its
-// restart overhead, then its remaining work at its speed. nullopt without an estimate.
-std::optional<Time> RemainingRun(const Job& job, Time now) {
-  if (!job.spec.estimate) return std::nullopt;
+// How long (wall time) a run of `job` needs from `now`: what is left of its restart overhead,
+// then its estimate's remaining work at its speed, or without an estimate (under a policy
+// that learns run times) the median of what jobs like it ran beyond what it has run; nullopt:
+// nobody knows.
+std::optional<Time> RemainingRun(const Scheduler& sim, const Job& job, Time now) {
   const Time overhead_left = std::max<Time>(0, job.run_start + job.run_overhead - now);
+  if (!job.spec.estimate) {
+    auto learned = sim.LearnedRemaining(job, now);
+    if (!learned) return std::nullopt;
+    return overhead_left + *learned;
+  }
   const Time work_left = *job.spec.estimate - job.work_done - job.RunProgress(now);
   return overhead_left + job.TimeForWork(std::max<Time>(0, work_left));
 }
@@ -49,7 +55,7 @@ struct QueueForecast::Driver {
     if (job.spec.preemptible && job.min_runtime_until > t) {
       events.insert({job.min_runtime_until, id, EventKind::kMayPreempt, job.run_start});
     }
-    if (auto left = RemainingRun(job, t)) {
+    if (auto left = RemainingRun(sim, job, t)) {
       events.insert({t + std::max<Time>(kSecond, *left), id, EventKind::kEnd, job.run_start});
     } else {
       endless.insert(id);
@@ -86,7 +92,8 @@ QueueForecast::QueueForecast(std::unique_ptr<Scheduler> copy, Time now,
   });
   sim_->ForEachJob([&](const Job& job) {
     if (!job.IsActive()) return;
-    if (job.state == JobState::kRunning && job.spec.estimate && RemainingRun(job, now) == 0) {
+    if (job.state == JobState::kRunning && job.spec.estimate &&
+        RemainingRun(*sim_, job, now) == 0) {
       overrun_.push_back(job.spec.id);
     }
     driver_->Follow(job, now);

@@ -2,7 +2,8 @@
 // (Scheduler::Clone: the running jobs where they run, their preemptibility, minimum runtimes,
 // slices, deadlines, reservations, down and reclaimed nodes, inference load, what the orders
 // learned, and the whole queue) is driven forward through the same core, each job taken to
-// run for its estimate. The driver plays what the daemon would see: a run ends when its
+// run for its estimate (without one, under a policy that learns run times, for the median of
+// what jobs like it ran beyond what it has run). The driver plays what the daemon would see: a run ends when its
 // estimate is used up, a job asked to stop stops after its checkpoint (Job::StopTakes), and
 // the cycle runs at each such event and whenever the core asks to be woken (a slice end, a
 // minimum runtime over, a deadline at risk). Every waiting job is in it, those behind a job

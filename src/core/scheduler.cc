@@ -359,6 +359,8 @@ Status Scheduler::Stopped(JobId id, Time now) {
   }
   ++job.preemptions;
   Enqueue(job, now);
+  // What it has run is a censored observation of its run time.
+  if (state_->job_order->ObservePreempted(job, {now, &state_->jobs})) Rekey(now);
   return Status::Ok();
 }
 
@@ -375,10 +377,7 @@ Result<Job> Scheduler::Finished(JobId id, Time now, bool success) {
   state_->jobs.erase(it);
   state_->elastic_jobs -= job.spec.elastic.enabled();
   LeaveArray(job, now);
-  if (state_->job_order->Observe(job)) {
-    state_->pending.Rekey(
-        [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
-  }
+  if (state_->job_order->Observe(job, {now, &state_->jobs})) Rekey(now);
   return job;
 }
 

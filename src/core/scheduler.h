@@ -53,6 +53,14 @@ class Scheduler {
   Status Adopt(const JobSpec& spec, const Placement& placement, Time run_start, Time now);
   // A running (or stopping) job exited by itself; returns its final record and forgets it.
   Result<Job> Finished(JobId id, Time now, bool success);
+  // A job of an earlier life of the daemon ended done at `ended` after running `ran`: the
+  // job order learns its run time as if it had just finished (a restart keeps what was
+  // learned). Call in the order the jobs ended.
+  void LearnEnded(const JobSpec& spec, Time ran, Time ended);
+  // How much longer a running job is expected to run by what the job order learned (the
+  // median of what jobs like it ran beyond what it has run), when the policy uses learned
+  // estimates; nullopt otherwise, or when it knows too little.
+  std::optional<Time> LearnedRemaining(const Job& job, Time now) const;
   // A job asked to stop has stopped (after its checkpoint); it waits again.
   Status Stopped(JobId id, Time now);
   // A run ended without finishing its job, and the job is to run again: the backend lost it
@@ -196,6 +204,8 @@ class Scheduler {
   // A task that leaves for good frees its array's place: the first parked task is queued.
   void LeaveArray(const Job& job, Time now);
   void Enqueue(Job& job, Time now);
+  // Takes every waiting job's key anew (the job order learned something).
+  void Rekey(Time now);
   void PromoteBoosted(Time now);
   void QueueBackedOff(Time now);
   void Dequeue(Job& job);

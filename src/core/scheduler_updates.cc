@@ -1,5 +1,7 @@
 // What the driver tells the scheduler of a job while it waits or runs, besides its start and
-// its end: a new time limit (squeeze update), its GPUs held but idle, a complete checkpoint.
+// its end: a new time limit (squeeze update), its GPUs held but idle, a complete checkpoint;
+// and what the job order learned of run times (the ended jobs of an earlier life of the
+// daemon, what a running job has left).
 #include "core/scheduler.h"
 
 namespace squeeze {
@@ -40,6 +42,25 @@ Status Scheduler::Checkpointed(JobId id, Time now) {
   it->second.last_checkpoint = now;
   state_->checkpoints_reported = true;
   return Status::Ok();
+}
+
+void Scheduler::Rekey(Time now) {
+  state_->pending.Rekey(
+      [&](JobId pending) { return state_->job_order->Key(state_->jobs.at(pending), now); });
+}
+
+void Scheduler::LearnEnded(const JobSpec& spec, Time ran, Time ended) {
+  Job job;
+  job.spec = spec;
+  job.home_pool = spec.pool.empty() ? -1 : state_->cluster.spec().PoolIndex(spec.pool);
+  job.work_done = ran;
+  job.state = JobState::kDone;
+  if (state_->job_order->Observe(job, {ended, &state_->jobs})) Rekey(ended);
+}
+
+std::optional<Time> Scheduler::LearnedRemaining(const Job& job, Time now) const {
+  if (!state_->policy.learned_estimates) return std::nullopt;
+  return state_->job_order->PredictRemaining(job, now);
 }
 
 }  // namespace squeeze

@@ -206,14 +206,14 @@ Status RecoverQueue(LiveQueue& queue) {
   const auto began = std::chrono::steady_clock::now();
   auto recovered = queue.Recover(Now());
   if (!recovered.ok()) return recovered.status();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   char took[32];
-  std::snprintf(took, sizeof(took), "%.2f", seconds);
+  std::snprintf(took, sizeof(took), "%.2f",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   Say(std::string("in ") + took + " s took back " + std::to_string(recovered->adopted) +
       " running jobs, " + std::to_string(recovered->pending) + " waiting; " +
       std::to_string(recovered->ended_offline) + " ended while it was down, " +
-      std::to_string(recovered->requeued) + " queued again");
+      std::to_string(recovered->requeued) + " queued again; learned the run times of " +
+      std::to_string(recovered->learned) + " jobs that ended");
   return Status::Ok();
 }
 

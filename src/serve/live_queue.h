@@ -77,6 +77,7 @@ struct RecoverySummary {
   int adopted = 0;       // found running, taken back
   int ended_offline = 0; // ended while the daemon was down, their exit recorded now
   int requeued = 0;      // recorded as running but never started, queued again
+  int learned = 0;       // ended jobs whose run times the learned order took in again
 };
 
 class LiveQueue {

@@ -55,6 +55,10 @@ class RowChannel {
 };
 
 constexpr size_t kBatchRows = 1024;
+// The latest jobs that ended done whose run times a restart learns again: more than the
+// learned order keeps of any class of jobs (1,000 each), bounded so that a store of millions
+// of ended jobs does not slow the start.
+constexpr int kEndedToLearn = 10000;
 
 }  // namespace
 
@@ -65,7 +69,24 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
     MutexLock lock(mu_);
     waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
     PublishAtExit publish{*this};
+    // What the learned order knew before the restart: the run times of the jobs that ended.
+    size_t learned = 0;
+    if (scheduler_->policy().job_order == "gittins") {
+      ListFilter latest_done;
+      latest_done.states = {JobState::kDone};
+      latest_done.latest_end_first = true;
+      latest_done.limit = kEndedToLearn;
+      auto done = store_.List(latest_done);
+      if (!done.ok()) return done.status().WithContext("reading the jobs that ended");
+      for (auto it = done->rbegin(); it != done->rend(); ++it) {
+        JobSpec spec = it->request.spec;
+        spec.id = it->id;
+        scheduler_->LearnEnded(spec, it->ran, it->ended_at.value_or(now));
+      }
+      learned = done->size();
+    }
     summary = TakeBackAll(now);
+    if (summary.ok()) summary->learned = static_cast<int>(learned);
     ticket = AppendEffects();
   }
   // What the recovery decided (runs ended while the daemon was down, starts that never

@@ -250,6 +250,43 @@ TEST_F(LiveQueueTest, ARestartTakesBackARunningJobAndStartsItNoSecondTime) {
   EXPECT_EQ(all, "ran\n");
 }
 
+// The learned order's run times come back with a restart: the store's jobs that ended are
+// learned again (the latest first in the window, in the order they ended), so a job with no
+// estimate is forecast from them, not "no expected start".
+TEST_F(LiveQueueTest, TheLearnedRunTimesSurviveARestart) {
+  for (int restart = 0; restart < 2; ++restart) {
+    const bool history = restart == 1;
+    if (history) {
+      for (int i = 0; i < 25; ++i) {  // what an earlier daemon recorded: 25 jobs of 600 s
+        const JobId id = store_->Submit(Command({"true"}), "alice", now_).value();
+        ASSERT_TRUE(store_->RecordStart(id, 1, {0}, now_ + i * kSecond).ok());
+        ASSERT_TRUE(store_->RecordRunEnd(id, RunEnd{}, now_ + (600 + i) * kSecond).ok());
+      }
+      now_ += 700 * kSecond;
+    }
+    auto q = MakeQueue(1);
+    auto summary = q->Recover(now_);
+    ASSERT_TRUE(summary.ok()) << summary.status().message();
+    EXPECT_EQ(summary->learned, history ? 25 : 0);
+    const JobId holder = Submit(*q, Command({"sleep", "30"}));
+    ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(holder) == JobState::kRunning; }));
+    const JobId waiter = Submit(*q, Command({"true"}), "bob");
+    q->Step(now_);
+    auto why = q->WhyJson(waiter, now_ + 100 * kSecond);
+    ASSERT_TRUE(why.has_value());
+    if (history) {
+      // The holder has run about 100 s of the 600 s its like ran.
+      ASSERT_TRUE((*why)["expected_start_in_s"].is_number()) << why->dump();
+      EXPECT_NEAR((*why)["expected_start_in_s"].get<double>(), 500, 10);
+    } else {
+      EXPECT_TRUE((*why)["expected_start_in_s"].is_null()) << why->dump();
+    }
+    q->Cancel(Principal{"root", "admin", true}, holder, now_);
+    q->Cancel(Principal{"root", "admin", true}, waiter, now_);
+    ASSERT_TRUE(StepUntil(*q, [&] { return StateOf(holder) == JobState::kCancelled; }));
+  }
+}
+
 TEST_F(LiveQueueTest, AJobSubmittedWhileTheQueueRecoversIsQueuedOnce) {
   // The API answers during Recover: a job it accepted may reach the queue both from the store
   // (read by Recover) and from the inbox.

@@ -7,62 +7,13 @@ namespace squeeze {
 namespace {
 
 constexpr size_t kMinSamples = 20;   // fewer: ask a broader class
-constexpr int kRebuildEvery = 25;    // completions of a class between rebuilds of its ranks
+// Ends and preemptions of a class between rebuilds of its ranks.
+constexpr size_t kRebuildEvery = 25;
 constexpr double kGridStep = 1.2;    // ratio between consecutive grid points
 constexpr double kGridMax = 1e8;     // seconds
-constexpr size_t kMaxEndPoints = 128;  // candidate end points tried per grid point
 constexpr double kRerankDrift = 0.05;   // relative change of a new job's rank that re-ranks
 
 }  // namespace
-
-void RunTimeModel::Observe(Time run_time, size_t window) {
-  samples_.push_back(run_time);
-  const double t = ToSeconds(run_time);
-  sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), t), t);
-  while (samples_.size() > window) {
-    const double old = ToSeconds(samples_.front());
-    samples_.pop_front();
-    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), old));
-  }
-}
-
-void RunTimeModel::Rebuild(const std::vector<double>& grid) {
-  const std::vector<double>& v = sorted_;
-  const size_t n = v.size();
-  std::vector<double> prefix(n + 1, 0);
-  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + v[i];
-  table_.assign(grid.size(), 0);
-  for (size_t gi = 0; gi < grid.size(); ++gi) {
-    const double a = grid[gi];
-    const size_t i0 = std::upper_bound(v.begin(), v.end(), a) - v.begin();
-    if (i0 == n) {
-      // Outlived every sample: nothing says when it ends; rank it by what it has attained.
-      table_[gi] = std::max(a, n ? v.back() : 1.0);
-      continue;
-    }
-    double best = HUGE_VAL;
-    const size_t step = std::max<size_t>(1, (n - i0) / kMaxEndPoints);
-    for (size_t k = i0; k < n; k += step) {
-      const double done = static_cast<double>(k - i0 + 1);
-      const double work = (prefix[k + 1] - prefix[i0]) - done * a +
-                          static_cast<double>(n - 1 - k) * (v[k] - a);
-      best = std::min(best, work / done);
-    }
-    table_[gi] = std::max(best, 1.0);
-  }
-}
-
-double RunTimeModel::Rank(double attained, const std::vector<double>& grid) const {
-  if (table_.empty()) return 0;
-  const size_t i = std::upper_bound(grid.begin(), grid.end(), attained) - grid.begin();
-  return table_[i == 0 ? 0 : i - 1];
-}
-
-std::optional<double> RunTimeModel::MedianRemaining(double attained) const {
-  const size_t i0 = std::upper_bound(sorted_.begin(), sorted_.end(), attained) - sorted_.begin();
-  if (i0 == sorted_.size()) return std::nullopt;
-  return sorted_[i0 + (sorted_.size() - i0) / 2] - attained;
-}
 
 GittinsOrder::GittinsOrder(const JobOrderOptions& options) : options_(options) {
   grid_.push_back(0);
@@ -113,24 +64,45 @@ std::optional<Time> GittinsOrder::PredictRemaining(const Job& job, Time now) con
   return Seconds(static_cast<int64_t>(std::ceil(*r)));  // whole seconds, rounded up
 }
 
-bool GittinsOrder::Observe(const Job& finished) {
+std::vector<RunTimeModel::Unfinished> GittinsOrder::Unfinished(const ClassKey& key,
+                                                               const Context& context) {
+  std::vector<RunTimeModel::Unfinished> out;
+  if (context.unfinished == nullptr) return out;
+  for (const auto& [id, job] : *context.unfinished) {
+    const Classes classes = ClassesOf(job);
+    if (std::find(classes.begin(), classes.end(), key) == classes.end()) continue;
+    const Time t = job.work_done + job.RunProgress(context.now);
+    if (t > 0) out.push_back({ToSeconds(t), job.IsActive() ? context.now : job.queued_since});
+  }
+  return out;
+}
+
+bool GittinsOrder::Observe(const Job& finished, const Context& context) {
   if (finished.state != JobState::kDone) return false;
-  bool rebuilt = false;
   for (const ClassKey& key : ClassesOf(finished)) {
+    models_[key].Observe(finished.work_done, context.now, options_.gittins_window);
+  }
+  return CountTowardRebuild(finished, context, /*ended=*/true);
+}
+
+bool GittinsOrder::ObservePreempted(const Job& stopped, const Context& context) {
+  return CountTowardRebuild(stopped, context, /*ended=*/false);
+}
+
+bool GittinsOrder::CountTowardRebuild(const Job& job, const Context& context, bool ended) {
+  bool rebuilt = false;
+  for (const ClassKey& key : ClassesOf(job)) {
     RunTimeModel& m = models_[key];
-    m.Observe(finished.work_done, options_.gittins_window);
-    int& count = since_rebuild_[key];
-    if (++count >= kRebuildEvery || m.size() == kMinSamples) {
-      const double before = m.Rank(0, grid_);
-      m.Rebuild(grid_);
-      count = 0;
-      // Waiting jobs are re-ranked when a model is new or has moved: re-ranking every waiting
-      // job after each small drift would cost more than the drift changes.
-      const double after = m.Rank(0, grid_);
-      if (m.size() == kMinSamples || std::abs(after - before) > kRerankDrift * before) {
-        rebuilt = true;
-      }
-    }
+    const bool first = ended && m.size() == kMinSamples;
+    size_t& count = since_rebuild_[key];
+    if ((++count < kRebuildEvery && !first) || m.size() < kMinSamples) continue;
+    const double before = m.Rank(0, grid_);
+    m.Rebuild(grid_, Unfinished(key, context));
+    count = 0;
+    // Waiting jobs are re-ranked when a model is new or has moved: re-ranking every waiting
+    // job after each small drift would cost more than the drift changes.
+    const double after = m.Rank(0, grid_);
+    if (first || std::abs(after - before) > kRerankDrift * before) rebuilt = true;
   }
   return rebuilt;
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unordered_map>
+
 namespace squeeze {
 namespace {
 
@@ -29,8 +31,8 @@ Job Waiting(Time attained, int pool = 0, int gpus = 1) {
 // Ten jobs ran 100 s and ten ran 1,000 s in pool 0.
 GittinsOrder Trained(const JobOrderOptions& options = {}) {
   GittinsOrder order(options);
-  for (int i = 0; i < 10; ++i) order.Observe(Finished(i, 100 * kSecond));
-  for (int i = 10; i < 20; ++i) order.Observe(Finished(i, 1000 * kSecond));
+  for (int i = 0; i < 10; ++i) order.Observe(Finished(i, 100 * kSecond), {});
+  for (int i = 10; i < 20; ++i) order.Observe(Finished(i, 1000 * kSecond), {});
   return order;
 }
 
@@ -50,21 +52,21 @@ TEST(GittinsOrderTest, RankIsTheLeastExpectedWorkPerCompletion) {
 
 TEST(GittinsOrderTest, FewerThanTwentySamplesFallsBackToLeastAttainedService) {
   GittinsOrder order{JobOrderOptions{}};
-  for (int i = 0; i < 19; ++i) order.Observe(Finished(i, 100 * kSecond));
+  for (int i = 0; i < 19; ++i) order.Observe(Finished(i, 100 * kSecond), {});
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 1);
   EXPECT_DOUBLE_EQ(order.Key(Waiting(40 * kSecond), 0), 41);
-  EXPECT_TRUE(order.Observe(Finished(19, 100 * kSecond)));  // the 20th builds the ranks
+  EXPECT_TRUE(order.Observe(Finished(19, 100 * kSecond), {}));  // the 20th builds the ranks
   EXPECT_DOUBLE_EQ(order.Key(Waiting(0), 0), 100);
 }
 
 TEST(GittinsOrderTest, WaitingJobsAreReRankedOnlyWhenTheModelMoves) {
   GittinsOrder order{JobOrderOptions{}};
   int id = 0;
-  for (int i = 0; i < 20; ++i) order.Observe(Finished(id++, 100 * kSecond));
+  for (int i = 0; i < 20; ++i) order.Observe(Finished(id++, 100 * kSecond), {});
   bool reranked = false;
-  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 100 * kSecond));
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 100 * kSecond), {});
   EXPECT_FALSE(reranked) << "the same run times again must not re-rank";
-  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 10000 * kSecond));
+  for (int i = 0; i < 50; ++i) reranked |= order.Observe(Finished(id++, 10000 * kSecond), {});
   EXPECT_TRUE(reranked);
 }
 
@@ -97,11 +99,56 @@ TEST(GittinsOrderTest, PredictsTheMedianRunTimeStillToCome) {
   EXPECT_EQ(empty.PredictRemaining(Waiting(0), 0), std::nullopt);
 }
 
+Job Running(JobId id, Time started, int pool = 0, int gpus = 1) {
+  Job j = Waiting(0, pool, gpus);
+  j.spec.id = id;
+  j.state = JobState::kRunning;
+  j.run_start = started;
+  return j;
+}
+
+// The cold start of docs/comparison.md's first window: the jobs that ended first are short,
+// the long ones still run. Learning from the ended jobs alone, a long job that has run 400 s
+// outlived them all and ranks behind a new job (which preempts it); counted as running at
+// least 500 s, it is near the end that jobs like it reach.
+TEST(GittinsOrderTest, JobsStillRunningAreLearnedFrom) {
+  std::unordered_map<JobId, Job> unfinished;
+  for (JobId id = 100; id < 120; ++id) unfinished[id] = Running(id, 0);
+  const Time now = 500 * kSecond;
+  GittinsOrder learned{JobOrderOptions{}}, ended_only{JobOrderOptions{}};
+  for (int i = 0; i < 20; ++i) {
+    learned.Observe(Finished(i, 100 * kSecond), {now, &unfinished});
+    ended_only.Observe(Finished(i, 100 * kSecond), {now, nullptr});
+  }
+  const Job long_one = Running(100, now - 400 * kSecond);
+  EXPECT_LT(learned.Key(long_one, now), learned.Key(Waiting(0), now));
+  EXPECT_GT(ended_only.Key(long_one, now), ended_only.Key(Waiting(0), now));
+  EXPECT_EQ(learned.PredictRemaining(long_one, now), 100 * kSecond);
+  EXPECT_EQ(ended_only.PredictRemaining(long_one, now), std::nullopt);
+}
+
+// Preemptions teach too: between two ends, the jobs preempted after running a while are
+// taken in at every 25th, so new jobs stop looking shorter than the preempted ones.
+TEST(GittinsOrderTest, PreemptionsRebuildTheModelWithWhatThePreemptedJobsRan) {
+  GittinsOrder order{JobOrderOptions{}};
+  for (int i = 0; i < 20; ++i) order.Observe(Finished(i, 100 * kSecond), {100 * kSecond, nullptr});
+  const double before = order.Key(Waiting(0), 0);
+  std::unordered_map<JobId, Job> unfinished;
+  for (JobId id = 100; id < 200; ++id) unfinished[id] = Waiting(300 * kSecond);
+  bool rebuilt = false;
+  for (int i = 0; i < 24; ++i) {
+    rebuilt |= order.ObservePreempted(Waiting(300 * kSecond), {400 * kSecond, &unfinished});
+  }
+  EXPECT_FALSE(rebuilt);
+  EXPECT_TRUE(order.ObservePreempted(Waiting(300 * kSecond), {400 * kSecond, &unfinished}));
+  EXPECT_GT(order.Key(Waiting(0), 0), 2 * before);
+}
+
 TEST(GittinsOrderTest, FailedJobsTeachNothing) {
   GittinsOrder order{JobOrderOptions{}};
   Job failed = Finished(1, 100 * kSecond);
   failed.state = JobState::kFailed;
-  for (int i = 0; i < 30; ++i) EXPECT_FALSE(order.Observe(failed));
+  for (int i = 0; i < 30; ++i) EXPECT_FALSE(order.Observe(failed, {}));
   EXPECT_DOUBLE_EQ(order.Key(Waiting(7 * kSecond), 0), 8);
 }
 

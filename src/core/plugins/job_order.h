@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/job.h"
@@ -26,9 +27,19 @@ class JobOrder {
   virtual std::unique_ptr<JobOrder> Clone() const = 0;
   // Smaller runs first. `now` is when the key is taken.
   virtual double Key(const Job& job, Time now) const = 0;
+  // What a plugin that learns reads besides the job that ended: when it ended, and the jobs
+  // that have not (each one that has run lasts at least its attained time: a censored
+  // observation of its run time).
+  struct Context {
+    Time now = 0;
+    const std::unordered_map<JobId, Job>* unfinished = nullptr;  // null: none
+  };
   // Learns from a job that left the system; true when keys of waiting jobs may have changed
   // (the scheduler then takes them anew).
-  virtual bool Observe(const Job& finished) { return false; }
+  virtual bool Observe(const Job& finished, const Context& context) { return false; }
+  // Learns that a job stopped before its end (preempted): what it has run is a censored
+  // observation the plugin may take in now, not at the next job's end. Returns as Observe.
+  virtual bool ObservePreempted(const Job& stopped, const Context& context) { return false; }
   // What the plugin has learned of how much longer the job will run, if anything.
   virtual std::optional<Time> PredictRemaining(const Job& job, Time now) const {
     return std::nullopt;
