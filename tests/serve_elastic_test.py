@@ -102,6 +102,14 @@ def case_local_shrink_grow(squeeze, source, h):
           f"job {elastic} did not do all its steps:\n{last[-400:]}")
     m = re.search(r"^squeeze_resizes_total (\d+)", d.metrics(), re.M)
     check(m and int(m.group(1)) == 2, f"squeeze_resizes_total should be 2: {m and m.group(0)}")
+    # Its GPU-hours at each width: the API's split sums to its total, and the CLI shows it.
+    split = j.get("gpu_hours_by_width") or {}
+    check(sorted(split) == ["4", "8"] and abs(sum(split.values()) - j["gpu_hours"]) < 0.002,
+          f"job {elastic}'s GPU-hours by width {split} against {j['gpu_hours']}")
+    env = dict(os.environ, SQUEEZE_URL=d.url, SQUEEZE_TOKEN=d.admin_token)
+    shown = h.run([squeeze, "history", "-j", str(elastic)], timeout=60, env=env).stdout
+    check(re.search(r"^elastic jobs' GPU-hours by width: 8 GPUs [0-9.]+, 4 GPUs [0-9.]+$", shown,
+                    re.M), f"squeeze history of job {elastic}:\n{shown}")
 
 
 def case_hostile_values(squeeze, source, h):

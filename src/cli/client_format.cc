@@ -97,10 +97,22 @@ std::string FormatHistory(const nlohmann::json& jobs) {
   const nlohmann::json& list = ListOf(jobs, "jobs");
   if (list.empty()) return "no ended jobs\n";
   double gpu_hours = 0;
-  for (const auto& j : list) gpu_hours += j.value("gpu_hours", 0.0);
+  nlohmann::json by_width = nlohmann::json::object();  // the elastic jobs', summed
+  for (const auto& j : list) {
+    gpu_hours += j.value("gpu_hours", 0.0);
+    if (!j.is_object() || !j.contains("gpu_hours_by_width") ||
+        !j["gpu_hours_by_width"].is_object()) {
+      continue;
+    }
+    for (const auto& [width, hours] : j["gpu_hours_by_width"].items()) {
+      if (hours.is_number()) by_width[width] = by_width.value(width, 0.0) + hours.get<double>();
+    }
+  }
   return FormatJobTable(jobs, *JobColumns(kHistoryColumns), false) +
          fmt::format("{} job{}, {:.2f} GPU-hours\n", list.size(), list.size() == 1 ? "" : "s",
-                     gpu_hours);
+                     gpu_hours) +
+         (by_width.empty() ? ""
+                           : "elastic jobs' GPU-hours by width: " + GpuHoursByWidth(by_width) + "\n");
 }
 
 std::string FormatJob(const nlohmann::json& job) { return FormatJobShown(job); }

@@ -126,6 +126,30 @@ TEST(ClientFormatTest, HistoryLikeSacct) {
   EXPECT_NE(FormatHistory(one).find("\n1 job, 16.00 GPU-hours\n"), std::string::npos);
 }
 
+// An elastic job's GPU-hours at each width: summed over the listed jobs under the total, and
+// in `show`; broken values are left out, not shown.
+TEST(ClientFormatTest, HistorySplitsElasticGpuHoursByWidth) {
+  SetShownTimesUtc(true);
+  const auto jobs = nlohmann::json::parse(R"J({"jobs": [
+    {"id": 3, "name": "a", "owner": "alice", "state": "done", "gpu_hours": 10.0,
+     "gpu_hours_by_width": {"8": 8.0, "4": 2.0}},
+    {"id": 4, "name": "b", "owner": "bob", "state": "done", "gpu_hours": 1.5,
+     "gpu_hours_by_width": {"4": 1.0, "2": 0.5, "x": 9, "16": "a lot"}},
+    {"id": 5, "name": "c", "owner": "bob", "state": "done", "gpu_hours": 1.0}]})J");
+  const std::string shown = FormatHistory(jobs);
+  EXPECT_NE(shown.find("3 jobs, 12.50 GPU-hours\n"
+                       "elastic jobs' GPU-hours by width: 8 GPUs 8.00, 4 GPUs 3.00, 2 GPUs 0.50\n"),
+            std::string::npos)
+      << shown;
+  nlohmann::json fixed = jobs;
+  fixed["jobs"].erase(0);
+  fixed["jobs"].erase(0);
+  EXPECT_EQ(FormatHistory(fixed).find("by width"), std::string::npos);
+  EXPECT_NE(FormatJob(jobs["jobs"][0]).find("GpuHours=10.0 ByWidth=8 GPUs 8.00, 4 GPUs 2.00\n"),
+            std::string::npos)
+      << FormatJob(jobs["jobs"][0]);
+}
+
 TEST(ClientFormatTest, OneJobWithItsHistory) {
   SetShownTimesUtc(true);
   const auto job = nlohmann::json::parse(R"J({"id": 7, "state": "running", "history": [

@@ -1,7 +1,10 @@
 #include "cli/job_show_format.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <ctime>
+#include <functional>
+#include <map>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -84,6 +87,13 @@ std::string Gpus(const nlohmann::json& job) {
   return gpus;
 }
 
+// An elastic job's GPU-hours, and at each width it ran at; "" for any other job.
+std::string ElasticGpuHours(const nlohmann::json& job) {
+  if (!Has(job, "gpu_hours_by_width") || !job["gpu_hours_by_width"].is_object()) return "";
+  return fmt::format("   GpuHours={} ByWidth={}\n", Val(job, "gpu_hours"),
+                     GpuHoursByWidth(job["gpu_hours_by_width"]));
+}
+
 std::string Memory(const nlohmann::json& job) {
   if (!Has(job, "memory_mib") || !job["memory_mib"].is_number()) return "-";
   const int64_t mib = job["memory_mib"].get<int64_t>();
@@ -131,6 +141,23 @@ std::string Environment(const nlohmann::json& job, const nlohmann::json* env) {
 }  // namespace
 
 void SetShownTimesUtc(bool utc) { g_utc = utc; }
+
+std::string GpuHoursByWidth(const nlohmann::json& by_width) {
+  std::map<long, double, std::greater<>> widths;
+  if (by_width.is_object()) {
+    for (const auto& [key, hours] : by_width.items()) {
+      char* end = nullptr;
+      const long width = std::strtol(key.c_str(), &end, 10);
+      if (*end == '\0' && width > 0 && hours.is_number()) widths[width] += hours.get<double>();
+    }
+  }
+  std::string out;
+  for (const auto& [width, hours] : widths) {
+    out += fmt::format("{}{} GPU{} {:.2f}", out.empty() ? "" : ", ", width, width == 1 ? "" : "s",
+                       hours);
+  }
+  return out.empty() ? "-" : out;
+}
 
 std::optional<int64_t> ApiTimeSeconds(const std::string& rfc3339) {
   std::tm tm{};
@@ -223,6 +250,7 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env)
   line(fmt::format("Checkpointable={} CheckpointInterval={} LastCheckpoint={} FaultTolerant={}",
                    Val(job, "checkpointable"), Duration(job, "checkpoint_interval_s"),
                    When(job, "last_checkpoint"), Val(job, "fault_tolerant")));
+  out += ElasticGpuHours(job);
   out += HowItRuns(job);
   out += Environment(job, env);
   if (Has(job, "details_purged_at")) {

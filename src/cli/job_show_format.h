@@ -27,6 +27,9 @@ void SetShownTimesUtc(bool utc);
 std::string ShownTimesIn(const std::string& text);
 // An API time's seconds since the epoch; nullopt for any other text.
 std::optional<int64_t> ApiTimeSeconds(const std::string& rfc3339);
+// An elastic job's GPU-hours at each width it ran at ({"8": 1.2, "4": 0.5}, the API's
+// gpu_hours_by_width), the widest first: "8 GPUs 1.20, 4 GPUs 0.50"; "-" when empty.
+std::string GpuHoursByWidth(const nlohmann::json& by_width);
 
 }  // namespace squeeze
 

@@ -1,14 +1,36 @@
 #include "cli/store_history.h"
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <set>
 
-#include <algorithm>
-#include <filesystem>
-
+#include "core/elastic.h"
 #include "core/job.h"
 #include "store/job_store.h"
 
 namespace squeeze {
+namespace {
+
+// An elastic job's runs had several widths: its duration is the work of all of them at the
+// width it ran at longest (the widest of equals), by its scaling; that width is the one the
+// duration is for (a trace's duration_gpus).
+void ElasticWork(const StoredJob& s, TraceJob* t) {
+  int reference = 0;
+  Time longest = -1;
+  for (const auto& [width, time] : s.ran_by_width) {
+    if (time >= longest) reference = width, longest = time;
+  }
+  const Scaling& scaling = s.request.spec.elastic.scaling;
+  double work = 0;
+  for (const auto& [width, time] : s.ran_by_width) {
+    work += ToSeconds(time) * Throughput(scaling, width) / Throughput(scaling, reference);
+  }
+  t->spec.elastic.reference = reference;
+  t->duration = std::max(kSecond, Seconds(std::llround(work)));
+}
+
+}  // namespace
 
 Result<StoreHistory> ReadStoreHistory(const std::string& path) {
   namespace fs = std::filesystem;
@@ -43,8 +65,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
     j.gpus = std::max(1, spec.gpus);
     j.submit = s.submitted_at;
     j.start = *s.started_at;
-    // The store keeps whole seconds: a run that ended in the second it started ran for less
-    // than one, taken as one.
+    // Whole seconds: a run that ended in the second it started is taken to last one.
     j.end = std::max(*s.ended_at, *s.started_at + kSecond);
     j.checkpointable = spec.checkpointable;
     j.checkpoint_interval = spec.checkpoint_interval;
@@ -59,6 +80,7 @@ Result<StoreHistory> ReadStoreHistory(const std::string& path) {
     t.spec.submit_time = s.submitted_at - first;
     t.spec.deadline.reset();
     t.duration = j.end - j.start;
+    if (spec.elastic.enabled() && !s.ran_by_width.empty()) ElasticWork(s, &t);
     out.trace.jobs.push_back(std::move(t));
   }
   if (out.history.jobs.empty()) {

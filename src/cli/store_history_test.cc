@@ -51,6 +51,32 @@ TEST(StoreHistoryTest, FinishedJobsWithTheirRecordedTimes) {
   EXPECT_EQ(h->trace.jobs[0].duration, kHour);
 }
 
+// An elastic job that ran an hour on 8 GPUs and an hour on 4 (linear): one and a half hours
+// of work at 8, the width it ran at longest (the widest of equals).
+TEST(StoreHistoryTest, AnElasticJobsWorkAtTheWidthItRanAtLongest) {
+  testing::TempDir dir;
+  {
+    auto store = JobStore::Open(dir.path());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    JobRequest r = Request(2, "");
+    r.spec.elastic.min = 2;
+    r.spec.elastic.max = 8;
+    auto a = (*store)->Submit(r, "alice", Seconds(1000));
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 1, {0, 1, 2, 3, 4, 5, 6, 7}, Seconds(1000)).ok());
+    RunEnd shrunk;
+    shrunk.next = JobState::kPending;
+    ASSERT_TRUE((*store)->RecordRunEnd(*a, shrunk, Seconds(4600)).ok());
+    ASSERT_TRUE((*store)->RecordStart(*a, 2, {0, 1, 2, 3}, Seconds(4600)).ok());
+    ASSERT_TRUE((*store)->SetState(*a, JobState::kDone, "", Seconds(8200)).ok());
+  }
+  auto h = ReadStoreHistory(dir.path() + "/squeeze.db");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  ASSERT_EQ(h->trace.jobs.size(), 1u);
+  EXPECT_EQ(h->trace.jobs[0].spec.elastic.Reference(), 8);
+  EXPECT_EQ(h->trace.jobs[0].duration, 90 * kMinute);
+}
+
 // Times are whole seconds: a run that ended in the second it started is a run of one second,
 // not one that never ran (a `true` the daemon starts and sees end within 200 ms).
 TEST(StoreHistoryTest, ARunShorterThanASecondLastsOne) {

@@ -1,6 +1,7 @@
 #include "serve/job_json.h"
 
 #include <cmath>
+#include <map>
 
 #include "config/job_values.h"
 
@@ -122,10 +123,18 @@ void AccountingFields(nlohmann::json& j, const StoredJob& job, Time now) {
   j["run_s"] = WholeSeconds(ran);
   // An elastic job's runs have different widths: its GPU time run by run.
   double gpu_s = ToSeconds(ran) * spec.gpus * spec.gpu_milli / 1000.0;
+  auto hours = [](double seconds) { return std::round(seconds / 3600.0 * 1000.0) / 1000.0; };
   if (spec.elastic.enabled()) {
-    gpu_s = ToSeconds(job.gpu_ran) + ToSeconds(ran - job.ran) * static_cast<double>(job.gpus.size());
+    const int width = static_cast<int>(job.gpus.size());
+    gpu_s = ToSeconds(job.gpu_ran) + ToSeconds(ran - job.ran) * width;
+    // Its GPU-hours at each width it ran at, the current run's so far included.
+    std::map<int, Time> by_width = job.ran_by_width;
+    if (ran > job.ran && width > 0) by_width[width] += ran - job.ran;
+    nlohmann::json split = nlohmann::json::object();
+    for (const auto& [w, t] : by_width) split[std::to_string(w)] = hours(ToSeconds(t) * w);
+    j["gpu_hours_by_width"] = std::move(split);
   }
-  j["gpu_hours"] = std::round(gpu_s / 3600.0 * 1000.0) / 1000.0;
+  j["gpu_hours"] = hours(gpu_s);
   j["exit_code"] = job.exit_code ? nlohmann::json(*job.exit_code) : nlohmann::json();
   j["attempts"] = job.attempts;
   j["failures"] = job.failures;

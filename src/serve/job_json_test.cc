@@ -33,14 +33,17 @@ TEST(JobJsonTest, AnElasticJobsRangeAndGpuHoursByWidth) {
   job.started_at = kHour;
   job.ran = kHour;
   job.gpu_ran = 8 * kHour;
+  job.ran_by_width = {{8, kHour}};
   job.gpus = {0, 1, 2, 3};
   const nlohmann::json j = StoredJobJson(job, kHour + 30 * kMinute);
   EXPECT_EQ(j["gpus_range"], "2-8");
   EXPECT_EQ(j["gpus_step"], 2);
   EXPECT_EQ(j["scaling"], "linear");
   EXPECT_EQ(j["gpu_hours"], 10.0);  // 8 + 4 x 0.5
+  EXPECT_EQ(j["gpu_hours_by_width"], (nlohmann::json{{"8", 8.0}, {"4", 2.0}}));
   job.request.spec.elastic = ElasticSpec{};  // the same times for a job of 2 GPUs
   EXPECT_EQ(StoredJobJson(job, kHour + 30 * kMinute)["gpu_hours"], 3.0);
+  EXPECT_FALSE(StoredJobJson(job, kHour + 30 * kMinute).contains("gpu_hours_by_width"));
   EXPECT_TRUE(StoredJobJson(job, kHour)["gpus_range"].is_null());
 }
 

@@ -13,12 +13,21 @@ constexpr size_t kMaxBatch = 1024;
 
 // The GPUs of the open run (run_gpus, a JSON array squeeze wrote; 0 for anything else).
 #define SQUEEZE_RUN_WIDTH "CASE WHEN json_valid(run_gpus) THEN json_array_length(run_gpus) ELSE 0 END"
+// A run that ends at END adds its time to `ran_by_width` under its width ({"8": ms, "4": ms}:
+// what an elastic job ran at each width; nothing when no run is open or it had no GPUs).
+#define SQUEEZE_RAN_SO_FAR "CASE WHEN json_valid(ran_by_width) THEN ran_by_width ELSE '{}' END"
+#define SQUEEZE_WIDTH_KEY "'$.\"' || (" SQUEEZE_RUN_WIDTH ") || '\"'"
+#define SQUEEZE_RAN_BY_WIDTH(END)                                                              \
+  "ran_by_width=CASE WHEN " END " IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL " \
+  "AND (" SQUEEZE_RUN_WIDTH ") > 0 THEN json_set(" SQUEEZE_RAN_SO_FAR ", " SQUEEZE_WIDTH_KEY    \
+  ", COALESCE(json_extract(" SQUEEZE_RAN_SO_FAR ", " SQUEEZE_WIDTH_KEY "), 0) + MAX(0, " END   \
+  "-started_at)) ELSE ran_by_width END"
 // What a run that ends at ?3 adds to `ran`, and times its GPUs to `gpu_ran` (nothing when no
 // run is open).
 constexpr const char* kRunTime =
     "ran=ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL THEN MAX(0, ?3-started_at) "
     "ELSE 0 END, gpu_ran=gpu_ran+CASE WHEN started_at IS NOT NULL AND ended_at IS NULL "
-    "THEN MAX(0, ?3-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END";
+    "THEN MAX(0, ?3-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END, " SQUEEZE_RAN_BY_WIDTH("?3");
 
 // An event's detail for a change whose reason has one: "NAME: DETAIL"; empty without.
 std::string DetailText(const std::string& prefix, const std::string& detail) {
@@ -266,7 +275,8 @@ Status JobStore::SetState(JobId id, JobState state, const std::string& reason, T
       "ran=ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
       "THEN MAX(0, ?4-started_at) ELSE 0 END, "
       "gpu_ran=gpu_ran+CASE WHEN ?4 IS NOT NULL AND started_at IS NOT NULL AND ended_at IS NULL "
-      "THEN MAX(0, ?4-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END WHERE id=?1",
+      "THEN MAX(0, ?4-started_at)*" SQUEEZE_RUN_WIDTH " ELSE 0 END, " SQUEEZE_RAN_BY_WIDTH("?4")
+      " WHERE id=?1",
       [&](SqliteStmt& s) {
         s.Bind(2, name);
         s.Bind(3, reason);

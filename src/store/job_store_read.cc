@@ -1,6 +1,10 @@
 // JobStore's reads: one job, filtered pages, the unfinished jobs a restart resumes, counts and
 // history. They run on the reader connection and see the last committed state.
+#include <cstdlib>
+#include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/safe_text.h"
 #include "store/job_store.h"
@@ -13,7 +17,22 @@ namespace {
 constexpr const char* kColumns =
     "SELECT id, owner, state, submitted_at, started_at, ended_at, exit_code, attempts, "
     "preemptions, last_checkpoint, reason, run_gpus, request, failures, not_before, waited, "
-    "ran, held, reason_detail, purged_at, gpu_ran FROM jobs ";
+    "ran, held, reason_detail, purged_at, gpu_ran, ran_by_width FROM jobs ";
+
+// `ran_by_width` as the store wrote it ({"8": ms, ...}); what is not a width and a time is
+// left out (a row from before it: '').
+std::map<int, Time> RanByWidth(const std::string& text) {
+  std::map<int, Time> out;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& [key, value] : j.items()) {
+    char* end = nullptr;
+    const long width = std::strtol(key.c_str(), &end, 10);
+    if (*end != '\0' || width <= 0 || width > 1 << 20 || !value.is_number()) continue;
+    out[static_cast<int>(width)] = FromStoreMillis(value.get<int64_t>());
+  }
+  return out;
+}
 
 std::optional<int> OptionalInt32(const std::optional<int64_t>& v) {
   if (!v) return std::nullopt;
@@ -57,6 +76,7 @@ Result<StoredJob> RowToRecord(const SqliteStmt& row,
   r.reason_detail = ValidUtf8(row.Text(18));
   r.details_purged_at = FromStoreMillis(row.OptionalInt(19));
   r.gpu_ran = FromStoreMillis(row.Int(20));
+  r.ran_by_width = RanByWidth(row.Text(21));
   return r;
 }
 

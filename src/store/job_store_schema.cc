@@ -72,8 +72,9 @@ ALTER TABLE jobs ADD COLUMN not_before INTEGER;
 // Columns added to a store of any version when missing (not part of the versioned schema: an
 // older squeeze reads and writes around them): each reason's and event's detail, the form its
 // job's owner and the admins see (a path, the command, the checkpoint marker's text).
-constexpr std::pair<const char*, const char*> kDetailColumns[] = {{"jobs", "reason_detail"},
-                                                                  {"events", "detail"}};
+// And the ended runs' times by their widths, a JSON object ('' in rows from before it).
+constexpr std::pair<const char*, const char*> kDetailColumns[] = {
+    {"jobs", "reason_detail"}, {"events", "detail"}, {"jobs", "ran_by_width"}};
 // Likewise: the ended runs' times each multiplied by its GPUs, summed (what an elastic job held:
 // its runs have different widths; 0 in rows from before it).
 constexpr std::pair<const char*, const char*> kCountColumns[] = {{"jobs", "gpu_ran"}};

@@ -271,6 +271,7 @@ TEST(JobStoreTest, LifecycleFieldsAndEvents) {
   EXPECT_EQ(r.waited, (20 - 10) + (50 - 40));  // both waits, summed
   EXPECT_EQ(r.ran, (40 - 20) + (60 - 50));     // both runs, summed
   EXPECT_EQ(r.gpu_ran, (40 - 20) * 2 + (60 - 50) * 1);  // each run times its GPUs
+  EXPECT_EQ(r.ran_by_width, (std::map<int, Time>{{2, 40 - 20}, {1, 60 - 50}}));  // by width
 
   auto events = *store->Events(id);
   std::vector<std::string> kinds;

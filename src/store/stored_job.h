@@ -3,6 +3,7 @@
 #ifndef SQUEEZE_STORE_JOB_RECORD_H_
 #define SQUEEZE_STORE_JOB_RECORD_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,7 @@ struct StoredJob {
   Time waited = 0;  // the waits before each run started so far, summed
   Time ran = 0;     // the ended runs' times, summed
   Time gpu_ran = 0;  // the ended runs' times each times its GPUs, summed (elastic jobs' GPU time)
+  std::map<int, Time> ran_by_width;  // the ended runs' times by their GPUs (elastic jobs' widths)
   bool held = false;  // waiting, but not scheduled until released (squeeze hold)
   // When its details (command, environment, ...) were purged after the retention; the rest
   // of the row is kept for history and accounting.

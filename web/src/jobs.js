@@ -28,6 +28,17 @@ export function gpusText(j) {
   return `${share}${j.gpus}${models}`;
 }
 
+// An elastic job's GPU-hours at each width it ran at (gpu_hours_by_width, {"8": 1.2, "4": 0.5}),
+// the widest first: '8 GPUs 1.20, 4 GPUs 0.50'; '' when there is none. What is not a width and a
+// number is left out.
+export function gpuHoursByWidthText(byWidth) {
+  if (!byWidth || typeof byWidth !== 'object') return '';
+  return Object.entries(byWidth)
+    .filter(([w, h]) => /^[1-9][0-9]*$/.test(w) && typeof h === 'number')
+    .sort(([a], [b]) => Number(b) - Number(a))
+    .map(([w, h]) => `${w} GPU${w === '1' ? '' : 's'} ${number(h, 2)}`).join(', ');
+}
+
 // A command as a shell would take it back: words with spaces or quotes in single quotes.
 export function commandText(argv) {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(' ');
@@ -73,7 +84,9 @@ function resources(j) {
   return [['GPUs', gpusText(j)], ['Run nodes', list(j.run_nodes, 'none')],
     ['Run GPUs', list(j.run_gpus, 'none')], ['CPUs', asked(j.cpus)],
     ['Memory', asked(j.memory_mib, ' MiB')], ['Data', `${j.data_gb ?? 0} GB`],
-    ['Preemptible', yesNo(j.preemptible)]];
+    ['Preemptible', yesNo(j.preemptible)],
+    ...(j.gpu_hours_by_width
+      ? [['GPU-hours by width', gpuHoursByWidthText(j.gpu_hours_by_width)]] : [])];
 }
 
 function howItRuns(j) {

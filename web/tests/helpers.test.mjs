@@ -36,6 +36,17 @@ check('gpusText: an elastic job\'s width and range, a fraction, models', () => {
     '500/1000 of 1');
 });
 
+check('gpuHoursByWidthText: an elastic job\'s GPU-hours, the widest first, broken values left out', () => {
+  assert.equal(jobs.gpuHoursByWidthText({ 4: 0.5, 8: 1.2, 1: 0.25 }), '8 GPUs 1.20, 4 GPUs 0.50, 1 GPU 0.25');
+  assert.equal(jobs.gpuHoursByWidthText({ x: 1, '-2': 3, 2: '<b>' }), '');
+  assert.equal(jobs.gpuHoursByWidthText(null), '');
+  const sections = jobs.jobSections({ gpus: 2, gpus_range: '2-8', gpu_hours_by_width: { 8: 1 } });
+  const rows = sections.find((s) => s.title === 'Resources').rows;
+  assert.deepEqual(rows.at(-1), ['GPU-hours by width', '8 GPUs 1.00']);
+  const fixed = jobs.jobSections({ gpus: 2 }).find((s) => s.title === 'Resources').rows;
+  assert.ok(!fixed.some(([label]) => label === 'GPU-hours by width'));
+});
+
 check('loginCode: only a #login= of 64 hex digits', () => {
   const code = 'ab'.repeat(32);
   assert.equal(loginCode(`#login=${code}`), code);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/elastic.h"
 #include "core/job_array.h"
 #include "sim/readers/cell_parse.h"
 #include "sim/readers/trace_links.h"
@@ -52,7 +53,19 @@ constexpr ProfileColumn kColumns[] = {
     {{"duration", true}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseSecondsCell(v, 1), [&](Time x) { j->duration = x; });
      }},
-    {{"gpus", true}, [](std::string_view v, TraceJob* j) {
+    {{"gpus", true}, [](std::string_view v, TraceJob* j) -> Status {
+       // MIN-MAX: an elastic job (core/elastic.h), its duration at MAX.
+       if (v.find('-') != std::string_view::npos && v.front() != '-') {
+         auto range = ParseGpuRange(v, "gpus");
+         if (!range.ok() || range->max > kMaxJobGpus) {
+           return Status::Error("is not a range MIN-MAX of GPUs with 1 <= MIN <= MAX <= " +
+                                std::to_string(kMaxJobGpus) + " (as 2-8)");
+         }
+         j->spec.elastic.min = range->min;
+         j->spec.elastic.max = range->max;
+         j->spec.gpus = range->max;
+         return Status::Ok();
+       }
        // 0: a CPU-only job (the daemon runs them; profile export writes them).
        return Apply(ParseIntegerCell(v, 0, kMaxJobGpus),
                     [&](int64_t x) { j->spec.gpus = static_cast<int>(x); });
@@ -143,7 +156,42 @@ constexpr ProfileColumn kColumns[] = {
        j->dependency = std::string(v);
        return Status::Ok();
      }},
+    // An elastic job's (gpus MIN-MAX): the widths between are MIN + k x gpus_step.
+    {{"gpus_step", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 1, kMaxJobGpus),
+                    [&](int64_t x) { j->spec.elastic.step = static_cast<int>(x); });
+     }},
+    {{"scaling", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseScaling(v), [&](const Scaling& x) { j->spec.elastic.scaling = x; });
+     }},
+    {{"resize_cost", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseSecondsCell(v, 0), [&](Time x) { j->spec.elastic.resize_cost = x; });
+     }},
+    {{"duration_gpus", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseIntegerCell(v, 1, kMaxJobGpus),
+                    [&](int64_t x) { j->spec.elastic.reference = static_cast<int>(x); });
+     }},
 };
+
+// The cell of a column found by name ("" when the file has no such column).
+std::string_view CellOf(const std::vector<int>& col, const CsvRecord& row, std::string_view name);
+
+// The elastic columns of a row whose gpus is not a range, or a range they do not fit.
+Status CheckElastic(const std::vector<int>& col, const CsvRecord& row, const TraceJob& job,
+                    TraceBuilder* builder) {
+  const ElasticSpec& e = job.spec.elastic;
+  for (const char* name : {"gpus_step", "scaling", "resize_cost", "duration_gpus"}) {
+    const std::string_view value = CellOf(col, row, name);
+    if (!e.enabled() && !value.empty()) {
+      return builder->CellError(row.line, name, value, "is only for an elastic job (gpus MIN-MAX, as 2-8)");
+    }
+  }
+  if (Status s = ValidateElastic(e); !s.ok()) {
+    return builder->CellError(row.line, "gpus_step", CellOf(col, row, "gpus_step"),
+                              "does not fit: " + s.message());
+  }
+  return Status::Ok();
+}
 constexpr size_t kNumColumns = std::size(kColumns);
 static_assert(kColumns[kPool].def.name == "pool" && kColumns[kName].def.name == "name" &&
               kColumns[kGpuMilli].def.name == "gpu_milli");
@@ -176,8 +224,16 @@ Status ParseProfileRow(const std::vector<int>& col, const CsvRecord& row,
                               "is only allowed with gpus = 1 (this row asks for " +
                                   std::to_string(job.spec.gpus) + " GPUs)");
   }
+  if (Status s = CheckElastic(col, row, job, builder); !s.ok()) return s;
   if (job.spec.name.empty()) job.spec.name = std::to_string(job.spec.id);
   return builder->AddUnique(std::move(job), row.line, "id", row.fields[col[kId]]);
+}
+
+std::string_view CellOf(const std::vector<int>& col, const CsvRecord& row, std::string_view name) {
+  for (size_t i = 0; i < kNumColumns; ++i) {
+    if (kColumns[i].def.name == name) return col[i] < 0 ? std::string_view() : row.fields[col[i]];
+  }
+  return {};
 }
 
 }  // namespace

@@ -207,7 +207,8 @@ TEST(JobProfileReaderTest, HeaderErrors) {
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,urgancy\n1,0,1,1,p,high\n"),
               AllOf(StartsWith("t.csv:1: unknown column 'urgancy' in a job-profile file "
                                "(known columns: id, submit_time, duration, gpus, pool, name, "),
-                    EndsWith(", deadline, regions, data_gb, user, time_limit, array, dependency)")));
+                    EndsWith(", deadline, regions, data_gb, user, time_limit, array, dependency, "
+                             "gpus_step, scaling, resize_cost, duration_gpus)")));
   EXPECT_THAT(ErrorOf("jobid,when\n1,2\n"),  // a header of no known format
               StartsWith("t.csv:1: unknown column 'jobid' in a job-profile file"));
   EXPECT_THAT(ErrorOf("id,submit_time,duration,gpus,pool,timestamp\n"),
@@ -305,7 +306,37 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 28u);
+  EXPECT_EQ(JobProfileColumns().size(), 32u);
+}
+
+// gpus MIN-MAX is an elastic job; its columns are refused on a fixed one, and every broken
+// value names its column and value.
+TEST(JobProfileReaderTest, AGpusRangeIsAnElasticJob) {
+  const std::string header = "id,submit_time,duration,gpus,pool,gpus_step,scaling,resize_cost\n";
+  auto ok = Parse(header + "1,0,60,2-8,a,2,amdahl:0.95,30\n2,0,60,4,a,,,\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  const JobSpec& e = ok->jobs[0].spec;
+  EXPECT_EQ(e.gpus, 8);  // the width its duration is for
+  EXPECT_EQ(e.elastic.min, 2);
+  EXPECT_EQ(e.elastic.max, 8);
+  EXPECT_EQ(e.elastic.step, 2);
+  EXPECT_EQ(ScalingText(e.elastic.scaling), "amdahl:0.95");
+  EXPECT_EQ(e.elastic.resize_cost, 30 * kSecond);
+  EXPECT_FALSE(ok->jobs[1].spec.elastic.enabled());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"1,0,60,8-2,a,,,", "column 'gpus': value '8-2'"},
+      {"1,0,60,2-x,a,,,", "column 'gpus': value '2-x'"},
+      {"1,0,60,2-99999999,a,,,", "column 'gpus': value '2-99999999'"},
+      {"1,0,60,2-8,a,0,,", "column 'gpus_step': value '0'"},
+      {"1,0,60,2-8,a,9,,", "column 'gpus_step': value '9'"},
+      {"1,0,60,2-8,a,,amdahl:7,", "column 'scaling': value 'amdahl:7'"},
+      {"1,0,60,2-8,a,,,-5", "column 'resize_cost': value '-5'"},
+      {"1,0,60,4,a,2,,", "column 'gpus_step': value '2' is only for an elastic job"},
+      {"1,0,60,4,a,,linear,", "column 'scaling': value 'linear' is only for an elastic job"},
+  };
+  for (const auto& [row, words] : bad) {
+    EXPECT_THAT(ErrorOf(header + row + "\n"), HasSubstr(words)) << row;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "core/elastic.h"
 #include "sim/readers/job_profile_reader.h"
 
 namespace squeeze {
@@ -29,13 +30,39 @@ std::string Number(double v) {
 }
 
 using Writer = std::function<std::string(const TraceJob&)>;
+using WriterMap = std::map<std::string, Writer, std::less<>>;
 
-const std::map<std::string, Writer, std::less<>>& Writers() {
-  static const std::map<std::string, Writer, std::less<>> writers = {
+// An elastic job's columns (empty for any other job).
+WriterMap ElasticWriters() {
+  return {
+      {"gpus_step", [](const TraceJob& j) {
+         return j.spec.elastic.enabled() ? std::to_string(j.spec.elastic.step) : std::string();
+       }},
+      {"scaling", [](const TraceJob& j) {
+         return j.spec.elastic.enabled() ? ScalingText(j.spec.elastic.scaling) : std::string();
+       }},
+      {"resize_cost", [](const TraceJob& j) {
+         return j.spec.elastic.enabled() ? Optional(j.spec.elastic.resize_cost) : std::string();
+       }},
+      {"duration_gpus", [](const TraceJob& j) {
+         const ElasticSpec& e = j.spec.elastic;
+         return e.enabled() && e.reference > 0 ? std::to_string(e.reference) : std::string();
+       }},
+  };
+}
+
+const WriterMap& Writers() {
+  static const WriterMap writers = [] {
+    WriterMap w = ElasticWriters();
+    w.merge(WriterMap{
       {"id", [](const TraceJob& j) { return std::to_string(j.spec.id); }},
       {"submit_time", [](const TraceJob& j) { return SecondsText(j.spec.submit_time); }},
       {"duration", [](const TraceJob& j) { return SecondsText(j.duration); }},
-      {"gpus", [](const TraceJob& j) { return std::to_string(j.spec.gpus); }},
+      {"gpus", [](const TraceJob& j) {
+         const ElasticSpec& e = j.spec.elastic;  // elastic: its range, the duration at its max
+         return e.enabled() ? std::to_string(e.min) + "-" + std::to_string(e.max)
+                            : std::to_string(j.spec.gpus);
+       }},
       {"pool", [](const TraceJob& j) { return j.spec.pool; }},
       {"name", [](const TraceJob& j) { return j.spec.name; }},
       {"gpu_milli", [](const TraceJob& j) {
@@ -75,7 +102,9 @@ const std::map<std::string, Writer, std::less<>>& Writers() {
          }
          return out;
        }},
-  };
+    });
+    return w;
+  }();
   return writers;
 }
 

@@ -87,6 +87,37 @@ TEST(JobProfileWriterTest, WhatItWritesReadsBackTheSame) {
   }
 }
 
+// An elastic job: its range, step, scaling, resize cost and the width its duration is for
+// (as --assume-elastic makes them) read back the same.
+TEST(JobProfileWriterTest, AnElasticJobReadsBack) {
+  Trace t;
+  TraceJob e;
+  e.spec.id = 4;
+  e.duration = kHour;
+  e.spec.gpus = 8;
+  e.spec.name = "elastic";
+  e.spec.elastic.min = 2;
+  e.spec.elastic.max = 16;
+  e.spec.elastic.step = 2;
+  e.spec.elastic.reference = 8;
+  e.spec.elastic.scaling = *ParseScaling("amdahl:0.9");
+  e.spec.elastic.resize_cost = kMinute;
+  t.jobs = {e};
+  std::ostringstream out;
+  ASSERT_TRUE(WriteJobProfileCsv(t, ProfileCsvOptions{}, &out).ok());
+  EXPECT_THAT(out.str(), HasSubstr("\n4,0,3600,2-16,"));
+  auto back = ParseTrace(out.str(), "out.csv", ReadOptions{});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const ElasticSpec& r = back->jobs[0].spec.elastic;
+  EXPECT_EQ(r.min, 2);
+  EXPECT_EQ(r.max, 16);
+  EXPECT_EQ(r.step, 2);
+  EXPECT_EQ(r.Reference(), 8);
+  EXPECT_EQ(ScalingText(r.scaling), "amdahl:0.9");
+  EXPECT_EQ(r.resize_cost, kMinute);
+  ExpectSameJobs(*back, t);
+}
+
 // The daemon runs CPU-only jobs (gpus 0); profile export writes them and simulate reads them.
 TEST(JobProfileWriterTest, ACpuOnlyJobReadsBack) {
   Trace t;
