@@ -104,6 +104,13 @@ def parse_args(argv):
                    " alone without time limits), srtf (an oracle that knows every duration and"
                    " preempts for free), squeeze and sliced, and print mean waits in this"
                    " benchmark's compressed seconds")
+    p.add_argument("--elastic", type=float, default=0, metavar="FACTOR",
+                   help="squeeze's jobs elastic between 1 GPU and FACTOR times their width (within"
+                   " one node; jobs of whole nodes stay as they are), each step as fast as"
+                   " Amdahl's law with --parallel says on the GPUs its run has (Slurm alone runs"
+                   " them at their width, as fast as without it); 0: fixed, as in the trace")
+    p.add_argument("--parallel", type=float, default=0.95,
+                   help="the parallel share of the jobs' work with --elastic (amdahl:P)")
     p.add_argument("--squeeze-unscaled", action="store_true",
                    help="keep squeeze's policy times as they are (min_runtime 5 min, slices 30 min)"
                    " instead of compressing them by the trace's factor")
@@ -150,10 +157,22 @@ def load_jobs(a):
     return jobs, info
 
 
-def train_env(job, ckpt_root):
+def train_env(job, ckpt_root, a=None):
     steps = max(1, round(job["seconds"] / 0.5))
-    return {"STEPS": str(steps), "STEP_SECONDS": "0.5",
-            "CHECKPOINT_EVERY": str(max(1, steps // 5)), "STOP_AFTER_CHECKPOINT": "1"}
+    env = {"STEPS": str(steps), "STEP_SECONDS": "0.5",
+           "CHECKPOINT_EVERY": str(max(1, steps // 5)), "STOP_AFTER_CHECKPOINT": "1"}
+    if a is not None and a.elastic > 0:  # a step of 0.5 s on its width, else by Amdahl's law
+        env.update(REFERENCE_GPUS=str(job["gpus"]), AMDAHL_P=str(a.parallel))
+    return env
+
+
+def elastic_range(job, a):
+    """The GPUs squeeze's copy of a job asks for: its width, or with --elastic a range 1 to
+    FACTOR x its width within one node ("1-2"); jobs of whole nodes keep theirs."""
+    if a.elastic <= 0 or job["gpus"] > a.gpus:
+        return job["gpus"]
+    top = min(a.gpus, max(1, int(job["gpus"] * a.elastic)))
+    return f"1-{top}" if top > 1 else 1
 
 
 class Account:
@@ -513,7 +532,7 @@ def run_slurm(a, cluster, account, jobs, with_time):
     submit_env = account.env(SLURM_CONF=cluster.conf)
 
     def submit(job):
-        env = train_env(job, workdir)
+        env = train_env(job, workdir, a)
         argv = ["sbatch", "--parsable", "-J", prefix + job["name"], "-p", "high" if job["high"] else "low",
                 "--requeue", "-o", "/dev/null",
                 "--export=ALL," + ",".join(f"{k}={v}" for k, v in env.items())]
@@ -634,10 +653,12 @@ def run_squeeze(a, cluster, account, jobs, factor):
         ids = {}
 
         def submit(job):
-            body = {"name": job["name"], "gpus": job["gpus"], "checkpointable": True,
+            body = {"name": job["name"], "gpus": elastic_range(job, a), "checkpointable": True,
                     "preemptible": not job["high"], "urgency": "high" if job["high"] else "normal",
                     "command": ["bash", f"{SOURCE}/examples/jobs/train-like.sh"],
-                    "env": train_env(job, None)}
+                    "env": train_env(job, None, a)}
+            if isinstance(body["gpus"], str):  # a range: how much faster it runs wider
+                body["scaling"] = f"amdahl:{a.parallel}"
             ids[job["name"]] = call("POST", "/v1/jobs", body)["id"]
         replay(jobs, submit, cluster)
         wait_for(cluster, lambda: all(call("GET", f"/v1/jobs/{i}")["state"] in
@@ -687,7 +708,9 @@ def run_squeeze(a, cluster, account, jobs, factor):
 def predict(a, jobs, factor):
     """The simulator's forecast for the window: the same jobs at the real day's times, the
     compressed durations scaled back up, on a pool of --nodes x --gpus. Returns {policy: row}
-    with the waits in compressed seconds (divided by the factor)."""
+    with the waits in compressed seconds (divided by the factor). With --elastic, squeeze and
+    sliced run the jobs as elastic ones (--assume-elastic-max FACTOR, amdahl:--parallel; the
+    simulator lets jobs of whole nodes be elastic too), backfill and srtf as they are."""
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         trace, cluster, out = (os.path.join(tmp, n) for n in ("w.csv", "c.yaml", "r.json"))
@@ -700,11 +723,16 @@ def predict(a, jobs, factor):
         with open(cluster, "w") as f:
             f.write(f"pools:\n  - name: p\n    kind: owned\n    nodes:\n      - count: {a.nodes}\n"
                     f"        name_prefix: n\n        gpus: {a.gpus}\n        gpu_model: gpu\n")
-        subprocess.run([a.squeeze, "simulate", "--trace", trace, "--cluster", cluster, "--policy",
-                        "backfill,srtf,squeeze,sliced", "--assume-urgent-share", str(a.high),
-                        "--json", out], check=True, stdout=subprocess.DEVNULL)
-        with open(out) as f:
-            rows = json.load(f)["results"]
+        common = [a.squeeze, "simulate", "--trace", trace, "--cluster", cluster,
+                  "--assume-urgent-share", str(a.high), "--json", out]
+        elastic = ["--assume-elastic", "1", "--assume-elastic-max", str(a.elastic),
+                   "--assume-scaling", f"amdahl:{a.parallel}"] if a.elastic > 0 else []
+        rows = []
+        for policies, extra in (("backfill,srtf", []), ("squeeze,sliced", elastic)):
+            subprocess.run(common + ["--policy", policies] + extra, check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(out) as f:
+                rows += json.load(f)["results"]
     return {r["policy"]: {"mean_wait_s": round(r["avg_queue_s"] / factor, 1),
                           "p95_wait_s": round(r["p95_queue_s"] / factor, 1),
                           "mean_jct_s": round(r["avg_jct_s"] / factor, 1),
@@ -750,7 +778,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("slurm_side_by_side: terminated"))
     cluster = Cluster(a)
     results = {"workload": info, "cluster": {"nodes": a.nodes, "gpus_per_node": a.gpus},
-               "user": account.name, "nproc": os.cpu_count(), "runs": {}}
+               "user": account.name, "nproc": os.cpu_count(), "runs": {},
+               "elastic": {"factor": a.elastic, "parallel": a.parallel} if a.elastic > 0 else None}
     stopped = None
     try:
         cluster.run("start")

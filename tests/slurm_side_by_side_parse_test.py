@@ -156,5 +156,45 @@ class ScontrolNodes(unittest.TestCase):
                 sbs.parse_scontrol_nodes(text)
 
 
+class ElasticJobs(unittest.TestCase):
+    """--elastic: squeeze's copy of a job of one node asks for a range up to FACTOR x its width
+    within a node, with its speed's law in its environment; Slurm alone's runs at its width."""
+
+    def test_ranges(self):
+        a = sbs.parse_args(["--squeeze", "x", "--elastic", "2", "--gpus", "8"])
+        self.assertEqual(sbs.elastic_range({"gpus": 1}, a), "1-2")
+        self.assertEqual(sbs.elastic_range({"gpus": 8}, a), "1-8")    # at most a node
+        self.assertEqual(sbs.elastic_range({"gpus": 16}, a), 16)      # whole nodes: as they are
+        self.assertEqual(sbs.train_env({"gpus": 1, "seconds": 10}, None, a)["REFERENCE_GPUS"], "1")
+        self.assertEqual(sbs.train_env({"gpus": 1, "seconds": 10}, None, a)["AMDAHL_P"], "0.95")
+        fixed = sbs.parse_args(["--squeeze", "x"])
+        self.assertEqual(sbs.elastic_range({"gpus": 4}, fixed), 4)
+        self.assertNotIn("REFERENCE_GPUS", sbs.train_env({"gpus": 1, "seconds": 10}, None, fixed))
+        half = sbs.parse_args(["--squeeze", "x", "--elastic", "0.5"])
+        self.assertEqual(sbs.elastic_range({"gpus": 1}, half), 1)  # no range below one GPU
+
+    def test_the_job_runs_faster_wider(self):
+        """examples/jobs/train-like.sh: 0.5 s a step on 1 GPU is 0.2625 s on 2 at P = 0.95; a
+        run without SQUEEZE_WORLD_SIZE (Slurm alone's) keeps 0.5 s; broken values change
+        nothing."""
+        import subprocess
+        import tempfile
+        script = os.path.join(os.path.dirname(HERE), "examples", "jobs", "train-like.sh")
+
+        def first_line(**env):
+            with tempfile.TemporaryDirectory() as d:
+                full = dict(os.environ, SQUEEZE_CHECKPOINT_DIR=d, STEPS="1", STEP_SECONDS="0.5",
+                            REFERENCE_GPUS="1", AMDAHL_P="0.95")
+                full.update(env)
+                out = subprocess.run(["bash", script], env=full, capture_output=True, text=True,
+                                     timeout=30).stdout
+            return out.splitlines()[0]
+        self.assertEqual(first_line(SQUEEZE_WORLD_SIZE="2"),
+                         "a step takes 0.2625 s on 2 GPUs (0.5 s on 1)")
+        self.assertTrue(first_line().startswith("starting from step 0"))
+        self.assertEqual(first_line(SQUEEZE_WORLD_SIZE="2", AMDAHL_P="7"),
+                         "a step takes 0.5 s on 2 GPUs (0.5 s on 1)")
+
+
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False, verbosity=1).result.wasSuccessful() else 1)

@@ -7,6 +7,9 @@
 #                            0 keeps working until squeeze's SIGTERM
 #   FAIL_AT_STEP=N FAIL_CODE=3  exit with FAIL_CODE on reaching step N (a simulated failure)
 #   FAIL_ON_ATTEMPT=K        fail that way only in attempt K (SQUEEZE_ATTEMPT), so a retry succeeds
+#   REFERENCE_GPUS=N AMDAHL_P=0.95  an elastic job's speed: a step takes STEP_SECONDS on N GPUs
+#                            and, on the run's SQUEEZE_WORLD_SIZE GPUs, what Amdahl's law with
+#                            that parallel share makes of it (no SQUEEZE_WORLD_SIZE: N)
 # Usage outside squeeze: SQUEEZE_CHECKPOINT_DIR=/tmp/ckpt examples/jobs/train-like.sh
 # The handlers come first: a signal before them would end the job (SIGUSR1's default action).
 step=0
@@ -17,6 +20,12 @@ trap 'echo "SIGTERM at step $step"; exit 143' TERM
 steps=${STEPS:-100}
 step_seconds=${STEP_SECONDS:-0.1}
 every=${CHECKPOINT_EVERY:-20}
+if [[ -n "${REFERENCE_GPUS:-}" && -n "${SQUEEZE_WORLD_SIZE:-}" ]]; then
+  step_seconds=$(awk -v s="$step_seconds" -v r="$REFERENCE_GPUS" -v w="$SQUEEZE_WORLD_SIZE" \
+    -v p="${AMDAHL_P:-1}" 'BEGIN { if (r < 1 || w < 1 || p < 0 || p > 1) { print s; exit }
+      printf "%.4f", s * ((1 - p) + p / w) / ((1 - p) + p / r) }')
+  echo "a step takes ${step_seconds} s on ${SQUEEZE_WORLD_SIZE} GPUs (${STEP_SECONDS:-0.1} s on ${REFERENCE_GPUS})"
+fi
 dir=${SQUEEZE_CHECKPOINT_DIR:?SQUEEZE_CHECKPOINT_DIR is not set}
 mkdir -p "$dir"
 
