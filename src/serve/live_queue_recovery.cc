@@ -63,28 +63,35 @@ constexpr int kEndedToLearn = 10000;
 }  // namespace
 
 Result<RecoverySummary> LiveQueue::Recover(Time now) {
+  // What the learned order knew before the restart: the run times of the jobs that ended,
+  // read before the lock is taken (no store read under it).
+  bool learns = false;
+  {
+    MutexLock lock(mu_);
+    learns = scheduler_->policy().job_order == "gittins";
+  }
+  std::vector<StoredJob> done;
+  if (learns) {
+    ListFilter latest_done;
+    latest_done.states = {JobState::kDone};
+    latest_done.latest_end_first = true;
+    latest_done.limit = kEndedToLearn;
+    auto read = store_.List(latest_done);
+    if (!read.ok()) return read.status().WithContext("reading the jobs that ended");
+    done = std::move(*read);
+  }
   Result<RecoverySummary> summary = RecoverySummary();
   uint64_t ticket = 0;
   {
     MutexLock lock(mu_);
     waiting_from_store_ = false;  // its publication at the end counts the queue's own jobs
     PublishAtExit publish{*this};
-    // What the learned order knew before the restart: the run times of the jobs that ended.
-    size_t learned = 0;
-    if (scheduler_->policy().job_order == "gittins") {
-      ListFilter latest_done;
-      latest_done.states = {JobState::kDone};
-      latest_done.latest_end_first = true;
-      latest_done.limit = kEndedToLearn;
-      auto done = store_.List(latest_done);
-      if (!done.ok()) return done.status().WithContext("reading the jobs that ended");
-      for (auto it = done->rbegin(); it != done->rend(); ++it) {
-        JobSpec spec = it->request.spec;
-        spec.id = it->id;
-        scheduler_->LearnEnded(spec, it->ran, it->ended_at.value_or(now));
-      }
-      learned = done->size();
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      JobSpec spec = it->request.spec;
+      spec.id = it->id;
+      scheduler_->LearnEnded(spec, it->ran, it->ended_at.value_or(now));
     }
+    const size_t learned = done.size();
     summary = TakeBackAll(now);
     if (summary.ok()) summary->learned = static_cast<int>(learned);
     ticket = AppendEffects();
