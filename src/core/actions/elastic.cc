@@ -45,6 +45,7 @@ bool Resizable(const CycleContext& c, const Job& v) {
 std::vector<JobId> RunningElastic(const CycleContext& c) {
   std::vector<JobId> out;
   std::unordered_set<JobId> seen;
+  seen.reserve(c.s.jobs.size());
   for (const auto& jobs : c.s.node_jobs) {
     for (JobId id : jobs) {
       const Job& v = c.job(id);
@@ -160,17 +161,22 @@ std::vector<int> FreeByPool(const CycleContext& c) {
   return free;
 }
 
+// What the next step of width would add for candidate `g` (StepGain), or nothing when it is at
+// its maximum.
+double NextGain(const CycleContext& c, const GrowCandidate& g) {
+  const Job& v = c.job(g.id);
+  const int next = std::min(v.spec.elastic.max, g.target + v.spec.elastic.step);
+  return StepGain(v, g.target, next);
+}
+
 // Hands the free GPUs of each pool to the candidates a step at a time, the largest gain first:
-// each candidate's target width.
+// each candidate's target width. Each candidate's gain is computed once per step it takes.
 void WaterFill(const CycleContext& c, std::vector<GrowCandidate>& cands, std::vector<int>& free) {
+  if (std::all_of(free.begin(), free.end(), [](int f) { return f <= 0; })) return;
+  std::vector<double> gain(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) gain[i] = NextGain(c, cands[i]);
   auto worse = [&](size_t a, size_t b) {  // for the heap: true when a comes after b
-    const Job& va = c.job(cands[a].id);
-    const Job& vb = c.job(cands[b].id);
-    const int sa = std::min(va.spec.elastic.max, cands[a].target + va.spec.elastic.step);
-    const int sb = std::min(vb.spec.elastic.max, cands[b].target + vb.spec.elastic.step);
-    const double ga = StepGain(va, cands[a].target, sa);
-    const double gb = StepGain(vb, cands[b].target, sb);
-    if (ga != gb) return ga < gb;
+    if (gain[a] != gain[b]) return gain[a] < gain[b];
     return cands[b].rank.Before(cands[a].rank);
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(worse)> heap(worse);
@@ -185,7 +191,10 @@ void WaterFill(const CycleContext& c, std::vector<GrowCandidate>& cands, std::ve
     if (next <= g.target || left < next - g.target) continue;
     left -= next - g.target;
     g.target = next;
-    if (g.target < e.max) heap.push(i);
+    if (g.target < e.max) {
+      gain[i] = NextGain(c, g);
+      heap.push(i);
+    }
   }
 }
 
@@ -215,12 +224,18 @@ void GrowTo(CycleContext& c, const std::vector<GrowCandidate>& cands, const Appl
 
 void RunShrink(CycleContext& c) {
   if (c.s.elastic_jobs == 0) return;
-  std::vector<JobId> shrinkable;
+  // The running jobs that may be shrunk, with their ranks, the last ranked first (a rank is a
+  // total order); shrinking one (which leaves the list) changes no other's rank.
+  std::vector<std::pair<Rank, JobId>> shrinkable;
   for (JobId id : RunningElastic(c)) {
     const Job& v = c.job(id);
-    if (v.spec.gpus > v.spec.elastic.min && Resizable(c, v)) shrinkable.push_back(id);
+    if (v.spec.gpus > v.spec.elastic.min && Resizable(c, v)) {
+      shrinkable.emplace_back(c.RankOfRunning(v), id);
+    }
   }
   if (shrinkable.empty()) return;
+  std::sort(shrinkable.begin(), shrinkable.end(),
+            [](const auto& a, const auto& b) { return b.first.Before(a.first); });
   std::map<int, int> tries;  // by scope
   c.s.pending.Walk(
       [&](const QueuePosition& p) {
@@ -230,18 +245,19 @@ void RunShrink(CycleContext& c) {
           return PendingQueue::Visit::kNext;
         }
         const Rank rank = c.RankOfPending(p);
+        // Those ranked after it: a prefix of the list.
+        const auto after = std::find_if(shrinkable.begin(), shrinkable.end(),
+                                        [&](const auto& r) { return !rank.Before(r.first); });
+        if (after == shrinkable.begin()) return PendingQueue::Visit::kNext;
         std::set<int> groups(c.GroupsFor(job.spec).begin(), c.GroupsFor(job.spec).end());
         std::vector<std::pair<Rank, JobId>> candidates;
-        for (JobId id : shrinkable) {
-          const Job& v = c.job(id);
-          const Rank running = c.RankOfRunning(v);
-          if (rank.Before(running) && OnGroups(c, v, groups)) candidates.emplace_back(running, id);
+        for (auto it = shrinkable.begin(); it != after; ++it) {
+          if (OnGroups(c, c.job(it->second), groups)) candidates.push_back(*it);
         }
         if (candidates.empty()) return PendingQueue::Visit::kNext;
-        std::stable_sort(candidates.begin(), candidates.end(),
-                         [](const auto& a, const auto& b) { return b.first.Before(a.first); });
         for (JobId id : ShrinkFor(c, job, candidates)) {
-          shrinkable.erase(std::find(shrinkable.begin(), shrinkable.end(), id));
+          shrinkable.erase(std::find_if(shrinkable.begin(), shrinkable.end(),
+                                        [&](const auto& r) { return r.second == id; }));
         }
         return ++tries[p.scope] >= kMaxShrinkTries ? PendingQueue::Visit::kSkipScope
                                                    : PendingQueue::Visit::kNext;
