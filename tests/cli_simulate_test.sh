@@ -92,6 +92,36 @@ PY
   pass
 }
 
+# Heterogeneous GPUs (issue 38): the Philly half set-up split into V100, P100 and K80 with
+# Gavel's job types; squeeze aware of the cards finishes jobs sooner on average than squeeze
+# blind to them, every job runs, and a broken job-types file is refused naming the file.
+case_philly_hardware() {
+  need_philly
+  local v
+  for v in true false; do
+    run "aware_$v" simulate --trace "$PHILLY_TRACE" \
+      --cluster "$SOURCE/examples/clusters/philly-half-gavel.yaml" --policy squeeze \
+      --assume-job-types "$SOURCE/examples/hardware/gavel-job-types.csv" \
+      --set "hardware_aware=$v" --json "$WORK/aware_$v.json"
+    expect_ok "aware_$v"
+  done
+  "$PYTHON" - "$WORK/aware_true.json" "$WORK/aware_false.json" <<'PY' || fail "aware vs blind"
+import json, sys
+aware = json.load(open(sys.argv[1]))["results"][0]
+blind = json.load(open(sys.argv[2]))["results"][0]
+print(f"aware jct {aware['avg_jct_s']:.0f} queue {aware['avg_queue_s']:.0f}; "
+      f"blind jct {blind['avg_jct_s']:.0f} queue {blind['avg_queue_s']:.0f}")
+assert aware["jobs"] == blind["jobs"] > 68000, (aware["jobs"], blind["jobs"])
+assert aware["avg_jct_s"] < blind["avg_jct_s"]
+PY
+  printf 'job_type,multi_gpu,gpu_speeds\nresnet,yes,V100:fast\n' >"$WORK/types.csv"
+  run bad simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" \
+    --assume-job-types "$WORK/types.csv"
+  expect_error bad
+  expect_in "$WORK/bad.err" "--assume-job-types" "types.csv:2" "V100:fast"
+  pass
+}
+
 case_philly_determinism() {
   need_philly
   philly_half first fifo,sjf,squeeze+borrow

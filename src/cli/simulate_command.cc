@@ -16,6 +16,7 @@
 #include "config/text_util.h"
 #include "core/duration.h"
 #include "sim/readers/inference_load_reader.h"
+#include "sim/readers/job_types_reader.h"
 #include "sim/readers/reclaim_trace_reader.h"
 #include "sim/report.h"
 
@@ -50,6 +51,7 @@ struct SimulateFlags {
   double assume_elastic_min = 0;
   std::string assume_scaling = "amdahl:0.95";
   std::string assume_resize_cost;
+  std::string assume_job_types;
   std::string inference_load;
   std::string reclaim_trace;
   bool quiet = false;
@@ -137,6 +139,11 @@ Result<ReadOptions> ReadOptionsOf(const SimulateFlags& f) {
     if (!cost.ok()) return cost.status().WithContext("--assume-resize-cost");
     if (*cost < 0) return Status::Error("--assume-resize-cost: '" + f.assume_resize_cost + "' is negative");
     read.elastic_resize_cost = *cost;
+  }
+  if (!f.assume_job_types.empty()) {
+    auto types = ReadJobTypes(f.assume_job_types);
+    if (!types.ok()) return types.status().WithContext("--assume-job-types");
+    read.job_types = std::move(*types);
   }
   return read;
 }
@@ -310,6 +317,12 @@ void AddElasticOptions(CLI::App& app, SimulateFlags& flags,
                      "What each resize of an elastic job costs it on restart (a duration such "
                      "as 60 or 1m; default: its restart overhead, 7 s on 1 GPU, 30 s on 2-8, "
                      "60 s above), besides its checkpoint (--assume-checkpoint-cost)"));
+  in_scenario.push_back(
+      app.add_option("--assume-job-types", f->assume_job_types,
+                     "Heterogeneous GPUs, for traces that give no speeds: a CSV of job types "
+                     "(job_type,multi_gpu,gpu_speeds; examples/hardware/gavel-job-types.csv); "
+                     "each job gets one type's speed per GPU model, picked by a hash of its id, "
+                     "a job of several GPUs among the multi_gpu types"));
 }
 
 // Where the results and the progress go.

@@ -20,7 +20,7 @@ namespace squeeze {
 namespace cluster_yaml {
 
 constexpr std::string_view kRootKeys[] = {"pools", "region_links", "region_price_factors",
-                                          "limits"};
+                                          "gpu_models", "limits"};
 constexpr std::string_view kPoolKeys[] = {"name",    "kind",         "region",
                                           "price_per_gpu_hour", "monthly_cost", "backend",
                                           "slurm",   "spot",         "colocation",
@@ -293,6 +293,7 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
   }
   if (Status s = ReadRegionLinks(f, spec); !s.ok()) return s;
   if (Status s = ReadPriceFactors(f, spec); !s.ok()) return s;
+  if (Status s = ReadGpuModels(f, spec); !s.ok()) return s;
   JobLimits limits;  // squeeze serve's (LoadJobLimits); checked here for every reader
   if (Status s = ReadLimits(f, limits); !s.ok()) return s;
   if (Status s = spec.Validate(); !s.ok()) return s.WithContext(source_);

@@ -118,6 +118,7 @@ class ClusterYamlReader {
   Status ReadSpot(const Fields& f, const std::string& path, SpotSpec& out) const;
   Status ReadColocation(const Fields& f, const std::string& path, ColocationSpec& out) const;
   Status ReadPriceFactors(const Fields& f, ClusterSpec& spec) const;
+  Status ReadGpuModels(const Fields& f, ClusterSpec& spec) const;
   Status ReadDuration(const Fields& f, std::string_view key, const std::string& path,
                       Time& out) const;
   // The settings among `f` (read with the keys of its level).

@@ -109,6 +109,39 @@ TEST(ClusterYamlTest, DefaultsApply) {
   EXPECT_TRUE(n.labels.empty());
 }
 
+// Heterogeneous GPUs (issue 38): the models' memory and speed; a node of a listed model gets
+// its memory unless it gives its own.
+TEST(ClusterYamlTest, GpuModelsGiveMemoryAndSpeed) {
+  const Result<ClusterSpec> r = Parse(R"(gpu_models:
+  V100: {memory_mib: 16384, speed: 1}
+  K80: {speed: 0.24}
+pools:
+  - name: p
+    nodes:
+      - {name: v, gpu_model: V100}
+      - {name: w, gpu_model: V100, gpu_memory_mib: 32768}
+      - {name: k, gpu_model: K80}
+      - {name: x, gpu_model: T4}
+)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->gpu_models.size(), 2u);
+  EXPECT_EQ(r->ModelSpeed("K80"), 0.24);
+  EXPECT_EQ(r->ModelSpeed("T4"), 1);
+  EXPECT_EQ(r->nodes[0].gpu_memory_mib, 16384);
+  EXPECT_EQ(r->nodes[1].gpu_memory_mib, 32768);
+  EXPECT_EQ(r->nodes[2].gpu_memory_mib, 0);
+  const std::string pools = "pools:\n  - name: p\n";
+  for (const auto& [text, parts] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"gpu_models: [V100]\n", {"gpu_models: expected a map of model"}},
+           {"gpu_models: {V100: {speed: 0}}\n", {"gpu_models.V100.speed", "'0.000000' is not in (0, 1000]"}},
+           {"gpu_models: {V100: {speed: fast}}\n", {"gpu_models.V100", "speed", "fast"}},
+           {"gpu_models: {V100: {speed: 2000}}\n", {"gpu_models.V100.speed", "not in (0, 1000]"}},
+           {"gpu_models: {V100: {memory_mib: -1}}\n", {"gpu_models.V100", "memory_mib", "-1"}},
+           {"gpu_models: {V100: {flops: 1}}\n", {"unknown key 'flops'", "memory_mib, speed"}}}) {
+    ExpectError(Parse(text + pools), parts);
+  }
+}
+
 TEST(ClusterYamlTest, AcceptsEveryKindNumericNamesAndPoolsWithoutNodes) {
   const Result<ClusterSpec> r = Parse(R"(
 pools:
@@ -216,7 +249,7 @@ TEST(ClusterYamlTest, PoolErrors) {
 TEST(ClusterYamlTest, DocumentShapeErrors) {
   ExpectError(Parse(""), {"c.yaml: the file is empty"});
   ExpectError(Parse("# only a comment\n\n"), {"c.yaml: the file is empty"});
-  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, region_price_factors, limits, got a list"});
+  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, region_price_factors, gpu_models, limits, got a list"});
   ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
   ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
   ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});

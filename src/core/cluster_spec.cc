@@ -79,6 +79,21 @@ Status ValidateNode(const NodeSpec& n, const std::set<std::string>& pool_names) 
   return Status::Ok();
 }
 
+// The GPU models' table: speeds in (0, 1000], memory not negative.
+Status ValidateGpuModels(const ClusterSpec& c) {
+  for (const auto& [model, m] : c.gpu_models) {
+    const std::string what = "cluster: gpu_models: " + model + ": ";
+    if (model.empty()) return Status::Error("cluster: gpu_models: a model has an empty name");
+    if (!(m.speed > 0 && m.speed <= 1000)) {
+      return Status::Error(what + "speed " + std::to_string(m.speed) + " is not in (0, 1000]");
+    }
+    if (m.memory_mib < 0) {
+      return Status::Error(what + "memory_mib " + std::to_string(m.memory_mib) + " is negative");
+    }
+  }
+  return Status::Ok();
+}
+
 // The region links and price factors name regions some pool is in.
 Status ValidateRegions(const ClusterSpec& c) {
   std::set<std::string> regions;
@@ -133,6 +148,7 @@ Status ClusterSpec::Validate() const {
     return p.backend == "slurm";
   });
   if (nodes.empty() && !asks_slurm) return Status::Error("cluster: no nodes");
+  if (Status st = ValidateGpuModels(*this); !st.ok()) return st;
   return ValidateRegions(*this);
 }
 
@@ -140,6 +156,11 @@ double ClusterSpec::PricePerGpuHour(int pool) const {
   const PoolSpec& p = pools.at(pool);
   const auto it = region_price_factors.find(p.region);
   return p.price_per_gpu_hour * (it == region_price_factors.end() ? 1.0 : it->second);
+}
+
+double ClusterSpec::ModelSpeed(const std::string& model) const {
+  const auto it = gpu_models.find(model);
+  return it == gpu_models.end() ? 1.0 : it->second.speed;
 }
 
 const RegionLink* ClusterSpec::LinkBetween(const std::string& a, const std::string& b) const {

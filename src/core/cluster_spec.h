@@ -89,8 +89,17 @@ struct NodeSpec {
   std::map<std::string, std::string> labels;
 };
 
+// What a cluster file says about one GPU model (its `gpu_models` table): the memory of each
+// card and how fast a job trains on it, relative to the card a job's estimate (or a trace's
+// duration) is for (speed 1). A job's own table (JobSpec::gpu_speeds) overrides the speed.
+struct GpuModelSpec {
+  int64_t memory_mib = 0;  // 0 = not said (a node's gpu_memory_mib, when given, wins)
+  double speed = 1;        // > 0
+};
+
 struct ClusterSpec {
   std::vector<PoolSpec> pools;
+  std::map<std::string, GpuModelSpec> gpu_models;  // by model name
   std::vector<NodeSpec> nodes;
   std::vector<RegionLink> region_links;
   // A region's prices relative to the list prices (1 = as listed; absent regions are 1): a
@@ -105,6 +114,8 @@ struct ClusterSpec {
   const RegionLink* LinkBetween(const std::string& a, const std::string& b) const;
   // What one GPU-hour of pool `pool` costs: its price times its region's price factor.
   double PricePerGpuHour(int pool) const;
+  // The relative speed of GPU model `model` (its gpu_models entry; 1 when not listed).
+  double ModelSpeed(const std::string& model) const;
 };
 
 }  // namespace squeeze

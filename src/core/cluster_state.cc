@@ -32,6 +32,7 @@ ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
       g.pool = pool;
       g.gpu_model = ns.gpu_model;
       g.gpu_memory_mib = ns.gpu_memory_mib;
+      g.speed = spec_.ModelSpeed(ns.gpu_model);
       groups_.push_back(std::move(g));
     }
     NodeGroup& g = groups_[it->second];

@@ -40,6 +40,7 @@ struct NodeGroup {
   int pool = 0;
   std::string gpu_model;
   int64_t gpu_memory_mib = 0;      // smallest GPU memory of its nodes
+  double speed = 1;                // its model's (ClusterSpec::ModelSpeed)
   int max_gpus_per_node = 0;
   std::vector<int> nodes;          // ascending node index
   std::vector<std::set<int>> by_whole_free;  // [k] = nodes with exactly k whole free GPUs

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/hardware.h"
 #include "core/plugins/placement_search.h"
 
 namespace squeeze {
@@ -85,9 +86,22 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   }
   PlaceRequest req;
   req.job = &job.spec;
-  req.groups = groups;
   req.node_gpu_cap = caps != nullptr && !caps->empty() ? caps : nullptr;
-  std::optional<Placement> p = s.node_order->Place(req, s.cluster);
+  std::optional<Placement> p;
+  if (s.policy.hardware_aware && !OneCardKind(s.cluster, job.spec, groups)) {
+    // The cards by the hardware rule, one kind at a time; then, for a job no one kind holds,
+    // all of them together (a gang goes at its slowest card's pace).
+    const auto tiers = HardwareTiers(s.cluster, job.spec, groups, RemainingWork(job),
+                                     {s.policy.hardware_slack, s.policy.hardware_min_saving});
+    for (size_t i = 0; i < tiers.size() && !p; ++i) {
+      req.groups = tiers[i];
+      p = s.node_order->Place(req, s.cluster);
+    }
+  }
+  if (!p) {
+    req.groups = groups;
+    p = s.node_order->Place(req, s.cluster);
+  }
   // A Slurm pool runs a job of several nodes with the same GPUs on each (--nodes=K
   // --gres=gpu:G): another shape is placed again in that one.
   const PoolSpec& pool = s.cluster.spec().pools[s.cluster.group(groups.front()).pool];
@@ -112,6 +126,8 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
   if (interval > 0 && pause > 0) {
     speed *= static_cast<double>(interval) / static_cast<double>(interval + pause);
   }
+  // The cards it runs on (the slowest sets a gang's pace).
+  speed *= JobSpeedOn(job.spec, s.cluster, job.placement);
   // An elastic job at another width than its reference one (at most 64 times as fast).
   if (job.spec.elastic.enabled()) {
     speed *= std::min(64.0, ElasticSpeed(job.spec.elastic, job.measured_rates, job.spec.gpus));
@@ -123,6 +139,13 @@ int CycleContext::BandOf(const Job& job) const { return BaseBand(s.policy, job);
 
 Rank CycleContext::RankOfRunning(const Job& job) const {
   return {BandOf(job), {s.job_order->Key(job, now), job.spec.submit_time, job.spec.id}};
+}
+
+std::optional<Time> CycleContext::RemainingWork(const Job& job) const {
+  const Time done =
+      job.work_done + (job.state == JobState::kRunning ? job.RunProgress(now) : Time{0});
+  if (job.spec.estimate) return std::max<Time>(0, *job.spec.estimate - done);
+  return s.job_order->PredictRemaining(job, now);
 }
 
 Time CycleContext::ExpectedRunTime(const Job& job) const {

@@ -75,6 +75,10 @@ class CycleContext {
   std::optional<Placement> Place(const Job& job, const std::vector<int>& groups,
                                  const std::unordered_map<int, int>* caps) const;
 
+  // The work a job still has to do at speed 1: by its estimate, else what the order learned
+  // (nullopt: not known).
+  std::optional<Time> RemainingWork(const Job& job) const;
+
   Rank RankOfPending(const QueuePosition& p) const { return {p.band, p.entry}; }
   Rank RankOfRunning(const Job& job) const;
   int BandOf(const Job& job) const;

@@ -45,6 +45,9 @@ struct JobSpec {
   int gpu_milli = kMilliPerGpu;
   std::vector<std::string> gpu_models;  // allowed models; empty = any
   int64_t min_gpu_memory_mib = 0;
+  // How fast this job trains on each GPU model, relative to the card its estimate is for (1);
+  // a model not listed goes at the cluster's speed for it (ClusterSpec::gpu_models, else 1).
+  std::map<std::string, double> gpu_speeds;
   // An elastic job (elastic.enabled()) runs on any width of elastic's range; `gpus` is the width
   // it runs at, or waits for (its minimum), and its estimate is for elastic.Reference() GPUs.
   ElasticSpec elastic;

@@ -69,6 +69,7 @@ Policy Squeeze() {
   p.preempt_by_order = true;
   p.preempt_key_ratio = 8;
   p.min_runtime = 5 * kMinute;
+  p.hardware_aware = true;
   return p;
 }
 

@@ -69,6 +69,13 @@ struct Policy {
   // save is at least grow_gain times what the resize costs it.
   int elastic_resizes_per_hour = 4;
   double elastic_grow_gain = 2.0;
+  // Heterogeneous GPUs (core/hardware.h): a job goes to the smallest, slowest card that serves
+  // it unless a faster one would finish it sooner by more than hardware_slack (a share of its
+  // run there) and by at least hardware_min_saving; false: the node order alone chooses among
+  // the cards a job may use.
+  bool hardware_aware = false;
+  double hardware_slack = 0.1;
+  Time hardware_min_saving = 10 * kMinute;
   // With "region": a waiting job moves to another region only if its expected wait at home
   // exceeds the time to copy its data there by at least this much.
   Time region_min_gain = 0;

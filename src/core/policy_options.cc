@@ -141,6 +141,13 @@ std::vector<Option> CycleOptions() {
        },
        [](const Policy& p, PolicyDriver) { return AnyOf(p, {"preempt", "reclaim"}); },
        "the preempt and reclaim actions"},
+      {"hardware_aware", Flag<&Policy::hardware_aware>, Always, ""},
+      {"hardware_slack", [](Policy& p, const std::string& k, const std::string& v) {
+         return Number(k, v, 0, 1e6, "is not a number from 0 to 1e6", &p.hardware_slack);
+       },
+       [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
+      {"hardware_min_saving", Span<&Policy::hardware_min_saving>,
+       [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
       {"borrow_any", Flag<&Policy::borrow_any>,
        [](const Policy& p, PolicyDriver) { return p.Has("borrow"); }, "the borrow action"},
       {"actions", [](Policy& p, const std::string&, const std::string& v) {

@@ -283,5 +283,31 @@ TEST(SimulatorTest, ProgressReportsWhereTheRunIs) {
   EXPECT_EQ(std::count_if(seen.begin(), seen.end(), [](const SimProgress& p) { return p.end; }), 1);
 }
 
+// Heterogeneous GPUs: a run goes at its card's speed for the job (the job's own table first),
+// a gang at its slowest card's, and the time beyond its duration is counted as held.
+TEST(SimulatorTest, ARunGoesAtItsCardsSpeed) {
+  ClusterSpec cluster = Cluster({{"a", 1, 4, "fast"}, {"a", 1, 4, "slow"}});
+  cluster.gpu_models["fast"] = {0, 1};
+  cluster.gpu_models["slow"] = {0, 0.5};
+  JobSpec own = NewJob(3, 4, 0).Pool("a");
+  own.gpu_speeds = {{"slow", 0.25}};
+  // 1 takes the fast node, 2 the slow one; 3 (its own table: 0.25 on slow) starts when 1
+  // ends, on the fast node; 4 when both nodes are free again, on the fast one.
+  const std::vector<TraceJob> jobs = {T(NewJob(1, 4, 0).Pool("a"), 100 * kSecond),
+                                      T(NewJob(2, 4, 0).Pool("a"), 100 * kSecond),
+                                      T(own, 100 * kSecond),
+                                      T(NewJob(4, 4, 0).Pool("a"), 100 * kSecond)};
+  SimResult r = Simulated(jobs, cluster, MakePolicy("fifo", {{"hardware_aware", "true"}}));
+  auto t = Times(r);
+  EXPECT_THAT(t[1], ElementsAre(0, 100, 0, 0));
+  EXPECT_THAT(t[2], ElementsAre(0, 200, 0, 0));  // 100 s of work at half speed
+  EXPECT_THAT(t[3], ElementsAre(100, 200, 100, 0));
+  EXPECT_THAT(t[4], ElementsAre(200, 300, 200, 0));
+  for (const JobRecord& j : r.jobs) {
+    const double held = j.id == 2 ? 4 * 100.0 : 0.0;  // the slow run's extra
+    EXPECT_DOUBLE_EQ(j.lost_gpu_s, held) << j.id;
+  }
+}
+
 }  // namespace
 }  // namespace squeeze

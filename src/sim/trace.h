@@ -30,6 +30,13 @@ struct Trace {
   std::vector<std::string> skipped;  // the first few skip messages
 };
 
+// A kind of job and how fast it trains on each GPU model (simulate --assume-job-types).
+struct JobType {
+  std::string name;
+  bool multi_gpu = false;  // jobs of several GPUs may be of this type
+  std::map<std::string, double> gpu_speeds;
+};
+
 struct ReadOptions {
   bool skip_bad_rows = false;
   // What a trace that says nothing about interruptibility is taken to allow.
@@ -60,6 +67,10 @@ struct ReadOptions {
   double elastic_min_factor = 0;  // the narrowest: this times its trace width, at least 1 GPU
   Scaling elastic_scaling;
   std::optional<Time> elastic_resize_cost;
+  // Heterogeneous GPUs, for traces that give no speeds: each job that has none gets the speed
+  // table of one of these types, picked by a hash of its id (the same type every time); a job
+  // of several GPUs only among the multi_gpu types (when there are any).
+  std::vector<JobType> job_types;
 };
 
 }  // namespace squeeze

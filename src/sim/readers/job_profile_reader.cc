@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/elastic.h"
+#include "core/hardware.h"
 #include "core/job_array.h"
 #include "sim/readers/cell_parse.h"
 #include "sim/readers/trace_links.h"
@@ -94,6 +95,11 @@ constexpr ProfileColumn kColumns[] = {
     {{"min_gpu_memory_mib", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseIntegerCell(v, 0, kMaxInt64),
                     [&](int64_t x) { j->spec.min_gpu_memory_mib = x; });
+     }},
+    {{"gpu_speeds", false}, [](std::string_view v, TraceJob* j) {
+       return Apply(ParseGpuSpeeds(v), [&](std::map<std::string, double> x) {
+         j->spec.gpu_speeds = std::move(x);
+       });
      }},
     {{"cpu_milli", false}, [](std::string_view v, TraceJob* j) {
        return Apply(ParseIntegerCell(v, 0, kMaxInt64), [&](int64_t x) { j->spec.cpu_milli = x; });

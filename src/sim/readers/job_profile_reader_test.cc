@@ -306,7 +306,7 @@ TEST(JobProfileReaderTest, KnowsItsColumns) {
     if (c.required) names.emplace_back(c.name);
   }
   EXPECT_THAT(names, ElementsAre("id", "submit_time", "duration", "gpus", "pool"));
-  EXPECT_EQ(JobProfileColumns().size(), 32u);
+  EXPECT_EQ(JobProfileColumns().size(), 33u);
 }
 
 // gpus MIN-MAX is an elastic job; its columns are refused on a fixed one, and every broken
@@ -379,6 +379,20 @@ TEST(JobProfileReaderTest, SkippingBadRowsStillWorksRowByRow) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->jobs.size(), 1u);
   EXPECT_EQ(r->skipped_rows, 1);
+}
+
+TEST(JobProfileReaderTest, GpuSpeedsAreAJobsOwnTable) {
+  const std::string header = "id,submit_time,duration,gpus,pool,gpu_speeds\n";
+  auto ok = Parse(header + "1,0,60,1,a,V100:1|K80:0.24\n2,0,60,1,a,\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->jobs[0].spec.gpu_speeds.at("K80"), 0.24);
+  EXPECT_TRUE(ok->jobs[1].spec.gpu_speeds.empty());
+  for (const auto& [row, words] : std::vector<std::pair<std::string, std::string>>{
+           {"1,0,60,1,a,V100", "column 'gpu_speeds': value 'V100'"},
+           {"1,0,60,1,a,V100:0", "'V100:0' is not MODEL:SPEED"},
+           {"1,0,60,1,a,K80:1|K80:2", "model 'K80' is given twice"}}) {
+    EXPECT_THAT(ErrorOf(header + row + "\n"), HasSubstr(words)) << row;
+  }
 }
 
 }  // namespace

@@ -232,6 +232,24 @@ void TraceBuilder::MakeElastic() {
   }
 }
 
+void TraceBuilder::AssignJobTypes() {
+  const std::vector<JobType>& types = options_.job_types;
+  std::vector<const JobType*> multi;
+  for (const JobType& t : types) {
+    if (t.multi_gpu) multi.push_back(&t);
+  }
+  for (TraceJob& job : trace_.jobs) {
+    JobSpec& spec = job.spec;
+    if (!spec.gpu_speeds.empty()) continue;
+    const double u = ShareOfId(spec.id, 0x6A0B7E5ull);
+    if (spec.gpus > 1 && !multi.empty()) {
+      spec.gpu_speeds = multi[static_cast<size_t>(u * static_cast<double>(multi.size()))]->gpu_speeds;
+    } else {
+      spec.gpu_speeds = types[static_cast<size_t>(u * static_cast<double>(types.size()))].gpu_speeds;
+    }
+  }
+}
+
 Result<Trace> TraceBuilder::Finish() {
   if (trace_.jobs.empty()) {
     std::string why = rows_ == 0 ? "the file has a header but no rows"
@@ -247,6 +265,7 @@ Result<Trace> TraceBuilder::Finish() {
     }
   }
   if (options_.elastic_share > 0) MakeElastic();
+  if (!options_.job_types.empty()) AssignJobTypes();
   if (options_.time_limit_factor > 0) {
     for (TraceJob& job : trace_.jobs) {
       if (job.spec.time_limit) continue;

@@ -80,6 +80,8 @@ class TraceBuilder {
   Status RowError(int line, const std::string& message) const;
   // ReadOptions::elastic_share of the jobs become elastic.
   void MakeElastic();
+  // ReadOptions::job_types: each job without speeds gets one type's.
+  void AssignJobTypes();
 
   ReadOptions options_;
   Trace trace_;

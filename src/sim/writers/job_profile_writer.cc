@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/elastic.h"
+#include "core/hardware.h"
 #include "sim/readers/job_profile_reader.h"
 
 namespace squeeze {
@@ -72,6 +73,7 @@ const WriterMap& Writers() {
       {"urgency", [](const TraceJob& j) { return std::string(UrgencyName(j.spec.urgency)); }},
       {"gpu_models", [](const TraceJob& j) { return JoinList(j.spec.gpu_models); }},
       {"min_gpu_memory_mib", [](const TraceJob& j) { return Count(j.spec.min_gpu_memory_mib); }},
+      {"gpu_speeds", [](const TraceJob& j) { return GpuSpeedsText(j.spec.gpu_speeds, '|'); }},
       {"cpu_milli", [](const TraceJob& j) { return Count(j.spec.cpu_milli); }},
       {"memory_mib", [](const TraceJob& j) { return Count(j.spec.memory_mib); }},
       {"preemptible", [](const TraceJob& j) { return Bool(j.spec.preemptible); }},

@@ -163,5 +163,20 @@ TEST(JobProfileWriterTest, CsvFieldQuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(CsvField("say \"hi\"", ','), "\"say \"\"hi\"\"\"");
 }
 
+TEST(JobProfileWriterTest, GpuSpeedsReadBack) {
+  Trace t;
+  TraceJob j;
+  j.spec.id = 5;
+  j.duration = kHour;
+  j.spec.gpu_speeds = {{"V100", 1}, {"K80", 0.24}};
+  t.jobs = {j};
+  std::ostringstream out;
+  ASSERT_TRUE(WriteJobProfileCsv(t, ProfileCsvOptions{}, &out).ok());
+  EXPECT_THAT(out.str(), HasSubstr(",K80:0.24|V100:1,"));
+  auto back = ParseTrace(out.str(), "out.csv", ReadOptions{});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->jobs[0].spec.gpu_speeds, j.spec.gpu_speeds);
+}
+
 }  // namespace
 }  // namespace squeeze

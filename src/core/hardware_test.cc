@@ -1,0 +1,121 @@
+// Heterogeneous GPUs (issue 38): a job's speed on each card, the speed tables' parser, and the
+// order in which a hardware-aware placement tries the cards a job may use.
+#include "core/hardware.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// Pool a: node a0 of model `big` (80 GB), a1 of model `small` (16 GB), 8 GPUs each, speeds as
+// given.
+ClusterSpec BigAndSmall(double big_speed, double small_speed) {
+  ClusterSpec spec = Cluster({{"a", 1, 8, "big", 0, 0, 81920}, {"a", 1, 8, "small", 0, 0, 16384}});
+  spec.gpu_models["big"] = {81920, big_speed};
+  spec.gpu_models["small"] = {16384, small_speed};
+  return spec;
+}
+
+TEST(HardwareTest, AJobsOwnSpeedsWinOverTheClustersAndUnlistedModelsGoAtOne) {
+  ClusterSpec spec = BigAndSmall(2, 1);
+  spec.gpu_models.erase("small");
+  ClusterState cluster(spec);
+  JobSpec job;
+  EXPECT_EQ(JobSpeedOn(job, cluster.group(0)), 2);  // groups in model-name order: big, small
+  EXPECT_EQ(JobSpeedOn(job, cluster.group(1)), 1);
+  job.gpu_speeds = {{"big", 0.5}};
+  EXPECT_EQ(JobSpeedOn(job, cluster.group(0)), 0.5);
+  EXPECT_EQ(JobSpeedOn(job, cluster.group(1)), 1);
+}
+
+TEST(HardwareTest, SpeedTablesParseAndBrokenOnesNameTheirPair) {
+  auto ok = ParseGpuSpeeds("V100:1,P100:0.77|K80:0.24");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->size(), 3u);
+  EXPECT_EQ(ok->at("K80"), 0.24);
+  EXPECT_EQ(GpuSpeedsText(*ok, '|'), "K80:0.24|P100:0.77|V100:1");
+  for (const auto& [text, named] : std::vector<std::pair<std::string, std::string>>{
+           {"", "no MODEL:SPEED pairs"},
+           {"V100", "'V100' is not MODEL:SPEED"},
+           {"V100:fast", "'V100:fast'"},
+           {"V100:0", "'V100:0'"},
+           {"V100:-1", "'V100:-1'"},
+           {"V100:1001", "'V100:1001'"},
+           {"V100:1,,K80:1", "'' is not MODEL:SPEED"},
+           {":1", "':1'"},
+           {"V100:1,V100:2", "model 'V100' is given twice"},
+           {"V 100:1", "has a space"},
+           {"V100:nan", "'V100:nan'"}}) {
+    auto bad = ParseGpuSpeeds(text);
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_THAT(bad.status().message(), HasSubstr(named)) << text;
+    EXPECT_THAT(bad.status().message(), HasSubstr("GPU speeds '")) << text;
+  }
+}
+
+TEST(HardwareTest, EqualCardsGoSmallestFirstAndOneKindIsOneTier) {
+  ClusterState cluster(BigAndSmall(1, 1));
+  JobSpec job;
+  EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, std::nullopt, {}),
+              ElementsAre(ElementsAre(1), ElementsAre(0)));
+  EXPECT_THAT(HardwareTiers(cluster, job, {0}, std::nullopt, {}), ElementsAre(ElementsAre(0)));
+}
+
+TEST(HardwareTest, AFasterCardFirstUnlessItSavesTooLittle) {
+  ClusterState cluster(BigAndSmall(2, 1));
+  JobSpec job;
+  const HardwareRule rule{0.1, 10 * kMinute};
+  // Unknown length, or ten hours: the fast card saves much.
+  EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, std::nullopt, rule),
+              ElementsAre(ElementsAre(0), ElementsAre(1)));
+  EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, 10 * kHour, rule),
+              ElementsAre(ElementsAre(0), ElementsAre(1)));
+  // Five minutes: 2.5 minutes saved, under 10: the small card is enough.
+  EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, 5 * kMinute, rule),
+              ElementsAre(ElementsAre(1), ElementsAre(0)));
+  // Within the slack (1.05 times as fast): the small card is enough whatever the length.
+  job.gpu_speeds = {{"big", 1.05}};
+  EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, 10 * kHour, rule),
+              ElementsAre(ElementsAre(1), ElementsAre(0)));
+}
+
+TEST(HardwareTest, AwarePlacementKeepsTheBigCardsForTheJobsThatNeedThem) {
+  auto run = [](bool aware) {
+    Scenario s(BigAndSmall(1, 1), MakePolicy("fifo", {{"hardware_aware", aware ? "true" : "false"}}));
+    s.Add(NewJob(1, 8, 0).Pool("a"));
+    auto first = s.Cycle(0);
+    s.Add(NewJob(2, 8, kSecond).Pool("a").GpuMemory(40000));
+    auto second = s.Cycle(kSecond);
+    first.insert(first.end(), second.begin(), second.end());
+    return first;
+  };
+  // Aware: the small job on the small cards, the 40 GB job starts at once on the big ones.
+  EXPECT_THAT(run(true), ElementsAre("start 1 on a1:0,1,2,3,4,5,6,7",
+                                     "start 2 on a0:0,1,2,3,4,5,6,7"));
+  // Blind: the small job takes the big cards, and the 40 GB job waits.
+  EXPECT_THAT(run(false), ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7"));
+}
+
+TEST(HardwareTest, AJobGoesWhereItsOwnTableSaysItIsFastest) {
+  // The cluster says big is twice as fast; this job's table says it is faster on small.
+  Scenario s(BigAndSmall(2, 1), MakePolicy("fifo", {{"hardware_aware", "true"}}));
+  JobSpec job = NewJob(1, 8, 0).Pool("a");
+  job.gpu_speeds = {{"small", 1.5}, {"big", 1}};
+  s.Add(job);
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a1:0,1,2,3,4,5,6,7"));
+  s.Add(NewJob(2, 8, kSecond).Pool("a"));  // by the cluster's speeds: big
+  EXPECT_THAT(s.Cycle(kSecond), ElementsAre("start 2 on a0:0,1,2,3,4,5,6,7"));
+}
+
+}  // namespace
+}  // namespace squeeze
