@@ -93,8 +93,9 @@ PY
 }
 
 # Heterogeneous GPUs (issue 38): the Philly half set-up split into V100, P100 and K80 with
-# Gavel's job types; squeeze aware of the cards finishes jobs sooner on average than squeeze
-# blind to them, every job runs, and a broken job-types file is refused naming the file.
+# Gavel's job types; squeeze aware of the cards (placement, waits for faster cards, moves to
+# them) finishes jobs sooner on average than squeeze blind to them, every job runs, and a
+# broken job-types file is refused naming the file, the line and the value.
 case_philly_hardware() {
   need_philly
   local v
@@ -112,7 +113,10 @@ blind = json.load(open(sys.argv[2]))["results"][0]
 print(f"aware jct {aware['avg_jct_s']:.0f} queue {aware['avg_queue_s']:.0f}; "
       f"blind jct {blind['avg_jct_s']:.0f} queue {blind['avg_queue_s']:.0f}")
 assert aware["jobs"] == blind["jobs"] > 68000, (aware["jobs"], blind["jobs"])
-assert aware["avg_jct_s"] < blind["avg_jct_s"]
+# Measured 17,763 s against 23,302 s (1.31x): the upgrade moves and the waits for faster cards
+# are most of it (placement alone: 1.04x).
+assert aware["avg_jct_s"] * 1.15 < blind["avg_jct_s"], "aware gains less than 1.15x"
+assert aware["hardware_moves"] > 0 and blind["hardware_moves"] == 0
 PY
   printf 'job_type,multi_gpu,gpu_speeds\nresnet,yes,V100:fast\n' >"$WORK/types.csv"
   run bad simulate --trace "$PHILLY_TRACE" --cluster "$PHILLY_HALF" \

@@ -89,15 +89,12 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   req.node_gpu_cap = caps != nullptr && !caps->empty() ? caps : nullptr;
   std::optional<Placement> p;
   if (s.policy.hardware_aware && !OneCardKind(s.cluster, job.spec, groups)) {
-    // The cards by the hardware rule, one kind at a time; then, for a job no one kind holds,
-    // all of them together (a gang goes at its slowest card's pace).
-    const auto tiers = HardwareTiers(s.cluster, job.spec, groups, RemainingWork(job),
-                                     {s.policy.hardware_slack, s.policy.hardware_min_saving});
-    for (size_t i = 0; i < tiers.size() && !p; ++i) {
-      req.groups = tiers[i];
-      p = s.node_order->Place(req, s.cluster);
-    }
+    bool held = false;
+    p = PlaceByHardware(job, groups, req, &held);
+    if (held) return std::nullopt;
   }
+  // For a job no one kind of card holds, all of them together (a gang goes at its slowest
+  // card's pace).
   if (!p) {
     req.groups = groups;
     p = s.node_order->Place(req, s.cluster);

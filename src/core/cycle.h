@@ -58,6 +58,8 @@ class CycleContext {
   // Node groups by (pool or -1, job): the plain ones by pool, the constrained ones by job id.
   mutable std::unordered_map<int, std::vector<int>> pool_groups_cache_;
   mutable std::unordered_map<JobId, std::unordered_map<int, std::vector<int>>> job_groups_cache_;
+  // ExpectedFreeOnOneNode by (group, gpus): the pool's version it was computed at, and when.
+  mutable std::map<std::pair<int, int>, std::pair<uint64_t, Time>> expected_free_cache_;
 
  public:
   const Job& job(JobId id) const { return s.jobs.at(id); }
@@ -74,6 +76,14 @@ class CycleContext {
   // A placement in the given groups honouring `caps` (or none), nullopt if it does not fit.
   std::optional<Placement> Place(const Job& job, const std::vector<int>& groups,
                                  const std::unordered_map<int, int>* caps) const;
+  // With policy.hardware_aware, on cards of several kinds (cycle_hardware.cc): the cards in
+  // the order of the hardware rule, one kind at a time; nullopt with *held when a card busy now
+  // is expected to finish the job sooner, by hardware_min_saving, than the first one free.
+  std::optional<Placement> PlaceByHardware(const Job& job, const std::vector<int>& groups,
+                                           PlaceRequest& req, bool* held) const;
+  // When one node of `group` is expected to have `gpus` whole GPUs free: its free GPUs now and
+  // the expected ends of the jobs on it (kNever: not known).
+  Time ExpectedFreeOnOneNode(int group, int gpus) const;
 
   // The work a job still has to do at speed 1: by its estimate, else what the order learned
   // (nullopt: not known).

@@ -28,7 +28,7 @@ std::optional<double> ParsePositive(std::string_view text) {
   return v;
 }
 
-std::string Quoted(std::string_view text) {
+std::string ScalingQuoted(std::string_view text) {
   std::string out = "'";
   for (char ch : text.substr(0, 40)) out += (ch >= 32 && ch < 127) ? ch : '?';
   if (text.size() > 40) out += "...";
@@ -50,7 +50,7 @@ Result<Scaling> ParseScaling(std::string_view text) {
     const std::string_view p = text.substr(7);
     auto v = ParsePositive(p);
     if (!v || *v > 1) {
-      return Status::Error("scaling " + Quoted(text) +
+      return Status::Error("scaling " + ScalingQuoted(text) +
                            ": the parallel fraction after amdahl: must be a number in (0, 1]");
     }
     s.kind = Scaling::Kind::kAmdahl;
@@ -69,15 +69,15 @@ Result<Scaling> ParseScaling(std::string_view text) {
     auto width = colon == std::string_view::npos ? std::nullopt : ParseCount(item.substr(0, colon));
     auto rate = colon == std::string_view::npos ? std::nullopt : ParsePositive(item.substr(colon + 1));
     if (!width || !rate) {
-      return Status::Error("scaling " + Quoted(text) +
+      return Status::Error("scaling " + ScalingQuoted(text) +
                            ": not linear, amdahl:P or a table of WIDTH:THROUGHPUT pairs (as "
-                           "1:1,2:1.9,4:3.4); " + Quoted(item) + " is not such a pair");
+                           "1:1,2:1.9,4:3.4); " + ScalingQuoted(item) + " is not such a pair");
     }
     if (!s.table.empty() && *width <= s.table.back().first) {
-      return Status::Error("scaling " + Quoted(text) + ": widths must grow from pair to pair");
+      return Status::Error("scaling " + ScalingQuoted(text) + ": widths must grow from pair to pair");
     }
     s.table.emplace_back(*width, *rate);
-    if (s.table.size() > 64) return Status::Error("scaling " + Quoted(text) + ": more than 64 pairs");
+    if (s.table.size() > 64) return Status::Error("scaling " + ScalingQuoted(text) + ": more than 64 pairs");
   }
   if (s.table.empty()) return Status::Error("scaling '': not linear, amdahl:P or a table");
   return s;
@@ -124,7 +124,7 @@ Result<ElasticSpec> ParseGpuRange(std::string_view text, std::string_view field)
   const size_t dash = text.find('-');
   if (dash == std::string_view::npos) {
     if (!ParseCount(text)) {
-      return Status::Error(std::string(field) + " " + Quoted(text) +
+      return Status::Error(std::string(field) + " " + ScalingQuoted(text) +
                            " is not a number of GPUs or a range MIN-MAX (as 2-8)");
     }
     return e;
@@ -132,7 +132,7 @@ Result<ElasticSpec> ParseGpuRange(std::string_view text, std::string_view field)
   auto lo = ParseCount(text.substr(0, dash));
   auto hi = ParseCount(text.substr(dash + 1));
   if (!lo || !hi || *lo > *hi) {
-    return Status::Error(std::string(field) + " " + Quoted(text) +
+    return Status::Error(std::string(field) + " " + ScalingQuoted(text) +
                          " is not a range MIN-MAX of GPUs with 1 <= MIN <= MAX (as 2-8)");
   }
   e.min = *lo;

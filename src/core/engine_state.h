@@ -42,6 +42,7 @@ struct SchedulerCounters {
   int64_t reclaims = 0;         // spot nodes taken back
   int64_t inference_evictions = 0;  // jobs asked to leave GPUs inference needed
   int64_t returned_home = 0;    // jobs moved from spot or colocated GPUs to their home pool
+  int64_t hardware_moves = 0;   // jobs moved to faster cards (the upgrade action)
   int64_t cycles = 0;
 };
 

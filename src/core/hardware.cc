@@ -96,6 +96,12 @@ std::vector<std::vector<int>> HardwareTiers(const ClusterState& cluster, const J
                                             const std::vector<int>& groups,
                                             std::optional<Time> remaining,
                                             const HardwareRule& rule) {
+  return HardwareTiers(cluster, spec, groups, [&] { return remaining; }, rule);
+}
+
+std::vector<std::vector<int>> HardwareTiers(
+    const ClusterState& cluster, const JobSpec& spec, const std::vector<int>& groups,
+    const std::function<std::optional<Time>()>& remaining_work, const HardwareRule& rule) {
   struct Kind {
     int group;
     int64_t memory;
@@ -110,8 +116,11 @@ std::vector<std::vector<int>> HardwareTiers(const ClusterState& cluster, const J
     fastest = std::max(fastest, speed);
   }
   if (OneCardKind(cluster, spec, groups)) return {groups};
+  std::optional<std::optional<Time>> asked;
   for (Kind& k : kinds) {
     k.enough = k.speed * (1 + rule.slack) >= fastest;
+    if (!k.enough && !asked) asked = remaining_work();
+    const std::optional<Time> remaining = asked ? *asked : std::nullopt;
     if (!k.enough && remaining) {
       const double work = ToSeconds(*remaining);
       k.enough = work / k.speed - work / fastest < ToSeconds(rule.min_saving);

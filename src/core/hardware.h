@@ -12,6 +12,7 @@
 #ifndef SQUEEZE_CORE_HARDWARE_H_
 #define SQUEEZE_CORE_HARDWARE_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,10 @@ std::vector<std::vector<int>> HardwareTiers(const ClusterState& cluster, const J
                                             const std::vector<int>& groups,
                                             std::optional<Time> remaining,
                                             const HardwareRule& rule);
+// The same, asking `remaining` only when the rule needs it (it may cost a model's lookup).
+std::vector<std::vector<int>> HardwareTiers(
+    const ClusterState& cluster, const JobSpec& spec, const std::vector<int>& groups,
+    const std::function<std::optional<Time>()>& remaining, const HardwareRule& rule);
 
 }  // namespace squeeze
 

@@ -117,5 +117,43 @@ TEST(HardwareTest, AJobGoesWhereItsOwnTableSaysItIsFastest) {
   EXPECT_THAT(s.Cycle(kSecond), ElementsAre("start 2 on a0:0,1,2,3,4,5,6,7"));
 }
 
+// A ten-hour job waits an hour for the fast cards rather than start on cards four times
+// slower (40 hours); blind, it starts on the slow ones at once.
+TEST(HardwareTest, ALongJobWaitsForAFastCardAboutToBeFree) {
+  auto run = [](bool aware) {
+    Scenario s(BigAndSmall(1, 0.25),
+               MakePolicy("fifo", {{"hardware_aware", aware ? "true" : "false"}}));
+    s.Add(NewJob(1, 8, 0).Pool("a").Estimate(kHour));
+    auto lines = s.Cycle(0);
+    s.Add(NewJob(2, 8, kSecond).Pool("a").Estimate(10 * kHour));
+    auto second = s.Cycle(kSecond);
+    lines.insert(lines.end(), second.begin(), second.end());
+    return lines;
+  };
+  EXPECT_THAT(run(true), ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7"));
+  EXPECT_THAT(run(false), ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7",
+                                      "start 2 on a1:0,1,2,3,4,5,6,7"));
+}
+
+// A job that started on the slow cards (the fast ones busy, for how long not known) moves to
+// the fast ones once they are free, through a checkpoint: the upgrade action.
+TEST(HardwareTest, AJobMovesToFasterCardsWhenTheyAreFree) {
+  Scenario s(BigAndSmall(1, 0.25),
+             MakePolicy("fifo", {{"hardware_aware", "true"}, {"actions", "allocate|upgrade"}}));
+  JobSpec slow = NewJob(2, 8, 0).Pool("a").Estimate(10 * kHour);
+  slow.checkpointable = true;
+  s.Add(NewJob(1, 8, 0).Pool("a"));
+  s.Add(slow);
+  EXPECT_THAT(s.Cycle(0), ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7",
+                                      "start 2 on a1:0,1,2,3,4,5,6,7"));
+  s.Finish(1, kHour);
+  EXPECT_THAT(s.Cycle(kHour), ElementsAre("stop 2: moved to faster cards"));
+  s.Stop(2, kHour);
+  EXPECT_THAT(s.Cycle(kHour), ElementsAre("start 2 on a0:0,1,2,3,4,5,6,7 resume overhead=30"));
+  EXPECT_EQ(s.job(2).work_done, kHour / 4);  // an hour at a quarter of the speed
+  EXPECT_EQ(s.sched().counters().hardware_moves, 1);
+  EXPECT_EQ(s.sched().counters().preemptions, 0);
+}
+
 }  // namespace
 }  // namespace squeeze

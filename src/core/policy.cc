@@ -62,7 +62,7 @@ Policy Squeeze() {
   p.deadline = true;
   p.fair_share = true;
   p.actions = {"spot",    "colocate", "allocate", "reclaim", "defrag",      "backfill",
-               "shrink",  "preempt",  "region",   "grow",    "return_home"};
+               "shrink",  "preempt",  "region",   "grow",    "return_home", "upgrade"};
   p.node_order = "squeeze";
   p.reserve_after = 12 * kHour;
   p.learned_estimates = true;

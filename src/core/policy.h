@@ -75,7 +75,7 @@ struct Policy {
   // the cards a job may use.
   bool hardware_aware = false;
   double hardware_slack = 0.1;
-  Time hardware_min_saving = 10 * kMinute;
+  Time hardware_min_saving = 30 * kMinute;
   // With "region": a waiting job moves to another region only if its expected wait at home
   // exceeds the time to copy its data there by at least this much.
   Time region_min_gain = 0;

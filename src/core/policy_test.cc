@@ -89,7 +89,8 @@ TEST(PolicyTest, NamedPoliciesAreTheDocumentedConfigurations) {
   EXPECT_EQ(sq.min_runtime, 300 * kSecond);
   EXPECT_THAT(sq.actions,
               ElementsAre("spot", "colocate", "allocate", "reclaim", "defrag", "backfill",
-                          "shrink", "preempt", "region", "grow", "return_home"));
+                          "shrink", "preempt", "region", "grow", "return_home",
+                                     "upgrade"));
   EXPECT_EQ(sq.defrag_max_moves_per_hour, 1);
   EXPECT_TRUE(sq.spot_aware);
   EXPECT_EQ(sq.spot_long_job, 12 * kHour);
@@ -225,10 +226,12 @@ TEST(PolicyTest, DefragOptions) {
   Policy p = Named("squeeze");
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "false").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "shrink", "preempt", "region", "grow", "return_home"));
+                                     "shrink", "preempt", "region", "grow", "return_home",
+                                     "upgrade"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "0").ok());
   EXPECT_THAT(p.actions, ElementsAre("spot", "colocate", "allocate", "reclaim", "backfill",
-                                     "shrink", "preempt", "region", "grow", "return_home"));
+                                     "shrink", "preempt", "region", "grow", "return_home",
+                                     "upgrade"));
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "true").ok());
   EXPECT_EQ(p.actions, Named("squeeze").actions);
   ASSERT_TRUE(SetPolicyOption(p, "defrag", "yes").ok());
@@ -345,7 +348,7 @@ TEST(PolicyTest, SetPolicyOptionErrorsNameKeyAndValue) {
   EXPECT_EQ(OptionError("actions", "allocate|fly"),
             "policy 'fifo': unknown action 'fly' "
             "(known: reclaim, allocate, defrag, backfill, borrow, preempt, slice, region, spot, "
-            "colocate, return_home, shrink, grow)");
+            "colocate, return_home, shrink, grow, upgrade)");
   EXPECT_EQ(OptionError("actions", "backfill"), "policy 'fifo': needs the allocate action");
   const std::string unknown = OptionError("speed", "11");
   EXPECT_EQ(unknown.rfind("unknown policy option 'speed' (known: slice, min_runtime, ", 0), 0u)

@@ -150,7 +150,7 @@ void Statement::MoveTo(JobId id, Placement to, bool borrowed, MoveKind kind) {
   op.held = to;
   s_.cluster.Allocate(to);
   s_.moves[id] = EngineState::Move{to, borrowed, to};
-  if (kind == MoveKind::kDefrag) {
+  if (kind == MoveKind::kDefrag || kind == MoveKind::kUpgrade) {
     job.move_times.erase(job.move_times.begin(),
                          std::upper_bound(job.move_times.begin(), job.move_times.end(),
                                           c_.now - kHour));
@@ -282,6 +282,19 @@ void Statement::Undo(Op& op) {
   }
 }
 
+namespace {
+
+int64_t& MoveCounter(SchedulerCounters& n, MoveKind kind) {
+  switch (kind) {
+    case MoveKind::kDefrag: return n.defrag_moves;
+    case MoveKind::kUpgrade: return n.hardware_moves;
+    case MoveKind::kReturnHome: break;
+  }
+  return n.returned_home;
+}
+
+}  // namespace
+
 void Statement::Commit() {
   assert(open_);
   SchedulerCounters& n = s_.counters;
@@ -316,8 +329,7 @@ void Statement::Commit() {
         c_.decisions_.push_back(std::move(op.decision));
         break;
       case OpKind::kMoveTo:
-        if (op.move == MoveKind::kDefrag) ++n.defrag_moves;
-        else ++n.returned_home;
+        ++MoveCounter(n, op.move);
         break;
       case OpKind::kPipeline: {
         Placement freed;  // by this statement's victims of the job, which hold it again now

@@ -49,7 +49,7 @@ enum class StopKind { kOther, kPreemption, kSliceYield };
 // A move's purpose, for the counters: defrag consolidates GPUs for a blocked job (and counts
 // toward the job's moves per hour), return_home brings a job back from capacity that may be
 // taken away.
-enum class MoveKind { kDefrag, kReturnHome };
+enum class MoveKind { kDefrag, kReturnHome, kUpgrade };
 
 class Statement {
  public:

@@ -66,6 +66,7 @@ void CopyCounts(const SimResult& result, Summary& s) {
   s.reclaims = result.reclaims;
   s.inference_evictions = result.inference_evictions;
   s.returned_home = result.returned_home;
+  s.hardware_moves = result.hardware_moves;
   s.inference_violations = result.inference_violations;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = WholeSeconds(result.makespan);

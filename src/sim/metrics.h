@@ -67,6 +67,7 @@ struct Summary {
   int64_t reclaims = 0;             // spot nodes taken back
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
   int64_t returned_home = 0;        // runs moved from spot or inference GPUs to the home pool
+  int64_t hardware_moves = 0;       // runs moved to faster cards (the upgrade action)
   int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   int64_t timed_out = 0;            // jobs stopped at their time limit (JobSpec::time_limit)

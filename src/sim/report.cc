@@ -88,6 +88,8 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
       out += fmt::format("{}: {} runs moved home from spot or inference GPUs\n", s.policy,
                          s.returned_home);
     }
+    if (s.hardware_moves > 0)
+      out += fmt::format("{}: {} runs moved to faster cards\n", s.policy, s.hardware_moves);
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -197,6 +199,7 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["inference_violations"] = s.inference_violations;
   ElasticJson(s, j);
   j["returned_home"] = s.returned_home;
+  j["hardware_moves"] = s.hardware_moves;
   j["cost"] = s.cost;
   nlohmann::ordered_json use = nlohmann::ordered_json::object();
   for (const auto& [pool, u] : s.pool_use) {

@@ -20,6 +20,7 @@ void CopyCounters(const SchedulerCounters& counters, SimResult* result) {
   result->reclaims = counters.reclaims;
   result->inference_evictions = counters.inference_evictions;
   result->returned_home = counters.returned_home;
+  result->hardware_moves = counters.hardware_moves;
   result->cycles = counters.cycles;
 }
 

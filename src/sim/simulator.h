@@ -105,6 +105,7 @@ struct SimResult {
   int64_t reclaims = 0;           // spot nodes taken back
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
   int64_t returned_home = 0;      // runs moved from spot or inference GPUs to the home pool
+  int64_t hardware_moves = 0;     // runs moved to faster cards (the upgrade action)
   // Times training still held a colocated GPU longer than the pool's evict_within after the
   // inference load rose past 1 - cap (0 when squeeze works as it should).
   int64_t inference_violations = 0;

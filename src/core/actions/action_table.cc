@@ -10,7 +10,7 @@ const std::vector<ActionEntry>& ActionTable() {
       {"backfill", RunBackfill}, {"borrow", RunBorrow},   {"preempt", RunPreempt},
       {"slice", RunSlice},     {"region", RunRegion},     {"spot", RunSpot},
       {"colocate", RunColocate}, {"return_home", RunReturnHome},
-      {"shrink", RunShrink},   {"grow", RunGrow},
+      {"shrink", RunShrink},   {"grow", RunGrow},     {"upgrade", RunUpgrade},
   };
   return table;
 }

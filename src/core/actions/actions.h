@@ -48,6 +48,7 @@ void RunRegion(CycleContext& c);
 void RunSpot(CycleContext& c);
 void RunColocate(CycleContext& c);
 void RunReturnHome(CycleContext& c);
+void RunUpgrade(CycleContext& c);
 void RunShrink(CycleContext& c);
 void RunGrow(CycleContext& c);
 // Not an action: at the start of every cycle, the jobs whose GPUs are being taken away (spot
