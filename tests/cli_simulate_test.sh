@@ -100,7 +100,7 @@ case_philly_hardware() {
   need_philly
   local v
   for v in true false; do
-    run "aware_$v" simulate --trace "$PHILLY_TRACE" \
+    run "aware_$v" simulate --no-fragmentation-meter --trace "$PHILLY_TRACE" \
       --cluster "$SOURCE/examples/clusters/philly-half-gavel.yaml" --policy squeeze \
       --assume-job-types "$SOURCE/examples/hardware/gavel-job-types.csv" \
       --set "hardware_aware=$v" --json "$WORK/aware_$v.json"

@@ -64,6 +64,10 @@ ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
     for (int ni : g.nodes) g.by_whole_free[nodes_[ni].whole_free].insert(ni);
   }
   for (const auto& [key, gi] : group_of) pool_groups_[key.first].push_back(gi);
+  for (const NodeGroup& g : groups_) {
+    one_card_kind_ = one_card_kind_ && g.gpu_model == groups_.front().gpu_model &&
+                     g.gpu_memory_mib == groups_.front().gpu_memory_mib;
+  }
   free_milli_ = static_cast<int64_t>(total_gpus_) * kMilliPerGpu;
 }
 

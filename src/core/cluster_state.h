@@ -61,6 +61,8 @@ class ClusterState {
   // Groups of a pool, in model-name order.
   const std::vector<int>& PoolGroups(int pool) const { return pool_groups_[pool]; }
   int PoolCount() const { return static_cast<int>(spec_.pools.size()); }
+  // Whether every node has cards of one model and one memory size (no choice of cards).
+  bool OneCardKind() const { return one_card_kind_; }
   int TotalGpus() const { return total_gpus_; }
   int64_t FreeMilli() const { return free_milli_; }
   int PoolTotalGpus(int pool) const { return pool_total_gpus_[pool]; }
@@ -83,6 +85,7 @@ class ClusterState {
   std::vector<std::vector<int>> pool_groups_;
   std::vector<int> pool_total_gpus_;
   std::vector<uint64_t> pool_versions_;
+  bool one_card_kind_ = true;
   int total_gpus_ = 0;
   int64_t free_milli_ = 0;
 };

@@ -88,7 +88,8 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   req.job = &job.spec;
   req.node_gpu_cap = caps != nullptr && !caps->empty() ? caps : nullptr;
   std::optional<Placement> p;
-  if (s.policy.hardware_aware && !OneCardKind(s.cluster, job.spec, groups)) {
+  if (s.policy.hardware_aware && !s.cluster.OneCardKind() &&
+      !OneCardKind(s.cluster, job.spec, groups)) {
     bool held = false;
     p = PlaceByHardware(job, groups, req, &held);
     if (held) return std::nullopt;

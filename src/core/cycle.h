@@ -60,6 +60,9 @@ class CycleContext {
   mutable std::unordered_map<JobId, std::unordered_map<int, std::vector<int>>> job_groups_cache_;
   // ExpectedFreeOnOneNode by (group, gpus): the pool's version it was computed at, and when.
   mutable std::map<std::pair<int, int>, std::pair<uint64_t, Time>> expected_free_cache_;
+  // RemainingWork of the waiting jobs PlaceByHardware asked about (it does not change in a
+  // cycle while they wait).
+  mutable std::unordered_map<JobId, std::optional<Time>> waiting_work_cache_;
 
  public:
   const Job& job(JobId id) const { return s.jobs.at(id); }

@@ -57,7 +57,14 @@ std::optional<Placement> CycleContext::PlaceByHardware(const Job& job,
                                                        PlaceRequest& req, bool* held) const {
   std::optional<std::optional<Time>> asked;  // the job's remaining work, once asked
   auto remaining = [&] {
-    if (!asked) asked = RemainingWork(job);
+    if (asked) return *asked;
+    if (job.state != JobState::kPending) {
+      asked = RemainingWork(job);
+    } else {
+      auto [it, added] = waiting_work_cache_.try_emplace(job.spec.id);
+      if (added) it->second = RemainingWork(job);
+      asked = it->second;
+    }
     return *asked;
   };
   const auto tiers = HardwareTiers(s.cluster, job.spec, groups, remaining,

@@ -60,7 +60,7 @@ std::optional<Upgrade> UpgradeCandidate(const CycleContext& c, const Job& job) {
 }  // namespace
 
 void RunUpgrade(CycleContext& c) {
-  if (!c.s.policy.hardware_aware) return;
+  if (!c.s.policy.hardware_aware || c.s.cluster.OneCardKind()) return;
   std::vector<Upgrade> upgrades;
   std::set<JobId> seen;
   for (const auto& jobs : c.s.node_jobs) {
