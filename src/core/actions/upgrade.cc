@@ -19,6 +19,7 @@ namespace {
 struct Upgrade {
   JobId id = 0;
   double gain = 0;  // seconds saved on the fastest card it may use, the move's cost paid
+  double work = 0;  // its remaining work at speed 1, seconds
   std::vector<int> faster;  // the groups of faster cards
 };
 
@@ -50,9 +51,9 @@ std::optional<Upgrade> UpgradeCandidate(const CycleContext& c, const Job& job) {
   if (u.faster.empty()) return std::nullopt;
   const std::optional<Time> remaining = c.RemainingWork(job);
   if (!remaining) return std::nullopt;
-  const double work = ToSeconds(*remaining);
+  u.work = ToSeconds(*remaining);
   const double cost = ToSeconds(job.spec.checkpoint_cost + RestartOverhead(job.spec));
-  u.gain = work / now_speed - (cost + work / best);
+  u.gain = u.work / now_speed - (cost + u.work / best);
   if (u.gain < ToSeconds(c.s.policy.hardware_min_saving)) return std::nullopt;
   return u;
 }
@@ -78,7 +79,7 @@ void RunUpgrade(CycleContext& c) {
     // What it gains on the cards it got (the fastest may be taken).
     const double now_speed = JobSpeedOn(job.spec, c.s.cluster, job.placement);
     const double new_speed = JobSpeedOn(job.spec, c.s.cluster, *placed);
-    const double work = ToSeconds(*c.RemainingWork(job));
+    const double work = u.work;
     const double cost = ToSeconds(job.spec.checkpoint_cost + RestartOverhead(job.spec));
     if (work / now_speed - (cost + work / new_speed) < ToSeconds(c.s.policy.hardware_min_saving)) {
       continue;
