@@ -32,8 +32,8 @@ RESULT_KEYS = [
     "borrowed_starts", "defrag_moves", "region_moves", "data_moved_gb", "data_transfer_cost",
     "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
     "inference_evictions", "inference_violations", "elastic_jobs", "resizes", "shrinks",
-    "widened_starts", "elastic_gpu_hours_by_width", "returned_home", "hardware_moves", "cost",
-    "pool_use",
+    "widened_starts", "elastic_gpu_hours_by_width", "returned_home", "hardware_moves", "multi_node_starts",
+    "one_block_starts", "cost", "pool_use",
     "lost_gpu_hours", "frag_blocked_gpu_hours", "by_length", "by_urgency", "makespan_s", "deadlines", "deadline_misses",
     "rejected", "timed_out", "dependency_never_satisfied", "most_array_tasks_running", "wall_s",
     "per_pool",
@@ -41,7 +41,8 @@ RESULT_KEYS = [
 INT_KEYS = {"jobs", "preemptions", "slice_yields", "borrowed_starts", "defrag_moves", "region_moves",
             "spot_starts", "spot_long_bridges", "spot_long_every", "colocated_starts", "reclaims",
             "inference_evictions", "inference_violations", "elastic_jobs", "resizes", "shrinks",
-            "widened_starts", "returned_home", "hardware_moves", "makespan_s", "deadlines", "deadline_misses", "rejected",
+            "widened_starts", "returned_home", "hardware_moves", "multi_node_starts",
+            "one_block_starts", "makespan_s", "deadlines", "deadline_misses", "rejected",
             "timed_out", "dependency_never_satisfied", "most_array_tasks_running"}
 POOL_KEYS = ["jobs", "avg_queue_s", "avg_jct_s", "frag_blocked_gpu_hours"]
 # A --scenario report (FormatScenarioJson): the variants hold results of RESULT_KEYS.

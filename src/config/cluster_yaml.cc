@@ -20,14 +20,15 @@ namespace squeeze {
 namespace cluster_yaml {
 
 constexpr std::string_view kRootKeys[] = {"pools", "region_links", "region_price_factors",
-                                          "gpu_models", "limits"};
+                                          "gpu_models", "limits", "topology"};
 constexpr std::string_view kPoolKeys[] = {"name",    "kind",         "region",
                                           "price_per_gpu_hour", "monthly_cost", "backend",
                                           "slurm",   "spot",         "colocation",
                                           "team_quota_gpus", "nodes"};
 constexpr std::string_view kNodeKeys[] = {"name",      "count",      "name_prefix",
                                           "gpus",      "gpu_model",  "gpu_memory_mib",
-                                          "cpu_milli", "memory_mib", "labels"};
+                                          "cpu_milli", "memory_mib", "labels",
+                                          "topology"};
 constexpr int64_t kMaxNodesPerEntry = 100000;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
@@ -218,12 +219,16 @@ Status ClusterYamlReader::ReadNodeEntry(const YAML::Node& node, const std::strin
                  "a node entry needs 'name' (one node) or 'count' (a group of "
                  "nodes named <name_prefix>0, <name_prefix>1, ...)");
   }
+  std::vector<std::vector<std::string>> domains;
+  if (Status s = ReadNodeTopology(f, path, spec.topology, count, domains); !s.ok()) return s;
   if (named) {
+    if (!domains.empty()) tmpl.domains = std::move(domains.front());
     return AddNode(std::move(tmpl), f.find("name")->second.At(), Child(path, "name"), spec);
   }
   for (int64_t i = 0; i < count; ++i) {
     NodeSpec member = tmpl;
     member.name = prefix + std::to_string(i);
+    if (!domains.empty()) member.domains = std::move(domains[static_cast<size_t>(i)]);
     if (Status s = AddNode(std::move(member), node, path, spec); !s.ok()) return s;
   }
   return Status::Ok();
@@ -287,6 +292,7 @@ Result<ClusterSpec> ClusterYamlReader::Read(const YAML::Node& root) {
   if (pools->second.value.size() == 0)
     return Error(pools->second.value, "pools", "the list is empty");
   ClusterSpec spec;
+  if (Status s = ReadTopology(f, spec); !s.ok()) return s;
   for (size_t i = 0; i < pools->second.value.size(); ++i) {
     const Status s = ReadPool(pools->second.value[i], Element("pools", i), spec);
     if (!s.ok()) return s;

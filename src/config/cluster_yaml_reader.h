@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/job_limits.h"
 #include "core/cluster_spec.h"
@@ -127,11 +128,17 @@ class ClusterYamlReader {
                           std::map<std::string, JobLimitSettings>& out) const;
   Status ReadNodeEntry(const YAML::Node& node, const std::string& path, const std::string& pool,
                        ClusterSpec& spec);
+  // cluster_yaml_topology.cc: the root's `topology` (its levels), read before the pools, and a
+  // node entry's `topology`: the domains of each of its `count` nodes.
+  Status ReadTopology(const Fields& root, ClusterSpec& spec) const;
+  Status ReadNodeTopology(const Fields& f, const std::string& path, const TopologySpec& topology,
+                          int64_t count, std::vector<std::vector<std::string>>& out);
   Status AddNode(NodeSpec node, const YAML::Node& at, const std::string& path, ClusterSpec& spec);
 
   const std::string& source_;
   std::map<std::string, std::string> pool_paths_;  // pool name -> where it is defined
   std::map<std::string, std::string> node_paths_;  // node name -> where it is defined
+  std::map<std::string, int64_t> domains_named_;   // a topology prefix -> domains named so far
 };
 
 }  // namespace squeeze::cluster_yaml

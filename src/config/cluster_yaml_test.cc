@@ -142,6 +142,64 @@ pools:
   }
 }
 
+TEST(ClusterYamlTest, TopologyGivesLevelsAndEachNodesDomains) {
+  const Result<ClusterSpec> r = Parse(R"(topology:
+  levels:
+    - {name: block, spread_speed: 0.8}
+    - {name: rack}
+pools:
+  - name: p
+    nodes:
+      - {count: 6, topology: {block: {size: 2, prefix: blk-}, rack: {size: 4, prefix: r}}}
+      - {name: big, topology: {block: blk-big, rack: r9}}
+      - {name: loose}
+  - name: q
+    nodes:
+      - {count: 2, name_prefix: q-, topology: {block: {size: 2, prefix: blk-}, rack: r9}}
+)");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->topology.levels.size(), 2u);
+  EXPECT_EQ(r->topology.levels[0].spread_speed, 0.8);
+  EXPECT_EQ(r->topology.levels[1].spread_speed, 1);
+  std::vector<std::string> blocks, racks;
+  for (const NodeSpec& n : r->nodes) {
+    blocks.push_back(n.domains.empty() ? "-" : n.domains[0]);
+    racks.push_back(n.domains.empty() ? "-" : n.domains[1]);
+  }
+  // The prefix blk- goes on numbering in pool q.
+  EXPECT_EQ(blocks, (std::vector<std::string>{"blk-0", "blk-0", "blk-1", "blk-1", "blk-2",
+                                              "blk-2", "blk-big", "-", "blk-3", "blk-3"}));
+  EXPECT_EQ(racks, (std::vector<std::string>{"r0", "r0", "r0", "r0", "r1", "r1", "r9", "-",
+                                             "r9", "r9"}));
+  const std::string levels = "topology: {levels: [{name: block}, {name: rack}]}\n";
+  for (const auto& [text, parts] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"topology: {levels: []}\npools: [{name: p, nodes: [{name: a}]}]\n",
+            {"topology.levels", "expected a list of 1 to 8 levels"}},
+           {"topology: {}\npools: [{name: p, nodes: [{name: a}]}]\n",
+            {"topology", "missing required key 'levels'"}},
+           {"topology: {levels: [{name: block, spread_speed: 0}]}\npools: [{name: p, nodes: [{name: a}]}]\n",
+            {"topology.levels[0].spread_speed", "'0.000000' is not in (0, 1]"}},
+           {"topology: {levels: [{name: block}, {name: block}]}\npools: [{name: p, nodes: [{name: a}]}]\n",
+            {"topology.levels[1].name", "level 'block' is listed twice"}},
+           {"topology: {levels: [{spread_speed: 1}]}\npools: [{name: p, nodes: [{name: a}]}]\n",
+            {"topology.levels[0]", "missing required key 'name'"}},
+           {"pools: [{name: p, nodes: [{name: a, topology: {block: b}}]}]\n",
+            {"pools[0].nodes[0].topology", "no root 'topology'"}},
+           {levels + "pools: [{name: p, nodes: [{name: a, topology: {block: b}}]}]\n",
+            {"pools[0].nodes[0].topology", "missing the node's rack"}},
+           {levels + "pools: [{name: p, nodes: [{name: a, topology: {block: b, spine: s}}]}]\n",
+            {"pools[0].nodes[0].topology", "unknown key 'spine'", "block, rack"}},
+           {levels + "pools: [{name: p, nodes: [{count: 2, topology: {block: {size: 0}, rack: r}}]}]\n",
+            {"pools[0].nodes[0].topology.block.size", "'0' must be at least 1"}},
+           {levels + "pools: [{name: p, nodes: [{count: 2, topology: {block: {prefix: b}, rack: r}}]}]\n",
+            {"pools[0].nodes[0].topology.block", "missing required key 'size'"}},
+           {levels + "pools: [{name: p, nodes: [{name: a, topology: {block: b, rack: r0}}, "
+                     "{name: c, topology: {block: b, rack: r1}}]}]\n",
+            {"node 'c'", "block 'b' is in rack 'r0' and in 'r1'"}}}) {
+    ExpectError(Parse(text), parts);
+  }
+}
+
 TEST(ClusterYamlTest, AcceptsEveryKindNumericNamesAndPoolsWithoutNodes) {
   const Result<ClusterSpec> r = Parse(R"(
 pools:

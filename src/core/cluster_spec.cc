@@ -149,6 +149,7 @@ Status ClusterSpec::Validate() const {
   });
   if (nodes.empty() && !asks_slurm) return Status::Error("cluster: no nodes");
   if (Status st = ValidateGpuModels(*this); !st.ok()) return st;
+  if (Status st = ValidateTopology(*this); !st.ok()) return st;
   return ValidateRegions(*this);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/topology_spec.h"
 #include "core/types.h"
 
 namespace squeeze {
@@ -87,6 +88,8 @@ struct NodeSpec {
   int64_t cpu_milli = 0;   // 0 = not tracked
   int64_t memory_mib = 0;  // 0 = not tracked
   std::map<std::string, std::string> labels;
+  // Its domain at each level of ClusterSpec::topology (same order); empty when it has none.
+  std::vector<std::string> domains;
 };
 
 // What a cluster file says about one GPU model (its `gpu_models` table): the memory of each
@@ -105,6 +108,7 @@ struct ClusterSpec {
   // A region's prices relative to the list prices (1 = as listed; absent regions are 1): a
   // pool's price_per_gpu_hour is multiplied by its region's factor.
   std::map<std::string, double> region_price_factors;
+  TopologySpec topology;  // blocks, racks, ...: empty = none
 
   // Checks names are unique, every node names a known pool, counts are sane.
   Status Validate() const;

@@ -69,6 +69,28 @@ ClusterState::ClusterState(const ClusterSpec& spec) : spec_(spec) {
                      g.gpu_memory_mib == groups_.front().gpu_memory_mib;
   }
   free_milli_ = static_cast<int64_t>(total_gpus_) * kMilliPerGpu;
+  IndexTopology();
+}
+
+void ClusterState::IndexTopology() {
+  const size_t levels = spec_.topology.levels.size();
+  domain_nodes_.assign(levels, {});
+  domain_names_.assign(levels, {});
+  node_domain_.assign(levels, std::vector<int>(nodes_.size(), -1));
+  for (size_t l = 0; l < levels; ++l) {
+    std::map<std::string, int> index;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const std::vector<std::string>& d = spec_.nodes[n].domains;
+      if (d.size() != levels) continue;
+      auto [it, added] = index.emplace(d[l], static_cast<int>(domain_nodes_[l].size()));
+      if (added) {
+        domain_nodes_[l].emplace_back();
+        domain_names_[l].push_back(d[l]);
+      }
+      domain_nodes_[l][it->second].push_back(static_cast<int>(n));
+      node_domain_[l][n] = it->second;
+    }
+  }
 }
 
 bool ClusterState::Fits(const NodeShare& share) const {

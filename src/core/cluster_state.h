@@ -70,6 +70,16 @@ class ClusterState {
   // what they derived from it.
   uint64_t PoolVersion(int pool) const { return pool_versions_[pool]; }
 
+  // The topology (ClusterSpec::topology): how many levels, the domains of a level (each its
+  // nodes, ascending), and a node's domain at a level (-1: the node is in none).
+  int TopologyLevels() const { return static_cast<int>(domain_nodes_.size()); }
+  const std::vector<std::vector<int>>& Domains(int level) const { return domain_nodes_[level]; }
+  int DomainOf(int level, int node) const { return node_domain_[level][node]; }
+  const std::vector<int>& NodeDomains(int level) const { return node_domain_[level]; }
+  const std::string& DomainName(int level, int domain) const {
+    return domain_names_[level][domain];
+  }
+
   // Whether the node has room for `share` (GPUs free enough, CPU and memory).
   bool Fits(const NodeShare& share) const;
   void Allocate(const Placement& placement);
@@ -85,6 +95,10 @@ class ClusterState {
   std::vector<std::vector<int>> pool_groups_;
   std::vector<int> pool_total_gpus_;
   std::vector<uint64_t> pool_versions_;
+  void IndexTopology();
+  std::vector<std::vector<std::vector<int>>> domain_nodes_;  // [level][domain] nodes
+  std::vector<std::vector<std::string>> domain_names_;       // [level][domain]
+  std::vector<std::vector<int>> node_domain_;                // [level][node], -1 none
   bool one_card_kind_ = true;
   int total_gpus_ = 0;
   int64_t free_milli_ = 0;

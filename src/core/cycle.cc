@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/hardware.h"
+#include "core/topology.h"
 #include "core/plugins/placement_search.h"
 
 namespace squeeze {
@@ -103,10 +104,11 @@ std::optional<Placement> CycleContext::Place(const Job& job, const std::vector<i
   // A Slurm pool runs a job of several nodes with the same GPUs on each (--nodes=K
   // --gres=gpu:G): another shape is placed again in that one.
   const PoolSpec& pool = s.cluster.spec().pools[s.cluster.group(groups.front()).pool];
-  if (p && pool.backend == "slurm" && !EvenShares(*p)) {
-    return PlaceEvenly(req, s.cluster);
-  }
-  if (p && pool.one_node_jobs && p->shares.size() > 1) return std::nullopt;
+  const bool even = pool.backend == "slurm";
+  if (p && even && !EvenShares(*p)) p = PlaceEvenly(req, s.cluster);
+  // Several nodes: inside one block or rack when it can (cycle_topology.cc).
+  if (p && s.cluster.TopologyLevels() > 0) p = PlaceInTopology(job, req, std::move(p), even);
+  if (p && !even && pool.one_node_jobs && p->shares.size() > 1) return std::nullopt;
   return p;
 }
 
@@ -124,8 +126,9 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
   if (interval > 0 && pause > 0) {
     speed *= static_cast<double>(interval) / static_cast<double>(interval + pause);
   }
-  // The cards it runs on (the slowest sets a gang's pace).
+  // The cards it runs on (the slowest sets a gang's pace), and the links between its nodes.
   speed *= JobSpeedOn(job.spec, s.cluster, job.placement);
+  speed *= TopologySpeed(s.cluster, job.placement);
   // An elastic job at another width than its reference one (at most 64 times as fast).
   if (job.spec.elastic.enabled()) {
     speed *= std::min(64.0, ElasticSpeed(job.spec.elastic, job.measured_rates, job.spec.gpus));

@@ -84,6 +84,12 @@ class CycleContext {
   // is expected to finish the job sooner, by hardware_min_saving, than the first one free.
   std::optional<Placement> PlaceByHardware(const Job& job, const std::vector<int>& groups,
                                            PlaceRequest& req, bool* held) const;
+  // With a topology (blocks, racks) and a placement `anywhere` over several nodes: one inside
+  // a single domain of the narrowest level that holds the job (best fit), as the job's
+  // TopologyRequest and policy.topology_aware ask; `anywhere` when none and it is not required,
+  // nullopt when it is. `even`: a Slurm pool's shape (the same GPUs on each node).
+  std::optional<Placement> PlaceInTopology(const Job& job, PlaceRequest req,
+                                           std::optional<Placement> anywhere, bool even) const;
   // When one node of `group` is expected to have `gpus` whole GPUs free: its free GPUs now and
   // the expected ends of the jobs on it (kNever: not known).
   Time ExpectedFreeOnOneNode(int group, int gpus) const;

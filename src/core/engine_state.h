@@ -43,6 +43,10 @@ struct SchedulerCounters {
   int64_t inference_evictions = 0;  // jobs asked to leave GPUs inference needed
   int64_t returned_home = 0;    // jobs moved from spot or colocated GPUs to their home pool
   int64_t hardware_moves = 0;   // jobs moved to faster cards (the upgrade action)
+  // With a topology: runs started on several nodes, and of them those inside one domain of
+  // the narrowest level (a block).
+  int64_t multi_node_starts = 0;
+  int64_t one_block_starts = 0;
   int64_t cycles = 0;
 };
 

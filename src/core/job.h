@@ -11,6 +11,7 @@
 
 #include "core/elastic.h"
 #include "core/placement.h"
+#include "core/topology_spec.h"
 #include "core/types.h"
 
 namespace squeeze {
@@ -48,6 +49,8 @@ struct JobSpec {
   // How fast this job trains on each GPU model, relative to the card its estimate is for (1);
   // a model not listed goes at the cluster's speed for it (ClusterSpec::gpu_models, else 1).
   std::map<std::string, double> gpu_speeds;
+  // Where a job of several nodes may go in the cluster's topology (blocks, racks).
+  TopologyRequest topology;
   // An elastic job (elastic.enabled()) runs on any width of elastic's range; `gpus` is the width
   // it runs at, or waits for (its minimum), and its estimate is for elastic.Reference() GPUs.
   ElasticSpec elastic;

@@ -76,6 +76,10 @@ struct Policy {
   bool hardware_aware = false;
   double hardware_slack = 0.1;
   Time hardware_min_saving = 30 * kMinute;
+  // A cluster with a topology (blocks, racks; core/topology_spec.h): a job of several nodes
+  // goes inside one domain of the narrowest level that holds it when one has room; false: the
+  // node order alone places it (what a job requires is honoured either way).
+  bool topology_aware = true;
   // With "region": a waiting job moves to another region only if its expected wait at home
   // exceeds the time to copy its data there by at least this much.
   Time region_min_gain = 0;

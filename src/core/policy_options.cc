@@ -148,6 +148,7 @@ std::vector<Option> CycleOptions() {
        [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
       {"hardware_min_saving", Span<&Policy::hardware_min_saving>,
        [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
+      {"topology_aware", Flag<&Policy::topology_aware>, Always, ""},
       {"borrow_any", Flag<&Policy::borrow_any>,
        [](const Policy& p, PolicyDriver) { return p.Has("borrow"); }, "the borrow action"},
       {"actions", [](Policy& p, const std::string&, const std::string& v) {

@@ -6,6 +6,7 @@
 
 #include "core/held_room.h"
 #include "core/placement_math.h"
+#include "core/topology.h"
 
 namespace squeeze {
 
@@ -308,6 +309,10 @@ void Statement::Commit() {
         if (how.kind == StartKind::kColocated) ++n.colocated_starts;
         if (how.bridging) ++n.spot_long_bridges;
         if (how.long_job_every) ++n.spot_long_every;
+        if (s_.cluster.TopologyLevels() > 0 && op.decision.placement.shares.size() > 1) {
+          ++n.multi_node_starts;
+          if (SpreadLevel(s_.cluster, op.decision.placement) < 0) ++n.one_block_starts;
+        }
         if (how.kind == StartKind::kRegion) {
           ++n.region_moves;
           n.data_moved_gb += how.data_gb;

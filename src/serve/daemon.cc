@@ -33,6 +33,7 @@
 #include "serve/queue_service.h"
 #include "serve/store_purger.h"
 #include "serve/web_dir.h"
+#include "slurm/scontrol_topology.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
 
@@ -93,8 +94,29 @@ Result<Policy> BuildPolicy(const DaemonOptions& o) {
   return std::move(policies[0]);
 }
 
+// A Slurm pool's nodes get their switches from `scontrol show topology` (topology/tree) when the
+// cluster file gives no topology of its own; a cluster without the plugin has none.
+void AddSlurmTopology(const PoolSpec& pool, ClusterSpec& spec) {
+  auto out = RunCommand({"scontrol", "show", "topology"}, {{"SLURM_CONF", pool.slurm.conf}}, 30000);
+  if (!out.ok() || out->exit_code != 0) {
+    Say("pool " + pool.name + ": no topology (scontrol show topology: " +
+        (out.ok() ? out->err.substr(0, 200) : out.status().message()) + ")");
+    return;
+  }
+  auto switches = ParseScontrolTopology(out->out);
+  if (!switches.ok()) {
+    Say("pool " + pool.name + ": no topology: " + switches.status().message());
+    return;
+  }
+  if (switches->empty()) return;
+  ApplySlurmTopology(*switches, pool.name, spec);
+  Say("pool " + pool.name + ": " + std::to_string(switches->size()) +
+      " switches from scontrol show topology; a job of several nodes goes under one when it can");
+}
+
 // A Slurm pool listed without nodes gets the usable nodes `sinfo --json` reports.
 Status AddSlurmInventory(ClusterSpec& spec) {
+  const bool file_topology = !spec.topology.empty();
   for (const PoolSpec& pool : spec.pools) {
     if (pool.backend != "slurm") continue;
     bool listed = false;
@@ -120,6 +142,9 @@ Status AddSlurmInventory(ClusterSpec& spec) {
       node.gpu_model = n.gpu_model.empty() ? "gpu" : n.gpu_model;
       spec.nodes.push_back(node);
     }
+  }
+  for (const PoolSpec& pool : spec.pools) {
+    if (pool.backend == "slurm" && !file_topology) AddSlurmTopology(pool, spec);
   }
   return spec.Validate();
 }
@@ -445,6 +470,7 @@ int RunDaemon(const DaemonOptions& options) {
   if (!queue.ok()) return fail(queue.status());
   auto slurm_executors = StartSlurmExecutors(*cluster, dir, options, **queue);
   if (Status s = (*queue)->CountWaitingInStore(); !s.ok()) return fail(s);
+  (*queue)->HoldCallsUntilRecovered();
   Say("data in " + dir + "; " + Describe(*cluster) + "; policy " + policy->name);
   Say(std::string(admin->second ? "wrote a new admin token to " : "admin token in ") +
       admin->first);

@@ -16,6 +16,7 @@
 #define SQUEEZE_SERVE_LIVE_QUEUE_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
@@ -105,6 +106,10 @@ class LiveQueue {
   void SetPoolExecutor(int pool, Executor& executor) EXCLUDES(mu_);
   // After a start of the daemon: the store's unfinished jobs and the executors' runs.
   Result<RecoverySummary> Recover(Time now) EXCLUDES(mu_);
+  // Before the API starts and Recover runs (the daemon's choice): until Recover has taken the
+  // queue back, calls on the queue (its views: nodes, queue, why; its decisions: cancel,
+  // reclaim, ...) wait for it, so that none answers from the state before the restart.
+  void HoldCallsUntilRecovered() EXCLUDES(mu_);
   // From now on the executors are polled on threads of their own (executor_polls.h) and a
   // step takes what they found, instead of polling on the caller's thread. After Recover; the
   // daemon's choice (tests step synchronously).
@@ -452,6 +457,12 @@ class LiveQueue {
 
   mutable WaitingCounts waiting_;  // thread-safe; recounted under mu_ (RecountWaiting)
   std::atomic<bool> waiting_from_store_{false};  // CountWaitingInStore's, until Recover
+
+  // HoldCallsUntilRecovered's gate: set before the API starts, cleared (and waiters woken)
+  // at the end of Recover's locked part, after its publication.
+  std::atomic<bool> recovering_{false};
+  mutable std::condition_variable_any recovered_cv_;  // waited on with mu_ held (a MutexLock)
+  void AwaitRecovery(MutexLock& lock) const REQUIRES(mu_);
 };
 
 }  // namespace squeeze

@@ -36,6 +36,7 @@ ApiResult LiveQueue::Decided(const std::function<ApiResult()>& decide) {
   uint64_t ticket = 0;
   {
     MutexLock lock(mu_);
+    AwaitRecovery(lock);
     PublishAtExit publish{*this};
     result = decide();
     ticket = AppendEffects();

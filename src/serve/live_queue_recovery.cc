@@ -77,7 +77,12 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
     latest_done.latest_end_first = true;
     latest_done.limit = kEndedToLearn;
     auto read = store_.List(latest_done);
-    if (!read.ok()) return read.status().WithContext("reading the jobs that ended");
+    if (!read.ok()) {
+      MutexLock lock(mu_);
+      recovering_ = false;  // the daemon stops; the calls held end with it
+      recovered_cv_.notify_all();
+      return read.status().WithContext("reading the jobs that ended");
+    }
     done = std::move(*read);
   }
   Result<RecoverySummary> summary = RecoverySummary();
@@ -95,6 +100,9 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
     summary = TakeBackAll(now);
     if (summary.ok()) summary->learned = static_cast<int>(learned);
     ticket = AppendEffects();
+    // The calls held until now go on once the lock is let go, after the publication.
+    recovering_ = false;
+    recovered_cv_.notify_all();
   }
   // What the recovery decided (runs ended while the daemon was down, starts that never
   // began queued again) is stored in one commit.
@@ -102,6 +110,16 @@ Result<RecoverySummary> LiveQueue::Recover(Time now) {
     return s.WithContext("storing what the restart found");
   }
   return summary;
+}
+
+void LiveQueue::HoldCallsUntilRecovered() {
+  MutexLock lock(mu_);
+  recovering_ = true;
+}
+
+void LiveQueue::AwaitRecovery(MutexLock& lock) const {
+  // Recover clears the flag under the lock before it notifies: it is seen here or wakes the wait.
+  while (recovering_.load()) recovered_cv_.wait(lock);
 }
 
 Result<RecoverySummary> LiveQueue::TakeBackAll(Time now) {

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -568,6 +569,30 @@ TEST_F(LiveQueueTest, CapacityCallsCheckEverythingBeforeApplyingAnything) {
   EXPECT_THAT(q->NodesJson()["nodes"][1]["unavailable"].get<std::string>(),
               HasSubstr("reclaimed"));
   EXPECT_FALSE(q->Return("spot-0", now_).error);
+}
+
+// A restarted daemon's API answers before Recover: a call on the queue (here its nodes) waits
+// for the recovery instead of showing the state before the restart (a reclaimed node as free).
+TEST_F(LiveQueueTest, CallsOnTheQueueWaitForTheRecoveryOfARestart) {
+  auto q = MakeQueueOn(kSharedAndSpot, 3);
+  ASSERT_FALSE(q->Reclaim("spot-0", 5 * kSecond, now_).error);
+  q.reset();
+  now_ += kMinute;
+  q = MakeQueueOn(kSharedAndSpot, 3);
+  q->HoldCallsUntilRecovered();
+  std::atomic<bool> answered{false};
+  nlohmann::json nodes;
+  std::thread call([&] {
+    nodes = q->NodesJson();
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(answered.load()) << "the nodes were shown before the recovery: " << nodes.dump();
+  ASSERT_TRUE(q->Recover(now_).ok());
+  call.join();
+  EXPECT_FALSE(nodes["nodes"][1]["available"].get<bool>()) << nodes.dump();
+  EXPECT_TRUE(nodes["nodes"][1].contains("reclaimed")) << nodes.dump();
+  EXPECT_FALSE(q->Return("spot-0", now_).error);  // decisions go on after it
 }
 
 TEST_F(LiveQueueTest, AJobThatDoesNotLeaveAReclaimedNodeIsKilledWhenItIsTaken) {

@@ -225,6 +225,10 @@ void LiveQueue::Publish() const {
 }
 
 std::shared_ptr<const ReadView> LiveQueue::View() const {
+  if (recovering_.load()) {  // a publication before Recover's shows the state before a restart
+    MutexLock lock(mu_);
+    AwaitRecovery(lock);
+  }
   if (std::shared_ptr<const ReadView> latest = views_.Latest()) return latest;
   MutexLock lock(mu_);  // before the first publication only
   Publish();

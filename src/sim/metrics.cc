@@ -67,6 +67,8 @@ void CopyCounts(const SimResult& result, Summary& s) {
   s.inference_evictions = result.inference_evictions;
   s.returned_home = result.returned_home;
   s.hardware_moves = result.hardware_moves;
+  s.multi_node_starts = result.multi_node_starts;
+  s.one_block_starts = result.one_block_starts;
   s.inference_violations = result.inference_violations;
   s.frag_blocked_gpu_hours = result.frag_blocked_gpu_s / 3600.0;
   s.makespan_s = WholeSeconds(result.makespan);

@@ -68,6 +68,8 @@ struct Summary {
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
   int64_t returned_home = 0;        // runs moved from spot or inference GPUs to the home pool
   int64_t hardware_moves = 0;       // runs moved to faster cards (the upgrade action)
+  int64_t multi_node_starts = 0;    // with a topology: runs started on several nodes
+  int64_t one_block_starts = 0;     // of them, inside one block (the narrowest level)
   int64_t inference_violations = 0;  // evictions that overran the pool's evict_within
   double lost_gpu_hours = 0;        // held beyond the jobs' durations
   int64_t timed_out = 0;            // jobs stopped at their time limit (JobSpec::time_limit)

@@ -90,6 +90,12 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
     }
     if (s.hardware_moves > 0)
       out += fmt::format("{}: {} runs moved to faster cards\n", s.policy, s.hardware_moves);
+    if (s.multi_node_starts > 0) {
+      out += fmt::format("{}: {} of {} runs on several nodes inside one block ({:.1f}%)\n",
+                         s.policy, s.one_block_starts, s.multi_node_starts,
+                         100.0 * static_cast<double>(s.one_block_starts) /
+                             static_cast<double>(s.multi_node_starts));
+    }
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -200,6 +206,8 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   ElasticJson(s, j);
   j["returned_home"] = s.returned_home;
   j["hardware_moves"] = s.hardware_moves;
+  j["multi_node_starts"] = s.multi_node_starts;
+  j["one_block_starts"] = s.one_block_starts;
   j["cost"] = s.cost;
   nlohmann::ordered_json use = nlohmann::ordered_json::object();
   for (const auto& [pool, u] : s.pool_use) {

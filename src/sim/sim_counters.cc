@@ -21,6 +21,8 @@ void CopyCounters(const SchedulerCounters& counters, SimResult* result) {
   result->inference_evictions = counters.inference_evictions;
   result->returned_home = counters.returned_home;
   result->hardware_moves = counters.hardware_moves;
+  result->multi_node_starts = counters.multi_node_starts;
+  result->one_block_starts = counters.one_block_starts;
   result->cycles = counters.cycles;
 }
 

@@ -106,6 +106,8 @@ struct SimResult {
   int64_t inference_evictions = 0;  // runs asked to leave GPUs inference needed
   int64_t returned_home = 0;      // runs moved from spot or inference GPUs to the home pool
   int64_t hardware_moves = 0;     // runs moved to faster cards (the upgrade action)
+  int64_t multi_node_starts = 0;  // with a topology: runs started on several nodes
+  int64_t one_block_starts = 0;   // of them, inside one block (the narrowest level)
   // Times training still held a colocated GPU longer than the pool's evict_within after the
   // inference load rose past 1 - cap (0 when squeeze works as it should).
   int64_t inference_violations = 0;

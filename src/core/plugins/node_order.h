@@ -29,6 +29,10 @@ struct PlaceRequest {
   const JobSpec* job = nullptr;
   std::vector<int> groups;
   const std::unordered_map<int, int>* node_gpu_cap = nullptr;
+  // Only the nodes of one topology domain (a block, a rack): those with
+  // (*node_domain)[node] == domain (ClusterState::NodeDomains); null = any node.
+  const std::vector<int>* node_domain = nullptr;
+  int domain = -1;
 
   // Whole GPUs of `node` this request may use.
   int Usable(const NodeState& node) const;

@@ -5,6 +5,7 @@
 namespace squeeze {
 
 int PlaceRequest::Usable(const NodeState& node) const {
+  if (node_domain != nullptr && (*node_domain)[node.index] != domain) return 0;
   if (node_gpu_cap != nullptr) {
     auto it = node_gpu_cap->find(node.index);
     if (it != node_gpu_cap->end()) return std::min(node.whole_free, it->second);

@@ -1,0 +1,123 @@
+// Topology (issue 38): jobs of several nodes placed inside one block when one has room, what a
+// job requires honoured, and the speed of a job spread over blocks.
+#include "core/topology.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/testing/scenario.h"
+
+namespace squeeze {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::Cluster;
+using testing::MakePolicy;
+using testing::NewJob;
+using testing::Scenario;
+
+// Pool a: four 8-GPU nodes a0..a3; blocks {a0, a1} and {a2, a3}, both in rack r0.
+ClusterSpec TwoBlocks(double block_speed = 0.5) {
+  ClusterSpec spec = Cluster({{"a", 4, 8}});
+  spec.topology.levels = {{"block", block_speed}, {"rack", 0.25}};
+  for (size_t n = 0; n < spec.nodes.size(); ++n) {
+    spec.nodes[n].domains = {n < 2 ? "b0" : "b1", "r0"};
+  }
+  return spec;
+}
+
+TEST(TopologyTest, ClusterStateIndexesTheDomainsOfEachLevel) {
+  ClusterState cluster(TwoBlocks());
+  ASSERT_EQ(cluster.TopologyLevels(), 2);
+  EXPECT_THAT(cluster.Domains(0), ElementsAre(ElementsAre(0, 1), ElementsAre(2, 3)));
+  EXPECT_THAT(cluster.Domains(1), ElementsAre(ElementsAre(0, 1, 2, 3)));
+  EXPECT_EQ(cluster.DomainName(0, 1), "b1");
+  EXPECT_EQ(cluster.DomainOf(0, 3), 1);
+  Placement in_block, across;
+  in_block.shares = {{2, {0}, kMilliPerGpu}, {3, {0}, kMilliPerGpu}};
+  across.shares = {{1, {0}, kMilliPerGpu}, {2, {0}, kMilliPerGpu}};
+  EXPECT_EQ(SpreadLevel(cluster, in_block), -1);
+  EXPECT_EQ(SpreadLevel(cluster, across), 0);
+  EXPECT_EQ(TopologySpeed(cluster, in_block), 1);
+  EXPECT_EQ(TopologySpeed(cluster, across), 0.5);
+}
+
+// A 16-GPU job when a0 holds a 4-GPU job: first fit spreads it over a0, a1 and a2 (both
+// blocks); aware of the blocks it takes a2 and a3, and runs at full speed.
+TEST(TopologyTest, AJobOfSeveralNodesGoesInsideOneBlockWhenOneHasRoom) {
+  auto run = [](bool aware) {
+    Scenario s(TwoBlocks(), MakePolicy("fifo", {{"topology_aware", aware ? "true" : "false"}}));
+    s.Add(NewJob(1, 4, 0).Pool("a"));
+    s.Add(NewJob(2, 16, 0).Pool("a"));
+    auto lines = s.Cycle(0);
+    lines.push_back("speed " + std::to_string(s.job(2).run_speed_milli));
+    lines.push_back(std::to_string(s.sched().counters().one_block_starts) + " of " +
+                    std::to_string(s.sched().counters().multi_node_starts) + " in one block");
+    return lines;
+  };
+  EXPECT_THAT(run(true), ElementsAre("start 1 on a0:0,1,2,3",
+                                     "start 2 on a2:0,1,2,3,4,5,6,7 a3:0,1,2,3,4,5,6,7",
+                                     "speed 1000", "1 of 1 in one block"));
+  const auto blind = run(false);
+  ASSERT_EQ(blind.size(), 4u);
+  EXPECT_THAT(blind[1], HasSubstr("a0:"));  // spread over both blocks
+  EXPECT_THAT(blind[1], HasSubstr("a2:"));
+  EXPECT_EQ(blind[2], "speed 500");  // spread_speed of the block level
+  EXPECT_EQ(blind[3], "0 of 1 in one block");
+}
+
+// 16 GPUs free, 4 in block b0 and 12 in b1: a 16-GPU job that requires a block waits, one that
+// prefers it (the default) spreads, and so do one that requires only the rack and an
+// unconstrained one.
+TEST(TopologyTest, ARequiredLevelIsHonouredAndAPreferredOneGivesWay) {
+  auto full = [](TopologyMode mode, const std::string& level) {
+    Scenario s(TwoBlocks(), MakePolicy("fifo"));
+    s.Add(NewJob(1, 12, 0).Pool("a"));  // a0 and half of a1
+    s.Cycle(0);
+    s.Add(NewJob(2, 4, 0).Pool("a"));  // the rest of a1
+    s.Cycle(0);
+    s.Add(NewJob(3, 4, 0).Pool("a"));  // half of a2: b1 has 12 free, b0 none
+    s.Cycle(0);
+    s.Finish(2, kSecond);  // b0 has 4 free again: 16 free, 12 of them in b1
+    JobSpec big = NewJob(4, 16, kSecond).Pool("a");
+    big.topology = {mode, level};
+    s.Add(big);
+    return s.Cycle(kSecond);
+  };
+  EXPECT_THAT(full(TopologyMode::kRequired, "block"), ElementsAre());
+  EXPECT_THAT(full(TopologyMode::kPreferred, ""),
+              ElementsAre("start 4 on a1:4,5,6,7 a2:4,5,6,7 a3:0,1,2,3,4,5,6,7"));
+  EXPECT_THAT(full(TopologyMode::kRequired, "rack"),
+              ElementsAre("start 4 on a1:4,5,6,7 a2:4,5,6,7 a3:0,1,2,3,4,5,6,7"));
+  EXPECT_THAT(full(TopologyMode::kUnconstrained, ""),
+              ElementsAre("start 4 on a1:4,5,6,7 a2:4,5,6,7 a3:0,1,2,3,4,5,6,7"));
+}
+
+TEST(TopologyTest, RequestsNameALevelOfTheCluster) {
+  TopologySpec t;
+  t.levels = {{"block", 1}, {"rack", 1}};
+  EXPECT_TRUE(CheckTopologyRequest({TopologyMode::kRequired, "rack"}, t).ok());
+  EXPECT_TRUE(CheckTopologyRequest({}, t).ok());
+  Status bad = CheckTopologyRequest({TopologyMode::kRequired, "spine"}, t);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.message(), HasSubstr("level 'spine' is not a level"));
+  EXPECT_THAT(bad.message(), HasSubstr("block, rack"));
+  EXPECT_FALSE(CheckTopologyRequest({TopologyMode::kRequired, ""}, t).ok());
+}
+
+TEST(TopologyTest, ValidationRefusesBrokenTopologies) {
+  ClusterSpec spec = TwoBlocks();
+  EXPECT_TRUE(spec.Validate().ok());
+  ClusterSpec tree = TwoBlocks();
+  tree.nodes[1].domains = {"b0", "r1"};  // b0 in racks r0 and r1
+  EXPECT_THAT(tree.Validate().message(), HasSubstr("block 'b0' is in rack 'r0' and in 'r1'"));
+  ClusterSpec short_list = TwoBlocks();
+  short_list.nodes[0].domains = {"b0"};
+  EXPECT_THAT(short_list.Validate().message(), HasSubstr("1 topology domains for 2 levels"));
+  ClusterSpec speed = TwoBlocks(0);
+  EXPECT_THAT(speed.Validate().message(), HasSubstr("spread_speed 0.000000 is not in (0, 1]"));
+}
+
+}  // namespace
+}  // namespace squeeze
