@@ -1,16 +1,18 @@
 // libFuzzer target: what Slurm's tools print, as squeeze's Slurm executor and `squeeze
 // inventory` read it (slurm/slurm_output.h): squeue --json, sinfo --json, scontrol show job
-// and node, the jobcomp file, GRES strings, host lists. The first byte picks the parser.
+// and node, the jobcomp file, GRES strings, host lists, scontrol show topology. The first byte
+// picks the parser.
 #include <cstdint>
 #include <string_view>
 
 #include "slurm/host_list.h"
+#include "slurm/scontrol_topology.h"
 #include "slurm/slurm_output.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 9) {
     case 0:
       (void)squeeze::ParseSqueueJson(text);
       break;
@@ -31,6 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 6:
       (void)squeeze::ExpandHostList(text);
+      break;
+    case 7:
+      (void)squeeze::ParseScontrolTopology(text);
       break;
     default:
       (void)squeeze::ParseGresCount(text);

@@ -18,6 +18,9 @@
 #       SIGKILLed (Slurm marks it DOWN after SlurmdTimeout=10 s); start-node brings slurmd
 #       back and waits for the node to be idle (ReturnToService=2)
 #
+# A cluster of 4 nodes or more has a network topology (topology/tree, etc/topology.conf): leaf
+# switches CLUSTER-s0 (nodes n0, n1), CLUSTER-s1 (n2, n3), ... under CLUSTER-top.
+#
 # Tunables: SQUEEZE_SLURM_ROOT, SQUEEZE_SLURM_GPUS (per node, default 4), SQUEEZE_SLURM_CPUS (16,
 # declared through config_overrides, so more than the machine has is fine),
 # SQUEEZE_SLURM_CLUSTERS (default "east:4 west:2": NAME:NODES, NAME alone = one node) and
@@ -167,7 +170,20 @@ KillWait=5
 InactiveLimit=0
 Waittime=0
 SlurmdParameters=config_overrides
+$( ((${NODES_OF[$c]} >= 4)) && echo "TopologyPlugin=topology/tree" || true)
 EOF
+  # A cluster of 4 nodes or more: leaf switches of two nodes each under one top switch
+  # (topology.conf; `scontrol show topology`), for squeeze's topology-aware placement.
+  if ((${NODES_OF[$c]} >= 4)); then
+    local leaves=() k
+    : >"$dir/etc/topology.conf"
+    for ((k = 0; k * 2 < ${NODES_OF[$c]}; k++)); do
+      local last=$((k * 2 + 1 < ${NODES_OF[$c]} ? k * 2 + 1 : k * 2))
+      echo "SwitchName=$c-s$k Nodes=$c-n[$((k * 2))-$last]" >>"$dir/etc/topology.conf"
+      leaves+=("$c-s$k")
+    done
+    echo "SwitchName=$c-top Switches=$(IFS=,; echo "${leaves[*]}")" >>"$dir/etc/topology.conf"
+  fi
   j=0
   for n in $(nodes "$c"); do
     echo "NodeName=$n NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$((slurmd_port + j))" \

@@ -14,6 +14,8 @@ scripts/slurm-clusters.sh, started by the CTest fixture slurm_clusters (issue 21
   weights, optimizer and loss curve of an uninterrupted two-node run beside it, bit for bit.
 - batch_script: a two-node batch script submitted with `squeeze submit` runs once, on the first
   node, and its own srun starts its 2 x 2 tasks over both nodes (as sbatch runs it).
+- topology: east's switches (topology.conf) read from `scontrol show topology`; a 2-node job
+  lands under one leaf switch while the other switch has room for it only across.
 - strangers: jobs sbatched behind squeeze's back hold their GPUs in squeeze's view (nodes,
   placements); nothing squeeze sends waits in Slurm because of them; their GPUs come back
   when they end. `squeeze show --json`'s run_nodes and /v1/nodes agree with squeue.
@@ -479,7 +481,46 @@ def case_elastic(squeeze, source, h):
     log(f"elastic: runs on 2, 1, 2 nodes; resumed from {resumed}")
 
 
-CASES = {"elastic": case_elastic, "distributed": case_distributed, "reservation": case_reservation,
+def case_topology(squeeze, source, h):
+    """East's topology.conf puts east-n0, n1 under leaf switch east-s0 and n2, n3 under east-s1.
+    A 2-GPU job on one node of s0 leaves s0 room for a 2 x 4-GPU job only across the switches
+    (one whole node there); aware of the switches squeeze runs it on n2 and n3, under one
+    switch; with topology_aware=false the same sequence runs it across (issue 38)."""
+    blocks = {"east-n0": "s0", "east-n1": "s0", "east-n2": "s1", "east-n3": "s1"}
+
+    def run(name, extra):
+        d = start(squeeze, h, name=name, extra=("--set", "min_runtime=0s", *extra))
+        check("3 switches from scontrol show topology" in d.log_text(),
+              f"the daemon should read east's switches:\n{d.log_text()[-1500:]}")
+        nodes = {n["name"]: n for n in d.call("GET", "/v1/nodes")[1]["nodes"]}
+        check(nodes["east-n2"].get("topology") == {"switch": "east/east-s1",
+                                                   "switch2": "east/east-top"},
+              f"east-n2's domains: {nodes['east-n2']}")
+        small = d.submit({"name": "small", "gpus": 2, "command": ["bash", "-c", "sleep 600"]})
+        s = d.wait_state(small, "running", timeout=60)
+        big = d.submit({"name": "two-nodes", "gpus": 8, "command": ["bash", "-c", "sleep 600"]})
+        b = d.wait_state(big, "running", timeout=90)
+        placed = sorted(b["run_nodes"])
+        log(f"{name}: the 2-GPU job on {s['run_nodes']}, the 2-node job on {placed} "
+            f"(switches {[blocks[n] for n in placed]})")
+        mine = [r for r in squeue().values() if r[0] == f"squeeze-{big}.1"]
+        check(len(mine) == 1 and sorted(hostnames(mine[0][2])) == placed,
+              f"Slurm runs job {big} where squeeze placed it ({placed}): {mine}")
+        d.stop()
+        cancel_all()
+        return s["run_nodes"], placed
+    small_nodes, placed = run("aware", ())
+    check(len(small_nodes) == 1 and blocks[small_nodes[0]] == "s0",
+          f"the 2-GPU job should be under s0 (the lowest nodes): {small_nodes}")
+    check(len(placed) == 2 and blocks[placed[0]] == blocks[placed[1]],
+          f"the 2-node job should be under one switch: {placed}")
+    _, blind = run("blind", ("--set", "topology_aware=false"))
+    check(len(blind) == 2 and blocks[blind[0]] != blocks[blind[1]],
+          f"blind to the switches, the 2-node job should go across (s0 had a whole node free): "
+          f"{blind}")
+
+
+CASES = {"topology": case_topology, "elastic": case_elastic, "distributed": case_distributed, "reservation": case_reservation,
          "strangers": case_strangers, "torch": case_torch, "batch_script": case_batch_script}
 
 if __name__ == "__main__":

@@ -307,7 +307,7 @@ TEST(ClusterYamlTest, PoolErrors) {
 TEST(ClusterYamlTest, DocumentShapeErrors) {
   ExpectError(Parse(""), {"c.yaml: the file is empty"});
   ExpectError(Parse("# only a comment\n\n"), {"c.yaml: the file is empty"});
-  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, region_price_factors, gpu_models, limits, got a list"});
+  ExpectError(Parse("- a\n- b\n"), {"c.yaml:1: expected a map with keys pools, region_links, region_price_factors, gpu_models, limits, topology, got a list"});
   ExpectError(Parse("other: 1\n"), {"c.yaml:1: unknown key 'other'"});
   ExpectError(Parse("pools: []\n"), {"c.yaml:1: pools: the list is empty"});
   ExpectError(Parse("pools: 3\n"), {"c.yaml:1: pools: expected a list of pools, got a single"});

@@ -135,6 +135,32 @@ TEST(HardwareTest, ALongJobWaitsForAFastCardAboutToBeFree) {
                                       "start 2 on a1:0,1,2,3,4,5,6,7"));
 }
 
+// `why` names the cards in the order tried, the one a held job waits for, and the cards a job
+// may not use.
+TEST(HardwareTest, WhyNamesTheCardsAndTheOneAJobWaitsFor) {
+  Scenario s(BigAndSmall(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "true"}}));
+  s.Add(NewJob(1, 8, 0).Pool("a").Estimate(kHour));
+  s.Cycle(0);
+  s.Add(NewJob(2, 8, kSecond).Pool("a").Estimate(10 * kHour));
+  s.Add(NewJob(3, 8, kSecond).Pool("a").GpuMemory(40000));
+  s.Cycle(kSecond);
+  const std::vector<std::string> held = s.sched().CardOutlook(2, kSecond);
+  ASSERT_EQ(held.size(), 4u) << ::testing::PrintToString(held);
+  EXPECT_THAT(held[1], HasSubstr("big cards of pool a: 0 of 8 GPUs free, speed 1 for it, its "
+                                 "work there about 10h"));
+  EXPECT_THAT(held[1], HasSubstr("expected to have 8 free in about 59m59s"));
+  EXPECT_THAT(held[2], HasSubstr("small cards of pool a: 8 of 8 GPUs free, speed 0.25 for it, "
+                                 "its work there about 1d16h"));
+  EXPECT_THAT(held[3], HasSubstr("it waits for faster cards busy now"));
+  const std::vector<std::string> big = s.sched().CardOutlook(3, kSecond);
+  ASSERT_FALSE(big.empty());
+  EXPECT_EQ(big[0], "not small cards of pool a: 16384 MiB each, it needs 40000 MiB");
+  // Blind to hardware, nothing to say.
+  Scenario blind(BigAndSmall(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "false"}}));
+  blind.Add(NewJob(1, 8, 0).Pool("a"));
+  EXPECT_TRUE(blind.sched().CardOutlook(1, 0).empty());
+}
+
 // A job that started on the slow cards (the fast ones busy, for how long not known) moves to
 // the fast ones once they are free, through a checkpoint: the upgrade action.
 TEST(HardwareTest, AJobMovesToFasterCardsWhenTheyAreFree) {

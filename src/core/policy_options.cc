@@ -148,7 +148,6 @@ std::vector<Option> CycleOptions() {
        [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
       {"hardware_min_saving", Span<&Policy::hardware_min_saving>,
        [](const Policy& p, PolicyDriver) { return p.hardware_aware; }, "hardware_aware=true"},
-      {"topology_aware", Flag<&Policy::topology_aware>, Always, ""},
       {"borrow_any", Flag<&Policy::borrow_any>,
        [](const Policy& p, PolicyDriver) { return p.Has("borrow"); }, "the borrow action"},
       {"actions", [](Policy& p, const std::string&, const std::string& v) {
@@ -196,6 +195,7 @@ std::vector<Option> ActionOptions() {
        },
        [](const Policy& p, PolicyDriver) { return p.Has("spot") && p.spot_aware; },
        "the spot action with spot_aware=true"},
+      {"topology_aware", Flag<&Policy::topology_aware>, Always, ""},
       {"held_idle_yields", Flag<&Policy::held_idle_yields>,
        [](const Policy&, PolicyDriver d) { return d == PolicyDriver::kLive; },
        "squeeze serve, which hears GPU utilization (the simulator has none to hear)"},

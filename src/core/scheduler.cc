@@ -5,6 +5,7 @@
 
 #include "core/actions/action_table.h"
 #include "core/actions/actions.h"
+#include "core/card_outlook.h"
 #include "core/cycle.h"
 #include "core/feasibility.h"
 #include "core/held_room.h"
@@ -410,6 +411,12 @@ Time Scheduler::NextWakeup() const {
   if (!state_->back_watch.empty()) t = std::min(t, state_->back_watch.begin()->first);
   for (const auto& [node, until] : state_->banned_until) t = std::min(t, until);
   return t;
+}
+
+std::vector<std::string> Scheduler::CardOutlook(JobId id, Time now) const {
+  auto it = state_->jobs.find(id);
+  if (it == state_->jobs.end() || it->second.state != JobState::kPending) return {};
+  return squeeze::CardOutlook(CycleContext(*state_, now), it->second);
 }
 
 std::vector<std::string> Scheduler::RegionOutlook(JobId id, Time now) const {

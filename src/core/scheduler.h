@@ -145,6 +145,8 @@ class Scheduler {
   // A waiting job's prospects in other regions, in words (actions.h RegionOutlook); empty for
   // a job that does not wait.
   std::vector<std::string> RegionOutlook(JobId id, Time now) const;
+  // A waiting job's cards when there are several kinds (core/card_outlook.h), in words.
+  std::vector<std::string> CardOutlook(JobId id, Time now) const;
 
   const Job* Find(JobId id) const;
   const ClusterState& cluster() const { return state_->cluster; }

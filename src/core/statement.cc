@@ -296,6 +296,17 @@ int64_t& MoveCounter(SchedulerCounters& n, MoveKind kind) {
 
 }  // namespace
 
+namespace {
+
+// With a topology: a run on several nodes, and whether it is inside one block.
+void CountTopology(const ClusterState& cluster, const Placement& placement, SchedulerCounters& n) {
+  if (cluster.TopologyLevels() == 0 || placement.shares.size() < 2) return;
+  ++n.multi_node_starts;
+  if (SpreadLevel(cluster, placement) < 0) ++n.one_block_starts;
+}
+
+}  // namespace
+
 void Statement::Commit() {
   assert(open_);
   SchedulerCounters& n = s_.counters;
@@ -309,10 +320,7 @@ void Statement::Commit() {
         if (how.kind == StartKind::kColocated) ++n.colocated_starts;
         if (how.bridging) ++n.spot_long_bridges;
         if (how.long_job_every) ++n.spot_long_every;
-        if (s_.cluster.TopologyLevels() > 0 && op.decision.placement.shares.size() > 1) {
-          ++n.multi_node_starts;
-          if (SpreadLevel(s_.cluster, op.decision.placement) < 0) ++n.one_block_starts;
-        }
+        CountTopology(s_.cluster, op.decision.placement, n);
         if (how.kind == StartKind::kRegion) {
           ++n.region_moves;
           n.data_moved_gb += how.data_gb;

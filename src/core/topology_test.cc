@@ -61,28 +61,34 @@ TEST(TopologyTest, AJobOfSeveralNodesGoesInsideOneBlockWhenOneHasRoom) {
                                      "speed 1000", "1 of 1 in one block"));
   const auto blind = run(false);
   ASSERT_EQ(blind.size(), 4u);
-  EXPECT_THAT(blind[1], HasSubstr("a0:"));  // spread over both blocks
-  EXPECT_THAT(blind[1], HasSubstr("a2:"));
+  EXPECT_EQ(blind[1], "start 2 on a1:0,1,2,3,4,5,6,7 a2:0,1,2,3,4,5,6,7");  // both blocks
   EXPECT_EQ(blind[2], "speed 500");  // spread_speed of the block level
   EXPECT_EQ(blind[3], "0 of 1 in one block");
 }
 
-// 16 GPUs free, 4 in block b0 and 12 in b1: a 16-GPU job that requires a block waits, one that
+// First fit: job 1 (12 GPUs) inside b0, jobs 2 and 3 (4 each) on a1 and a2; job 2 ends: 16 GPUs
+// free, 4 in block b0 and 12 in b1. A 16-GPU job that requires a block waits, one that
 // prefers it (the default) spreads, and so do one that requires only the rack and an
 // unconstrained one.
 TEST(TopologyTest, ARequiredLevelIsHonouredAndAPreferredOneGivesWay) {
   auto full = [](TopologyMode mode, const std::string& level) {
-    Scenario s(TwoBlocks(), MakePolicy("fifo"));
-    s.Add(NewJob(1, 12, 0).Pool("a"));  // a0 and half of a1
-    s.Cycle(0);
-    s.Add(NewJob(2, 4, 0).Pool("a"));  // the rest of a1
-    s.Cycle(0);
-    s.Add(NewJob(3, 4, 0).Pool("a"));  // half of a2: b1 has 12 free, b0 none
-    s.Cycle(0);
-    s.Finish(2, kSecond);  // b0 has 4 free again: 16 free, 12 of them in b1
+    Scenario s(TwoBlocks(), MakePolicy("fifo", {{"node_order", "first-fit"}}));
+    std::vector<std::string> lines;
+    auto cycle = [&](Time now) {
+      for (std::string& l : s.Cycle(now)) lines.push_back(std::move(l));
+    };
+    s.Add(NewJob(1, 12, 0).Pool("a"));
+    cycle(0);
+    s.Add(NewJob(2, 4, 0).Pool("a"));
+    cycle(0);
+    s.Add(NewJob(3, 4, 0).Pool("a"));
+    cycle(0);
+    s.Finish(2, kSecond);
     JobSpec big = NewJob(4, 16, kSecond).Pool("a");
     big.topology = {mode, level};
     s.Add(big);
+    EXPECT_THAT(lines, ElementsAre("start 1 on a0:0,1,2,3,4,5,6,7 a1:0,1,2,3",
+                                   "start 2 on a1:4,5,6,7", "start 3 on a2:0,1,2,3"));
     return s.Cycle(kSecond);
   };
   EXPECT_THAT(full(TopologyMode::kRequired, "block"), ElementsAre());

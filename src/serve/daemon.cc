@@ -22,7 +22,6 @@
 #include "config/job_limits.h"
 #include "config/policy_settings.h"
 #include "exec/run_tracking.h"
-#include "exec/command_runner.h"
 #include "exec/local_executor.h"
 #include "exec/run_files.h"
 #include "exec/unix_account.h"
@@ -31,9 +30,9 @@
 #include "serve/local_users.h"
 #include "serve/gpu_sampler.h"
 #include "serve/queue_service.h"
+#include "serve/slurm_pool_nodes.h"
 #include "serve/store_purger.h"
 #include "serve/web_dir.h"
-#include "slurm/scontrol_topology.h"
 #include "slurm/slurm_executor.h"
 #include "store/gpu_sample_store.h"
 
@@ -94,61 +93,6 @@ Result<Policy> BuildPolicy(const DaemonOptions& o) {
   return std::move(policies[0]);
 }
 
-// A Slurm pool's nodes get their switches from `scontrol show topology` (topology/tree) when the
-// cluster file gives no topology of its own; a cluster without the plugin has none.
-void AddSlurmTopology(const PoolSpec& pool, ClusterSpec& spec) {
-  auto out = RunCommand({"scontrol", "show", "topology"}, {{"SLURM_CONF", pool.slurm.conf}}, 30000);
-  if (!out.ok() || out->exit_code != 0) {
-    Say("pool " + pool.name + ": no topology (scontrol show topology: " +
-        (out.ok() ? out->err.substr(0, 200) : out.status().message()) + ")");
-    return;
-  }
-  auto switches = ParseScontrolTopology(out->out);
-  if (!switches.ok()) {
-    Say("pool " + pool.name + ": no topology: " + switches.status().message());
-    return;
-  }
-  if (switches->empty()) return;
-  ApplySlurmTopology(*switches, pool.name, spec);
-  Say("pool " + pool.name + ": " + std::to_string(switches->size()) +
-      " switches from scontrol show topology; a job of several nodes goes under one when it can");
-}
-
-// A Slurm pool listed without nodes gets the usable nodes `sinfo --json` reports.
-Status AddSlurmInventory(ClusterSpec& spec) {
-  const bool file_topology = !spec.topology.empty();
-  for (const PoolSpec& pool : spec.pools) {
-    if (pool.backend != "slurm") continue;
-    bool listed = false;
-    for (const NodeSpec& n : spec.nodes) listed |= n.pool == pool.name;
-    if (listed) continue;
-    auto out = RunCommand({"sinfo", "--json"}, {{"SLURM_CONF", pool.slurm.conf}}, 30000);
-    if (!out.ok() || out->exit_code != 0) {
-      return Status::Error("pool '" + pool.name + "': sinfo --json failed: " +
-                           (out.ok() ? out->err.substr(0, 300) : out.status().message()));
-    }
-    auto nodes = ParseSinfoJson(out->out);
-    if (!nodes.ok()) return nodes.status().WithContext("pool '" + pool.name + "'");
-    for (const SlurmNode& n : *nodes) {
-      if (!n.usable || n.gpus <= 0) {
-        Say("pool " + pool.name + ": node " + n.name + " left out (" + n.state +
-            (n.gpus <= 0 ? ", no GPU" : "") + ")");
-        continue;
-      }
-      NodeSpec node;
-      node.name = n.name;
-      node.pool = pool.name;
-      node.gpus = n.gpus;
-      node.gpu_model = n.gpu_model.empty() ? "gpu" : n.gpu_model;
-      spec.nodes.push_back(node);
-    }
-  }
-  for (const PoolSpec& pool : spec.pools) {
-    if (pool.backend == "slurm" && !file_topology) AddSlurmTopology(pool, spec);
-  }
-  return spec.Validate();
-}
-
 Result<LocalCluster> FindCluster(const DaemonOptions& o) {
   auto found = DiscoverGpus(o.virtual_gpus, o.nvidia_smi);
   if (!found.ok()) return found.status().WithContext("--virtual-gpus");
@@ -157,7 +101,7 @@ Result<LocalCluster> FindCluster(const DaemonOptions& o) {
     auto loaded = LoadClusterFile(o.config_path);
     if (!loaded.ok()) return loaded.status().WithContext("--config");
     config = std::move(loaded).value();
-    if (Status s = AddSlurmInventory(*config); !s.ok()) return s.WithContext("--config");
+    if (Status s = AddSlurmInventory(*config, Say); !s.ok()) return s.WithContext("--config");
   }
   return BuildLocalCluster(*found, config, ShortHostName());
 }
@@ -439,7 +383,6 @@ int RunDaemon(const DaemonOptions& options) {
   const std::string dir = *prepared;
   auto lock = LockDataDir(dir);
   if (!lock.ok()) return fail(lock.status());
-
   ApiOptions api_options;
   if (Status s = ParseListen(options.listen, api_options); !s.ok()) return fail(s);
   api_options.web_dir = options.web_dir.empty() ? DefaultWebDir() : options.web_dir;

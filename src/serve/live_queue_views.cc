@@ -15,6 +15,24 @@
 
 namespace squeeze {
 
+namespace {
+
+// A node's GPUs held by jobs squeeze did not send (`others`, a bit per GPU), and its block,
+// rack, ... (the cluster file's topology or Slurm's switches), when it has any.
+void AddNodeExtras(const ClusterSpec& cluster, const NodeSpec& node, uint64_t others,
+                   nlohmann::json& out) {
+  if (others != 0) out["gpus_held_by_others"] = __builtin_popcountll(others);
+  if (node.domains.empty()) return;
+  nlohmann::json domains = nlohmann::json::object();
+  const auto& levels = cluster.topology.levels;
+  for (size_t l = 0; l < levels.size() && l < node.domains.size(); ++l) {
+    domains[levels[l].name] = node.domains[l];
+  }
+  out["topology"] = std::move(domains);
+}
+
+}  // namespace
+
 nlohmann::json LiveQueue::BuildNodesJson() const {
   const ClusterState& cs = scheduler_->cluster();
   nlohmann::json nodes = nlohmann::json::array();
@@ -62,9 +80,7 @@ nlohmann::json LiveQueue::BuildNodesJson() const {
     if (const std::string why = NodeUnavailableWhy(static_cast<int>(n)); !why.empty()) {
       nodes.back()["unavailable"] = why;
     }
-    if (const uint64_t others = scheduler_->ForeignGpus(static_cast<int>(n)); others != 0) {
-      nodes.back()["gpus_held_by_others"] = __builtin_popcountll(others);
-    }
+    AddNodeExtras(cs.spec(), spec, scheduler_->ForeignGpus(static_cast<int>(n)), nodes.back());
     if (auto r = reclaimed_.find(static_cast<int>(n)); r != reclaimed_.end()) {
       nodes.back()["reclaimed"] = {{"at", FormatDateTime(r->second.at)},
                                    {"leave_by", FormatDateTime(r->second.leave_by)}};

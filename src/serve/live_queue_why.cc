@@ -375,6 +375,7 @@ std::optional<nlohmann::json> LiveQueue::WhyJson(JobId id, Time now) const {
     lines.push_back(Counted(stops, "job") + (stops == 1 ? " is" : " are") +
                     " checkpointing to make room for it");
   }
+  for (std::string& line : sched.CardOutlook(id, now)) lines.push_back(std::move(line));
   for (std::string& line : sched.RegionOutlook(id, now)) lines.push_back(std::move(line));
   if (preemptible_in_the_way && sched.policy().Has("preempt")) {
     lines.push_back("it may preempt preemptible jobs of a lower urgency");

@@ -1,9 +1,12 @@
 #include "serve/local_cluster.h"
 
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
+
+#include "exec/published_gpu_speeds.h"
 
 namespace squeeze {
 
@@ -57,6 +60,32 @@ const LocalGpu* LocalCluster::Find(int node, int gpu_on_node) const {
   return nullptr;
 }
 
+namespace {
+
+// Cards of several kinds on this machine and no cluster file: a node per model, named
+// HOST-MODEL, and each model's memory (what the driver said) and speed, its published TFLOPS
+// relative to the fastest card here's, when every model is in the table (else speeds stay 1:
+// a guess for some would skew the others).
+void AddPublishedSpeeds(const std::string& host, ClusterSpec& spec) {
+  for (NodeSpec& n : spec.nodes) n.name = host + "-" + n.gpu_model;
+  double fastest = 0;
+  for (const NodeSpec& n : spec.nodes) {
+    const std::optional<double> tflops = PublishedTflops(n.gpu_model);
+    if (!tflops) {
+      fastest = 0;
+      break;
+    }
+    fastest = std::max(fastest, *tflops);
+  }
+  for (const NodeSpec& n : spec.nodes) {
+    GpuModelSpec& model = spec.gpu_models[n.gpu_model];
+    model.memory_mib = n.gpu_memory_mib;
+    if (fastest > 0) model.speed = *PublishedTflops(n.gpu_model) / fastest;
+  }
+}
+
+}  // namespace
+
 Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
                                        const std::optional<ClusterSpec>& config,
                                        const std::string& host) {
@@ -91,9 +120,7 @@ Result<LocalCluster> BuildLocalCluster(const GpuInventory& found,
       out.gpus.push_back({it->second, node.gpus, d});
       ++node.gpus;
     }
-    if (node_of_model.size() > 1) {
-      for (NodeSpec& n : out.spec.nodes) n.name = host + "-" + n.gpu_model;
-    }
+    if (node_of_model.size() > 1) AddPublishedSpeeds(host, out.spec);
   } else {
     out.spec = *config;
     size_t next = 0;

@@ -40,6 +40,27 @@ TEST(LocalClusterTest, WithoutAConfigOneNodePerModelOfTheGpusFound) {
   EXPECT_FALSE(c->PlacementOf({7}, 1000).has_value());
 }
 
+// Cards of two kinds and no cluster file: each model's memory as the driver said, and speeds
+// from the published TFLOPS relative to the fastest card (H100 989, A100 312); a model not in
+// the table leaves every speed at 1.
+TEST(LocalClusterTest, CardsOfSeveralKindsGetTheirMemoryAndPublishedSpeeds) {
+  GpuInventory found{"nvml", {Gpu(0, "H100-80GB-HBM3"), Gpu(1, "A100-SXM4-80GB")}, {}};
+  found.gpus[1].memory_mib = 40960;
+  auto c = BuildLocalCluster(found, std::nullopt, "box");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->spec.ModelSpeed("H100-80GB-HBM3"), 1);
+  EXPECT_DOUBLE_EQ(c->spec.ModelSpeed("A100-SXM4-80GB"), 312.0 / 989.0);
+  EXPECT_EQ(c->spec.gpu_models.at("A100-SXM4-80GB").memory_mib, 40960);
+  found.gpus.push_back(Gpu(2, "Mystery-9000"));
+  c = BuildLocalCluster(found, std::nullopt, "box");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->spec.ModelSpeed("A100-SXM4-80GB"), 1);
+  EXPECT_EQ(c->spec.gpu_models.at("Mystery-9000").memory_mib, 81920);
+  // One kind of card: nothing to choose between, no table.
+  GpuInventory one{"nvml", {Gpu(0, "H100"), Gpu(1, "H100")}, {}};
+  EXPECT_TRUE(BuildLocalCluster(one, std::nullopt, "box")->spec.gpu_models.empty());
+}
+
 TEST(LocalClusterTest, VirtualGpusAreMarkedOnTheirNode) {
   GpuInventory found{"virtual", VirtualGpus("2:L4").value(), {}};
   auto c = BuildLocalCluster(found, std::nullopt, "box");

@@ -37,6 +37,23 @@ std::string Human(double seconds, bool in_seconds) {
 
 // The lines under the table: what each policy did beyond its figures (deadlines, defrag, cost,
 // spot, inference GPUs, regions).
+// Where runs went: moved home, moved to faster cards, inside one block.
+void PlacementNotes(const Summary& s, std::string& out) {
+  if (s.returned_home > 0) {
+    out += fmt::format("{}: {} runs moved home from spot or inference GPUs\n", s.policy,
+                       s.returned_home);
+  }
+  if (s.hardware_moves > 0) {
+    out += fmt::format("{}: {} runs moved to faster cards\n", s.policy, s.hardware_moves);
+  }
+  if (s.multi_node_starts > 0) {
+    out += fmt::format("{}: {} of {} runs on several nodes inside one block ({:.1f}%)\n",
+                       s.policy, s.one_block_starts, s.multi_node_starts,
+                       100.0 * static_cast<double>(s.one_block_starts) /
+                           static_cast<double>(s.multi_node_starts));
+  }
+}
+
 std::string FormatNotes(const std::vector<PolicyRun>& runs) {
   std::string out;
   for (const auto& r : runs) {
@@ -84,18 +101,7 @@ std::string FormatNotes(const std::vector<PolicyRun>& runs) {
                          s.policy, s.colocated_starts, s.inference_evictions,
                          s.inference_violations);
     }
-    if (s.returned_home > 0) {
-      out += fmt::format("{}: {} runs moved home from spot or inference GPUs\n", s.policy,
-                         s.returned_home);
-    }
-    if (s.hardware_moves > 0)
-      out += fmt::format("{}: {} runs moved to faster cards\n", s.policy, s.hardware_moves);
-    if (s.multi_node_starts > 0) {
-      out += fmt::format("{}: {} of {} runs on several nodes inside one block ({:.1f}%)\n",
-                         s.policy, s.one_block_starts, s.multi_node_starts,
-                         100.0 * static_cast<double>(s.one_block_starts) /
-                             static_cast<double>(s.multi_node_starts));
-    }
+    PlacementNotes(s, out);
     if (s.region_moves > 0) {
       out += fmt::format("{}: {} starts in another region, {:.1f} GB of data copied, cost {:.2f}\n",
                          s.policy, s.region_moves, s.data_moved_gb, s.data_transfer_cost);
@@ -166,6 +172,14 @@ std::string FormatTable(const std::vector<PolicyRun>& runs, bool in_seconds) {
 
 namespace {
 
+// Where runs went (docs/simulate.md): moved home, to faster cards, inside one block.
+void PlacementJson(const Summary& s, nlohmann::ordered_json& j) {
+  j["returned_home"] = s.returned_home;
+  j["hardware_moves"] = s.hardware_moves;
+  j["multi_node_starts"] = s.multi_node_starts;
+  j["one_block_starts"] = s.one_block_starts;
+}
+
 // The elastic jobs' figures (docs/simulate.md).
 void ElasticJson(const Summary& s, nlohmann::ordered_json& j) {
   j["elastic_jobs"] = s.elastic_jobs;
@@ -204,10 +218,7 @@ nlohmann::ordered_json ResultJson(const Summary& s) {
   j["inference_evictions"] = s.inference_evictions;
   j["inference_violations"] = s.inference_violations;
   ElasticJson(s, j);
-  j["returned_home"] = s.returned_home;
-  j["hardware_moves"] = s.hardware_moves;
-  j["multi_node_starts"] = s.multi_node_starts;
-  j["one_block_starts"] = s.one_block_starts;
+  PlacementJson(s, j);
   j["cost"] = s.cost;
   nlohmann::ordered_json use = nlohmann::ordered_json::object();
   for (const auto& [pool, u] : s.pool_use) {

@@ -49,6 +49,7 @@ TEST(ScontrolTopologyTest, APoolsNodesGetTheirSwitchesAsDomains) {
   spec.pools.push_back({});
   spec.pools[0].name = "east";
   spec.pools[0].backend = "slurm";
+  spec.pools[0].slurm.conf = "/etc/slurm/slurm.conf";
   for (const char* n : {"east-n0", "east-n1", "east-n2", "east-n3", "east-n4"}) {
     NodeSpec node;
     node.name = n;
