@@ -110,7 +110,7 @@ int Run(const ExportFlags& f, const std::string& target) {
 void AddFlags(CLI::App* cmd, ExportFlags* f, bool kueue) {
   cmd->add_option("--cluster", f->cluster,
                   "The cluster file (YAML or CSV, docs/cluster-file.md): pools, nodes, teams' "
-                  "guarantees (team_quota_gpus)")
+                  "guarantees (team_quota_gpus), topology")
       ->required();
   cmd->add_option("-o,--output", f->out, "Write here instead of standard output");
   cmd->add_option("--policy", f->policy,

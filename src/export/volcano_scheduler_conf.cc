@@ -103,8 +103,7 @@ std::string VolcanoSchedulerConf(const Policy& p, bool network_topology) {
   }
   if (network_topology) {
     second.push_back({"network-topology-aware",
-                      "the cluster's topology (the HyperNodes): a job's pods in as few, as narrow "
-                      "domains as fit, as squeeze keeps a job inside one block",
+                      "the topology (HyperNodes): a job's pods in as few, as narrow domains as fit",
                       {}});
   }
   out += "tiers:\n- plugins:\n";
