@@ -110,7 +110,7 @@ int Run(const ExportFlags& f, const std::string& target) {
 void AddFlags(CLI::App* cmd, ExportFlags* f, bool kueue) {
   cmd->add_option("--cluster", f->cluster,
                   "The cluster file (YAML or CSV, docs/cluster-file.md): pools, nodes, teams' "
-                  "guarantees (team_quota_gpus)")
+                  "guarantees (team_quota_gpus), topology")
       ->required();
   cmd->add_option("-o,--output", f->out, "Write here instead of standard output");
   cmd->add_option("--policy", f->policy,
@@ -146,14 +146,16 @@ void RegisterExportCommand(CLI::App& app, std::vector<std::pair<CLI::App*, Comma
       "kueue", "Kueue (kueue.x-k8s.io/v1beta2): a ResourceFlavor per GPU model, pool kind and "
                "region; a ClusterQueue per pool and per team with the teams' guarantees as "
                "nominal quotas, one cohort per region; LocalQueues; WorkloadPriorityClasses "
-               "for the urgency classes");
+               "for the urgency classes; with a topology in the cluster file, a Topology that "
+               "the flavors of its nodes name (topology-aware scheduling)");
   AddFlags(kueue, kueue_flags.get(), true);
   out.emplace_back(kueue, [kueue_flags] { return Run(*kueue_flags, "kueue"); });
   auto volcano_flags = std::make_shared<ExportFlags>();
   auto* volcano = exp->add_subcommand(
       "volcano", "Volcano: a Queue per pool and per team (weight, deserved = the guarantees, "
-                 "capability, reclaimable), PriorityClasses for the urgency classes, and the "
-                 "scheduler's ConfigMap with the policy's actions and plugins");
+                 "capability, reclaimable), PriorityClasses for the urgency classes, the "
+                 "scheduler's ConfigMap with the policy's actions and plugins, and with a "
+                 "topology in the cluster file a HyperNode per domain (block, rack)");
   AddFlags(volcano, volcano_flags.get(), false);
   out.emplace_back(volcano, [volcano_flags] { return Run(*volcano_flags, "volcano"); });
 }

@@ -17,6 +17,14 @@ inline ClusterSpec TwoTeams() {
   return c.ok() ? *c : ClusterSpec{};
 }
 
+// examples/clusters/two-teams-racks.yaml: two-teams.yaml with blocks (blk-0, blk-1 of the owned
+// A100s in rack r0; blk-2 of the spot H100s in rack r1); the spot A100 node in none.
+inline ClusterSpec TwoTeamsRacks() {
+  auto c = LoadClusterFile(std::string(SQUEEZE_SOURCE_DIR) +
+                           "/examples/clusters/two-teams-racks.yaml");
+  return c.ok() ? *c : ClusterSpec{};
+}
+
 inline ClusterSpec ParseOrEmpty(const std::string& yaml) {
   auto c = ParseClusterYaml(yaml, "c.yaml");
   return c.ok() ? *c : ClusterSpec{};

@@ -7,6 +7,7 @@
 #include "export/k8s_names.h"
 #include "export/k8s_object.h"
 #include "export/k8s_yaml.h"
+#include "export/kueue_topology.h"
 #include "export/node_labels.h"
 #include "export/priority_classes.h"
 #include "export/queue_reach.h"
@@ -37,7 +38,8 @@ std::string LabelsText(const std::map<std::string, std::string>& labels) {
   return s;
 }
 
-YamlDocument FlavorDocument(const Flavor& f, const CapacityPlan& plan) {
+YamlDocument FlavorDocument(const Flavor& f, const CapacityPlan& plan,
+                            const ClusterSpec& cluster) {
   YamlDocument doc = Object("ResourceFlavor", K8sMetadata(f.name));
   std::string pools;
   for (const auto& p : f.pools) pools += (pools.empty() ? "'" : ", '") + p + "'";
@@ -63,6 +65,11 @@ YamlDocument FlavorDocument(const Flavor& f, const CapacityPlan& plan) {
              ", operator: Equal, value: \"true\", effect: NoSchedule}";
   }
   Comment(doc, nodes + ".");
+  if (FlavorInTopology(f, cluster)) {
+    spec.Set("topologyName", Str(kKueueTopologyName));
+    Comment(doc, "Its nodes are in the topology: Kueue places a job's pods by the Topology " +
+                     std::string(kKueueTopologyName) + " (topology-aware scheduling).");
+  }
   doc.body.Set("spec", std::move(spec));
   return doc;
 }
@@ -207,12 +214,14 @@ std::string PolicyLine(const Policy& p) {
 }
 
 std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan,
+                                const ClusterSpec& cluster,
                                 const std::vector<std::string>& unexpressed, size_t queues) {
   std::vector<std::string> h;
   const size_t cohorts = plan.regions.size();
   AddWrapped(h, "Kueue objects (" + std::string(kApiVersion) + ") for the cluster file " +
                     o.cluster_source + ", written by `squeeze export kueue` (docs/kubernetes.md).");
-  AddWrapped(h, Count(plan.flavors.size(), "ResourceFlavor") + ", 4 WorkloadPriorityClasses, " +
+  AddWrapped(h, std::string(cluster.topology.empty() ? "" : "A Topology, ") +
+                    Count(plan.flavors.size(), "ResourceFlavor") + ", 4 WorkloadPriorityClasses, " +
                     Count(queues, "ClusterQueue") + " in " + Count(cohorts, "cohort") +
                     (cohorts > 1 ? " (one per region), " : ", ") + Count(queues, "LocalQueue") +
                     "; " + std::to_string(plan.Total().gpus) +
@@ -234,6 +243,13 @@ std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan
                    plan.tracks_memory ? "nvidia.com/gpu and memory" : "nvidia.com/gpu only") +
                    ": list the others in Kueue's Configuration (resources."
                    "excludeResourcePrefixes), or Kueue admits no pod that requests them.");
+  }
+  if (!cluster.topology.empty()) {
+    size_t in = 0;
+    for (const Flavor& f : plan.flavors) in += FlavorInTopology(f, cluster);
+    for (auto& t : KueueTopologyNotes(cluster.topology, in, plan.flavors.size())) {
+      text.push_back(std::move(t));
+    }
   }
   for (const auto& t : text) AddWrapped(h, t);
   h.push_back("");
@@ -257,7 +273,12 @@ Result<std::string> ExportKueue(const ClusterSpec& cluster, const ExportOptions&
     if (Status st = DnsLabel(region, "region").status(); !st.ok()) return st;
   }
   std::vector<YamlDocument> docs;
-  for (const Flavor& f : plan->flavors) docs.push_back(FlavorDocument(f, *plan));
+  if (!cluster.topology.empty()) {
+    auto topology = KueueTopologyDocument(cluster, kApiVersion);
+    if (!topology.ok()) return topology.status();
+    docs.push_back(std::move(*topology));
+  }
+  for (const Flavor& f : plan->flavors) docs.push_back(FlavorDocument(f, *plan, cluster));
   for (const UrgencyClass& c : UrgencyClasses()) docs.push_back(PriorityDocument(c));
   std::vector<const QueueShare*> queues;
   for (const QueueShare& q : plan->queues) queues.push_back(&q);
@@ -277,7 +298,7 @@ Result<std::string> ExportKueue(const ClusterSpec& cluster, const ExportOptions&
   });
   for (const auto& [local_ns, q] : locals) docs.push_back(LocalQueueDocument(*q, local_ns));
   const auto unexpressed = Unexpressed(cluster, *plan, options.policy, ExportTarget::kKueue);
-  return EmitYaml(Header(options, *plan, unexpressed, queues.size()), docs);
+  return EmitYaml(Header(options, *plan, cluster, unexpressed, queues.size()), docs);
 }
 
 }  // namespace squeeze

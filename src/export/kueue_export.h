@@ -1,8 +1,9 @@
 // `squeeze export kueue`: a cluster file and a policy as Kueue objects (kueue.x-k8s.io/v1beta2):
 // a ResourceFlavor per GPU model, pool kind and region; a WorkloadPriorityClass per urgency
 // class; a ClusterQueue per pool (what no team is guaranteed there) and per team and region (its
-// guarantees), one cohort per region, preemption as the policy's; a LocalQueue for each. What
-// Kueue cannot express is listed as comments. docs/kubernetes.md has the mapping. Pure.
+// guarantees), one cohort per region, preemption as the policy's; a LocalQueue for each; with a
+// topology, a Topology the flavors of its nodes name (kueue_topology.h). What Kueue cannot
+// express is listed as comments. docs/kubernetes.md has the mapping. Pure.
 #ifndef SQUEEZE_EXPORT_KUEUE_EXPORT_H_
 #define SQUEEZE_EXPORT_KUEUE_EXPORT_H_
 

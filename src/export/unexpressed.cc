@@ -181,6 +181,35 @@ void ClusterItems(const ClusterSpec& cluster, const CapacityPlan& plan, ExportTa
   }
 }
 
+// The topology's spread speeds, and what Kueue's or Volcano's requests cannot say.
+void TopologyItems(const ClusterSpec& cluster, ExportTarget target,
+                   std::vector<std::string>* out) {
+  if (cluster.topology.empty()) return;
+  std::vector<std::string> speeds;
+  for (const TopologyLevel& l : cluster.topology.levels) {
+    if (l.spread_speed < 1) speeds.push_back(l.name + " " + Number(l.spread_speed));
+  }
+  std::string s = "topology: squeeze keeps a job of several nodes inside one domain when it can";
+  if (!speeds.empty()) {
+    s += " and expects one spread over domains to run slower (spread_speed: " +
+         Joined(speeds, 4) + ")";
+  }
+  s += target == ExportTarget::kKueue
+           ? "; Kueue's preferred topology does the first with no notion of the second"
+           : "; Volcano's soft networkTopology does the first, names no level (squeeze's "
+             "preferred level is dropped) and has no notion of the second";
+  out->push_back(s);
+  const bool outside = std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
+                                   [&](const NodeSpec& n) { return n.domains.empty(); });
+  if (outside) {
+    out->push_back(target == ExportTarget::kKueue
+                       ? "nodes outside the topology: a flavor with such nodes names no "
+                         "Topology, and its jobs are placed without one"
+                       : "nodes outside the topology are in no HyperNode: a job with a hard "
+                         "networkTopology never goes there");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> Unexpressed(const ClusterSpec& cluster, const CapacityPlan& plan,
@@ -189,6 +218,7 @@ std::vector<std::string> Unexpressed(const ClusterSpec& cluster, const CapacityP
   PolicyItems(policy, target, &out);
   PlacementItems(policy, target, &out);
   ClusterItems(cluster, plan, target, &out);
+  TopologyItems(cluster, target, &out);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "export/priority_classes.h"
 #include "export/queue_reach.h"
 #include "export/unexpressed.h"
+#include "export/volcano_hypernodes.h"
 #include "export/volcano_scheduler_conf.h"
 
 namespace squeeze {
@@ -130,7 +131,7 @@ YamlDocument PriorityDocument(const UrgencyClass& c, const Policy& policy) {
   return doc;
 }
 
-YamlDocument SchedulerConfigDocument(const Policy& policy) {
+YamlDocument SchedulerConfigDocument(const Policy& policy, bool network_topology) {
   YamlDocument doc =
       K8sObject("v1", "ConfigMap", K8sMetadata(kVolcanoConfigMap, kVolcanoNamespace));
   AddComment(doc, "From squeeze: policy " + policy.name +
@@ -138,17 +139,20 @@ YamlDocument SchedulerConfigDocument(const Policy& policy) {
                       "keep yours first: kubectl get configmap -n " +
                       std::string(kVolcanoNamespace) + " " + kVolcanoConfigMap + " -o yaml.");
   doc.body.Set("data", YamlValue::Map().Set("volcano-scheduler.conf",
-                                            YamlValue::Block(VolcanoSchedulerConf(policy))));
+                                            YamlValue::Block(VolcanoSchedulerConf(policy, network_topology))));
   return doc;
 }
 
 std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan,
+                                const TopologySpec& topology, size_t hypernodes,
                                 const std::vector<std::string>& unexpressed, size_t queues) {
   std::vector<std::string> h;
   AddWrapped(h, "Volcano objects for the cluster file " + o.cluster_source +
                     ", written by `squeeze export volcano` (docs/kubernetes.md).");
   AddWrapped(h, "4 PriorityClasses, " + std::to_string(queues) +
-                    (queues == 1 ? " Queue" : " Queues") + ", the scheduler's ConfigMap; " +
+                    (queues == 1 ? " Queue" : " Queues") +
+                    (topology.empty() ? "" : ", " + std::to_string(hypernodes) + " HyperNodes") +
+                    ", the scheduler's ConfigMap; " +
                     std::to_string(plan.Total().gpus) +
                     " GPUs, each in one queue's deserved share.");
   if (!o.history_source.empty()) {
@@ -167,6 +171,9 @@ std::vector<std::string> Header(const ExportOptions& o, const CapacityPlan& plan
                 "(deserved, with reclaimable" + std::string(o.policy.Has("reclaim") ? "" : " false,"
                 " as the policy has no reclaim action") + "). Weight = deserved GPUs (read by "
                 "the proportion plugin, should you use it instead of capacity).");
+  if (!topology.empty()) {
+    for (const auto& t : VolcanoTopologyNotes(topology, hypernodes)) AddWrapped(h, t);
+  }
   h.push_back("");
   h.push_back("Not expressed in Volcano (squeeze does it; Volcano cannot be configured to):");
   for (const auto& item : unexpressed) AddWrapped(h, item, true);
@@ -184,9 +191,14 @@ Result<std::string> ExportVolcano(const ClusterSpec& cluster, const ExportOption
   }
   const std::vector<VolcanoQueue> queues = Queues(*plan, cluster, options.policy);
   for (const VolcanoQueue& q : queues) docs.push_back(QueueDocument(q, *plan, options.policy));
-  docs.push_back(SchedulerConfigDocument(options.policy));
+  auto hypernodes = HyperNodeDocuments(cluster);
+  if (!hypernodes.ok()) return hypernodes.status();
+  for (YamlDocument& d : *hypernodes) docs.push_back(std::move(d));
+  docs.push_back(SchedulerConfigDocument(options.policy, !cluster.topology.empty()));
   const auto unexpressed = Unexpressed(cluster, *plan, options.policy, ExportTarget::kVolcano);
-  return EmitYaml(Header(options, *plan, unexpressed, queues.size()), docs);
+  return EmitYaml(Header(options, *plan, cluster.topology, hypernodes->size(), unexpressed,
+                         queues.size()),
+                  docs);
 }
 
 }  // namespace squeeze

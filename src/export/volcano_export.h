@@ -2,8 +2,9 @@
 // (scheduling.volcano.sh/v1beta1) per pool (what no team is guaranteed there) and per team (its
 // guarantees) with weight, deserved, capability and reclaimable; a PriorityClass
 // (scheduling.k8s.io/v1) per urgency class; and the scheduler's configuration (the ConfigMap
-// volcano-scheduler-configmap) with the actions and plugins of the policy. What Volcano cannot
-// express is listed as comments. docs/kubernetes.md has the mapping. Pure.
+// volcano-scheduler-configmap) with the actions and plugins of the policy; with a topology, a
+// HyperNode per domain (volcano_hypernodes.h). What Volcano cannot express is listed as
+// comments. docs/kubernetes.md has the mapping. Pure.
 #ifndef SQUEEZE_EXPORT_VOLCANO_EXPORT_H_
 #define SQUEEZE_EXPORT_VOLCANO_EXPORT_H_
 

@@ -59,7 +59,7 @@ std::string GoDuration(Time duration) {
   return out;
 }
 
-std::string VolcanoSchedulerConf(const Policy& p) {
+std::string VolcanoSchedulerConf(const Policy& p, bool network_topology) {
   std::string why;
   const std::vector<std::string> actions = Actions(p, &why);
   std::string out = "# squeeze policy " + p.name + " as Volcano's scheduler configuration.\n";
@@ -100,6 +100,11 @@ std::string VolcanoSchedulerConf(const Policy& p) {
                           ") packs: the fullest node that fits",
                       {"arguments:", "  binpack.weight: 10", "  binpack.resources: nvidia.com/gpu",
                        "  binpack.resources.nvidia.com/gpu: 10"}});
+  }
+  if (network_topology) {
+    second.push_back({"network-topology-aware",
+                      "the topology (HyperNodes): a job's pods in as few, as narrow domains as fit",
+                      {}});
   }
   out += "tiers:\n- plugins:\n";
   for (const Plugin& plugin : first) WritePlugin(plugin, &out);

@@ -4,7 +4,9 @@ and on examples/clusters/two-teams.yaml, each object checked by check_objects.py
 third_party/k8s-crds, strictly), then the content: the queues' GPUs add up to the cluster's (as
 this script counts them in the cluster file itself), spot flavors carry the spot taint, the
 priority classes are ordered as squeeze's urgency classes, every queue a LocalQueue or
-ClusterQueue names exists. Also --history, and a broken cluster file refused naming the field.
+ClusterQueue names exists. With a topology (two-teams-racks.yaml): the Topology's levels, the
+flavors that name it, the HyperNodes' tiers and members and the network-topology-aware plugin.
+Also --history, and a broken cluster file refused naming the field.
 
   export_test.py SQUEEZE SOURCE_DIR WORK_DIR
 """
@@ -46,6 +48,58 @@ def by_kind(docs):
     return out
 
 
+def topology_nodes(path):
+    """Nodes of a YAML cluster file that are in its topology (0 without one)."""
+    with open(path) as f:
+        spec = yaml.safe_load(f)
+    if "topology" not in spec:
+        return 0
+    return sum(n.get("count", 1) for p in spec["pools"] for n in p.get("nodes") or []
+               if "topology" in n)
+
+
+def check_kueue_topology(kinds, flavors, what):
+    topologies = {t["metadata"]["name"]: t for t in kinds.get("Topology", [])}
+    named = [f["spec"]["topologyName"] for f in flavors.values() if "topologyName" in f["spec"]]
+    assert all(n in topologies for n in named), "%s: flavors name %s, topologies %s" % (
+        what, named, sorted(topologies))
+    for name, t in topologies.items():
+        levels = [level["nodeLabel"] for level in t["spec"]["levels"]]
+        assert levels[-1] == "kubernetes.io/hostname" and all(
+            level.startswith("squeeze.dev/") for level in levels[:-1]), \
+            "%s: Topology %s levels %s" % (what, name, levels)
+        assert named, "%s: no flavor names the Topology %s" % (what, name)
+    return ", Topology of %d levels named by %d flavors" % (
+        len(topologies[named[0]]["spec"]["levels"]), len(named)) if named else ""
+
+
+def check_hypernodes(kinds, nodes, what):
+    hypernodes = {h["metadata"]["name"]: h["spec"] for h in kinds.get("HyperNode", [])}
+    parents = {}
+    node_members = 0
+    for name, spec in hypernodes.items():
+        for m in spec["members"]:
+            member = m["selector"]["exactMatch"]["name"]
+            if spec["tier"] == 1:
+                assert m["type"] == "Node", "%s: tier-1 HyperNode %s lists %s" % (what, name, m)
+                node_members += 1
+                continue
+            assert m["type"] == "HyperNode" and hypernodes[member]["tier"] == spec["tier"] - 1, \
+                "%s: HyperNode %s (tier %d) lists %s" % (what, name, spec["tier"], m)
+            assert member not in parents, "%s: %s in %s and %s" % (
+                what, member, parents.get(member), name)
+            parents[member] = name
+    top = max([h["tier"] for h in hypernodes.values()] or [0])
+    orphans = [n for n, h in hypernodes.items() if h["tier"] < top and n not in parents]
+    assert not orphans, "%s: HyperNodes in no wider one: %s" % (what, orphans)
+    assert node_members == nodes, "%s: HyperNodes list %d nodes, the topology has %d" % (
+        what, node_members, nodes)
+    conf = kinds["ConfigMap"][0]["data"]["volcano-scheduler.conf"]
+    assert ("name: network-topology-aware" in conf) == bool(hypernodes), \
+        "%s: network-topology-aware plugin and %d HyperNodes" % (what, len(hypernodes))
+    return ", %d HyperNodes in %d tiers" % (len(hypernodes), top) if hypernodes else ""
+
+
 def check_ordered_priorities(objs, what):
     values = {o["metadata"]["name"]: o["value"] for o in objs}
     assert sorted(values) == sorted(URGENCY), "%s: priority classes %s" % (what, sorted(values))
@@ -54,7 +108,7 @@ def check_ordered_priorities(objs, what):
         what, ordered)
 
 
-def check_kueue(docs, gpus, what):
+def check_kueue(docs, gpus, what, nodes):
     kinds = by_kind(docs)
     flavors = {f["metadata"]["name"]: f for f in kinds["ResourceFlavor"]}
     for name, f in flavors.items():
@@ -77,10 +131,11 @@ def check_kueue(docs, gpus, what):
     locals_ = kinds["LocalQueue"]
     assert sorted(lq["spec"]["clusterQueue"] for lq in locals_) == sorted(queues), \
         "%s: not one LocalQueue per ClusterQueue" % what
-    return "%d GPUs in %d ClusterQueues" % (total, len(queues))
+    return "%d GPUs in %d ClusterQueues%s" % (total, len(queues),
+                                              check_kueue_topology(kinds, flavors, what))
 
 
-def check_volcano(docs, gpus, what):
+def check_volcano(docs, gpus, what, nodes):
     kinds = by_kind(docs)
     check_ordered_priorities(kinds["PriorityClass"], what)
     total = sum(int(rules.quantity(q["spec"]["deserved"]["nvidia.com/gpu"]))
@@ -89,7 +144,8 @@ def check_volcano(docs, gpus, what):
         what, total, gpus)
     conf = yaml.safe_load(kinds["ConfigMap"][0]["data"]["volcano-scheduler.conf"])
     assert conf["actions"].startswith("enqueue, allocate"), "%s: actions %s" % (what, conf)
-    return "%d GPUs in %d Queues" % (total, len(kinds["Queue"]))
+    return "%d GPUs in %d Queues%s" % (total, len(kinds["Queue"]),
+                                       check_hypernodes(kinds, nodes, what))
 
 
 def check_broken_cluster(squeeze, work):
@@ -110,6 +166,7 @@ def main(squeeze, source, work):
     catalog = check_objects.Catalog(os.path.join(source, "third_party", "k8s-crds"))
     tally = rules.CelTally()
     clusters = sorted(glob.glob(os.path.join(source, "examples", "clusters", "philly-half*.yaml")))
+    clusters.append(os.path.join(source, "examples", "clusters", "two-teams-racks.yaml"))
     clusters.append(os.path.join(source, "examples", "clusters", "two-teams.yaml"))
     failures = 0
     for cluster in clusters:
@@ -122,7 +179,7 @@ def main(squeeze, source, work):
             for line in problems:
                 print(line)
             failures += bool(problems)
-            summary = check(docs, gpus, "%s %s" % (name, target))
+            summary = check(docs, gpus, "%s %s" % (name, target), topology_nodes(cluster))
             print("%s %s: %d objects valid; %s" % (name, target, len(docs), summary))
     history = os.path.join(source, "examples", "jobs", "profile-example.csv")
     out = export(squeeze, "kueue", clusters[-1], os.path.join(work, "history.kueue.yaml"),

@@ -46,8 +46,29 @@ def _no_borrowing_limit(s):
                for f in rg.get("flavors", []) for r in f.get("resources", []))
 
 
-# The CEL rules of the Kueue CRDs that a create can reach, by their text (whitespace folded).
+def _one_selector(s):
+    return sum(_has(s, k) for k in ("exactMatch", "regexMatch", "labelMatch"))
+
+
+def _unique(items):
+    return all(items.count(i) == 1 for i in items)
+
+
+# The CEL rules of the Kueue and Volcano CRDs that a create can reach, by their text
+# (whitespace folded).
 CEL = {
+    # Topology (kueue.x-k8s.io): its levels.
+    "size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0": _unique,
+    "size(self.filter(i, i.nodeLabel == 'kubernetes.io/hostname')) == 0 || "
+    "self[size(self) - 1].nodeLabel == 'kubernetes.io/hostname'":
+        lambda s: all(x.get("nodeLabel") != "kubernetes.io/hostname" for x in s)
+        or s[-1].get("nodeLabel") == "kubernetes.io/hostname",
+    # HyperNode (topology.volcano.sh): a member's selector.
+    "has(self.exactMatch) || has(self.regexMatch) || has(self.labelMatch)":
+        lambda s: _one_selector(s) >= 1,
+    "(has(self.exactMatch) ? 1 : 0) + (has(self.regexMatch) ? 1 : 0) + "
+    "(has(self.labelMatch) ? 1 : 0) <= 1":
+        lambda s: _one_selector(s) <= 1,
     "!has(self.cohortName) && has(self.resourceGroups) ? self.resourceGroups.all(rg, "
     "rg.flavors.all(f, f.resources.all(r, !has(r.borrowingLimit)))) : true":
         lambda s: _has(s, "cohortName") or not _has(s, "resourceGroups") or _no_borrowing_limit(s),

@@ -68,7 +68,27 @@ data:
       - name: priority
       - name: capacity
 """
-VALID = [FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, PRIORITY, QUEUE, POD_PRIORITY, CONFIG_MAP]
+TOPOLOGY = KUEUE + """kind: Topology
+metadata: {name: squeeze}
+spec:
+  levels:
+  - {nodeLabel: squeeze.dev/rack}
+  - {nodeLabel: squeeze.dev/block}
+  - {nodeLabel: kubernetes.io/hostname}
+"""
+TAS_FLAVOR = FLAVOR.replace("spec:\n", "spec:\n  topologyName: squeeze\n")
+HYPERNODE = """apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: rack-r0}
+spec:
+  tier: 2
+  tierName: rack
+  members:
+  - {type: HyperNode, selector: {exactMatch: {name: block-blk-0}}}
+  - {type: HyperNode, selector: {exactMatch: {name: block-blk-1}}}
+"""
+VALID = [FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, PRIORITY, QUEUE, POD_PRIORITY, CONFIG_MAP, TOPOLOGY,
+         TAS_FLAVOR, HYPERNODE]
 
 # (what is wrong, the object, [(field, words of the message)]).
 WRONG = [
@@ -129,6 +149,26 @@ WRONG = [
      [("data.volcano-scheduler.conf.tiers[0].plugins[1].name", "unknown plugin 'capacities'")]),
     ("an unknown Volcano action", CONFIG_MAP.replace("preempt\"", "preemption\""),
      [("data.volcano-scheduler.conf.actions", "unknown action 'preemption'")]),
+    ("the hostname level not last (CEL)", TOPOLOGY.replace(
+        "  - {nodeLabel: kubernetes.io/hostname}\n", "").replace(
+        "  - {nodeLabel: squeeze.dev/rack}\n",
+        "  - {nodeLabel: kubernetes.io/hostname}\n  - {nodeLabel: squeeze.dev/rack}\n"),
+     [("spec.levels", "kubernetes.io/hostname label can only be used at the lowest level")]),
+    ("a topology level twice (CEL)", TOPOLOGY.replace("squeeze.dev/rack", "squeeze.dev/block"),
+     [("spec.levels", "must be unique (CEL rule)")]),
+    ("a Topology without levels", TOPOLOGY.split("  levels:")[0] + "  levels: []\n",
+     [("spec.levels", "[] ")]),  # "is too short" or "should be non-empty", by jsonschema's version
+    ("a TAS flavor without node labels (CEL)", TAS_FLAVOR.replace(
+        "  nodeLabels: {nvidia.com/gpu.product: H100}\n", ""),
+     [("spec", "at least one nodeLabel is required when topology is set")]),
+    ("a HyperNode member of an unknown type", HYPERNODE.replace("type: HyperNode,", "type: Rack,", 1),
+     [("spec.members[0].type", "'Rack' is not one of")]),
+    ("a HyperNode member with two selectors (CEL)", HYPERNODE.replace(
+        "exactMatch: {name: block-blk-0}", "exactMatch: {name: block-blk-0}, "
+        "regexMatch: {pattern: block-.*}"),
+     [("spec.members[0].selector", "Only one of ExactMatch, RegexMatch, or LabelMatch")]),
+    ("a HyperNode without a tier", HYPERNODE.replace("  tier: 2\n", ""),
+     [("spec.tier", "required field is missing")]),
     ("a key given twice", FLAVOR.replace("metadata: {name: spot-h100}",
                                          "metadata: {name: spot-h100}\nmetadata: {name: x}"),
      [("", "duplicate field 'metadata'")]),
