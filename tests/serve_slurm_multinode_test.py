@@ -503,7 +503,10 @@ def case_topology(squeeze, source, h):
         placed = sorted(b["run_nodes"])
         log(f"{name}: the 2-GPU job on {s['run_nodes']}, the 2-node job on {placed} "
             f"(switches {[blocks[n] for n in placed]})")
-        mine = [r for r in squeue().values() if r[0] == f"squeeze-{big}.1"]
+        def in_slurm():
+            return [r for r in squeue().values() if r[0] == f"squeeze-{big}.1" and r[2]]
+        serve_lib.wait_until(in_slurm, 60, f"Slurm to run job {big}", interval=0.5)
+        mine = in_slurm()
         check(len(mine) == 1 and sorted(hostnames(mine[0][2])) == placed,
               f"Slurm runs job {big} where squeeze placed it ({placed}): {mine}")
         d.stop()
