@@ -10,6 +10,7 @@
 #include "core/feasibility.h"
 #include "core/held_room.h"
 #include "core/reservation.h"
+#include "core/topology.h"
 
 namespace squeeze {
 
@@ -83,6 +84,7 @@ std::string Scheduler::OpportunisticNote(const JobSpec& spec) const {
 }
 
 Status Scheduler::CheckFeasible(const JobSpec& spec) const {
+  if (Status s = CheckTopologyFits(state_->cluster, spec); !s.ok()) return s;
   if (spec.elastic.enabled()) return CheckElasticFeasible(spec);
   if (spec.gpus < 0) return Status::Error("gpus " + std::to_string(spec.gpus) + " is negative");
   if (spec.gpu_milli < 1 || spec.gpu_milli > kMilliPerGpu) {

@@ -25,4 +25,21 @@ double TopologySpeed(const ClusterState& cluster, const Placement& placement) {
   return speed;
 }
 
+Status CheckTopologyFits(const ClusterState& cluster, const JobSpec& spec) {
+  const TopologySpec& t = cluster.spec().topology;
+  if (Status s = CheckTopologyRequest(spec.topology, t); !s.ok()) return s;
+  if (spec.topology.mode != TopologyMode::kRequired || t.empty()) return Status::Ok();
+  const int level = t.LevelIndex(spec.topology.level);
+  int largest = 0;
+  for (const std::vector<int>& domain : cluster.Domains(level)) {
+    int gpus = 0;
+    for (int n : domain) gpus += cluster.node(n).gpus;
+    largest = std::max(largest, gpus);
+  }
+  if (spec.gpus <= largest) return Status::Ok();
+  return Status::Error("topology: it requires one " + spec.topology.level + " for its " +
+                       std::to_string(spec.gpus) + " GPUs; the largest " + spec.topology.level +
+                       " of the cluster has " + std::to_string(largest));
+}
+
 }  // namespace squeeze

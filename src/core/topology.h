@@ -4,6 +4,8 @@
 #define SQUEEZE_CORE_TOPOLOGY_H_
 
 #include "core/cluster_state.h"
+#include "core/job.h"
+#include "core/status.h"
 #include "core/placement.h"
 
 namespace squeeze {
@@ -15,6 +17,9 @@ int SpreadLevel(const ClusterState& cluster, const Placement& placement);
 // How fast a job goes on the placement, relative to inside one domain: the lowest
 // spread_speed of the levels it is spread at (1 when it is not).
 double TopologySpeed(const ClusterState& cluster, const Placement& placement);
+// A job's topology request can ever be met: its level is one of the cluster's, and a job that
+// requires one domain of it fits the largest (the error names the level and the sizes).
+Status CheckTopologyFits(const ClusterState& cluster, const JobSpec& spec);
 
 }  // namespace squeeze
 

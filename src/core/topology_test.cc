@@ -112,6 +112,26 @@ TEST(TopologyTest, RequestsNameALevelOfTheCluster) {
   EXPECT_FALSE(CheckTopologyRequest({TopologyMode::kRequired, ""}, t).ok());
 }
 
+TEST(TopologyTest, AJobThatRequiresMoreThanTheLargestDomainIsRefused) {
+  ClusterState cluster(TwoBlocks());
+  JobSpec job = NewJob(1, 24, 0).Pool("a");
+  job.topology = {TopologyMode::kRequired, "block"};
+  Status s = CheckTopologyFits(cluster, job);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "topology: it requires one block for its 24 GPUs; the largest block "
+                         "of the cluster has 16");
+  job.topology = {TopologyMode::kRequired, "rack"};
+  EXPECT_TRUE(CheckTopologyFits(cluster, job).ok());
+  job.topology = {TopologyMode::kPreferred, "block"};  // it may spread
+  EXPECT_TRUE(CheckTopologyFits(cluster, job).ok());
+  job.topology = {TopologyMode::kPreferred, "row"};
+  EXPECT_THAT(CheckTopologyFits(cluster, job).message(), HasSubstr("level 'row'"));
+  // The scheduler refuses it at submission.
+  Scenario s2(TwoBlocks(), MakePolicy("fifo"));
+  job.topology = {TopologyMode::kRequired, "block"};
+  EXPECT_THAT(s2.sched().CheckFeasible(job).message(), HasSubstr("largest block"));
+}
+
 TEST(TopologyTest, ValidationRefusesBrokenTopologies) {
   ClusterSpec spec = TwoBlocks();
   EXPECT_TRUE(spec.Validate().ok());

@@ -31,6 +31,9 @@ std::string Needs(const JobSpec& spec) {
     out += " of model " + models;
   }
   if (!spec.pool.empty()) out += " in pool " + spec.pool;
+  if (spec.topology.mode == TopologyMode::kRequired) {
+    out += " inside one " + spec.topology.level + " (it requires it: it waits for one with room)";
+  }
   return out + " (urgency " + std::string(UrgencyName(spec.urgency)) + ")";
 }
 
