@@ -156,15 +156,16 @@ def case_speeds_rank(squeeze, source, h):
                 "env": {"STEPS": str(steps), "STEP_SECONDS": "0.1", "CHECKPOINT_EVERY": "1000"}},
                 **extra), token=token)
 
-        # Bob's job: 10 minutes by its estimate (40 s of steps in truth), and a claim that it
+        # Bob's job: 10 minutes by its estimate (15 s of steps in truth), and a claim that it
         # trains 100 times as fast on the cluster's V100 cards than on the card its estimate is
         # for. Counted at his claim, 6 s of run would be all of its 10 minutes: done.
-        his = trainer(bob, "fast-claim", 400, "10m", gpu_speeds={"V100": 100})
+        his = trainer(bob, "fast-claim", 150, "10m", gpu_speeds={"V100": 100})
         d.wait_state(his, "running", timeout=30)
         # Alice's: 5 minutes by its estimate (2 s of steps), submitted a moment later.
         hers = trainer(alice, "honest", 20, "5m")
         # At his slice end (6 s) his job has 9m54s left, hers 5m: it yields, hers runs and ends
-        # while his waits again (40 s of steps: far from done).
+        # while his waits again (9 s of steps left). Counted at his claim, his would run its
+        # 15 s to the end first.
         began = time.monotonic()
         j = d.wait_state(hers, ["done", "failed"], timeout=60)
         check(j["state"] == "done", f"alice's job {hers}: {j['state']} {j['reason']}")
@@ -175,7 +176,7 @@ def case_speeds_rank(squeeze, source, h):
               f"{his_now['state']}, {his_now['attempts']} runs, {his_now['reason']}")
         log(f"alice's job ended {time.monotonic() - began:.1f} s after she submitted it; bob's "
             f"has run {his_now['attempts']} times and is {his_now['state']}")
-        d.wait_state(his, "done", timeout=120)
+        d.wait_state(his, "done", timeout=60)
     finally:
         shutil.rmtree(files, ignore_errors=True)
 
