@@ -66,6 +66,18 @@ TEST(ClientFormatTest, QueueShowsAnElasticJobsWidthAndRange) {
               ::testing::HasSubstr("GPUs=4 (elastic 4-8, step 4, scaling amdahl:0.9)"));
 }
 
+TEST(ClientFormatTest, ShowGivesTheCardsAJobAsksFor) {
+  nlohmann::json job = {{"id", 3}, {"gpus", 1}, {"gpu_memory_mib", 40960},
+                        {"gpu_speeds", {{"V100", 1}, {"K80", 0.24}, {"T4\x1b[2J", 2}}}};
+  EXPECT_THAT(FormatJobShown(job),
+              ::testing::HasSubstr("   GpuMemory=40G GpuSpeeds=K80:0.24,T4\\x1b[2J:2,V100:1\n"));
+  job["gpu_speeds"] = nullptr;
+  EXPECT_THAT(FormatJobShown(job),
+              ::testing::HasSubstr("   GpuMemory=40G GpuSpeeds=the cluster's\n"));
+  job["gpu_memory_mib"] = nullptr;
+  EXPECT_THAT(FormatJobShown(job), ::testing::Not(::testing::HasSubstr("GpuMemory=")));
+}
+
 TEST(ClientFormatTest, QueueShowsAWaitingJobsReasonCode) {
   const auto jobs = nlohmann::json::parse(R"J({"jobs": [
     {"id": 5, "name": "big", "owner": "bob", "state": "pending", "gpus": 8, "wait_s": 60,

@@ -94,10 +94,26 @@ std::string ElasticGpuHours(const nlohmann::json& job) {
                      GpuHoursByWidth(job["gpu_hours_by_width"]));
 }
 
-std::string Memory(const nlohmann::json& job) {
-  if (!Has(job, "memory_mib") || !job["memory_mib"].is_number()) return "-";
-  const int64_t mib = job["memory_mib"].get<int64_t>();
+std::string Memory(const nlohmann::json& job, const char* key = "memory_mib") {
+  if (!Has(job, key) || !job[key].is_number()) return "-";
+  const int64_t mib = job[key].get<int64_t>();
   return mib % 1024 == 0 ? fmt::format("{}G", mib / 1024) : fmt::format("{}M", mib);
+}
+
+// The cards it asks for, when it asks: the least memory of each, and its own speed on each
+// model ("" for a job that asks neither).
+std::string CardNeeds(const nlohmann::json& job) {
+  const bool speeds = Has(job, "gpu_speeds") && job["gpu_speeds"].is_object();
+  if (!Has(job, "gpu_memory_mib") && !speeds) return "";
+  std::string text = speeds ? "" : "the cluster's";
+  if (speeds) {
+    for (const auto& [model, speed] : job["gpu_speeds"].items()) {
+      text += (text.empty() ? "" : ",") + EscapeControls(model) + ":" +
+              (speed.is_number() ? fmt::format("{:g}", speed.get<double>()) : "?");
+    }
+  }
+  const std::string memory = Has(job, "gpu_memory_mib") ? Memory(job, "gpu_memory_mib") : "any";
+  return fmt::format("   GpuMemory={} GpuSpeeds={}\n", memory, text);
 }
 
 // Where its checkpoints go, its command, workdir and output files (its owner's and the
@@ -247,6 +263,7 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env)
                    Val(job, "run_nodes"), Gpus(job), Val(job, "run_gpus"),
                    Val(job, "gpu_models") == "-" ? "any" : Val(job, "gpu_models"),
                    Val(job, "cpus"), Memory(job), Val(job, "tasks")));
+  out += CardNeeds(job);
   line(fmt::format("Checkpointable={} CheckpointInterval={} LastCheckpoint={} FaultTolerant={}",
                    Val(job, "checkpointable"), Duration(job, "checkpoint_interval_s"),
                    When(job, "last_checkpoint"), Val(job, "fault_tolerant")));

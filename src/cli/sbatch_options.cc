@@ -476,7 +476,7 @@ bool IsBatchScript(std::string_view text) {
     const size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.starts_with("#SBATCH")) return true;
+    if (line.starts_with("#SBATCH") || line.starts_with("#SQUEEZE")) return true;
     if (!line.empty() && line.front() != '#') return false;
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);

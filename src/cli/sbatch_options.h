@@ -46,7 +46,7 @@ Result<Time> SecondsUntilBegin(std::string_view text, Time now);
 std::string_view UrgencyOfQos(std::string_view qos);
 
 // Whether `text` is a batch script rather than a YAML job file: its first line starts with
-// "#!", or a "#SBATCH" line comes before anything else.
+// "#!", or a "#SBATCH" or "#SQUEEZE" line comes before anything else.
 bool IsBatchScript(std::string_view text);
 
 // The command that runs the script at `path` (absolute) whose text is `text`, with `args`:

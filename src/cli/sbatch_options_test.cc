@@ -183,6 +183,52 @@ TEST(SbatchOptionsTest, ADirectiveWithAControlCharacterIsRefusedWithItsLine) {
   EXPECT_EQ(b.job.spec.name, "colours");
 }
 
+TEST(SbatchOptionsTest, MemPerGpuIsHostMemoryAndSqueezeLinesGiveGpuMemory) {
+  // Slurm's --mem-per-gpu is host memory per GPU: it stays `memory`, never GPU memory.
+  const std::string plain = std::string(::testing::TempDir()) + "/mem-per-gpu.sbatch";
+  std::ofstream(plain) << "#!/bin/bash\n#SBATCH --gres=gpu:a100:2\n#SBATCH --mem-per-gpu=40G\n"
+                       << "python3 train.py\n";
+  Built b = Build(plain);
+  EXPECT_EQ(b.job.spec.memory_mib, 2 * 40 * 1024);
+  EXPECT_EQ(b.job.spec.min_gpu_memory_mib, 0);
+  EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("a100"));
+  // GPU memory and the job's speeds on #SQUEEZE lines, which sbatch reads as comments.
+  const std::string script = std::string(::testing::TempDir()) + "/squeeze-lines.sbatch";
+  std::ofstream(script) << "#!/bin/bash\n#SBATCH --gres=gpu:2\n#SBATCH --mem-per-gpu=8G\n"
+                        << "#SQUEEZE --gpu-memory=40GiB --gpu-speeds=V100:1,K80:0.24\n"
+                        << "#SQUEEZE --checkpointable --estimate 2h --gpu-models V100,K80\n"
+                        << "python3 train.py\n";
+  b = Build(script);
+  EXPECT_EQ(b.job.spec.gpus, 2);
+  EXPECT_EQ(b.job.spec.memory_mib, 2 * 8 * 1024);
+  EXPECT_EQ(b.job.spec.min_gpu_memory_mib, 40 * 1024);
+  EXPECT_EQ(b.job.spec.gpu_speeds, (std::map<std::string, double>{{"V100", 1}, {"K80", 0.24}}));
+  EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("V100", "K80"));
+  EXPECT_TRUE(b.job.spec.checkpointable);
+  EXPECT_EQ(b.job.spec.estimate, 2 * kHour);
+  // squeeze's own flags win over the lines.
+  SubmitFlags flags;
+  flags.gpu_memory = "80GiB";
+  b = Build(script, flags);
+  EXPECT_EQ(b.job.spec.min_gpu_memory_mib, 80 * 1024);
+}
+
+TEST(SbatchOptionsTest, BrokenSqueezeLinesNameTheLineTheOptionAndTheValue) {
+  const std::string script = std::string(::testing::TempDir()) + "/bad-squeeze.sbatch";
+  std::ofstream(script) << "#!/bin/bash\n#SBATCH -J x\n#SQUEEZE --gpu-memory=40G\ntrue\n";
+  EXPECT_EQ(Error(script), script + ":3: #SQUEEZE --gpu-memory=40G: '40G' is not a memory size "
+                                    "(use forms like 512MiB, 16GiB, 1.5TiB)");
+  std::ofstream(script) << "#!/bin/bash\n#SQUEEZE --gpu-speeds=V100:1e9\ntrue\n";
+  EXPECT_EQ(Error(script), script + ":2: #SQUEEZE --gpu-speeds=V100:1e9: value '1e9' is not a "
+                                    "speed from 0.001 to 100 (relative to the card the "
+                                    "estimate is for, 1)");
+  std::ofstream(script) << "#!/bin/bash\n#SQUEEZE --checkpoint-cost=2m\ntrue\n";
+  EXPECT_EQ(Error(script),
+            script + ":2: #SQUEEZE --checkpoint-cost=2m: needs checkpointable: true");
+  std::ofstream(script) << "#!/bin/bash\n#SQUEEZE --mem=4G\ntrue\n";
+  EXPECT_THAT(Error(script), HasSubstr(script + ":2: #SQUEEZE --mem: not one of squeeze's"));
+}
+
 TEST(SbatchOptionsTest, ALabStyleScriptIsPreemptibleAndCheckpointsOnUsr1) {
   const std::string path = Corpus("mila-style.sbatch");
   const Built b = Build(path);
@@ -336,6 +382,11 @@ TEST(SbatchOptionsTest, BeginTimesInSbatchsForms) {
   Result<JobRequest> r = BuildSubmitRequest(std::nullopt, flags, kCwd, now);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->begin, now + kHour);
+}
+
+TEST(SbatchOptionsTest, RecognisesBatchScriptsBySqueezeLinesToo) {
+  EXPECT_TRUE(IsBatchScript("#SQUEEZE --gpu-memory=40GiB\ntrue\n"));
+  EXPECT_FALSE(IsBatchScript("# SQUEEZE is a comment here\ncommand: [true]\n"));
 }
 
 TEST(SbatchOptionsTest, RecognisesBatchScripts) {

@@ -26,6 +26,12 @@ constexpr TextFlag kTextFlags[] = {
      "WIDTH:THROUGHPUT pairs (1:1,2:1.9,4:3.4)"},
     {"--gpu-milli", &SubmitFlags::gpu_milli, "Share of each GPU in thousandths, 1 to 1000"},
     {"--gpu-models", &SubmitFlags::gpu_models, "Allowed GPU models, comma-separated (A100,H100)"},
+    {"--gpu-memory", &SubmitFlags::gpu_memory,
+     "The least memory of each GPU it runs on (40GiB, as --memory): only cards with as much"},
+    {"--gpu-speeds", &SubmitFlags::gpu_speeds,
+     "How fast the job trains on each GPU model, relative to the card its estimate is for "
+     "(V100:1,K80:0.24; each 0.001 to 100): it chooses the job's cards, never its place in the "
+     "queue"},
     {"--pool", &SubmitFlags::pool, "The job's home pool, where its data lives (default: any)"},
     {"--regions", &SubmitFlags::regions,
      "Regions the job and its data may go to, comma-separated (us-east,eu-west)"},

@@ -55,7 +55,8 @@ TEST_F(SubmitArgsTest, FileThenCommand) {
 }
 
 TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
-  Parse({"--name=n", "--gpus=1", "--gpu-milli=500", "--gpu-models=A100,H100", "--pool=a100",
+  Parse({"--name=n", "--gpus=1", "--gpu-milli=500", "--gpu-models=A100,H100", "--gpu-memory=40GiB",
+         "--gpu-speeds", "V100:1,K80:0.24", "--pool=a100",
          "--regions=us-east,eu-west", "--data-gb=1.5", "--urgency=high",
          "--checkpoint-interval=5m", "--checkpoint-cost=2m", "--checkpoint-stall=5s",
          "--estimate=1h", "--deadline=+2h", "--team=t",
@@ -66,6 +67,8 @@ TEST_F(SubmitArgsTest, EveryFlagReachesItsField) {
   EXPECT_EQ(f.gpus, "1");
   EXPECT_EQ(f.gpu_milli, "500");
   EXPECT_EQ(f.gpu_models, "A100,H100");
+  EXPECT_EQ(f.gpu_memory, "40GiB");
+  EXPECT_EQ(f.gpu_speeds, "V100:1,K80:0.24");
   EXPECT_EQ(f.pool, "a100");
   EXPECT_EQ(f.regions, "us-east,eu-west");
   EXPECT_EQ(f.data_gb, "1.5");
@@ -117,6 +120,14 @@ TEST_F(SubmitArgsTest, HelpNamesTheCheckpointCostAndStallFlags) {
   EXPECT_THAT(help, HasSubstr("What one checkpoint takes (2m)"));
   EXPECT_THAT(help, HasSubstr("--checkpoint-stall"));
   EXPECT_THAT(help, HasSubstr("the part of --checkpoint-cost that pauses training"));
+}
+
+TEST_F(SubmitArgsTest, HelpNamesTheGpuMemoryAndSpeedFlags) {
+  const std::string help = sub_->help();
+  EXPECT_THAT(help, HasSubstr("--gpu-memory"));
+  EXPECT_THAT(help, HasSubstr("The least memory of each GPU it runs on (40GiB"));
+  EXPECT_THAT(help, HasSubstr("--gpu-speeds"));
+  EXPECT_THAT(help, HasSubstr("never its place in the queue"));
 }
 
 TEST_F(SubmitArgsTest, ACommandWithoutDashIsAnError) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,8 @@ constexpr FlagField kScalarFlags[] = {
     {"step", "--step", &SubmitFlags::step},
     {"scaling", "--scaling", &SubmitFlags::scaling},
     {"gpu_milli", "--gpu-milli", &SubmitFlags::gpu_milli},
+    {"gpu_memory", "--gpu-memory", &SubmitFlags::gpu_memory},
+    {"gpu_speeds", "--gpu-speeds", &SubmitFlags::gpu_speeds},
     {"pool", "--pool", &SubmitFlags::pool},
     {"data_gb", "--data-gb", &SubmitFlags::data_gb},
     {"urgency", "--urgency", &SubmitFlags::urgency},
@@ -85,10 +88,15 @@ std::string DefaultNameFor(const std::string& program, Time now) {
   return job.ok() ? job->spec.name : "";
 }
 
+// A batch script's #SQUEEZE lines, by the field each sets: "train.sbatch:4: #SQUEEZE
+// --gpu-memory=40G", what a message about the field starts with.
+using ScriptLines = std::map<std::string, std::string>;
+
 // Turns the reader's "JSON request: FIELD: MESSAGE" into "--FLAG: MESSAGE" when the field
-// came from a flag, else into "FILE: FIELD: MESSAGE" (a rule across fields of the file).
+// came from a flag, "FILE:LINE: #SQUEEZE --OPTION=VALUE: MESSAGE" when from a script's line,
+// else into "FILE: FIELD: MESSAGE" (a rule across fields of the file).
 Status Relabel(const Status& error, const std::set<std::string>& from_flags,
-               const std::optional<std::string>& file) {
+               const std::optional<std::string>& file, const ScriptLines& script_lines = {}) {
   std::string message = error.message();
   constexpr std::string_view kJsonSource = "JSON request: ";
   if (message.starts_with(kJsonSource)) message.erase(0, kJsonSource.size());
@@ -109,6 +117,10 @@ Status Relabel(const Status& error, const std::set<std::string>& from_flags,
       if (f.field == base) return Status::Error(std::string(f.flag) + ": " + rest);
     }
     if (base == "command") return Status::Error("the command after --: " + message);
+  }
+  const auto line = script_lines.find(base);
+  if (colon != std::string::npos && line != script_lines.end()) {
+    return Status::Error(line->second + ": " + message.substr(colon + 2));
   }
   return Status::Error(file ? *file + ": " + message : message);
 }
@@ -163,16 +175,35 @@ Status Overlay(const SubmitFlags& flags, const std::string& cwd, Json& job,
   return Status::Ok();
 }
 
+// A script's #SQUEEZE lines (squeeze's own options, as its flags take them) laid over what its
+// sbatch options made of the job: they win over those, and squeeze's own flags over them.
+void TakeSqueezeLines(const std::vector<SbatchDirective>& lines, const std::string& file,
+                      SubmitFlags& flags, ScriptLines& script_lines) {
+  for (const SbatchDirective& d : lines) {
+    const std::string flag = "--" + d.option;
+    for (std::span<const FlagField> table : {std::span<const FlagField>(kScalarFlags),
+                                              std::span<const FlagField>(kListFlags)}) {
+      for (const FlagField& f : table) {
+        if (f.flag != flag) continue;
+        flags.*f.value = d.value.value_or("true");  // a true-or-false option alone is true
+        script_lines[std::string(f.field)] =
+            file + ":" + std::to_string(d.line) + ": #SQUEEZE " + flag +
+            (d.value ? "=" + EscapeControls(*d.value) : std::string());
+      }
+    }
+  }
+}
+
 // Lays what sbatch's options say (a batch script's lines, then the sbatch flags) over `job`;
 // a script or --wrap becomes the command.
 Status OverlaySbatch(const std::optional<std::string>& file, const std::string* script,
                      const SubmitFlags& flags, const std::string& cwd, Time now, Json& job,
-                     std::vector<std::string>& warnings) {
-  std::vector<SbatchDirective> options;
+                     std::vector<std::string>& warnings, ScriptLines& script_lines) {
+  std::vector<SbatchDirective> options, own;
   if (script != nullptr) {
     Result<std::vector<SbatchDirective>> lines = ReadSbatchDirectives(*script, *file);
     if (!lines.ok()) return lines.status();
-    options = std::move(*lines);
+    for (SbatchDirective& d : *lines) (d.squeeze ? own : options).push_back(std::move(d));
   }
   options.insert(options.end(), flags.sbatch.begin(), flags.sbatch.end());
   const bool whole_job = script != nullptr || flags.wrap.has_value();
@@ -193,6 +224,7 @@ Status OverlaySbatch(const std::optional<std::string>& file, const std::string* 
     const size_t eq = entry.find('=');
     if (!job["env"].contains(entry.substr(0, eq))) job["env"][entry.substr(0, eq)] = entry.substr(eq + 1);
   }
+  if (script != nullptr) TakeSqueezeLines(own, *file, converted->flags, script_lines);
   std::set<std::string> ignored;
   if (Status s = Overlay(converted->flags, cwd, job, ignored); !s.ok()) {
     return script != nullptr ? s.WithContext(*file) : s;
@@ -260,7 +292,9 @@ Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
       job = std::move(*from_file);
     }
   }
-  if (Status s = OverlaySbatch(file, script ? &*script : nullptr, flags, cwd, now, job, notes);
+  ScriptLines script_lines;
+  if (Status s = OverlaySbatch(file, script ? &*script : nullptr, flags, cwd, now, job, notes,
+                               script_lines);
       !s.ok()) {
     return s;
   }
@@ -269,10 +303,10 @@ Result<JobRequest> BuildSubmitRequest(const std::optional<std::string>& file,
   if (script) own.command.clear();  // the script's arguments, not a command
   std::set<std::string> from_flags;
   if (Status s = Overlay(own, cwd, job, from_flags); !s.ok()) return s;
-  if (Status s = CheckUtf8(job, ""); !s.ok()) return Relabel(s, from_flags, file);
+  if (Status s = CheckUtf8(job, ""); !s.ok()) return Relabel(s, from_flags, file, script_lines);
   Result<JobRequest> request =
       ParseJobJson(job.dump(-1, ' ', false, Json::error_handler_t::replace), now);
-  if (!request.ok()) return Relabel(request.status(), from_flags, file);
+  if (!request.ok()) return Relabel(request.status(), from_flags, file, script_lines);
   return request;
 }
 

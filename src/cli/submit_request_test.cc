@@ -71,6 +71,8 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   f.gpus = "1";
   f.gpu_milli = "500";
   f.gpu_models = "A100, H100";
+  f.gpu_memory = "40GiB";
+  f.gpu_speeds = "A100:1,H100:2.5";
   f.pool = "a100";
   f.regions = "us-east, eu-west";
   f.data_gb = "1.5";
@@ -95,6 +97,8 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_EQ(r.spec.gpus, 1);
   EXPECT_EQ(r.spec.gpu_milli, 500);
   EXPECT_EQ(r.spec.gpu_models, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(r.spec.min_gpu_memory_mib, 40 * 1024);
+  EXPECT_EQ(r.spec.gpu_speeds, (std::map<std::string, double>{{"A100", 1}, {"H100", 2.5}}));
   EXPECT_EQ(r.spec.pool, "a100");
   EXPECT_EQ(r.spec.regions, (std::vector<std::string>{"us-east", "eu-west"}));
   EXPECT_EQ(r.spec.data_gb, 1.5);
@@ -149,6 +153,20 @@ TEST_F(SubmitRequestTest, FlagsOverrideTheFile) {
   EXPECT_EQ(r.spec.name, "python");
 }
 
+TEST_F(SubmitRequestTest, GpuMemoryAndSpeedsComeFromTheFileOrTheFlags) {
+  const std::string file = WriteFile(
+      "command: [python, train.py]\ngpu_memory: 24GiB\ngpu_speeds: {V100: 1, 'Tesla K80': 0.24}\n");
+  JobRequest r = Build(file, SubmitFlags{});
+  EXPECT_EQ(r.spec.min_gpu_memory_mib, 24 * 1024);
+  EXPECT_EQ(r.spec.gpu_speeds, (std::map<std::string, double>{{"V100", 1}, {"Tesla K80", 0.24}}));
+  SubmitFlags f;
+  f.gpu_memory = "80GiB";
+  f.gpu_speeds = "H100:2";
+  r = Build(file, f);
+  EXPECT_EQ(r.spec.min_gpu_memory_mib, 80 * 1024);
+  EXPECT_EQ(r.spec.gpu_speeds, (std::map<std::string, double>{{"H100", 2}}));
+}
+
 TEST_F(SubmitRequestTest, ACommandAfterDashReplacesTheFilesAndItsDefaultName) {
   const std::string unnamed = WriteFile("command: [python, train.py]\ngpus: 2\n");
   JobRequest r = Build(unnamed, Command({"bash", "run.sh"}));
@@ -186,6 +204,13 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
   EXPECT_THAT(flag_error(&SubmitFlags::team, "a b"), StartsWith("--team: value 'a b' is not"));
   EXPECT_EQ(flag_error(&SubmitFlags::gpu_models, "A100,,H100"),
             "--gpu-models: a model name is empty");
+  EXPECT_EQ(flag_error(&SubmitFlags::gpu_memory, "40G"),
+            "--gpu-memory: '40G' is not a memory size (use forms like 512MiB, 16GiB, 1.5TiB)");
+  EXPECT_EQ(flag_error(&SubmitFlags::gpu_speeds, "V100:1000"),
+            "--gpu-speeds: value '1000' is not a speed from 0.001 to 100 (relative to the card "
+            "the estimate is for, 1)");
+  EXPECT_THAT(flag_error(&SubmitFlags::gpu_speeds, "V100=1"),
+              StartsWith("--gpu-speeds: 'V100=1' is not MODEL:SPEED (as V100:1,K80:0.24)"));
   EXPECT_EQ(flag_error(&SubmitFlags::pool, ""), "--pool: the pool name is empty");
   EXPECT_EQ(flag_error(&SubmitFlags::regions, "us-east,,eu-west"),
             "--regions: a region name is empty");

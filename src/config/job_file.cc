@@ -8,6 +8,7 @@
 
 #include "config/file_io.h"
 #include "config/job_checkpoint_store.h"
+#include "config/job_gpu_speeds.h"
 #include "config/job_text.h"
 #include "config/job_tree.h"
 #include "config/job_values.h"
@@ -100,6 +101,8 @@ class JobReader {
   Status ReadStep(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadScaling(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadGpuMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadGpuSpeeds(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadPool(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadRegions(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDataGb(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -162,6 +165,8 @@ constexpr FieldDef kFields[] = {
     {"step", &JobReader::ReadStep},
     {"scaling", &JobReader::ReadScaling},
     {"gpu_models", &JobReader::ReadGpuModels},
+    {"gpu_memory", &JobReader::ReadGpuMemory},
+    {"gpu_speeds", &JobReader::ReadGpuSpeeds},
     {"pool", &JobReader::ReadPool},
     {"regions", &JobReader::ReadRegions},
     {"data_gb", &JobReader::ReadDataGb},
@@ -425,6 +430,15 @@ Status JobReader::ReadGpuMilli(const JobNode& n, std::string_view f, JobRequest&
 
 Status JobReader::ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const {
   return Assign(NameList(n, f, kGpuModelList), out.spec.gpu_models);
+}
+
+// The least memory of each card, as `memory` is written (40GiB).
+Status JobReader::ReadGpuMemory(const JobNode& n, std::string_view f, JobRequest& out) const {
+  return Assign(Parsed(n, f, "a memory size", ParseMemoryMib), out.spec.min_gpu_memory_mib);
+}
+
+Status JobReader::ReadGpuSpeeds(const JobNode& n, std::string_view, JobRequest& out) const {
+  return Assign(ReadJobGpuSpeeds(n, source_), out.spec.gpu_speeds);
 }
 
 // A home pool, named as in the cluster file (any non-empty string).

@@ -27,6 +27,8 @@ void ExpectSameJob(const JobRequest& want, const JobRequest& got) {
   EXPECT_EQ(got.spec.elastic.step, want.spec.elastic.step);
   EXPECT_EQ(ScalingText(got.spec.elastic.scaling), ScalingText(want.spec.elastic.scaling));
   EXPECT_EQ(got.spec.gpu_models, want.spec.gpu_models);
+  EXPECT_EQ(got.spec.min_gpu_memory_mib, want.spec.min_gpu_memory_mib);
+  EXPECT_EQ(got.spec.gpu_speeds, want.spec.gpu_speeds);
   EXPECT_EQ(got.spec.pool, want.spec.pool);
   EXPECT_EQ(got.spec.regions, want.spec.regions);
   EXPECT_EQ(got.spec.data_gb, want.spec.data_gb);
@@ -64,6 +66,9 @@ TEST(JobJsonWriterTest, EveryFieldRoundTrips) {
   r.spec.gpus = 1;
   r.spec.gpu_milli = 250;
   r.spec.gpu_models = {"A100", "H100"};
+  r.spec.min_gpu_memory_mib = 40 * 1024 + 1;
+  // Every bit of a speed comes back, and a model name with a space (nvidia-smi's names).
+  r.spec.gpu_speeds = {{"V100", 1}, {"K80", 0.1 + 0.14}, {"Tesla T4", 100}, {"P100", 0.001}};
   r.spec.pool = "spot-h100";
   r.spec.regions = {"us-east", "eu-west"};
   r.spec.data_gb = 0.1 + 0.2;  // 0.30000000000000004: every bit comes back
@@ -124,7 +129,8 @@ TEST(JobJsonWriterTest, MinimalRequestRoundTripsAndLeavesUnsetFieldsOut) {
   ASSERT_TRUE(minimal.ok()) << minimal.status().message();
   const std::string json = JobRequestToJobJson(*minimal);
   for (const char* absent :
-       {"workdir", "env", "gpu_models", "pool", "regions", "data_gb", "checkpoint_interval",
+       {"workdir", "env", "gpu_models", "gpu_memory", "gpu_speeds", "pool", "regions", "data_gb",
+        "checkpoint_interval",
         "checkpoint_cost", "checkpoint_stall", "estimate", "deadline", "team", "cpus", "memory",
         "max_retries", "tasks"}) {
     EXPECT_THAT(json, ::testing::Not(HasSubstr(std::string("\"") + absent + "\""))) << json;

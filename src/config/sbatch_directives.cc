@@ -39,6 +39,16 @@ const std::vector<SbatchOption> kOptions = {
     {"wrap"},
 };
 
+// squeeze's own options that sbatch lacks, as `squeeze submit` takes them: a batch script gives
+// them on #SQUEEZE lines. A true-or-false one alone is true; --NAME=false says false.
+const std::vector<SbatchOption> kSqueezeOptions = {
+    {"gpu-memory"}, {"gpu-speeds"}, {"gpu-models"}, {"gpu-milli"}, {"estimate"},
+    {"deadline"}, {"urgency"}, {"preemptible", 0, A::kOptional},
+    {"checkpointable", 0, A::kOptional}, {"fault-tolerant", 0, A::kOptional},
+    {"checkpoint-interval"}, {"checkpoint-cost"}, {"checkpoint-stall"}, {"data-gb"},
+    {"regions"}, {"max-retries"}, {"step"}, {"scaling"},
+};
+
 std::string Nearest(std::string_view name) {
   const SbatchOption* best = nullptr;
   size_t best_distance = 3;  // suggest only what is two edits away or closer
@@ -93,18 +103,99 @@ Result<std::vector<std::string>> Words(std::string_view text) {
   return words;
 }
 
+// What a directive line is: #SBATCH (sbatch's options) or #SQUEEZE (squeeze's own, which sbatch
+// reads as a comment).
+struct DirectiveKind {
+  std::string_view prefix;
+  const std::vector<SbatchOption>* options;
+  bool squeeze;
+};
+const DirectiveKind kDirectiveKinds[] = {{"#SBATCH", &kOptions, false},
+                                         {"#SQUEEZE", &kSqueezeOptions, true}};
+
+const SbatchOption* FindIn(const std::vector<SbatchOption>& options, std::string_view name) {
+  for (const SbatchOption& o : options) {
+    if (o.name == name || (name.size() == 1 && o.letter != 0 && o.letter == name[0])) return &o;
+  }
+  return nullptr;
+}
+
+std::string SqueezeOptionNames() {
+  std::string names;
+  for (const SbatchOption& o : kSqueezeOptions) {
+    names += (names.empty() ? "--" : ", --") + std::string(o.name);
+  }
+  return names;
+}
+
+// The options of one directive line (`text`: what follows #SBATCH or #SQUEEZE), added to `out`.
+Status ReadDirectiveLine(std::string_view text, int line_number, std::string_view source,
+                         const DirectiveKind& kind, std::vector<SbatchDirective>& out) {
+  auto fail = [&](const std::string& what) {
+    return Status::Error(std::string(source) + ":" + std::to_string(line_number) + ": " +
+                         std::string(kind.prefix) + " " + what);
+  };
+  Result<std::vector<std::string>> words = Words(text);
+  if (!words.ok()) return fail(words.status().message());
+  for (size_t w = 0; w < words->size(); ++w) {
+    const std::string& word = (*words)[w];
+    SbatchDirective d;
+    d.line = line_number;
+    d.squeeze = kind.squeeze;
+    std::string name;
+    std::optional<std::string> attached;
+    if (word.starts_with("--") && word.size() > 2) {
+      const size_t eq = word.find('=');
+      name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (eq != std::string::npos) attached = word.substr(eq + 1);
+      d.written = "--" + name;
+    } else if (!kind.squeeze && word.size() >= 2 && word[0] == '-' && word[1] != '-') {
+      name = word.substr(1, 1);
+      if (word.size() > 2) attached = word.substr(2);
+      d.written = "-" + name;
+    } else {
+      return fail("'" + word + "': not an option (a " + std::string(kind.prefix) +
+                  " line gives options only" + (kind.squeeze ? ", by their long names)" : ")"));
+    }
+    const SbatchOption* option = FindIn(*kind.options, name);
+    if (option == nullptr && kind.squeeze) {
+      return fail(d.written + ": not one of squeeze's options for a script (" +
+                  SqueezeOptionNames() + "); sbatch's go on #SBATCH lines");
+    }
+    if (option == nullptr) {
+      return fail(d.written + ": not an sbatch option" + (name.size() > 1 ? Nearest(name) : ""));
+    }
+    d.option = std::string(option->name);
+    switch (option->arity) {
+      case SbatchArity::kFlag:
+        if (attached) return fail(d.written + ": takes no value (got '" + *attached + "')");
+        break;
+      case SbatchArity::kOptional:
+        d.value = attached;  // only --name=VALUE (or -LVALUE): the next word is not its value
+        break;
+      case SbatchArity::kValue:
+        if (attached) {
+          d.value = attached;
+        } else if (w + 1 < words->size()) {
+          d.value = (*words)[++w];
+        } else {
+          return fail(d.written + ": needs a value");
+        }
+        break;
+    }
+    out.push_back(std::move(d));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const std::vector<SbatchOption>& SbatchOptions() { return kOptions; }
 
+const std::vector<SbatchOption>& SqueezeScriptOptions() { return kSqueezeOptions; }
+
 const SbatchOption* FindSbatchOption(std::string_view name_or_letter) {
-  for (const SbatchOption& o : kOptions) {
-    if (o.name == name_or_letter ||
-        (name_or_letter.size() == 1 && o.letter != 0 && o.letter == name_or_letter[0])) {
-      return &o;
-    }
-  }
-  return nullptr;
+  return FindIn(kOptions, name_or_letter);
 }
 
 Result<std::vector<SbatchDirective>> ReadSbatchDirectives(std::string_view script,
@@ -125,59 +216,21 @@ Result<std::vector<SbatchDirective>> ReadSbatchDirectives(std::string_view scrip
       continue;  // blank
     }
     if (line[first] != '#') break;  // the first command: sbatch reads no further
-    if (!line.starts_with("#SBATCH") ||
-        (line.size() > 7 && !std::isspace(static_cast<unsigned char>(line[7])))) {
-      if (end == script.size()) break;
-      continue;  // a comment (and "#SBATCHX", which sbatch takes as one too)
+    const DirectiveKind* kind = nullptr;
+    for (const DirectiveKind& k : kDirectiveKinds) {
+      const size_t n = k.prefix.size();
+      if (line.starts_with(k.prefix) &&
+          (line.size() == n || std::isspace(static_cast<unsigned char>(line[n])))) {
+        kind = &k;
+      }
     }
-    auto fail = [&](const std::string& what) {
-      return Status::Error(std::string(source) + ":" + std::to_string(line_number) +
-                           ": #SBATCH " + what);
-    };
-    Result<std::vector<std::string>> words = Words(line.substr(7));
-    if (!words.ok()) return fail(words.status().message());
-    for (size_t w = 0; w < words->size(); ++w) {
-      const std::string& word = (*words)[w];
-      SbatchDirective d;
-      d.line = line_number;
-      std::string name;
-      std::optional<std::string> attached;
-      if (word.starts_with("--") && word.size() > 2) {
-        const size_t eq = word.find('=');
-        name = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-        if (eq != std::string::npos) attached = word.substr(eq + 1);
-        d.written = "--" + name;
-      } else if (word.size() >= 2 && word[0] == '-' && word[1] != '-') {
-        name = word.substr(1, 1);
-        if (word.size() > 2) attached = word.substr(2);
-        d.written = "-" + name;
-      } else {
-        return fail("'" + word + "': not an option (a #SBATCH line gives options only)");
+    if (kind != nullptr) {
+      if (Status s = ReadDirectiveLine(line.substr(kind->prefix.size()), line_number, source,
+                                       *kind, out);
+          !s.ok()) {
+        return s;
       }
-      const SbatchOption* option = FindSbatchOption(name);
-      if (option == nullptr) {
-        return fail(d.written + ": not an sbatch option" + (name.size() > 1 ? Nearest(name) : ""));
-      }
-      d.option = std::string(option->name);
-      switch (option->arity) {
-        case SbatchArity::kFlag:
-          if (attached) return fail(d.written + ": takes no value (got '" + *attached + "')");
-          break;
-        case SbatchArity::kOptional:
-          d.value = attached;  // only --name=VALUE (or -LVALUE): the next word is not its value
-          break;
-        case SbatchArity::kValue:
-          if (attached) {
-            d.value = attached;
-          } else if (w + 1 < words->size()) {
-            d.value = (*words)[++w];
-          } else {
-            return fail(d.written + ": needs a value");
-          }
-          break;
-      }
-      out.push_back(std::move(d));
-    }
+    }  // else a comment (and "#SBATCHX", which sbatch takes as one too)
     if (end == script.size()) break;
   }
   return out;

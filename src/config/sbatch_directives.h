@@ -2,7 +2,9 @@
 // script, after the #! line, up to the first line that is neither blank nor a comment; each
 // line's options split as a shell would split them (quotes, backslashes), a " #" ending the
 // line's options. Options come in their long names, whatever form they were written in
-// (-J NAME, -JNAME, --job-name=NAME, --job-name NAME).
+// (-J NAME, -JNAME, --job-name=NAME, --job-name NAME). Among them, #SQUEEZE lines give
+// squeeze's own options that sbatch lacks (--gpu-memory=40GiB): sbatch takes them as comments,
+// so the script stays one that sbatch runs.
 #ifndef SQUEEZE_CONFIG_SBATCH_DIRECTIVES_H_
 #define SQUEEZE_CONFIG_SBATCH_DIRECTIVES_H_
 
@@ -20,6 +22,7 @@ struct SbatchDirective {
   std::string option;        // the long name, without "--": "job-name", "gres", "time"
   std::string written;       // as written: "-J", "--job-name"
   std::optional<std::string> value;  // nullopt for a flag (--requeue)
+  bool squeeze = false;      // from a #SQUEEZE line: one of SqueezeScriptOptions()
 };
 
 // What one sbatch option is: its long name, its one-letter form (0: none), and whether it takes
@@ -36,9 +39,13 @@ struct SbatchOption {
 // decides what it supports). Unknown options are errors here.
 const std::vector<SbatchOption>& SbatchOptions();
 const SbatchOption* FindSbatchOption(std::string_view name_or_letter);
+// squeeze's own options a script gives on #SQUEEZE lines, by their long names only: the
+// `squeeze submit` flags that sbatch has no equal for (--gpu-memory, --estimate, ...).
+const std::vector<SbatchOption>& SqueezeScriptOptions();
 
-// The directives of `script` (its text), or an error naming `source`, the line and the option
-// ("train.sbatch:4: #SBATCH --tme: not an sbatch option (did you mean --time?)").
+// The directives of `script` (its text), #SBATCH and #SQUEEZE lines in their order, or an error
+// naming `source`, the line and the option ("train.sbatch:4: #SBATCH --tme: not an sbatch option
+// (did you mean --time?)").
 Result<std::vector<SbatchDirective>> ReadSbatchDirectives(std::string_view script,
                                                           std::string_view source);
 

@@ -103,3 +103,51 @@ TEST(SbatchDirectivesTest, EveryOptionIsFoundByItsNameAndLetter) {
 
 }  // namespace
 }  // namespace squeeze
+
+namespace squeeze {
+namespace {
+
+// squeeze's own options on #SQUEEZE lines, among the #SBATCH ones and in their order; sbatch
+// reads them as comments, so the block goes on past them.
+TEST(SbatchDirectivesTest, SqueezeLinesGiveSqueezesOwnOptions) {
+  const std::string script =
+      "#!/bin/bash\n#SBATCH --gres=gpu:V100:2\n#SQUEEZE --gpu-memory=24GiB --estimate 2h\n"
+      "#SQUEEZE --gpu-speeds 'V100:1,K80:0.24' --checkpointable --preemptible=false\n"
+      "#SQUEEZEX --not-read\n#SBATCH -t 60\npython3 train.py\n#SQUEEZE --gpu-memory=1TiB\n";
+  Result<std::vector<SbatchDirective>> r = ReadSbatchDirectives(script, "job.sbatch");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::vector<std::string> got;
+  for (const SbatchDirective& d : *r) {
+    got.push_back(std::string(d.squeeze ? "Q" : "S") + std::to_string(d.line) + ":" + d.option +
+                  (d.value ? "=" + *d.value : ""));
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "S2:gres=gpu:V100:2", "Q3:gpu-memory=24GiB", "Q3:estimate=2h",
+                     "Q4:gpu-speeds=V100:1,K80:0.24", "Q4:checkpointable",
+                     "Q4:preemptible=false", "S6:time=60"}));
+}
+
+TEST(SbatchDirectivesTest, BrokenSqueezeLinesNameTheLineAndTheOption) {
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE --time=5\n"),
+            "job.sbatch:2: #SQUEEZE --time: not one of squeeze's options for a script "
+            "(--gpu-memory, --gpu-speeds, --gpu-models, --gpu-milli, --estimate, --deadline, "
+            "--urgency, --preemptible, --checkpointable, --fault-tolerant, "
+            "--checkpoint-interval, --checkpoint-cost, --checkpoint-stall, --data-gb, "
+            "--regions, --max-retries, --step, --scaling); sbatch's go on #SBATCH lines");
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE -t 5\n"),
+            "job.sbatch:2: #SQUEEZE '-t': not an option (a #SQUEEZE line gives options only, "
+            "by their long names)");
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE gpu-memory=4GiB\n"),
+            "job.sbatch:2: #SQUEEZE 'gpu-memory=4GiB': not an option (a #SQUEEZE line gives "
+            "options only, by their long names)");
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE --gpu-memory\n"),
+            "job.sbatch:2: #SQUEEZE --gpu-memory: needs a value");
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE --gpu-speeds 'V100:1\n"),
+            "job.sbatch:2: #SQUEEZE a single quote is not closed");
+  EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE --\n"),
+            "job.sbatch:2: #SQUEEZE '--': not an option (a #SQUEEZE line gives options only, "
+            "by their long names)");
+}
+
+}  // namespace
+}  // namespace squeeze

@@ -126,8 +126,11 @@ int RunSpeedMilli(const EngineState& s, const Job& job) {
   if (interval > 0 && pause > 0) {
     speed *= static_cast<double>(interval) / static_cast<double>(interval + pause);
   }
-  // The cards it runs on (the slowest sets a gang's pace), and the links between its nodes.
-  speed *= JobSpeedOn(job.spec, s.cluster, job.placement);
+  // The cards it runs on (the slowest sets a gang's pace): at the job's own speeds where they
+  // count (the simulator), else at the cluster's (a live queue: a user's claim steers cards
+  // only); and the links between its nodes.
+  speed *= s.job_speeds_count ? JobSpeedOn(job.spec, s.cluster, job.placement)
+                              : CardSpeedOn(s.cluster, job.placement);
   speed *= TopologySpeed(s.cluster, job.placement);
   // An elastic job at another width than its reference one (at most 64 times as fast).
   if (job.spec.elastic.enabled()) {

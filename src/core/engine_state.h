@@ -151,6 +151,11 @@ struct EngineState {
   std::map<int, std::vector<Time>> recent_takes;  // node -> its reclaims in the flaky window
   std::map<int, Time> banned_until;      // nodes not used again until then (reclaimed often)
   std::set<int> reported_down;  // nodes the driver reported unavailable (or reclaimed)
+  // Whether a job's own speeds (JobSpec::gpu_speeds) count toward its progress: true in the
+  // simulator, where they are the truth; false in the live queue, where they are a user's
+  // claim and choose its cards only: its progress, expected end and the order's view of it
+  // go at the cluster's speed of the cards (Scheduler::CountProgressAtClusterSpeeds).
+  bool job_speeds_count = true;
   SchedulerCounters counters;
 };
 

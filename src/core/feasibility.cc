@@ -1,5 +1,6 @@
 #include "core/feasibility.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +40,24 @@ std::string Describe(const ClusterState& cs, const NodeGroup& g) {
   const std::string pool = "pool " + cs.spec().pools[g.pool].name + ": ";
   if (uniform) return pool + nodes + " x " + std::to_string(g.max_gpus_per_node) + " " + g.gpu_model;
   return pool + nodes + " of " + g.gpu_model + ", " + std::to_string(g.total_gpus) + " GPUs in all";
+}
+
+// For a job that asks for GPU memory: the most any card has ("; the largest cards have 81920
+// MiB (A100)"), or that the cluster says none.
+std::string LargestCards(const ClusterState& cs, const JobSpec& spec) {
+  if (spec.min_gpu_memory_mib <= 0) return "";
+  int64_t most = 0;
+  std::set<std::string> models;
+  for (const NodeGroup& g : cs.groups()) {
+    if (g.gpu_memory_mib > most) models.clear();
+    if (g.gpu_memory_mib >= most) models.insert(g.gpu_model);
+    most = std::max(most, g.gpu_memory_mib);
+  }
+  if (most == 0) {
+    return "; the cluster file gives no card's memory (gpu_memory_mib of its nodes, or "
+           "memory_mib of its gpu_models)";
+  }
+  return "; the largest cards have " + std::to_string(most) + " MiB (" + Join(models) + ")";
 }
 
 // "no node has its regions (mars) and GPU memory (at least 100000 MiB); models: A100, V100".
@@ -90,7 +109,9 @@ Status CheckGpusFit(const CycleContext& c, const JobSpec& spec, int home_pool,
       one_node += (one_node.empty() ? "" : ", ") + ("'" + pool.name + "'");
     }
   }
-  if (widest == nullptr) return Status::Error(NoNodeHas(spec, Models(cs)) + note);
+  if (widest == nullptr) {
+    return Status::Error(NoNodeHas(spec, Models(cs)) + LargestCards(cs, spec) + note);
+  }
   if (largest >= spec.gpus) return Status::Ok();
   return Status::Error("asks for " + Gpus(spec.gpus) + "; the largest possible request is " +
                        Gpus(largest) + " (" + Describe(cs, *widest) + ")" +

@@ -94,9 +94,28 @@ TEST(FeasibilityTest, UnknownModelNamesTheModelsThatExist) {
   far.regions = {"mars"};
   far.min_gpu_memory_mib = 100000;
   EXPECT_EQ(Check(far), "no node has its regions (mars) and GPU memory (at least 100000 MiB); "
-                        "models: A100, V100");
+                        "models: A100, V100; the cluster file gives no card's memory "
+                        "(gpu_memory_mib of its nodes, or memory_mib of its gpu_models)");
   h100.gpu_models = {"H100", "V100"};
   EXPECT_EQ(Check(h100), "ok");
+}
+
+// A job asking for more GPU memory than any card has is refused, naming the largest cards.
+TEST(FeasibilityTest, TooMuchGpuMemoryNamesTheLargestCards) {
+  ClusterSpec c = TwoPools();
+  for (NodeSpec& n : c.nodes) n.gpu_memory_mib = n.gpu_model == "A100" ? 81920 : 16384;
+  JobSpec job = Asks(1);
+  job.min_gpu_memory_mib = 40960;
+  EXPECT_EQ(Check(job, c), "ok");
+  job.min_gpu_memory_mib = 81920;
+  EXPECT_EQ(Check(job, c), "ok");
+  job.min_gpu_memory_mib = 81921;
+  EXPECT_EQ(Check(job, c), "no node has its GPU memory (at least 81921 MiB); models: A100, V100; "
+                           "the largest cards have 81920 MiB (A100)");
+  job.min_gpu_memory_mib = 40960;
+  job.gpu_models = {"V100"};
+  EXPECT_EQ(Check(job, c), "no node has its GPU models (V100) and GPU memory (at least 40960 "
+                           "MiB); models: A100, V100; the largest cards have 81920 MiB (A100)");
 }
 
 TEST(FeasibilityTest, PoolAndCpuMemory) {

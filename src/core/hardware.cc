@@ -81,6 +81,17 @@ double JobSpeedOn(const JobSpec& spec, const ClusterState& cluster, const Placem
   return speed;
 }
 
+double CardSpeedOn(const ClusterState& cluster, const Placement& placement) {
+  double speed = 1;
+  bool any = false;
+  for (const NodeShare& share : placement.shares) {
+    const double s = cluster.group(cluster.node(share.node).group).speed;
+    speed = any ? std::min(speed, s) : s;
+    any = true;
+  }
+  return speed;
+}
+
 bool OneCardKind(const ClusterState& cluster, const JobSpec& spec, const std::vector<int>& groups) {
   for (size_t i = 1; i < groups.size(); ++i) {
     const NodeGroup& a = cluster.group(groups[0]);

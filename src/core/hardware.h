@@ -32,6 +32,9 @@ double JobSpeedOn(const JobSpec& spec, const NodeGroup& group);
 // (1 for an empty placement).
 double JobSpeedOn(const JobSpec& spec, const ClusterState& cluster, const Placement& placement);
 
+// The same by the cluster's speeds alone (ClusterSpec::gpu_models), whatever a job claims.
+double CardSpeedOn(const ClusterState& cluster, const Placement& placement);
+
 // Whether every group of `groups` has cards of one kind for `spec` (memory and speed).
 bool OneCardKind(const ClusterState& cluster, const JobSpec& spec, const std::vector<int>& groups);
 

@@ -35,6 +35,10 @@ class Scheduler {
     return std::unique_ptr<Scheduler>(new Scheduler(std::make_unique<EngineState>(*state_)));
   }
 
+  // A live queue's rule (EngineState::job_speeds_count): a job's own gpu_speeds, a user's
+  // claim, choose which cards it gets but count nothing toward its progress, expected end or
+  // rank; those go at the cluster's speed of its cards. Call before the first job.
+  void CountProgressAtClusterSpeeds() { state_->job_speeds_count = false; }
   // Queues a job. Fails, changing nothing, if the spec is invalid or no node could ever hold it.
   Status Submit(const JobSpec& spec, Time now);
   // The rule Submit applies, but for the id: whether the spec is valid and some node group the

@@ -210,6 +210,28 @@ void TopologyItems(const ClusterSpec& cluster, ExportTarget target,
   }
 }
 
+// GPU memory and speed (issue 38): what a job's gpu_memory becomes there, and what is lost.
+void HardwareItems(const ClusterSpec& cluster, const Policy& p, ExportTarget target,
+                   std::vector<std::string>* out) {
+  bool memory = false, speeds = false;
+  for (const NodeSpec& n : cluster.nodes) memory = memory || n.gpu_memory_mib > 0;
+  for (const auto& [model, m] : cluster.gpu_models) {
+    memory = memory || m.memory_mib > 0;
+    speeds = speeds || m.speed != 1;
+  }
+  if (!memory && !speeds) return;
+  const std::string them = target == ExportTarget::kKueue ? "Kueue" : "Volcano";
+  out->push_back(
+      "GPU memory and speed: squeeze places a job that asks for gpu_memory only on cards with at "
+      "least that much" +
+      std::string(p.hardware_aware ? ", the smallest card that serves it unless a faster one "
+                                     "finishes it sooner by the models' speeds"
+                                   : "") +
+      "; here such a job adds a nodeAffinity on nvidia.com/gpu.memory (GPU feature discovery's "
+      "label, in MiB) with the operator Gt, and " + them +
+      " weighs neither a card's memory nor its speed when it admits or places work");
+}
+
 }  // namespace
 
 std::vector<std::string> Unexpressed(const ClusterSpec& cluster, const CapacityPlan& plan,
@@ -219,6 +241,7 @@ std::vector<std::string> Unexpressed(const ClusterSpec& cluster, const CapacityP
   PlacementItems(policy, target, &out);
   ClusterItems(cluster, plan, target, &out);
   TopologyItems(cluster, target, &out);
+  HardwareItems(cluster, policy, target, &out);
   return out;
 }
 

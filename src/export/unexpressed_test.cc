@@ -55,6 +55,7 @@ TEST(UnexpressedTest, FollowsTheCluster) {
   EXPECT_FALSE(Lists(two_teams, "co-location caps"));
   EXPECT_FALSE(Lists(two_teams, "region links"));
   EXPECT_FALSE(Lists(two_teams, "home pools"));
+  EXPECT_TRUE(Lists(two_teams, "GPU memory and speed"));  // its nodes give gpu_memory_mib
 
   const ClusterSpec shared = ParseOrEmpty(R"(pools:
   - {name: a, region: east, nodes: [{count: 1}]}
@@ -72,6 +73,28 @@ region_links:
   EXPECT_TRUE(Lists(items, "region links"));
   EXPECT_TRUE(Lists(items, "home pools"));
   EXPECT_FALSE(Lists(items, "spot by reclaim rate"));
+  EXPECT_FALSE(Lists(items, "GPU memory and speed"));  // no card's memory or speed given
+}
+
+// Cards of known memory: a job's gpu_memory becomes a node affinity on GPU feature discovery's
+// label, and the speeds are named as lost.
+TEST(UnexpressedTest, GpuMemoryIsANodeAffinityThere) {
+  ClusterSpec cards = ParseOrEmpty(R"(pools:
+  - {name: a, nodes: [{name: big, gpu_model: A100}, {name: small, gpu_model: T4}]}
+gpu_models:
+  A100: {memory_mib: 81920, speed: 2}
+  T4: {memory_mib: 16384}
+)");
+  ASSERT_FALSE(cards.nodes.empty());
+  for (ExportTarget target : {ExportTarget::kKueue, ExportTarget::kVolcano}) {
+    const auto items = For(cards, "squeeze", target);
+    const auto it = std::find_if(items.begin(), items.end(), [](const std::string& s) {
+      return s.rfind("GPU memory and speed", 0) == 0;
+    });
+    ASSERT_NE(it, items.end());
+    EXPECT_NE(it->find("nodeAffinity on nvidia.com/gpu.memory"), std::string::npos) << *it;
+    EXPECT_NE(it->find("the smallest card that serves it"), std::string::npos) << *it;
+  }
 }
 
 }  // namespace

@@ -48,6 +48,11 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   j["scaling"] = e.enabled() ? nlohmann::json(ScalingText(e.scaling)) : nlohmann::json();
   j["gpu_milli"] = spec.gpu_milli;
   j["gpu_models"] = spec.gpu_models;
+  // The least memory of each card (null: any), and the job's own speed on each model, which
+  // chooses its cards only (null: the cluster's speeds).
+  j["gpu_memory_mib"] =
+      spec.min_gpu_memory_mib > 0 ? nlohmann::json(spec.min_gpu_memory_mib) : nlohmann::json();
+  j["gpu_speeds"] = spec.gpu_speeds.empty() ? nlohmann::json() : nlohmann::json(spec.gpu_speeds);
   // CPUs and memory for the whole job (0: none asked for; the node's share).
   j["cpus"] = spec.cpu_milli > 0 ? nlohmann::json(spec.cpu_milli / 1000.0) : nlohmann::json();
   j["memory_mib"] = spec.memory_mib > 0 ? nlohmann::json(spec.memory_mib) : nlohmann::json();

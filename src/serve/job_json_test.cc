@@ -47,6 +47,19 @@ TEST(JobJsonTest, AnElasticJobsRangeAndGpuHoursByWidth) {
   EXPECT_TRUE(StoredJobJson(job, kHour)["gpus_range"].is_null());
 }
 
+TEST(JobJsonTest, ShowsTheGpuMemoryAndTheJobsOwnSpeeds) {
+  StoredJob job;
+  job.request.command = {"true"};
+  nlohmann::json j = StoredJobJson(job, 100 * kSecond);
+  EXPECT_TRUE(j["gpu_memory_mib"].is_null());
+  EXPECT_TRUE(j["gpu_speeds"].is_null());
+  job.request.spec.min_gpu_memory_mib = 40960;
+  job.request.spec.gpu_speeds = {{"V100", 1}, {"K80", 0.24}};
+  j = StoredJobJson(job, 100 * kSecond);
+  EXPECT_EQ(j["gpu_memory_mib"], 40960);
+  EXPECT_EQ(j["gpu_speeds"], (nlohmann::json{{"K80", 0.24}, {"V100", 1.0}}));
+}
+
 TEST(JobJsonTest, AnyPoolAndRegionAndNoDataShowAsEmpty) {
   StoredJob job;
   job.request.command = {"true"};

@@ -55,6 +55,7 @@ json SpecToJson(const JobSpec& s) {
             {"fault_tolerant", s.fault_tolerant},
             {"regions", s.regions},
             {"data_gb", s.data_gb}};
+  if (!s.gpu_speeds.empty()) j["gpu_speeds"] = s.gpu_speeds;  // absent in older rows
   PutOptional(j, "checkpoint_stall", s.checkpoint_stall);
   PutOptional(j, "restart_overhead", s.restart_overhead);
   PutOptional(j, "estimate", s.estimate);
@@ -103,6 +104,7 @@ JobSpec SpecFromJson(const json& j) {
   s.gpu_milli = j.value("gpu_milli", s.gpu_milli);
   s.gpu_models = j.value("gpu_models", s.gpu_models);
   s.min_gpu_memory_mib = j.value("min_gpu_memory_mib", s.min_gpu_memory_mib);
+  s.gpu_speeds = j.value("gpu_speeds", s.gpu_speeds);
   s.cpu_milli = j.value("cpu_milli", s.cpu_milli);
   s.memory_mib = j.value("memory_mib", s.memory_mib);
   s.preemptible = j.value("preemptible", s.preemptible);

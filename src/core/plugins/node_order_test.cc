@@ -207,7 +207,8 @@ TEST(NodeOrderScenarioTest, GpuModelAndMemoryConstraints) {
   EXPECT_EQ(st.message(),
             "job 5: asks for GPU model 'h100', which no node has; models: a100, v100");
   EXPECT_EQ(s.Submit(NewJob(6, 1).GpuMemory(100000)).message(),
-            "job 6: no node has its GPU memory (at least 100000 MiB); models: a100, v100");
+            "job 6: no node has its GPU memory (at least 100000 MiB); models: a100, v100; the "
+            "largest cards have 81920 MiB (a100)");
 }
 
 }  // namespace
