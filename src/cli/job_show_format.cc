@@ -116,6 +116,13 @@ std::string CardNeeds(const nlohmann::json& job) {
   return fmt::format("   GpuMemory={} GpuSpeeds={}\n", memory, text);
 }
 
+// Where a job of several nodes may go, when it asks for more than the default ("" else).
+std::string TopologyNeeds(const nlohmann::json& job) {
+  if (!Has(job, "topology") || !job["topology"].is_string()) return "";
+  const std::string t = job["topology"].get<std::string>();
+  return t == "preferred" ? "" : "   Topology=" + EscapeControls(t) + "\n";
+}
+
 // Where its checkpoints go, its command, workdir and output files (its owner's and the
 // admins' to see).
 std::string HowItRuns(const nlohmann::json& job) {
@@ -263,7 +270,7 @@ std::string FormatJobShown(const nlohmann::json& job, const nlohmann::json* env)
                    Val(job, "run_nodes"), Gpus(job), Val(job, "run_gpus"),
                    Val(job, "gpu_models") == "-" ? "any" : Val(job, "gpu_models"),
                    Val(job, "cpus"), Memory(job), Val(job, "tasks")));
-  out += CardNeeds(job);
+  out += CardNeeds(job) + TopologyNeeds(job);
   line(fmt::format("Checkpointable={} CheckpointInterval={} LastCheckpoint={} FaultTolerant={}",
                    Val(job, "checkpointable"), Duration(job, "checkpoint_interval_s"),
                    When(job, "last_checkpoint"), Val(job, "fault_tolerant")));

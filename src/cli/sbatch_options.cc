@@ -47,6 +47,7 @@ class Converter {
       : source_(source), ignore_(ignore_unsupported), environ_(environ), now_(now) {}
 
   Status Take(const SbatchDirective& d);
+  Status Switches(const SbatchDirective& d, const std::string& value);
   Result<SbatchConversion> Finish();
 
  private:
@@ -311,11 +312,25 @@ Status Converter::Take(const SbatchDirective& d) {
     return OutputFile(d, out_.flags.output);
   } else if (o == "error") {
     return OutputFile(d, out_.flags.error);
+  } else if (o == "switches") {
+    return Switches(d, value);
   } else if (o == "open-mode" && value == "truncate") {
     // sbatch's default (JobFileAppend=0): squeeze empties the file at the first run too.
   } else {
     return Unsupported(d);
   }
+  return Status::Ok();
+}
+
+// Slurm's --switches=COUNT[@MAX_TIME]: the fewest leaf switches, waiting up to MAX_TIME;
+// squeeze's preferred placement (inside one block when one has room) is the same wish.
+Status Converter::Switches(const SbatchDirective& d, const std::string& value) {
+  const std::string count = value.substr(0, value.find('@'));
+  if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
+      count.size() > 6 || std::stoi(count) < 1) {
+    return Bad(d, "'" + value + "' is not COUNT[@MAX_TIME] with a COUNT of 1 or more");
+  }
+  out_.flags.topology = "preferred";
   return Status::Ok();
 }
 

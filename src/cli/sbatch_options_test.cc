@@ -112,6 +112,25 @@ TEST(SbatchOptionsTest, APerlmutterStyleScriptMultipliesPerNodeCounts) {
   ASSERT_EQ(b.warnings.size(), 1u);
 }
 
+// --switches=COUNT[@MAX_TIME] is squeeze's preferred placement (inside one block when one has
+// room); #SQUEEZE --topology asks for more; a broken count is refused with its line.
+TEST(SbatchOptionsTest, SwitchesArePreferredPlacementAndTopologyComesFromSqueezeLines) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/switches.sbatch")
+      << "#!/bin/bash\n#SBATCH --nodes=2 --gres=gpu:4\n#SBATCH --switches=1@10:00\npython3 t.py\n";
+  Built b = Build(dir + "/switches.sbatch");
+  EXPECT_EQ(TopologyRequestText(b.job.spec.topology), "preferred");
+  std::ofstream(dir + "/required.sbatch")
+      << "#!/bin/bash\n#SBATCH --nodes=2 --gres=gpu:4\n#SBATCH --switches=1\n"
+      << "#SQUEEZE --topology=required:switch\npython3 t.py\n";
+  b = Build(dir + "/required.sbatch");
+  EXPECT_EQ(TopologyRequestText(b.job.spec.topology), "required:switch");
+  std::ofstream(dir + "/bad-switches.sbatch")
+      << "#!/bin/bash\n#SBATCH --switches=zero\npython3 t.py\n";
+  EXPECT_THAT(Error(dir + "/bad-switches.sbatch"),
+              HasSubstr(":2: #SBATCH --switches=zero: 'zero' is not COUNT[@MAX_TIME]"));
+}
+
 // --nodes=2-4 with --gres=gpu:N is Slurm's moldable job: an elastic job of 2N to 4N GPUs in
 // steps of N (whole nodes' GPUs), which waits for 2N.
 TEST(SbatchOptionsTest, ARangeOfNodesIsAnElasticJobOfWholeNodes) {
@@ -204,6 +223,7 @@ TEST(SbatchOptionsTest, MemPerGpuIsHostMemoryAndSqueezeLinesGiveGpuMemory) {
   EXPECT_EQ(b.job.spec.min_gpu_memory_mib, 40 * 1024);
   EXPECT_EQ(b.job.spec.gpu_speeds, (std::map<std::string, double>{{"V100", 1}, {"K80", 0.24}}));
   EXPECT_THAT(b.job.spec.gpu_models, ElementsAre("V100", "K80"));
+  EXPECT_TRUE(b.job.spec.topology.IsDefault());
   EXPECT_TRUE(b.job.spec.checkpointable);
   EXPECT_EQ(b.job.spec.estimate, 2 * kHour);
   // squeeze's own flags win over the lines.

@@ -32,6 +32,10 @@ constexpr TextFlag kTextFlags[] = {
      "How fast the job trains on each GPU model, relative to the card its estimate is for "
      "(V100:1,K80:0.24; each 0.001 to 100): it chooses the job's cards, never its place in the "
      "queue"},
+    {"--topology", &SubmitFlags::topology,
+     "Where a job of several nodes goes in the cluster's blocks and racks: preferred[:LEVEL] "
+     "(default: inside one block when one has room), required:LEVEL (waits for room inside "
+     "one), unconstrained"},
     {"--pool", &SubmitFlags::pool, "The job's home pool, where its data lives (default: any)"},
     {"--regions", &SubmitFlags::regions,
      "Regions the job and its data may go to, comma-separated (us-east,eu-west)"},

@@ -35,6 +35,7 @@ constexpr FlagField kScalarFlags[] = {
     {"gpu_milli", "--gpu-milli", &SubmitFlags::gpu_milli},
     {"gpu_memory", "--gpu-memory", &SubmitFlags::gpu_memory},
     {"gpu_speeds", "--gpu-speeds", &SubmitFlags::gpu_speeds},
+    {"topology", "--topology", &SubmitFlags::topology},
     {"pool", "--pool", &SubmitFlags::pool},
     {"data_gb", "--data-gb", &SubmitFlags::data_gb},
     {"urgency", "--urgency", &SubmitFlags::urgency},

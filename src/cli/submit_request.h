@@ -27,6 +27,7 @@ struct SubmitFlags {
   std::optional<std::string> gpu_models;  // comma-separated
   std::optional<std::string> gpu_memory;  // a memory size (40GiB)
   std::optional<std::string> gpu_speeds;  // MODEL:SPEED pairs (V100:1,K80:0.24)
+  std::optional<std::string> topology;    // MODE or MODE:LEVEL (required:rack)
   std::optional<std::string> pool;
   std::optional<std::string> regions;  // comma-separated
   std::optional<std::string> data_gb;

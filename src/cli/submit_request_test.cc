@@ -73,6 +73,7 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   f.gpu_models = "A100, H100";
   f.gpu_memory = "40GiB";
   f.gpu_speeds = "A100:1,H100:2.5";
+  f.topology = "required:rack";
   f.pool = "a100";
   f.regions = "us-east, eu-west";
   f.data_gb = "1.5";
@@ -99,6 +100,7 @@ TEST_F(SubmitRequestTest, FlagsOnlySetEveryField) {
   EXPECT_EQ(r.spec.gpu_models, (std::vector<std::string>{"A100", "H100"}));
   EXPECT_EQ(r.spec.min_gpu_memory_mib, 40 * 1024);
   EXPECT_EQ(r.spec.gpu_speeds, (std::map<std::string, double>{{"A100", 1}, {"H100", 2.5}}));
+  EXPECT_EQ(TopologyRequestText(r.spec.topology), "required:rack");
   EXPECT_EQ(r.spec.pool, "a100");
   EXPECT_EQ(r.spec.regions, (std::vector<std::string>{"us-east", "eu-west"}));
   EXPECT_EQ(r.spec.data_gb, 1.5);
@@ -211,6 +213,10 @@ TEST_F(SubmitRequestTest, BadFlagValuesNameTheFlagAndTheValue) {
             "the estimate is for, 1)");
   EXPECT_THAT(flag_error(&SubmitFlags::gpu_speeds, "V100=1"),
               StartsWith("--gpu-speeds: 'V100=1' is not MODEL:SPEED (as V100:1,K80:0.24)"));
+  EXPECT_EQ(flag_error(&SubmitFlags::topology, "required"),
+            "--topology: topology 'required': required needs a level (required:rack)");
+  EXPECT_THAT(flag_error(&SubmitFlags::topology, "strict:rack"),
+              StartsWith("--topology: topology 'strict:rack': 'strict' is not preferred"));
   EXPECT_EQ(flag_error(&SubmitFlags::pool, ""), "--pool: the pool name is empty");
   EXPECT_EQ(flag_error(&SubmitFlags::regions, "us-east,,eu-west"),
             "--regions: a region name is empty");

@@ -103,6 +103,7 @@ class JobReader {
   Status ReadGpuModels(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuMemory(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadGpuSpeeds(const JobNode& n, std::string_view f, JobRequest& out) const;
+  Status ReadTopology(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadPool(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadRegions(const JobNode& n, std::string_view f, JobRequest& out) const;
   Status ReadDataGb(const JobNode& n, std::string_view f, JobRequest& out) const;
@@ -167,6 +168,7 @@ constexpr FieldDef kFields[] = {
     {"gpu_models", &JobReader::ReadGpuModels},
     {"gpu_memory", &JobReader::ReadGpuMemory},
     {"gpu_speeds", &JobReader::ReadGpuSpeeds},
+    {"topology", &JobReader::ReadTopology},
     {"pool", &JobReader::ReadPool},
     {"regions", &JobReader::ReadRegions},
     {"data_gb", &JobReader::ReadDataGb},
@@ -439,6 +441,14 @@ Status JobReader::ReadGpuMemory(const JobNode& n, std::string_view f, JobRequest
 
 Status JobReader::ReadGpuSpeeds(const JobNode& n, std::string_view, JobRequest& out) const {
   return Assign(ReadJobGpuSpeeds(n, source_), out.spec.gpu_speeds);
+}
+
+// Where a job of several nodes may go: MODE or MODE:LEVEL (required:rack).
+Status JobReader::ReadTopology(const JobNode& n, std::string_view f, JobRequest& out) const {
+  const Result<std::string> text = Scalar(n, f, "a topology request (required:rack)");
+  if (!text.ok()) return text.status();
+  Result<TopologyRequest> r = ParseTopologyRequest(Trim(*text));
+  return r.ok() ? Assign(std::move(r), out.spec.topology) : Error(n, f, r.status().message());
 }
 
 // A home pool, named as in the cluster file (any non-empty string).

@@ -13,6 +13,7 @@
 //   gpu_models: [A100, H100]         # or one string
 //   gpu_memory: 40GiB                # the least memory of each card, as memory is written
 //   gpu_speeds: {V100: 1, K80: 0.24} # or V100:1,K80:0.24; each 0.001..100: steers cards only
+//   topology: required:rack          # or preferred[:LEVEL] (default), unconstrained
 //   pool: a100                       # the home pool, as named in the cluster file
 //   regions: [us-east, eu-west]      # where the job (and its data) may go; or one string
 //   data_gb: 250                     # GB of data, 0..1e12, copied to run in another region

@@ -108,5 +108,22 @@ TEST(JobGpuFieldsTest, ClaimedSpeedsAreBounded) {
   EXPECT_THAT(CardYamlError(long_text + "'\n"), HasSubstr("gpu_speeds: more than 64 models"));
 }
 
+// Where a job of several nodes may go (issue 38): MODE or MODE:LEVEL, written back as given.
+TEST(JobGpuFieldsTest, TopologyIsAModeAndALevel) {
+  Result<JobRequest> r = CardYaml("topology: required:rack\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.topology.mode, TopologyMode::kRequired);
+  EXPECT_EQ(r->spec.topology.level, "rack");
+  r = ParseJobJson(R"({"command": ["true"], "topology": "unconstrained"})", kCardNow);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.topology.mode, TopologyMode::kUnconstrained);
+  EXPECT_TRUE(CardYaml("")->spec.topology.IsDefault());
+  EXPECT_THAT(CardYamlError("topology: required\n"),
+              HasSubstr("job.yaml:2:11: topology: topology 'required': required needs a level"));
+  EXPECT_THAT(CardJsonError(R"("topology": ["required", "rack"])"), HasSubstr("topology"));
+  EXPECT_THAT(CardJsonError(R"("topology": "everywhere")"),
+              HasSubstr("'everywhere' is not preferred, required or unconstrained"));
+}
+
 }  // namespace
 }  // namespace squeeze

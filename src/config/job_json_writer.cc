@@ -57,6 +57,7 @@ std::string JobRequestToJobJson(const JobRequest& r) {
   if (!s.gpu_models.empty()) j["gpu_models"] = s.gpu_models;
   if (s.min_gpu_memory_mib > 0) j["gpu_memory"] = std::to_string(s.min_gpu_memory_mib) + "MiB";
   if (!s.gpu_speeds.empty()) j["gpu_speeds"] = s.gpu_speeds;
+  if (!s.topology.IsDefault()) j["topology"] = TopologyRequestText(s.topology);
   if (!s.pool.empty()) j["pool"] = s.pool;
   if (!s.regions.empty()) j["regions"] = s.regions;
   if (s.data_gb != 0) j["data_gb"] = s.data_gb;

@@ -46,7 +46,7 @@ const std::vector<SbatchOption> kSqueezeOptions = {
     {"deadline"}, {"urgency"}, {"preemptible", 0, A::kOptional},
     {"checkpointable", 0, A::kOptional}, {"fault-tolerant", 0, A::kOptional},
     {"checkpoint-interval"}, {"checkpoint-cost"}, {"checkpoint-stall"}, {"data-gb"},
-    {"regions"}, {"max-retries"}, {"step"}, {"scaling"},
+    {"regions"}, {"max-retries"}, {"step"}, {"scaling"}, {"topology"},
 };
 
 std::string Nearest(std::string_view name) {

@@ -133,7 +133,7 @@ TEST(SbatchDirectivesTest, BrokenSqueezeLinesNameTheLineAndTheOption) {
             "(--gpu-memory, --gpu-speeds, --gpu-models, --gpu-milli, --estimate, --deadline, "
             "--urgency, --preemptible, --checkpointable, --fault-tolerant, "
             "--checkpoint-interval, --checkpoint-cost, --checkpoint-stall, --data-gb, "
-            "--regions, --max-retries, --step, --scaling); sbatch's go on #SBATCH lines");
+            "--regions, --max-retries, --step, --scaling, --topology); sbatch's go on #SBATCH lines");
   EXPECT_EQ(ErrorOf("#!/bin/sh\n#SQUEEZE -t 5\n"),
             "job.sbatch:2: #SQUEEZE '-t': not an option (a #SQUEEZE line gives options only, "
             "by their long names)");

@@ -1,5 +1,6 @@
 #include "core/topology_spec.h"
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -21,6 +22,49 @@ const char* TopologyModeName(TopologyMode mode) {
     case TopologyMode::kUnconstrained: return "unconstrained";
   }
   return "preferred";
+}
+
+Result<TopologyRequest> ParseTopologyRequest(std::string_view text) {
+  const std::string quoted = "topology '" + std::string(text.substr(0, 80)) + "'";
+  const size_t colon = text.find(':');
+  const std::string_view mode = text.substr(0, colon);
+  TopologyRequest r;
+  if (mode == "preferred") {
+    r.mode = TopologyMode::kPreferred;
+  } else if (mode == "required") {
+    r.mode = TopologyMode::kRequired;
+  } else if (mode == "unconstrained") {
+    r.mode = TopologyMode::kUnconstrained;
+  } else {
+    return Status::Error(quoted + ": '" + std::string(mode.substr(0, 80)) +
+                         "' is not preferred, required or unconstrained (MODE or MODE:LEVEL)");
+  }
+  if (colon == std::string_view::npos) {
+    if (r.mode == TopologyMode::kRequired) {
+      return Status::Error(quoted + ": required needs a level (required:rack)");
+    }
+    return r;
+  }
+  const std::string_view level = text.substr(colon + 1);
+  if (r.mode == TopologyMode::kUnconstrained) {
+    return Status::Error(quoted + ": unconstrained takes no level");
+  }
+  if (level.empty() || level.size() > 64) {
+    return Status::Error(quoted + ": the level must be a name of 1 to 64 characters");
+  }
+  for (char ch : level) {
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) {
+      return Status::Error(quoted + ": the level may hold only letters, digits, '-', '_', '.'");
+    }
+  }
+  r.level = std::string(level);
+  return r;
+}
+
+std::string TopologyRequestText(const TopologyRequest& r) {
+  std::string out = TopologyModeName(r.mode);
+  if (!r.level.empty()) out += ":" + r.level;
+  return out;
 }
 
 Status ValidateTopology(const ClusterSpec& c) {

@@ -6,6 +6,7 @@
 #define SQUEEZE_CORE_TOPOLOGY_SPEC_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -40,6 +41,13 @@ struct TopologyRequest {
 
 // "preferred", "required", "unconstrained".
 const char* TopologyModeName(TopologyMode mode);
+
+// A job's request as users write it (job files' `topology`, --topology): MODE or MODE:LEVEL,
+// MODE one of preferred, required (which needs a level), unconstrained (which takes none);
+// LEVEL a plain name of at most 64 characters. The error names the text and what is wrong.
+Result<TopologyRequest> ParseTopologyRequest(std::string_view text);
+// The same request as text ("preferred" for the default).
+std::string TopologyRequestText(const TopologyRequest& request);
 
 struct ClusterSpec;
 // Level names unique and not empty, spread speeds in (0, 1], each node either in no domain or

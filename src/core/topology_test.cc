@@ -132,6 +132,29 @@ TEST(TopologyTest, AJobThatRequiresMoreThanTheLargestDomainIsRefused) {
   EXPECT_THAT(s2.sched().CheckFeasible(job).message(), HasSubstr("largest block"));
 }
 
+TEST(TopologyTest, RequestsReadAsUsersWriteThem) {
+  for (const char* text : {"preferred", "preferred:block", "required:rack", "unconstrained"}) {
+    auto r = ParseTopologyRequest(text);
+    ASSERT_TRUE(r.ok()) << text << ": " << r.status().message();
+    EXPECT_EQ(TopologyRequestText(*r), text);
+  }
+  EXPECT_TRUE(ParseTopologyRequest("preferred")->IsDefault());
+  EXPECT_EQ(ParseTopologyRequest("required:rack")->mode, TopologyMode::kRequired);
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"", "'' is not preferred, required or unconstrained"},
+           {"strict", "'strict' is not preferred"},
+           {"required", "required needs a level"},
+           {"required:", "a name of 1 to 64 characters"},
+           {"unconstrained:rack", "unconstrained takes no level"},
+           {"preferred:r a", "only letters, digits"},
+           {"required:" + std::string(65, 'x'), "1 to 64 characters"}}) {
+    auto r = ParseTopologyRequest(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_THAT(r.status().message(), HasSubstr(says)) << text;
+    EXPECT_THAT(r.status().message(), HasSubstr("topology '")) << text;
+  }
+}
+
 TEST(TopologyTest, ValidationRefusesBrokenTopologies) {
   ClusterSpec spec = TwoBlocks();
   EXPECT_TRUE(spec.Validate().ok());

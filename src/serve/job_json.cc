@@ -53,6 +53,7 @@ void SpecFields(nlohmann::json& j, const JobSpec& spec) {
   j["gpu_memory_mib"] =
       spec.min_gpu_memory_mib > 0 ? nlohmann::json(spec.min_gpu_memory_mib) : nlohmann::json();
   j["gpu_speeds"] = spec.gpu_speeds.empty() ? nlohmann::json() : nlohmann::json(spec.gpu_speeds);
+  j["topology"] = TopologyRequestText(spec.topology);  // preferred, required:rack, ...
   // CPUs and memory for the whole job (0: none asked for; the node's share).
   j["cpus"] = spec.cpu_milli > 0 ? nlohmann::json(spec.cpu_milli / 1000.0) : nlohmann::json();
   j["memory_mib"] = spec.memory_mib > 0 ? nlohmann::json(spec.memory_mib) : nlohmann::json();

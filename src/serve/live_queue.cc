@@ -30,9 +30,9 @@ Result<std::unique_ptr<LiveQueue>> LiveQueue::Create(LocalCluster cluster, const
   if (!feasibility.ok()) return feasibility.status();
   std::unique_ptr<LiveQueue> q(
       new LiveQueue(std::move(cluster), policy, store, executor, std::move(options)));
-  q->scheduler_ = std::move(scheduler).value();
   // A job's gpu_speeds are its owner's claim: they choose its cards, never its progress or rank.
-  q->scheduler_->CountProgressAtClusterSpeeds();
+  (*scheduler)->CountProgressAtClusterSpeeds();
+  q->scheduler_ = std::move(scheduler).value();
   q->intake_ = std::make_unique<Intake>(std::move(feasibility).value(), q->cluster_.spec.pools,
                                         q->options_.run_as, q->executor_);
   return q;

@@ -45,6 +45,7 @@ JobRequest FullRequest() {
   s.gpu_models = {"A100", "H100"};
   s.min_gpu_memory_mib = 40960;
   s.gpu_speeds = {{"V100", 1}, {"K80", 0.24}};
+  s.topology = {TopologyMode::kRequired, "rack"};
   s.cpu_milli = 16000;
   s.memory_mib = 65536;
   s.preemptible = true;
@@ -100,6 +101,7 @@ void ExpectSameRequest(const JobRequest& a, const JobRequest& b) {
   EXPECT_EQ(a.spec.gpu_models, b.spec.gpu_models);
   EXPECT_EQ(a.spec.min_gpu_memory_mib, b.spec.min_gpu_memory_mib);
   EXPECT_EQ(a.spec.gpu_speeds, b.spec.gpu_speeds);
+  EXPECT_EQ(TopologyRequestText(a.spec.topology), TopologyRequestText(b.spec.topology));
   EXPECT_EQ(a.spec.cpu_milli, b.spec.cpu_milli);
   EXPECT_EQ(a.spec.memory_mib, b.spec.memory_mib);
   EXPECT_EQ(a.spec.preemptible, b.spec.preemptible);

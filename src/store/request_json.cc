@@ -56,6 +56,7 @@ json SpecToJson(const JobSpec& s) {
             {"regions", s.regions},
             {"data_gb", s.data_gb}};
   if (!s.gpu_speeds.empty()) j["gpu_speeds"] = s.gpu_speeds;  // absent in older rows
+  if (!s.topology.IsDefault()) j["topology"] = TopologyRequestText(s.topology);  // likewise
   PutOptional(j, "checkpoint_stall", s.checkpoint_stall);
   PutOptional(j, "restart_overhead", s.restart_overhead);
   PutOptional(j, "estimate", s.estimate);
@@ -105,6 +106,9 @@ JobSpec SpecFromJson(const json& j) {
   s.gpu_models = j.value("gpu_models", s.gpu_models);
   s.min_gpu_memory_mib = j.value("min_gpu_memory_mib", s.min_gpu_memory_mib);
   s.gpu_speeds = j.value("gpu_speeds", s.gpu_speeds);
+  if (auto t = ParseTopologyRequest(j.value("topology", std::string("preferred"))); t.ok()) {
+    s.topology = std::move(*t);
+  }
   s.cpu_milli = j.value("cpu_milli", s.cpu_milli);
   s.memory_mib = j.value("memory_mib", s.memory_mib);
   s.preemptible = j.value("preemptible", s.preemptible);
