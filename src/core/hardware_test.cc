@@ -12,22 +12,13 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::Cluster;
 using testing::MakePolicy;
 using testing::NewJob;
 using testing::Scenario;
-
-// Pool a: node a0 of model `big` (80 GB), a1 of model `small` (16 GB), 8 GPUs each, speeds as
-// given.
-ClusterSpec BigAndSmall(double big_speed, double small_speed) {
-  ClusterSpec spec = Cluster({{"a", 1, 8, "big", 0, 0, 81920}, {"a", 1, 8, "small", 0, 0, 16384}});
-  spec.gpu_models["big"] = {81920, big_speed};
-  spec.gpu_models["small"] = {16384, small_speed};
-  return spec;
-}
+using testing::TwoCardKinds;
 
 TEST(HardwareTest, AJobsOwnSpeedsWinOverTheClustersAndUnlistedModelsGoAtOne) {
-  ClusterSpec spec = BigAndSmall(2, 1);
+  ClusterSpec spec = TwoCardKinds(2, 1);
   spec.gpu_models.erase("small");
   ClusterState cluster(spec);
   JobSpec job;
@@ -64,7 +55,7 @@ TEST(HardwareTest, SpeedTablesParseAndBrokenOnesNameTheirPair) {
 }
 
 TEST(HardwareTest, EqualCardsGoSmallestFirstAndOneKindIsOneTier) {
-  ClusterState cluster(BigAndSmall(1, 1));
+  ClusterState cluster(TwoCardKinds(1, 1));
   JobSpec job;
   EXPECT_THAT(HardwareTiers(cluster, job, {0, 1}, std::nullopt, {}),
               ElementsAre(ElementsAre(1), ElementsAre(0)));
@@ -72,7 +63,7 @@ TEST(HardwareTest, EqualCardsGoSmallestFirstAndOneKindIsOneTier) {
 }
 
 TEST(HardwareTest, AFasterCardFirstUnlessItSavesTooLittle) {
-  ClusterState cluster(BigAndSmall(2, 1));
+  ClusterState cluster(TwoCardKinds(2, 1));
   JobSpec job;
   const HardwareRule rule{0.1, 10 * kMinute};
   // Unknown length, or ten hours: the fast card saves much.
@@ -91,7 +82,7 @@ TEST(HardwareTest, AFasterCardFirstUnlessItSavesTooLittle) {
 
 TEST(HardwareTest, AwarePlacementKeepsTheBigCardsForTheJobsThatNeedThem) {
   auto run = [](bool aware) {
-    Scenario s(BigAndSmall(1, 1), MakePolicy("fifo", {{"hardware_aware", aware ? "true" : "false"}}));
+    Scenario s(TwoCardKinds(1, 1), MakePolicy("fifo", {{"hardware_aware", aware ? "true" : "false"}}));
     s.Add(NewJob(1, 8, 0).Pool("a"));
     auto first = s.Cycle(0);
     s.Add(NewJob(2, 8, kSecond).Pool("a").GpuMemory(40000));
@@ -108,7 +99,7 @@ TEST(HardwareTest, AwarePlacementKeepsTheBigCardsForTheJobsThatNeedThem) {
 
 TEST(HardwareTest, AJobGoesWhereItsOwnTableSaysItIsFastest) {
   // The cluster says big is twice as fast; this job's table says it is faster on small.
-  Scenario s(BigAndSmall(2, 1), MakePolicy("fifo", {{"hardware_aware", "true"}}));
+  Scenario s(TwoCardKinds(2, 1), MakePolicy("fifo", {{"hardware_aware", "true"}}));
   JobSpec job = NewJob(1, 8, 0).Pool("a");
   job.gpu_speeds = {{"small", 1.5}, {"big", 1}};
   s.Add(job);
@@ -121,7 +112,7 @@ TEST(HardwareTest, AJobGoesWhereItsOwnTableSaysItIsFastest) {
 // slower (40 hours); blind, it starts on the slow ones at once.
 TEST(HardwareTest, ALongJobWaitsForAFastCardAboutToBeFree) {
   auto run = [](bool aware) {
-    Scenario s(BigAndSmall(1, 0.25),
+    Scenario s(TwoCardKinds(1, 0.25),
                MakePolicy("fifo", {{"hardware_aware", aware ? "true" : "false"}}));
     s.Add(NewJob(1, 8, 0).Pool("a").Estimate(kHour));
     auto lines = s.Cycle(0);
@@ -138,7 +129,7 @@ TEST(HardwareTest, ALongJobWaitsForAFastCardAboutToBeFree) {
 // `why` names the cards in the order tried, the one a held job waits for, and the cards a job
 // may not use.
 TEST(HardwareTest, WhyNamesTheCardsAndTheOneAJobWaitsFor) {
-  Scenario s(BigAndSmall(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "true"}}));
+  Scenario s(TwoCardKinds(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "true"}}));
   s.Add(NewJob(1, 8, 0).Pool("a").Estimate(kHour));
   s.Cycle(0);
   s.Add(NewJob(2, 8, kSecond).Pool("a").Estimate(10 * kHour));
@@ -156,7 +147,7 @@ TEST(HardwareTest, WhyNamesTheCardsAndTheOneAJobWaitsFor) {
   ASSERT_FALSE(big.empty());
   EXPECT_EQ(big[0], "not small cards of pool a: 16384 MiB each, it needs 40000 MiB");
   // Blind to hardware, nothing to say.
-  Scenario blind(BigAndSmall(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "false"}}));
+  Scenario blind(TwoCardKinds(1, 0.25), MakePolicy("fifo", {{"hardware_aware", "false"}}));
   blind.Add(NewJob(1, 8, 0).Pool("a"));
   EXPECT_TRUE(blind.sched().CardOutlook(1, 0).empty());
 }
@@ -164,7 +155,7 @@ TEST(HardwareTest, WhyNamesTheCardsAndTheOneAJobWaitsFor) {
 // A job that started on the slow cards (the fast ones busy, for how long not known) moves to
 // the fast ones once they are free, through a checkpoint: the upgrade action.
 TEST(HardwareTest, AJobMovesToFasterCardsWhenTheyAreFree) {
-  Scenario s(BigAndSmall(1, 0.25),
+  Scenario s(TwoCardKinds(1, 0.25),
              MakePolicy("fifo", {{"hardware_aware", "true"}, {"actions", "allocate|upgrade"}}));
   JobSpec slow = NewJob(2, 8, 0).Pool("a").Estimate(10 * kHour);
   slow.checkpointable = true;

@@ -15,14 +15,7 @@ using testing::Cluster;
 using testing::MakePolicy;
 using testing::NewJob;
 using testing::Scenario;
-
-// Pool a: node a0 of model `big` (80 GB), a1 of model `small` (16 GB), 8 GPUs each.
-ClusterSpec TwoCardKinds(double big_speed, double small_speed) {
-  ClusterSpec spec = Cluster({{"a", 1, 8, "big", 0, 0, 81920}, {"a", 1, 8, "small", 0, 0, 16384}});
-  spec.gpu_models["big"] = {81920, big_speed};
-  spec.gpu_models["small"] = {16384, small_speed};
-  return spec;
-}
+using testing::TwoCardKinds;
 
 TEST(JobSpeedsTest, ClaimsChooseTheCardsButTheClustersSpeedsCountInALiveQueue) {
   for (const bool live : {false, true}) {

@@ -61,6 +61,15 @@ inline ClusterSpec Cluster(std::initializer_list<NodeBlock> blocks) {
   return spec;
 }
 
+// Cards of two kinds (issue 38): pool a, node a0 of model `big` (80 GB), a1 of model `small`
+// (16 GB), 8 GPUs each, at the given speeds.
+inline ClusterSpec TwoCardKinds(double big_speed, double small_speed) {
+  ClusterSpec spec = Cluster({{"a", 1, 8, "big", 0, 0, 81920}, {"a", 1, 8, "small", 0, 0, 16384}});
+  spec.gpu_models["big"] = {81920, big_speed};
+  spec.gpu_models["small"] = {16384, small_speed};
+  return spec;
+}
+
 // Sets the guaranteed GPUs of `team` in `pool` (which must exist).
 inline ClusterSpec Quota(ClusterSpec spec, const std::string& pool, const std::string& team,
                          int gpus) {
