@@ -11,8 +11,10 @@ Cases:
               control character, Slurm's 40G) are refused over HTTP, by `squeeze submit`'s
               flags and on a script's #SQUEEZE line, each naming the field and the value, and
               nothing is stored; more GPU memory than any card has is refused naming the
-              largest cards; a job within the bounds runs, and `squeeze show` and the job's
-              JSON give its GPU memory and speeds
+              largest cards; broken topology requests (no level for required, a long or
+              control-character level, a requirement on a cluster without topology) likewise;
+              a job within the bounds runs, and `squeeze show` and the job's JSON give its GPU
+              memory and speeds
   speeds_rank    two users' jobs on the one GPU, under the default sliced policy: sqz-bob's
               (first, 10 minutes by its estimate) claims to train 100 times as fast, which
               would make it look done after its first slice and keep it on the GPU; it yields
@@ -100,6 +102,12 @@ def case_speeds_values(squeeze, source, h):
         ({"gpu_memory": "65TiB"}, "gpu_memory: '65TiB' is outside 1MiB..64TiB"),
         ({"gpu_memory": "32GiB"}, "no node has its GPU memory (at least 32768 MiB); models: V100; "
                                   "the largest cards have 16384 MiB (V100)"),
+        # Where its nodes go (topology): a mode and a bounded, plain level.
+        ({"topology": "required"}, "topology: topology 'required': required needs a level"),
+        ({"topology": "everywhere"}, "'everywhere' is not preferred, required or unconstrained"),
+        ({"topology": "preferred:" + "x" * 65}, "the level must be a name of 1 to 64 characters"),
+        ({"topology": "preferred:r\u001b[2J"}, "control character"),
+        ({"topology": "required:rack"}, "required:rack cannot be met: the cluster has no topology"),
     ]
     for extra, words in attempts:
         status, body = d.call("POST", "/v1/jobs", dict({"command": ["true"]}, **extra), token=bob)

@@ -113,6 +113,10 @@ Status CheckTopologyRequest(const TopologyRequest& r, const TopologySpec& t) {
     }
     return Status::Ok();
   }
+  if (t.empty() && r.mode == TopologyMode::kRequired) {
+    return Status::Error("topology: required:" + r.level + " cannot be met: the cluster has no "
+                         "topology (blocks, racks; the cluster file's `topology`)");
+  }
   if (t.empty() || t.LevelIndex(r.level) >= 0) return Status::Ok();
   std::string known;
   for (const TopologyLevel& l : t.levels) known += (known.empty() ? "" : ", ") + l.name;

@@ -54,8 +54,8 @@ struct ClusterSpec;
 // in one of each level, and a domain of a wider level holding whole domains of the narrower
 // ones (a tree: a block in one rack).
 Status ValidateTopology(const ClusterSpec& cluster);
-// A job's request names a level of the cluster's topology (a cluster without one takes any
-// request: it has nothing to honour).
+// A job's request names a level of the cluster's topology (a cluster without one takes a
+// preference, which it has nothing to honour, and refuses a requirement).
 Status CheckTopologyRequest(const TopologyRequest& request, const TopologySpec& topology);
 
 }  // namespace squeeze

@@ -110,6 +110,10 @@ TEST(TopologyTest, RequestsNameALevelOfTheCluster) {
   EXPECT_THAT(bad.message(), HasSubstr("level 'spine' is not a level"));
   EXPECT_THAT(bad.message(), HasSubstr("block, rack"));
   EXPECT_FALSE(CheckTopologyRequest({TopologyMode::kRequired, ""}, t).ok());
+  // A cluster without a topology: a preference is nothing to honour, a requirement is refused.
+  EXPECT_TRUE(CheckTopologyRequest({TopologyMode::kPreferred, "rack"}, TopologySpec{}).ok());
+  EXPECT_THAT(CheckTopologyRequest({TopologyMode::kRequired, "rack"}, TopologySpec{}).message(),
+              HasSubstr("required:rack cannot be met: the cluster has no topology"));
 }
 
 TEST(TopologyTest, AJobThatRequiresMoreThanTheLargestDomainIsRefused) {
