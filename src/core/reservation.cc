@@ -18,8 +18,38 @@ int FreeWith(const CycleContext& c, const std::unordered_map<int, int>& extra, i
   return c.s.cluster.node(node).whole_free + (it == extra.end() ? 0 : it->second);
 }
 
+// `want` GPUs over the groups' nodes (those of one topology domain when `node_domain` is
+// given), most free once `extra` is released first, within one group; nullopt if none holds it.
+std::optional<std::vector<NodeNeed>> GreedyNeeds(const CycleContext& c,
+                                                 const std::vector<int>& groups,
+                                                 const std::unordered_map<int, int>& extra,
+                                                 int want, const std::vector<int>* node_domain,
+                                                 int domain) {
+  for (int g : groups) {
+    const NodeGroup& group = c.s.cluster.group(g);
+    if (want <= group.max_gpus_per_node) continue;
+    std::vector<std::pair<int, int>> order;  // (-free, node)
+    for (int ni : group.nodes) {
+      if (node_domain != nullptr && (*node_domain)[ni] != domain) continue;
+      const int f = FreeWith(c, extra, ni);
+      if (f > 0) order.push_back({-f, ni});
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<NodeNeed> needs;
+    int remaining = want;
+    for (const auto& [neg_free, ni] : order) {
+      const int take = std::min(remaining, -neg_free);
+      needs.push_back({ni, take});
+      remaining -= take;
+      if (remaining == 0) return needs;
+    }
+  }
+  return std::nullopt;
+}
+
 // Where the job would go if `extra` GPUs were released: nodes and how many GPUs on each.
-// Single-node jobs take the best-fitting node; bigger ones whole nodes, most free first.
+// Single-node jobs take the best-fitting node; bigger ones whole nodes, most free first, inside
+// one domain of the topology when one holds them (and only there when the job requires it).
 std::optional<std::vector<NodeNeed>> FitWith(const CycleContext& c, const Job& job,
                                              const std::vector<int>& groups,
                                              const std::unordered_map<int, int>& extra) {
@@ -36,25 +66,29 @@ std::optional<std::vector<NodeNeed>> FitWith(const CycleContext& c, const Job& j
     }
   }
   if (best >= 0) return std::vector<NodeNeed>{{best, want}};
-  for (int g : groups) {
-    const NodeGroup& group = c.s.cluster.group(g);
-    if (want <= group.max_gpus_per_node) continue;
-    std::vector<std::pair<int, int>> order;  // (-free, node)
-    for (int ni : group.nodes) {
-      const int f = FreeWith(c, extra, ni);
-      if (f > 0) order.push_back({-f, ni});
+  // Several nodes: inside one block or rack first, as the placement goes (cycle_topology.cc).
+  const ClusterState& cs = c.s.cluster;
+  const TopologyRequest& asked = job.spec.topology;
+  const bool required = asked.mode == TopologyMode::kRequired;
+  int widest = -1;
+  if (cs.TopologyLevels() > 0 && asked.mode != TopologyMode::kUnconstrained &&
+      (required || c.s.policy.topology_aware)) {
+    widest = required ? cs.spec().topology.LevelIndex(asked.level) : cs.TopologyLevels() - 1;
+  }
+  for (int level = 0; level <= widest; ++level) {
+    std::vector<std::pair<int, int>> fits;  // (free once released, domain): fewest first
+    for (size_t d = 0; d < cs.Domains(level).size(); ++d) {
+      int free = 0;
+      for (int ni : cs.Domains(level)[d]) free += FreeWith(c, extra, ni);
+      if (free >= want) fits.emplace_back(free, static_cast<int>(d));
     }
-    std::sort(order.begin(), order.end());
-    std::vector<NodeNeed> needs;
-    int remaining = want;
-    for (const auto& [neg_free, ni] : order) {
-      const int take = std::min(remaining, -neg_free);
-      needs.push_back({ni, take});
-      remaining -= take;
-      if (remaining == 0) return needs;
+    std::sort(fits.begin(), fits.end());
+    for (const auto& [free, d] : fits) {
+      if (auto needs = GreedyNeeds(c, groups, extra, want, &cs.NodeDomains(level), d)) return needs;
     }
   }
-  return std::nullopt;
+  if (required && widest >= 0) return std::nullopt;
+  return GreedyNeeds(c, groups, extra, want, nullptr, -1);
 }
 
 // Without estimates nothing says when the job fits: hold the nodes closest to holding it

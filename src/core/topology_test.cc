@@ -2,6 +2,8 @@
 // job requires honoured, and the speed of a job spread over blocks.
 #include "core/topology.h"
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -98,6 +100,36 @@ TEST(TopologyTest, ARequiredLevelIsHonouredAndAPreferredOneGivesWay) {
               ElementsAre("start 4 on a1:4,5,6,7 a2:4,5,6,7 a3:0,1,2,3,4,5,6,7"));
   EXPECT_THAT(full(TopologyMode::kUnconstrained, ""),
               ElementsAre("start 4 on a1:4,5,6,7 a2:4,5,6,7 a3:0,1,2,3,4,5,6,7"));
+}
+
+// Backfill's reservation for a job that requires a block waits for a block to hold it (a2 and
+// a3 at 2 h), not for the first 16 GPUs free over both blocks (a0 and a3 at 1 h).
+TEST(TopologyTest, AReservationForAJobThatRequiresABlockIsInsideOne) {
+  auto reserved = [](TopologyMode mode) {
+    Scenario s(TwoBlocks(), MakePolicy("backfill", {{"node_order", "first-fit"}}));
+    s.Add(NewJob(1, 8, 0).Pool("a").Estimate(kHour));      // a0 until 1 h
+    s.Add(NewJob(2, 4, 0).Pool("a").Estimate(3 * kHour));  // a1:0-3 until 3 h
+    s.Add(NewJob(3, 8, 0).Pool("a").Estimate(2 * kHour));  // a2 until 2 h
+    s.Add(NewJob(4, 4, 0).Pool("a").Estimate(3 * kHour));  // a1:4-7 until 3 h; a3 free
+    s.Cycle(0);
+    JobSpec big = NewJob(5, 16, kSecond).Pool("a").Estimate(kHour);
+    big.topology = {mode, mode == TopologyMode::kRequired ? "block" : ""};
+    s.Add(big);
+    s.Add(NewJob(6, 8, 2 * kSecond).Pool("a").Estimate(kHour));
+    s.Cycle(2 * kSecond);
+    const std::vector<Reservation> r = s.sched().ReservationsAhead(6, 2 * kSecond, 16);
+    std::string out;
+    for (const Reservation& each : r) {
+      if (each.job != 5) continue;
+      out += "at " + std::to_string(each.shadow / kHour) + "h on";
+      std::set<int> nodes;
+      for (const auto& [node, cap] : each.caps) nodes.insert(node);
+      for (int node : nodes) out += " a" + std::to_string(node);
+    }
+    return out;
+  };
+  EXPECT_EQ(reserved(TopologyMode::kRequired), "at 2h on a2 a3");
+  EXPECT_EQ(reserved(TopologyMode::kUnconstrained), "at 1h on a0 a3");
 }
 
 TEST(TopologyTest, RequestsNameALevelOfTheCluster) {
