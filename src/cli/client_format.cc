@@ -150,18 +150,35 @@ std::string YourLimits(const nlohmann::json& nodes) {
          "); " + Str(y, "max_tasks_per_submission") + " tasks per submission\n";
 }
 
+// A node's domains as /v1/nodes gives them ({"block": "blk-0", "rack": "r0"}): "block=blk-0,
+// rack=r0" (levels by name), or "" for a node in none.
+std::string NodeDomains(const nlohmann::json& node) {
+  if (!node.is_object() || !node.contains("topology") || !node["topology"].is_object()) return "";
+  std::string out;
+  for (const auto& [level, domain] : node["topology"].items()) {
+    out += (out.empty() ? "" : ",") + EscapeControls(level) + "=" +
+           EscapeControls(domain.is_string() ? domain.get<std::string>() : domain.dump());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatNodes(const nlohmann::json& nodes) {
   std::vector<std::vector<std::string>> rows;
+  bool topology = false;  // a TOPOLOGY column only where some node is in a block, rack, ...
+  for (const auto& n : ListOf(nodes, "nodes")) topology |= !NodeDomains(n).empty();
   for (const auto& n : ListOf(nodes, "nodes")) {
     std::string model = Str(n, "gpu_model");
     if (n.value("virtual", false)) model += " (virtual)";
     rows.push_back({Str(n, "name"), Str(n, "pool"), model, Str(n, "gpus"), Str(n, "free_gpus"),
                     Str(n, "jobs")});
+    if (topology) rows.back().push_back(NodeDomains(n).empty() ? "-" : NodeDomains(n));
   }
   if (rows.empty()) return "no nodes\n";
-  std::string out = Table({"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"}, rows);
+  std::vector<std::string> header = {"NODE", "POOL", "MODEL", "GPUS", "FREE", "JOBS"};
+  if (topology) header.push_back("TOPOLOGY");
+  std::string out = Table(header, rows);
   if (nodes.is_object() && nodes.contains("jobs_run_as_text")) {
     out += "jobs: " + Str(nodes, "jobs_run_as_text") + "\n";
   }

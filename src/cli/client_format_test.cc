@@ -281,6 +281,22 @@ TEST(ClientFormatTest, NodesSayWhyANodeTakesNoNewJobs) {
             "since 2026-11-30T08:52:03Z\n");
 }
 
+// Nodes in blocks and racks (a topology): a TOPOLOGY column, "-" for a node in none; a domain
+// name from the daemon is shown with its control characters escaped.
+TEST(ClientFormatTest, NodesShowTheirBlockAndRack) {
+  const auto nodes = nlohmann::json::parse(R"J([{"name": "east-n0", "pool": "east",
+    "gpu_model": "gpu", "gpus": 4, "free_gpus": 4, "jobs": [],
+    "topology": {"switch": "east/east-s0", "switch2": "east/east-top"}},
+    {"name": "loose", "pool": "east", "gpu_model": "gpu", "gpus": 4, "free_gpus": 4, "jobs": []},
+    {"name": "odd", "pool": "east", "gpu_model": "gpu", "gpus": 4, "free_gpus": 4, "jobs": [],
+    "topology": {"switch": "s\u001b[2J"}}])J");
+  EXPECT_EQ(FormatNodes(nodes),
+            "NODE     POOL  MODEL  GPUS  FREE  JOBS  TOPOLOGY\n"
+            "east-n0  east  gpu    4     4     -     switch=east/east-s0,switch2=east/east-top\n"
+            "loose    east  gpu    4     4     -     -\n"
+            "odd      east  gpu    4     4     -     switch=s\\x1b[2J\n");
+}
+
 TEST(ClientFormatTest, NodesSayWhatTheCallerMayAskFor) {
   const auto nodes = nlohmann::json::parse(R"J({"nodes": [{"name": "n0", "pool": "local",
     "gpu_model": "gpu", "gpus": 1, "free_gpus": 1, "jobs": []}], "limits": {"yours": {
