@@ -42,6 +42,30 @@ void CardsRefused(const CycleContext& c, const Job& job, const std::vector<int>&
   }
 }
 
+// The busy cards that would finish a held job soonest (their expected free time plus its work
+// at their speed): those it waits for.
+std::string WaitedCards(const CycleContext& c, const Job& job,
+                        const std::vector<std::vector<int>>& tiers,
+                        std::optional<Time> remaining) {
+  std::string waited = "faster cards";
+  double soonest = -1;
+  for (const std::vector<int>& tier : tiers) {
+    for (int g : tier) {
+      const NodeGroup& grp = c.s.cluster.group(g);
+      if (job.spec.gpus > grp.max_gpus_per_node || !remaining) continue;
+      const Time free_at = c.ExpectedFreeOnOneNode(g, job.spec.gpus);
+      if (free_at == kNever || free_at <= c.now) continue;
+      const double finish =
+          ToSeconds(free_at - c.now) + ToSeconds(*remaining) / JobSpeedOn(job.spec, grp);
+      if (soonest < 0 || finish < soonest) {
+        soonest = finish;
+        waited = CardsOf(c, g);
+      }
+    }
+  }
+  return waited;
+}
+
 }  // namespace
 
 std::vector<std::string> CardOutlook(const CycleContext& c, const Job& job) {
@@ -83,9 +107,10 @@ std::vector<std::string> CardOutlook(const CycleContext& c, const Job& job) {
   req.job = &job.spec;
   bool held = false;
   if (!c.PlaceByHardware(job, groups, req, &held) && held) {
-    out.push_back("it waits for faster cards busy now: expected to finish it sooner, by more "
-                  "than hardware_min_saving (" + FormatDuration(s.policy.hardware_min_saving) +
-                  "), than the cards free now");
+    out.push_back("it waits for " + WaitedCards(c, job, tiers, remaining) +
+                  ", busy now: expected to finish it sooner, by "
+                  "more than hardware_min_saving (" +
+                  FormatDuration(s.policy.hardware_min_saving) + "), than the cards free now");
   }
   return out;
 }

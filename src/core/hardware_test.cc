@@ -142,7 +142,7 @@ TEST(HardwareTest, WhyNamesTheCardsAndTheOneAJobWaitsFor) {
   EXPECT_THAT(held[1], HasSubstr("expected to have 8 free in about 59m59s"));
   EXPECT_THAT(held[2], HasSubstr("small cards of pool a: 8 of 8 GPUs free, speed 0.25 for it, "
                                  "its work there about 1d16h"));
-  EXPECT_THAT(held[3], HasSubstr("it waits for faster cards busy now"));
+  EXPECT_THAT(held[3], HasSubstr("it waits for big cards of pool a, busy now"));
   const std::vector<std::string> big = s.sched().CardOutlook(3, kSecond);
   ASSERT_FALSE(big.empty());
   EXPECT_EQ(big[0], "not small cards of pool a: 16384 MiB each, it needs 40000 MiB");
