@@ -1,7 +1,10 @@
-// Cluster files the export tests share (test-only).
+// Cluster files and a reader of exported documents the export tests share (test-only).
 #ifndef SQUEEZE_EXPORT_EXPORT_TEST_CLUSTERS_H_
 #define SQUEEZE_EXPORT_EXPORT_TEST_CLUSTERS_H_
 
+#include <yaml-cpp/yaml.h>
+
+#include <map>
 #include <string>
 
 #include "config/cluster_file.h"
@@ -23,6 +26,17 @@ inline ClusterSpec TwoTeamsRacks() {
   auto c = LoadClusterFile(std::string(SQUEEZE_SOURCE_DIR) +
                            "/examples/clusters/two-teams-racks.yaml");
   return c.ok() ? *c : ClusterSpec{};
+}
+
+// The documents of an export by "Kind/name" (a namespaced one's as "Kind/namespace/name").
+inline std::map<std::string, YAML::Node> DocsByName(const std::string& text) {
+  std::map<std::string, YAML::Node> out;
+  for (const YAML::Node& doc : YAML::LoadAll(text)) {
+    std::string key = doc["kind"].as<std::string>() + "/";
+    if (doc["metadata"]["namespace"]) key += doc["metadata"]["namespace"].as<std::string>() + "/";
+    out[key + doc["metadata"]["name"].as<std::string>()] = doc;
+  }
+  return out;
 }
 
 inline ClusterSpec ParseOrEmpty(const std::string& yaml) {

@@ -10,17 +10,6 @@
 namespace squeeze {
 namespace {
 
-// The documents by "Kind/name" (a LocalQueue's as "LocalQueue/namespace/name").
-std::map<std::string, YAML::Node> ByName(const std::string& text) {
-  std::map<std::string, YAML::Node> out;
-  for (const YAML::Node& doc : YAML::LoadAll(text)) {
-    std::string key = doc["kind"].as<std::string>() + "/";
-    if (doc["metadata"]["namespace"]) key += doc["metadata"]["namespace"].as<std::string>() + "/";
-    out[key + doc["metadata"]["name"].as<std::string>()] = doc;
-  }
-  return out;
-}
-
 // The resources of `flavor` in the ClusterQueue, or a null node when it does not list it.
 YAML::Node FlavorQuota(const YAML::Node& cq, const std::string& flavor) {
   for (const YAML::Node& f : cq["spec"]["resourceGroups"][0]["flavors"]) {
@@ -42,7 +31,7 @@ TEST(KueueExportTest, ModelWithSpacesLabelsAsGpuFeatureDiscovery) {
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   auto text = ExportKueue(*cluster, TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
-  const YAML::Node flavor = ByName(*text).at("ResourceFlavor/owned-nvidia-geforce-rtx-4090");
+  const YAML::Node flavor = DocsByName(*text).at("ResourceFlavor/owned-nvidia-geforce-rtx-4090");
   EXPECT_EQ(flavor["spec"]["nodeLabels"]["nvidia.com/gpu.product"].as<std::string>(),
             "NVIDIA-GeForce-RTX-4090");
 }
@@ -50,7 +39,7 @@ TEST(KueueExportTest, ModelWithSpacesLabelsAsGpuFeatureDiscovery) {
 TEST(KueueExportTest, TwoTeamsObjects) {
   auto text = ExportKueue(TwoTeams(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
-  const auto docs = ByName(*text);
+  const auto docs = DocsByName(*text);
   ASSERT_EQ(docs.size(), 15u);  // 3 flavors, 4 priority classes, 4 + 4 queues
   const YAML::Node spot = docs.at("ResourceFlavor/spot-h100");
   EXPECT_EQ(spot["apiVersion"].as<std::string>(), "kueue.x-k8s.io/v1beta2");
@@ -111,7 +100,7 @@ TEST(KueueExportTest, ListsWhatKueueCannotExpressAndIsDeterministic) {
 TEST(KueueExportTest, FifoQueuesStrictlyAndPreemptsNothing) {
   auto text = ExportKueue(TwoTeams(), TwoTeamsOptions("fifo"));
   ASSERT_TRUE(text.ok());
-  const auto docs = ByName(*text);
+  const auto docs = DocsByName(*text);
   const YAML::Node pool = docs.at("ClusterQueue/pool-a100-owned");
   EXPECT_EQ(pool["spec"]["queueingStrategy"].as<std::string>(), "StrictFIFO");
   EXPECT_EQ(pool["spec"]["preemption"]["withinClusterQueue"].as<std::string>(), "Never");

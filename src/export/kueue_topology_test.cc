@@ -12,17 +12,6 @@
 namespace squeeze {
 namespace {
 
-// The documents of a Kueue export by "Kind/name" (LocalQueues with their namespace).
-std::map<std::string, YAML::Node> KueueDocsByKey(const std::string& text) {
-  std::map<std::string, YAML::Node> out;
-  for (const YAML::Node& doc : YAML::LoadAll(text)) {
-    std::string key = doc["kind"].as<std::string>() + "/";
-    if (doc["metadata"]["namespace"]) key += doc["metadata"]["namespace"].as<std::string>() + "/";
-    out[key + doc["metadata"]["name"].as<std::string>()] = doc;
-  }
-  return out;
-}
-
 // The text with each comment line break ("\n# " and the indent after it) made one space, so
 // that a sentence can be found whatever the wrapping.
 std::string KueueFoldedComments(const std::string& text) {
@@ -42,7 +31,7 @@ std::string KueueFoldedComments(const std::string& text) {
 TEST(KueueTopologyTest, TopologyLevelsAreNodeLabelsWidestFirstThenTheHostname) {
   auto text = ExportKueue(TwoTeamsRacks(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
-  const auto docs = KueueDocsByKey(*text);
+  const auto docs = DocsByName(*text);
   ASSERT_EQ(docs.size(), 16u);  // two-teams' 15 and the Topology
   const YAML::Node topology = docs.at("Topology/squeeze");
   EXPECT_EQ(topology["apiVersion"].as<std::string>(), "kueue.x-k8s.io/v1beta2");
@@ -59,7 +48,7 @@ TEST(KueueTopologyTest, TopologyLevelsAreNodeLabelsWidestFirstThenTheHostname) {
 TEST(KueueTopologyTest, FlavorsWhoseNodesAreAllInTheTopologyNameIt) {
   auto text = ExportKueue(TwoTeamsRacks(), TwoTeamsOptions());
   ASSERT_TRUE(text.ok()) << text.status().message();
-  const auto docs = KueueDocsByKey(*text);
+  const auto docs = DocsByName(*text);
   EXPECT_EQ(docs.at("ResourceFlavor/owned-a100")["spec"]["topologyName"].as<std::string>(),
             "squeeze");
   EXPECT_EQ(docs.at("ResourceFlavor/spot-h100")["spec"]["topologyName"].as<std::string>(),
