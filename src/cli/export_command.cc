@@ -1,5 +1,7 @@
 #include "cli/export_command.h"
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -7,8 +9,11 @@
 #include <string>
 
 #include "cli/store_history.h"
+#include "cli/submit_request.h"
 #include "config/cluster_file.h"
 #include "config/policy_settings.h"
+#include "core/safe_text.h"
+#include "export/job_export.h"
 #include "export/kueue_export.h"
 #include "export/volcano_export.h"
 #include "sim/readers/trace_reader.h"
@@ -24,7 +29,33 @@ struct ExportFlags {
   std::string history;
   std::string store;
   std::string pool_namespace = "default";
+  std::vector<std::string> jobs;  // job files or batch scripts (--job)
+  std::string image;
 };
+
+// The --job files, read as `squeeze submit FILE` reads them but without the submitter's
+// environment (sbatch's --export=ALL): a manifest is no place for it.
+Result<std::vector<JobToExport>> ReadJobs(const ExportFlags& f) {
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();
+  if (ec) return Status::Error("cannot read the current directory: " + ec.message());
+  const Time now = Seconds(std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count());
+  std::vector<JobToExport> out;
+  for (const std::string& file : f.jobs) {
+    std::vector<std::string> warnings;
+    auto request = BuildSubmitRequest(file, SubmitFlags{}, cwd, now, &warnings);
+    if (!request.ok()) return request.status().WithContext("--job");
+    for (const auto& w : warnings) std::cerr << "squeeze export: warning: " << EscapeControls(w) << "\n";
+    JobToExport job;
+    job.workdir_given = request->workdir != cwd;
+    job.request = std::move(*request);
+    job.source = file;
+    out.push_back(std::move(job));
+  }
+  return out;
+}
 
 // The teams a job history names (jobs without a team are left out), sorted.
 Result<std::vector<std::string>> HistoryTeams(const ExportFlags& f) {
@@ -73,18 +104,39 @@ int Run(const ExportFlags& f, const std::string& target) {
   const std::string me = "squeeze export " + target + ": ";
   auto cluster = LoadClusterFile(f.cluster);
   if (!cluster.ok()) {
-    std::cerr << me << cluster.status().message() << "\n";
+    std::cerr << me << EscapeControls(cluster.status().message()) << "\n";
     return 1;
   }
   auto options = Options(f);
   if (!options.ok()) {
-    std::cerr << me << options.status().message() << "\n";
+    std::cerr << me << EscapeControls(options.status().message()) << "\n";
     return 2;
   }
-  auto text = target == "kueue" ? ExportKueue(*cluster, *options)
-                                : ExportVolcano(*cluster, *options);
+  if (f.jobs.empty() && !f.image.empty()) {
+    std::cerr << me << "--image: only with --job (the container image of the jobs exported)\n";
+    return 2;
+  }
+  if (f.jobs.empty() && target == "volcano" && f.pool_namespace != "default") {
+    std::cerr << me << "--namespace: only with --job for volcano (Volcano's queues have none)\n";
+    return 2;
+  }
+  Result<std::string> text = Status::Error("unset");
+  if (!f.jobs.empty()) {
+    auto jobs = ReadJobs(f);
+    if (!jobs.ok()) {
+      std::cerr << me << EscapeControls(jobs.status().message()) << "\n";
+      return 1;
+    }
+    text = ExportJobs(*cluster, *options, *jobs, f.image,
+                      target == "kueue" ? ExportTarget::kKueue : ExportTarget::kVolcano);
+  } else {
+    text = target == "kueue" ? ExportKueue(*cluster, *options) : ExportVolcano(*cluster, *options);
+  }
   if (!text.ok()) {
-    std::cerr << me << f.cluster << ": " << text.status().message() << "\n";
+    std::cerr << me
+              << EscapeControls((f.jobs.empty() ? f.cluster + ": " : "") +
+                                text.status().message())
+              << "\n";
     return 1;
   }
   if (f.out.empty() || f.out == "-") {
@@ -103,7 +155,8 @@ int Run(const ExportFlags& f, const std::string& target) {
        at = text->find("\n---\n", at + 1)) {
     ++objects;
   }
-  std::cerr << me << "wrote " << objects << " objects to " << f.out << "\n";
+  std::cerr << me << "wrote " << objects << (objects == 1 ? " object" : " objects") << " to "
+            << f.out << "\n";
   return 0;
 }
 
@@ -125,12 +178,18 @@ void AddFlags(CLI::App* cmd, ExportFlags* f, bool kueue) {
                   "queue for each team it names, with no guarantee where the cluster gives none");
   cmd->add_option("--store", f->store,
                   "A squeeze serve data directory: the teams of its finished jobs, as --history");
-  if (kueue) {
-    cmd->add_option("--namespace", f->pool_namespace,
-                    "The namespace of the pools' LocalQueues (each team's go into the "
-                    "namespace named after the team)")
-        ->capture_default_str();
-  }
+  cmd->add_option("--namespace", f->pool_namespace,
+                  kueue ? "The namespace of the pools' LocalQueues and of jobs (--job) sent to "
+                          "them (each team's go into the namespace named after the team)"
+                        : "With --job: the namespace of jobs sent to a pool's queue (a team's "
+                          "go into the namespace named after the team)")
+      ->capture_default_str();
+  cmd->add_option("--job", f->jobs,
+                  std::string("A job file or batch script, as squeeze submit takes it "
+                              "(repeatable): write it as ") +
+                      (kueue ? "a batch/v1 Job for Kueue" : "a Volcano Job") +
+                      ", on the queues of --cluster, instead of the cluster's objects");
+  cmd->add_option("--image", f->image, "With --job: the container image the jobs run in");
 }
 
 }  // namespace

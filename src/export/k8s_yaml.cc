@@ -203,13 +203,36 @@ std::vector<std::string> WrapComment(const std::string& text, size_t width,
   return lines;
 }
 
+std::string CommentLine(const std::string& text) {
+  if (text.empty()) return "#\n";
+  static const char* kHex = "0123456789abcdef";
+  std::string out = "# ";
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    // YAML's line breaks end a comment: \n, \r, and (YAML 1.1) NEL, LS and PS.
+    if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x85) {
+      out += "\\u0085";
+      ++i;
+    } else if (c == 0xe2 && text.compare(i + 1, 1, "\x80") == 0 && i + 2 < text.size() &&
+               (text[i + 2] == '\xa8' || text[i + 2] == '\xa9')) {
+      out += text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    } else {
+      out += text[i];
+    }
+  }
+  return out + "\n";
+}
+
 std::string EmitYaml(const std::vector<std::string>& header,
                      const std::vector<YamlDocument>& documents) {
   std::string out;
-  for (const std::string& line : header) out += line.empty() ? "#\n" : "# " + line + "\n";
+  for (const std::string& line : header) out += CommentLine(line);
   for (const YamlDocument& doc : documents) {
     out += "---\n";
-    for (const std::string& line : doc.comments) out += line.empty() ? "#\n" : "# " + line + "\n";
+    for (const std::string& line : doc.comments) out += CommentLine(line);
     EmitCollection(doc.body, 0, &out);
   }
   return out;

@@ -60,6 +60,10 @@ std::string YamlScalar(const std::string& s);
 std::vector<std::string> WrapComment(const std::string& text, size_t width,
                                      const std::string& first, const std::string& rest);
 
+// One comment line: "# " and `text` with every YAML line break and control character escaped
+// (\x0a, \u2028), so that no text (a file name, a user's value) can end the comment.
+std::string CommentLine(const std::string& text);
+
 // The file: `header` comment lines, then each document after a `---` line.
 std::string EmitYaml(const std::vector<std::string>& header,
                      const std::vector<YamlDocument>& documents);

@@ -67,6 +67,19 @@ TEST(K8sYamlTest, ReadsBackAsWritten) {
   EXPECT_EQ(docs[1]["text"].as<std::string>(), "line one\n  indented\n");
 }
 
+TEST(K8sYamlTest, NoTextEndsAComment) {
+  YamlDocument doc;
+  doc.comments = {"job of x\nkind: Secret", "a\rb", "nel\xc2\x85ls\xe2\x80\xa8ps\xe2\x80\xa9"};
+  doc.body.Set("kind", YamlValue::String("Job"));
+  const std::string text = EmitYaml({"from c\nkind: Secret"}, {doc});
+  EXPECT_EQ(text,
+            "# from c\\x0akind: Secret\n---\n# job of x\\x0akind: Secret\n# a\\x0db\n"
+            "# nel\\u0085ls\\u2028ps\\u2029\nkind: Job\n");
+  const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_EQ(docs[0]["kind"].as<std::string>(), "Job");
+}
+
 TEST(K8sYamlTest, WrapsCommentsAtSpaces) {
   EXPECT_EQ(WrapComment("one two three four", 9, "- ", "  "),
             (std::vector<std::string>{"- one two", "  three", "  four"}));

@@ -23,7 +23,7 @@ import yaml
 import openapi
 import rules
 import semantics
-from core_schemas import CORE_KINDS, OBJECT_META
+from core_schemas import CORE_KINDS, OBJECT_META, POD_TEMPLATE_SOURCE, batch_job
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_CRDS = os.path.join(HERE, "..", "..", "third_party", "k8s-crds")
@@ -58,9 +58,18 @@ class Catalog:
                     if crd and crd.get("kind") == "CustomResourceDefinition":
                         self._add_crd(crd)
         for group, version, kind, scope, schema in CORE_KINDS:
-            self.kinds[(group, kind)] = {"scope": scope, "versions": {
-                version: {"served": True, "deprecated": False, "schema": schema}}}
+            self._add_core(group, version, kind, scope, schema)
+        source = self.kinds.get(POD_TEMPLATE_SOURCE[:2])
+        if source is not None:
+            template = next(v["schema"] for v in source["versions"].values() if v["served"])
+            for key in POD_TEMPLATE_SOURCE[2]:
+                template = template[key]
+            self._add_core("batch", "v1", "Job", "Namespaced", batch_job(template))
         self._validators = {}
+
+    def _add_core(self, group, version, kind, scope, schema):
+        self.kinds[(group, kind)] = {"scope": scope, "versions": {
+            version: {"served": True, "deprecated": False, "schema": schema}}}
 
     def _add_crd(self, crd):
         spec = crd["spec"]
@@ -197,7 +206,8 @@ def main(argv):
         kinds = {}
         for d in docs:
             kinds[d["kind"]] = kinds.get(d["kind"], 0) + 1
-        print("%s: %d objects valid (%s)" % (path, len(docs), ", ".join(
+        print("%s: %d %s valid (%s)" % (path, len(docs), "object" if len(docs) == 1 else
+                                         "objects", ", ".join(
             "%s %d" % (k, n) for k, n in sorted(kinds.items()))))
     print(tally.line())
     return 1 if bad else 0

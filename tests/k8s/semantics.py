@@ -7,7 +7,10 @@
 - PriorityClass: value at most 1,000,000,000 (above is for system classes), no system- name;
 - ConfigMap: key syntax, and Volcano's scheduler configuration: known top-level keys, actions
   and plugins, plugin options as Volcano's PluginOption (pkg/scheduler/conf) names them, not
-  both capacity and proportion.
+  both capacity and proportion;
+- Jobs (batch/v1, and Volcano's webhook for its own): pods that restart Never or OnFailure, at
+  least one container and no name twice, whole GPUs, an Indexed Job's completions, Volcano's
+  minAvailable at most the tasks' replicas.
 Each returns (path, message) pairs.
 """
 
@@ -147,6 +150,55 @@ def _config_map(obj):
     return out
 
 
+def _pod_template(template, path):
+    """What the API server's validation of a pod template refuses in a job's pods."""
+    out = []
+    spec = (template or {}).get("spec") or {}
+    if spec.get("restartPolicy") not in ("Never", "OnFailure"):
+        out.append(("%s.spec.restartPolicy" % path,
+                    "%r: a job's pods restart Never or OnFailure" % spec.get("restartPolicy")))
+    for key in ((template or {}).get("metadata") or {}).get("annotations") or {}:
+        if not _label_key_ok(key):
+            out.append(("%s.metadata.annotations" % path, "%r is not a valid key" % key))
+    names = set()
+    for i, c in enumerate(spec.get("containers") or []):
+        if c.get("name") in names:
+            out.append(("%s.spec.containers[%d].name" % (path, i), "given twice"))
+        names.add(c.get("name"))
+        limits = (c.get("resources") or {}).get("limits") or {}
+        gpus = limits.get("nvidia.com/gpu")
+        amount = quantity(gpus) if gpus is not None else None
+        if amount is not None and (amount != int(amount) or amount < 0):
+            out.append(("%s.spec.containers[%d].resources.limits" % (path, i),
+                        "nvidia.com/gpu %r is not a whole number of GPUs" % (gpus,)))
+    if not spec.get("containers"):
+        out.append(("%s.spec.containers" % path, "a pod needs a container"))
+    return out
+
+
+def _batch_job(spec):
+    out = _pod_template(spec.get("template"), "spec.template")
+    if spec.get("completionMode") == "Indexed" and not isinstance(spec.get("completions"), int):
+        out.append(("spec.completions", "an Indexed Job needs completions"))
+    for field in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
+        if isinstance(spec.get(field), int) and spec[field] < (1 if field ==
+                                                              "activeDeadlineSeconds" else 0):
+            out.append(("spec.%s" % field, "%d is out of range" % spec[field]))
+    return out
+
+
+def _volcano_job(spec):
+    out = []
+    replicas = 0
+    for i, task in enumerate(spec.get("tasks") or []):
+        out += _pod_template(task.get("template"), "spec.tasks[%d].template" % i)
+        replicas += task.get("replicas") or 0
+    if isinstance(spec.get("minAvailable"), int) and spec["minAvailable"] > replicas:
+        out.append(("spec.minAvailable", "%d is more than the tasks' %d replicas"
+                    % (spec["minAvailable"], replicas)))
+    return out
+
+
 def kind_problems(obj):
     kind, spec = obj.get("kind"), obj.get("spec") or {}
     if kind == "ClusterQueue":
@@ -163,4 +215,6 @@ def kind_problems(obj):
         return out
     if kind == "ConfigMap":
         return _config_map(obj)
+    if kind == "Job":
+        return _batch_job(spec) if obj.get("apiVersion") == "batch/v1" else _volcano_job(spec)
     return []

@@ -87,8 +87,59 @@ spec:
   - {type: HyperNode, selector: {exactMatch: {name: block-blk-0}}}
   - {type: HyperNode, selector: {exactMatch: {name: block-blk-1}}}
 """
+BATCH_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: llm
+  namespace: nlp
+  labels: {kueue.x-k8s.io/queue-name: team-nlp}
+spec:
+  suspend: true
+  parallelism: 2
+  completions: 2
+  completionMode: Indexed
+  template:
+    metadata:
+      annotations: {kueue.x-k8s.io/podset-required-topology: squeeze.dev/rack}
+    spec:
+      restartPolicy: Never
+      subdomain: llm
+      containers:
+      - name: train
+        image: ghcr.io/ex/llm:v1
+        command: [python, train.py]
+        resources: {limits: {nvidia.com/gpu: 8}}
+"""
+SERVICE = """apiVersion: v1
+kind: Service
+metadata: {name: llm, namespace: nlp}
+spec:
+  clusterIP: None
+  selector: {batch.kubernetes.io/job-name: llm}
+  publishNotReadyAddresses: true
+"""
+VOLCANO_JOB = """apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: llm, namespace: nlp}
+spec:
+  schedulerName: volcano
+  queue: team-nlp
+  minAvailable: 2
+  networkTopology: {mode: hard, highestTierAllowed: 2}
+  plugins: {svc: [], env: []}
+  tasks:
+  - name: train
+    replicas: 2
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: train
+          image: ghcr.io/ex/llm:v1
+          resources: {limits: {nvidia.com/gpu: 8}}
+"""
 VALID = [FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, PRIORITY, QUEUE, POD_PRIORITY, CONFIG_MAP, TOPOLOGY,
-         TAS_FLAVOR, HYPERNODE]
+         TAS_FLAVOR, HYPERNODE, BATCH_JOB, SERVICE, VOLCANO_JOB]
 
 # (what is wrong, the object, [(field, words of the message)]).
 WRONG = [
@@ -169,6 +220,27 @@ WRONG = [
      [("spec.members[0].selector", "Only one of ExactMatch, RegexMatch, or LabelMatch")]),
     ("a HyperNode without a tier", HYPERNODE.replace("  tier: 2\n", ""),
      [("spec.tier", "required field is missing")]),
+    ("a Job whose pods restart Always", BATCH_JOB.replace("restartPolicy: Never",
+                                                          "restartPolicy: Always"),
+     [("spec.template.spec.restartPolicy", "Never or OnFailure")]),
+    ("a typo in a Job's container", BATCH_JOB.replace("command:", "commands:"),
+     [("spec.template.spec.containers[0].commands", "unknown field")]),
+    ("a Job without its pod template", BATCH_JOB.split("  template:")[0],
+     [("spec.template", "required field is missing")]),
+    ("an Indexed Job without completions", BATCH_JOB.replace("  completions: 2\n", ""),
+     [("spec.completions", "an Indexed Job needs completions")]),
+    ("a string for a Job's parallelism", BATCH_JOB.replace("parallelism: 2", "parallelism: two"),
+     [("spec.parallelism", "'two' is not of type integer")]),
+    ("half a GPU", BATCH_JOB.replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 500m"),
+     [("spec.template.spec.containers[0].resources.limits", "not a whole number of GPUs")]),
+    ("a headless Service of an unknown type", SERVICE.replace("clusterIP: None",
+                                                              "type: Headless"),
+     [("spec.type", "'Headless' is not one of")]),
+    ("a Volcano gang larger than its pods", VOLCANO_JOB.replace("minAvailable: 2",
+                                                                "minAvailable: 3"),
+     [("spec.minAvailable", "3 is more than the tasks' 2 replicas")]),
+    ("an unknown network topology mode", VOLCANO_JOB.replace("mode: hard", "mode: strict"),
+     [("spec.networkTopology.mode", "'strict' is not one of")]),
     ("a key given twice", FLAVOR.replace("metadata: {name: spot-h100}",
                                          "metadata: {name: spot-h100}\nmetadata: {name: x}"),
      [("", "duplicate field 'metadata'")]),
