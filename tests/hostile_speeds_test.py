@@ -13,8 +13,9 @@ Cases:
               nothing is stored; more GPU memory than any card has is refused naming the
               largest cards; broken topology requests (no level for required, a long or
               control-character level, a requirement on a cluster without topology) likewise;
-              a job within the bounds runs, and `squeeze show` and the job's JSON give its GPU
-              memory and speeds
+              the same values in an update of his waiting job are refused in the same words
+              and change nothing; a job within the bounds runs, and `squeeze show` and the
+              job's JSON give its GPU memory and speeds
   speeds_rank    two users' jobs on the one GPU, under the default sliced policy: sqz-bob's
               (first, 10 minutes by its estimate) claims to train 100 times as fast, which
               would make it look done after its first slice and keep it on the GPU; it yields
@@ -129,6 +130,19 @@ def case_speeds_values(squeeze, source, h):
             refused_cli(r, words)
             log(f"bob: squeeze {' '.join(args)} -> {r.stderr.strip()}")
         check(d.jobs() == [], f"a refused job was stored: {d.jobs()}")
+        # The same values sent to `squeeze update` of his waiting job: refused in the same
+        # words, the job left as it was.
+        status, held = d.call("POST", "/v1/jobs", {"command": ["true"], "hold": True}, token=bob)
+        check(status == 201, f"bob's held job: {status} {held}")
+        for extra, words in attempts:
+            status, body = d.call("POST", f"/v1/jobs/{held['id']}/update", extra, token=bob)
+            error = body.get("error", "") if isinstance(body, dict) else str(body)
+            check(status == 400 and words in error, f"update {extra}: expected 400 with "
+                                                    f"'{words}', got {status} {error[:300]}")
+        j = d.job(held["id"])
+        check(j["gpu_speeds"] is None and j["gpu_memory_mib"] is None and j["topology"] == "preferred",
+              f"a refused update changed the job: {j}")
+        d.call("POST", f"/v1/jobs/{held['id']}/cancel", token=bob)
         # Within the bounds: it runs, and its card needs are shown.
         ok = public_file(files, "ok.sbatch",
                          "#!/bin/bash\n#SBATCH --gres=gpu:V100:1 --mem-per-gpu=1G\n"

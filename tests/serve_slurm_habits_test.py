@@ -182,6 +182,19 @@ def case_control(squeeze, source, h):
     sq("update", str(second), "--urgency", "high", "-t", "5:00")
     j = d.job(second)
     check(j["urgency"] == "high" and j["time_limit_s"] == 300, f"updated: {j}")
+    # Its cards and topology request, as scontrol update changes Gres and Switches: a model no
+    # node has is refused naming the models there are; speeds and a request are taken, and
+    # `none` puts them back.
+    r = sq("update", str(second), "--gpu-models", "H100,B200", ok=False)
+    check(r.returncode != 0 and "H100" in r.stderr and "models:" in r.stderr,
+          f"update to H100,B200: {r.stderr}")
+    sq("update", str(second), "--gpu-speeds", "gpu:1,K80:0.5", "--topology", "unconstrained")
+    j = d.job(second)
+    check(j["gpu_speeds"] == {"K80": 0.5, "gpu": 1} and j["topology"] == "unconstrained",
+          f"updated cards: {j}")
+    sq("update", str(second), "--gpu-speeds", "none", "--topology", "none")
+    j = d.job(second)
+    check(j["gpu_speeds"] is None and j["topology"] == "preferred", f"cards put back: {j}")
     # requeue: the runner checkpoints and waits again (behind the others: it is low), and
     # resumes from its checkpoint later.
     time.sleep(2)

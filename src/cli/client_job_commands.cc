@@ -1,6 +1,7 @@
 // The client commands over several jobs, or that follow one: queue (squeue's filters),
 // history (sacct's), cancel (several ids, as scancel takes them), hold, release, requeue and
 // update (scontrol's), logs (the last lines, or followed as they grow).
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <functional>
@@ -293,15 +294,51 @@ void RegisterVerb(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& 
   });
 }
 
+// The card and topology flags of `squeeze update`: "none" puts the field back to its default.
+struct UpdateCardFlags {
+  std::string gpu_models, gpu_memory, gpu_speeds, topology;
+
+  void Add(CLI::App& sub) {
+    sub.add_option("--gpu-models", gpu_models,
+                   "GPU models it may use, comma-separated (none: any), while it waits");
+    sub.add_option("--gpu-memory", gpu_memory,
+                   "The least memory of each card, e.g. 40GiB (none: any), while it waits");
+    sub.add_option("--gpu-speeds", gpu_speeds,
+                   "MODEL:SPEED pairs, e.g. V100:1,K80:0.24 (none), while it waits");
+    sub.add_option("--topology", topology,
+                   "preferred[:LEVEL], required:LEVEL or unconstrained (none: preferred), while "
+                   "it waits");
+  }
+  void AddTo(nlohmann::json& body) const {
+    auto value = [](const std::string& v) {
+      return v == "none" ? nlohmann::json() : nlohmann::json(v);
+    };
+    if (!gpu_models.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (size_t at = 0; gpu_models != "none" && at <= gpu_models.size();) {
+        const size_t comma = std::min(gpu_models.find(',', at), gpu_models.size());
+        list.push_back(gpu_models.substr(at, comma - at));
+        at = comma + 1;
+      }
+      body["gpu_models"] = gpu_models == "none" ? nlohmann::json() : list;
+    }
+    if (!gpu_memory.empty()) body["gpu_memory"] = value(gpu_memory);
+    if (!gpu_speeds.empty()) body["gpu_speeds"] = value(gpu_speeds);
+    if (!topology.empty()) body["topology"] = value(topology);
+  }
+};
+
 void RegisterUpdate(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* sub = app.add_subcommand(
-      "update", "Change a job's urgency, GPUs or time limit while it waits; a running job's "
-                "time limit (only an admin may raise it)");
+      "update", "Change a job's urgency, GPUs, cards (models, memory, speeds) or topology "
+                "request while it waits; a running job's time limit (only an admin may raise "
+                "it)");
   auto f = std::make_shared<ClientFlags>();
   auto id = std::make_shared<std::string>();
   auto urgency = std::make_shared<std::string>();
   auto limit = std::make_shared<std::string>();
   auto gpus = std::make_shared<int>(-1);
+  auto cards = std::make_shared<UpdateCardFlags>();
   sub->add_option("ID", *id, "The job's id: an array's id updates every task, ARRAY_TASK one")
       ->required()
       ->check(CheckJobRef);
@@ -309,14 +346,17 @@ void RegisterUpdate(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>
   sub->add_option("-t,--time", *limit, "The time limit, as sbatch --time (1:00:00, 90, 2h, "
                                        "UNLIMITED)");
   sub->add_option("--gpus", *gpus, "GPUs, 0 to 1024")->check(CLI::Range(0, 1024));
+  cards->Add(*sub);
   AddConnectionFlags(*sub, *f);
-  out.emplace_back(sub, [f, id, urgency, limit, gpus] {
+  out.emplace_back(sub, [f, id, urgency, limit, gpus, cards] {
     nlohmann::json body = nlohmann::json::object();
     if (!urgency->empty()) body["urgency"] = *urgency;
     if (!limit->empty()) body["time_limit"] = *limit;
     if (*gpus >= 0) body["gpus"] = *gpus;
+    cards->AddTo(body);
     if (body.empty()) {
-      std::cerr << "squeeze update: give --urgency, --time or --gpus\n";
+      std::cerr << "squeeze update: give --urgency, --time, --gpus, --gpu-models, --gpu-memory, "
+                   "--gpu-speeds or --topology\n";
       return 2;
     }
     return Run("update", *f, [&](ApiClient& c) {

@@ -4,6 +4,7 @@
 
 #include "config/job_values.h"
 #include "core/duration.h"
+#include "serve/job_update.h"
 #include "serve/live_queue.h"
 
 namespace squeeze {
@@ -158,78 +159,10 @@ ApiResult LiveQueue::RequeueEnded(const Principal& who, JobId id, Time now) {
   return ApiResult::Ok({{"id", id}, {"state", "pending"}, {"resumes", resumes}});
 }
 
-namespace {
-
-// What an update asks for: JSON {"urgency", "gpus", "time_limit"}, each optional.
-struct UpdateAsked {
-  std::optional<Urgency> urgency;
-  std::optional<int> gpus;
-  std::optional<std::optional<Time>> limit;  // set to nullopt: no limit
-
-  // The change to `request`, and its words for the job's history (" urgency high ...").
-  std::string ApplyTo(JobRequest& request) const {
-    std::string what;
-    if (urgency) {
-      request.spec.urgency = *urgency;
-      what += " urgency " + std::string(UrgencyName(*urgency));
-    }
-    if (gpus) {
-      request.spec.gpus = *gpus;
-      what += " gpus " + std::to_string(*gpus);
-    }
-    if (limit) {
-      request.spec.time_limit = *limit;
-      what += " time_limit " + (*limit ? FormatDuration(**limit) : std::string("none"));
-    }
-    return what;
-  }
-};
-
-std::string Shown(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-// The body of an update, or the error (400) that names the field and the value.
-std::variant<UpdateAsked, ApiResult> ParseUpdate(const std::string& body) {
-  const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return ApiResult::Fail(400, "the body is not a JSON object");
-  UpdateAsked asked;
-  for (const auto& [key, value] : j.items()) {
-    if (key == "urgency") {
-      asked.urgency = value.is_string() ? ParseUrgency(value.get<std::string>()) : std::nullopt;
-      if (!asked.urgency) {
-        return ApiResult::Fail(400, "urgency: '" + Shown(value) +
-                                        "' is not critical, high, normal or low");
-      }
-    } else if (key == "gpus") {
-      if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > 1024) {
-        return ApiResult::Fail(400, "gpus: '" + value.dump() + "' is not a number from 0 to 1024");
-      }
-      asked.gpus = value.get<int>();
-    } else if (key == "time_limit") {
-      Result<Time> parsed = value.is_string() ? ParseSlurmTime(value.get<std::string>())
-                                              : Result<Time>(Status::Error("not a string"));
-      if (!parsed.ok()) {
-        return ApiResult::Fail(400, "time_limit: '" + Shown(value) +
-                                        "' is not a time limit (1:00:00, 90, 2h, UNLIMITED)");
-      }
-      asked.limit = *parsed > 0 ? std::optional<Time>(*parsed) : std::nullopt;
-    } else {
-      return ApiResult::Fail(400, "'" + key + "' cannot be updated (urgency, gpus, time_limit)");
-    }
-  }
-  if (!asked.urgency && !asked.gpus && !asked.limit) {
-    return ApiResult::Fail(400, "nothing to update: give urgency, gpus or time_limit");
-  }
-  return asked;
-}
-
-}  // namespace
-
 ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& body, Time now) {
-  auto parsed = ParseUpdate(body);
-  if (auto* error = std::get_if<ApiResult>(&parsed)) return *error;
-  const UpdateAsked asked = std::get<UpdateAsked>(parsed);
+  Result<JobUpdate> parsed = ParseJobUpdate(body);
+  if (!parsed.ok()) return ApiResult::Fail(400, parsed.status().message());
+  const JobUpdate& asked = *parsed;
   return Decided([&]() REQUIRES(mu_) -> ApiResult {
     DrainInbox(now);
     auto found = Controlled(who, id, "update");
@@ -240,7 +173,7 @@ ApiResult LiveQueue::Update(const Principal& who, JobId id, const std::string& b
     JobRequest changed = job.request;
     const std::string what = asked.ApplyTo(changed);
     if (running) {
-      if (asked.urgency || asked.gpus) {
+      if (asked.ChangesWaitingOnly()) {
         return ApiResult::Fail(409, "job " + std::to_string(id) + " runs: only its time_limit "
                                     "can change (squeeze requeue it first to change the rest)");
       }

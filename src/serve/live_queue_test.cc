@@ -520,6 +520,24 @@ TEST_F(LiveQueueTest, UpdateIsCheckedByTheRuleSubmitIs) {
   EXPECT_EQ(updated.error->http_status, 400);
   EXPECT_EQ(updated.error->message, submitted);
   EXPECT_FALSE(q->Update(Principal{"alice", "ml", false}, waiting, R"({"gpus": 1})", now_).error);
+  // Its cards and topology, too: no card here has 40 GiB, and the cluster has no topology.
+  JobRequest big_cards = Command({"true"}, 1);
+  big_cards.spec.min_gpu_memory_mib = 40960;
+  const std::string no_card = q->CheckSubmission("alice", big_cards).error->message;
+  updated = q->Update(Principal{"alice", "ml", false}, waiting, R"({"gpu_memory": "40GiB"})", now_);
+  ASSERT_TRUE(updated.error);
+  EXPECT_EQ(updated.error->message, no_card);
+  updated = q->Update(Principal{"alice", "ml", false}, waiting, R"({"topology": "required:rack"})",
+                      now_);
+  ASSERT_TRUE(updated.error);
+  EXPECT_THAT(updated.error->message, HasSubstr("rack"));
+  updated = q->Update(Principal{"alice", "ml", false}, waiting, R"({"gpu_models": ["L40S"]})", now_);
+  ASSERT_FALSE(updated.error) << updated.error->message;
+  EXPECT_EQ(store_->Get(waiting).value().request.spec.gpu_models,
+            (std::vector<std::string>{"L40S"}));
+  updated = q->Update(Principal{"alice", "ml", false}, hog, R"({"gpu_models": ["L40S"]})", now_);
+  ASSERT_TRUE(updated.error);
+  EXPECT_EQ(updated.error->http_status, 409);
   for (JobId id : {hog, other_hog, waiting}) {
     ASSERT_FALSE(q->Cancel(Principal{"alice", "ml", false}, id, now_).error);
   }
