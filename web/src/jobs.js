@@ -79,12 +79,20 @@ function times(j) {
     ['Estimate', seconds(j.estimate_s)]];
 }
 
+// What the job asks of its cards and of the topology (gpu_memory, gpu_speeds, topology).
+function cards(j) {
+  const speeds = Object.entries(j.gpu_speeds ?? {}).filter(([, v]) => typeof v === 'number')
+    .map(([model, v]) => `${model} ${v}`).join(', ');
+  return [['GPU memory', j.gpu_memory_mib ? `at least ${j.gpu_memory_mib} MiB per GPU` : 'any'],
+    ['GPU speeds', speeds || 'not given'], ['Topology', j.topology ?? 'preferred']];
+}
+
 function resources(j) {
   const asked = (v, unit = '') => (v === null || v === undefined ? 'not asked' : `${v}${unit}`);
   return [['GPUs', gpusText(j)], ['Run nodes', list(j.run_nodes, 'none')],
     ['Run GPUs', list(j.run_gpus, 'none')], ['CPUs', asked(j.cpus)],
     ['Memory', asked(j.memory_mib, ' MiB')], ['Data', `${j.data_gb ?? 0} GB`],
-    ['Preemptible', yesNo(j.preemptible)],
+    ['Preemptible', yesNo(j.preemptible)], ...cards(j),
     ...(j.gpu_hours_by_width
       ? [['GPU-hours by width', gpuHoursByWidthText(j.gpu_hours_by_width)]] : [])];
 }

@@ -108,6 +108,12 @@ check('jobSections: scontrol groups, local times, env count', () => {
   assert.equal(field(job, 'Resources', 'GPUs'), '2 A100');
   assert.equal(field(job, 'Resources', 'Run nodes'), 'own-0');
   assert.equal(field(job, 'Resources', 'Memory'), '4096 MiB');
+  assert.equal(field(job, 'Resources', 'GPU memory'), 'any');
+  assert.equal(field(job, 'Resources', 'Topology'), 'preferred');
+  const carded = { ...job, gpu_memory_mib: 40960, gpu_speeds: { K80: 0.24, V100: 1 }, topology: 'required:rack' };
+  assert.equal(field(carded, 'Resources', 'GPU memory'), 'at least 40960 MiB per GPU');
+  assert.equal(field(carded, 'Resources', 'GPU speeds'), 'K80 0.24, V100 1');
+  assert.equal(field(carded, 'Resources', 'Topology'), 'required:rack');
   assert.equal(field(job, 'How it runs', 'Environment'), '3 variables (values: squeeze show 12_4 --env)');
   assert.equal(field(job, 'How it runs', 'Output'), 'none');
   assert.equal(field(job, 'Who', 'Array'), 'task 4 of array 12 (0-9)');
