@@ -12,8 +12,26 @@ namespace {
 
 const char kTopologySource[] = "scontrol show topology";
 
-std::string SwitchLevelName(int level) {
+std::string LevelName(int level, bool blocks) {
+  if (blocks) return "block";
   return level == 0 ? "switch" : "switch" + std::to_string(level + 1);
+}
+
+// "BlockName=b1 BlockIndex=0 Nodes=n[1-4]" (topology/block): a block, at level 0.
+Result<SlurmSwitch> ParseBlockLine(std::string_view line, const std::string& at) {
+  SlurmSwitch block;
+  block.block = true;
+  for (const auto& [key, value] : slurm_text::SplitKeyValues(line)) {
+    if (key == "BlockName") {
+      block.name = value;
+    } else if (key == "Nodes") {
+      auto nodes = ExpandHostList(value);
+      if (!nodes.ok()) return nodes.status().WithContext(at + ": Nodes");
+      block.nodes = std::move(*nodes);
+    }
+  }
+  if (block.name.empty()) return Status::Error(at + ": BlockName is empty");
+  return block;
 }
 
 }  // namespace
@@ -27,8 +45,14 @@ Result<std::vector<SlurmSwitch>> ParseScontrolTopology(std::string_view text) {
     const std::string_view line = text.substr(begin, end - begin);
     begin = end + 1;
     ++line_no;
-    if (line.substr(0, 11) != "SwitchName=") continue;  // blank, or "No topology information"
     const std::string at = std::string(kTopologySource) + " line " + std::to_string(line_no);
+    if (line.substr(0, 10) == "BlockName=") {
+      auto block = ParseBlockLine(line, at);
+      if (!block.ok()) return block.status();
+      out.push_back(std::move(*block));
+      continue;
+    }
+    if (line.substr(0, 11) != "SwitchName=") continue;  // blank, or "No topology information"
     SlurmSwitch sw;
     bool has_level = false;
     for (const auto& [key, value] : slurm_text::SplitKeyValues(line)) {
@@ -51,12 +75,20 @@ Result<std::vector<SlurmSwitch>> ParseScontrolTopology(std::string_view text) {
     if (!has_level) return Status::Error(at + ": switch '" + sw.name + "' has no Level");
     out.push_back(std::move(sw));
   }
+  for (const SlurmSwitch& sw : out) {
+    if (sw.block != out.front().block) {
+      return Status::Error(std::string(kTopologySource) + ": both switches and blocks; one "
+                           "topology plugin gives one or the other");
+    }
+  }
   return out;
 }
 
 void ApplySlurmTopology(const std::vector<SlurmSwitch>& switches, const std::string& pool,
                         ClusterSpec& spec) {
   if (switches.empty()) return;
+  const bool blocks = switches.front().block;
+  auto SwitchLevelName = [blocks](int level) { return LevelName(level, blocks); };
   int top = 0;
   for (const SlurmSwitch& sw : switches) top = std::max(top, sw.level);
   for (int l = 0; l <= top; ++l) {

@@ -67,5 +67,43 @@ TEST(ScontrolTopologyTest, APoolsNodesGetTheirSwitchesAsDomains) {
   EXPECT_TRUE(spec.Validate().ok()) << spec.Validate().message();
 }
 
+// As Slurm 23.11's topology/block prints a topology.conf of two blocks (the format of
+// src/plugins/topology/block's _print_topo_record).
+constexpr char kTwoBlocks[] =
+    "BlockName=b1 BlockIndex=0 Nodes=east-n[0-1]\n"
+    "BlockName=b2 BlockIndex=1 Nodes=east-n[2-3]\n";
+
+TEST(ScontrolTopologyTest, BlocksAreDomainsOfTheLevelBlock) {
+  auto blocks = ParseScontrolTopology(kTwoBlocks);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().message();
+  ASSERT_EQ(blocks->size(), 2u);
+  EXPECT_TRUE((*blocks)[1].block);
+  EXPECT_THAT((*blocks)[1].nodes, ElementsAre("east-n2", "east-n3"));
+  ClusterSpec spec;
+  spec.pools.push_back({});
+  spec.pools[0].name = "east";
+  for (const char* n : {"east-n0", "east-n1", "east-n2", "east-n3", "east-n4"}) {
+    NodeSpec node;
+    node.name = n;
+    node.pool = "east";
+    spec.nodes.push_back(node);
+  }
+  ApplySlurmTopology(*blocks, "east", spec);
+  ASSERT_EQ(spec.topology.levels.size(), 1u);
+  EXPECT_EQ(spec.topology.levels[0].name, "block");
+  EXPECT_THAT(spec.nodes[1].domains, ElementsAre("east/b1"));
+  EXPECT_THAT(spec.nodes[2].domains, ElementsAre("east/b2"));
+  EXPECT_THAT(spec.nodes[4].domains, ElementsAre("east/east-n4"));
+  EXPECT_TRUE(spec.Validate().ok()) << spec.Validate().message();
+  for (const auto& [text, part] : std::vector<std::pair<std::string, std::string>>{
+           {"BlockName= BlockIndex=0 Nodes=n0\n", "line 1: BlockName is empty"},
+           {"BlockName=b1 BlockIndex=0 Nodes=n[0-\n", "line 1: Nodes"},
+           {std::string(kTwoBlocks) + kTwoLeaves, "both switches and blocks"}}) {
+    auto r = ParseScontrolTopology(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_THAT(r.status().message(), HasSubstr(part)) << text;
+  }
+}
+
 }  // namespace
 }  // namespace squeeze
