@@ -169,7 +169,11 @@ def case_preemptions(squeeze, source, h):
                        f"run's {want}")
 
 
-TORCH_ARGS = ["--epochs", "2", "--samples", "8192", "--print-every", "10"]
+# 6 epochs of 128 steps: a resumed run may not be preempted before its restart overhead has
+# passed (7 s for one GPU, core/job.cc), so at its fastest (25 steps a second, --step-seconds
+# 0.04) the job must outlast three preemptions: with 2 epochs an idle machine finished it
+# during its third run.
+TORCH_ARGS = ["--epochs", "6", "--samples", "8192", "--print-every", "10"]
 
 
 def torch_case(asynchronous):
