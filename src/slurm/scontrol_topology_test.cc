@@ -44,7 +44,8 @@ TEST(ScontrolTopologyTest, BrokenLinesNameTheLineAndValue) {
   }
 }
 
-TEST(ScontrolTopologyTest, APoolsNodesGetTheirSwitchesAsDomains) {
+// A Slurm pool "east" of five nodes, east-n0 .. east-n4.
+ClusterSpec EastPool() {
   ClusterSpec spec;
   spec.pools.push_back({});
   spec.pools[0].name = "east";
@@ -56,6 +57,11 @@ TEST(ScontrolTopologyTest, APoolsNodesGetTheirSwitchesAsDomains) {
     node.pool = "east";
     spec.nodes.push_back(node);
   }
+  return spec;
+}
+
+TEST(ScontrolTopologyTest, APoolsNodesGetTheirSwitchesAsDomains) {
+  ClusterSpec spec = EastPool();
   ApplySlurmTopology(ParseScontrolTopology(kTwoLeaves).value(), "east", spec);
   ASSERT_EQ(spec.topology.levels.size(), 2u);
   EXPECT_EQ(spec.topology.levels[0].name, "switch");
@@ -79,15 +85,7 @@ TEST(ScontrolTopologyTest, BlocksAreDomainsOfTheLevelBlock) {
   ASSERT_EQ(blocks->size(), 2u);
   EXPECT_TRUE((*blocks)[1].block);
   EXPECT_THAT((*blocks)[1].nodes, ElementsAre("east-n2", "east-n3"));
-  ClusterSpec spec;
-  spec.pools.push_back({});
-  spec.pools[0].name = "east";
-  for (const char* n : {"east-n0", "east-n1", "east-n2", "east-n3", "east-n4"}) {
-    NodeSpec node;
-    node.name = n;
-    node.pool = "east";
-    spec.nodes.push_back(node);
-  }
+  ClusterSpec spec = EastPool();
   ApplySlurmTopology(*blocks, "east", spec);
   ASSERT_EQ(spec.topology.levels.size(), 1u);
   EXPECT_EQ(spec.topology.levels[0].name, "block");
