@@ -197,8 +197,8 @@ void AddFlags(CLI::App* cmd, ExportFlags* f, bool kueue) {
 void RegisterExportCommand(CLI::App& app, std::vector<std::pair<CLI::App*, CommandRun>>& out) {
   auto* exp = app.add_subcommand(
       "export", "Write a cluster file and a policy as Kubernetes queue objects: Kueue's or "
-                "Volcano's, with what they cannot express listed as comments "
-                "(docs/kubernetes.md)");
+                "Volcano's, with what they cannot express listed as comments; or job files as "
+                "the Jobs they run (docs/kubernetes.md)");
   exp->require_subcommand(1);
   auto kueue_flags = std::make_shared<ExportFlags>();
   auto* kueue = exp->add_subcommand(
@@ -206,7 +206,8 @@ void RegisterExportCommand(CLI::App& app, std::vector<std::pair<CLI::App*, Comma
                "region; a ClusterQueue per pool and per team with the teams' guarantees as "
                "nominal quotas, one cohort per region; LocalQueues; WorkloadPriorityClasses "
                "for the urgency classes; with a topology in the cluster file, a Topology that "
-               "the flavors of its nodes name (topology-aware scheduling)");
+               "the flavors of its nodes name (topology-aware scheduling). With --job, job "
+               "files as the batch/v1 Jobs Kueue runs on those queues");
   AddFlags(kueue, kueue_flags.get(), true);
   out.emplace_back(kueue, [kueue_flags] { return Run(*kueue_flags, "kueue"); });
   auto volcano_flags = std::make_shared<ExportFlags>();
@@ -214,7 +215,8 @@ void RegisterExportCommand(CLI::App& app, std::vector<std::pair<CLI::App*, Comma
       "volcano", "Volcano: a Queue per pool and per team (weight, deserved = the guarantees, "
                  "capability, reclaimable), PriorityClasses for the urgency classes, the "
                  "scheduler's ConfigMap with the policy's actions and plugins, and with a "
-                 "topology in the cluster file a HyperNode per domain (block, rack)");
+                 "topology in the cluster file a HyperNode per domain (block, rack). With --job, "
+                 "job files as Volcano Jobs on those queues");
   AddFlags(volcano, volcano_flags.get(), false);
   out.emplace_back(volcano, [volcano_flags] { return Run(*volcano_flags, "volcano"); });
 }
