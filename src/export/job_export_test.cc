@@ -208,10 +208,49 @@ TEST(JobExportTest, RefusesWhatCannotBeExported) {
   ExpectRefused(ExportJobs(TwoTeamsRacks(), TwoTeamsOptions(), {Job("name: a\ncommand: [x]\n")},
                            "", ExportTarget::kKueue),
                 "--image");
-  JobToExport array = Job("name: arr\ncommand: [x]\n");
-  array.request.array = "0-9";
-  array.request.array_size = 10;
-  ExpectRefused(Export({array}, ExportTarget::kKueue), "a job array (--array 0-9)");
+  ExpectRefused(Export({Job("name: arr\ncommand: [x]\ngpus: 16\narray: 0-9\n")},
+                       ExportTarget::kKueue),
+                "a job array of tasks of several nodes each (2 pods) is not exported");
+}
+
+TEST(JobExportTest, AnArraysTasksAreTheJobsIndices) {
+  const JobToExport array = Job("name: arr\ncommand: [x]\narray: 1-10:3%2\nmax_retries: 2\n"
+                                "time_limit: 30m\ntopology: required:rack\n");
+  auto kueue = Export({array}, ExportTarget::kKueue);
+  ASSERT_TRUE(kueue.ok()) << kueue.status().message();
+  const YAML::Node job = DocsByName(*kueue).at("Job/default/arr");
+  EXPECT_EQ(job["spec"]["completions"].as<int>(), 4);
+  EXPECT_EQ(job["spec"]["parallelism"].as<int>(), 2);
+  EXPECT_EQ(job["spec"]["completionMode"].as<std::string>(), "Indexed");
+  EXPECT_EQ(job["spec"]["backoffLimitPerIndex"].as<int>(), 2);
+  EXPECT_FALSE(job["spec"]["activeDeadlineSeconds"]);
+  EXPECT_EQ(job["metadata"]["annotations"]["kueue.x-k8s.io/job-min-parallelism"].as<std::string>(),
+            "1");
+  const YAML::Node pod = job["spec"]["template"]["spec"];
+  EXPECT_FALSE(job["spec"]["template"]["metadata"]);  // each task on one node
+  EXPECT_EQ(pod["activeDeadlineSeconds"].as<int>(), 1800);
+  EXPECT_EQ(pod["containers"][0]["command"][0].as<std::string>(), "/bin/sh");
+  EXPECT_EQ(pod["containers"][0]["command"][3].as<std::string>(), "x");
+  EXPECT_EQ(Env(pod, "SQUEEZE_ARRAY_INDEX"),
+            "from:metadata.annotations['batch.kubernetes.io/job-completion-index']");
+  auto volcano = Export({array}, ExportTarget::kVolcano);
+  ASSERT_TRUE(volcano.ok()) << volcano.status().message();
+  const YAML::Node vj = DocsByName(*volcano).at("Job/default/arr")["spec"];
+  EXPECT_EQ(vj["minAvailable"].as<int>(), 1);
+  EXPECT_EQ(vj["tasks"][0]["replicas"].as<int>(), 4);
+  EXPECT_FALSE(vj["networkTopology"]);
+  EXPECT_EQ(Env(vj["tasks"][0]["template"]["spec"], "SQUEEZE_ARRAY_INDEX"),
+            "from:metadata.annotations['volcano.sh/task-index']");
+}
+
+TEST(JobPodsTest, ArrayTaskScriptCountsOrWalksTheIndices) {
+  EXPECT_EQ(ArrayTaskScript({1, 4, 7, 10}),
+            "SQUEEZE_ARRAY_TASK_ID=$((1 + SQUEEZE_ARRAY_INDEX * 3)); export "
+            "SQUEEZE_ARRAY_TASK_ID; exec \"$0\" \"$@\"");
+  EXPECT_EQ(ArrayTaskScript({1, 3, 4, 9}),
+            "i=$SQUEEZE_ARRAY_INDEX; for t in 1 3 4 9; do if [ \"$i\" -eq 0 ]; then "
+            "SQUEEZE_ARRAY_TASK_ID=$t; break; fi; i=$((i - 1)); done; export "
+            "SQUEEZE_ARRAY_TASK_ID; exec \"$0\" \"$@\"");
 }
 
 }  // namespace

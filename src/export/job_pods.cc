@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/duration.h"
+#include "core/job_array.h"
 #include "core/topology_spec.h"
 #include "export/k8s_names.h"
 #include "export/k8s_object.h"
@@ -14,6 +15,9 @@ namespace squeeze {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// An array of unevenly spaced indices is listed in its pods' shell line: this many at most.
+constexpr size_t kMaxListedArrayTasks = 10000;
 
 int64_t CardMemory(const NodeSpec& node, const ClusterSpec& cluster) {
   if (node.gpu_memory_mib > 0) return node.gpu_memory_mib;
@@ -133,7 +137,7 @@ void AddFieldNotes(const JobToExport& job, JobPods& p) {
   if (!r.output_path.empty() || !r.error_path.empty()) {
     note("output/error files: the pod's output is its log (kubectl logs)");
   }
-  if (r.tasks > 0) {
+  if (r.tasks > 0 && p.pods > 1) {
     note("a batch script's tasks (" + std::to_string(r.tasks) + "): the script runs in every "
          "pod, which has no srun; SQUEEZE_NODE_RANK tells the pods apart");
   }
@@ -164,6 +168,27 @@ void AddPlacement(const JobSpec& spec, const std::vector<const NodeSpec*>& nodes
   p.tolerations.assign(kinds_taken.begin(), kinds_taken.end());
 }
 
+// An array's tasks, each one pod of the Job: refused when a task needs several, or when
+// unevenly spaced indices are too many to list in the pods' shell line.
+Status TakeArray(ArraySpec array, JobPods& p) {
+  if (array.tasks.empty()) return Status::Ok();
+  if (p.pods > 1) {
+    return Status::Error("a job array of tasks of several nodes each (" + std::to_string(p.pods) +
+                         " pods) is not exported: one Job's indices are one pod each");
+  }
+  const std::vector<int>& t = array.tasks;
+  bool even = true;
+  for (size_t i = 2; i < t.size(); ++i) even = even && t[i] - t[i - 1] == t[1] - t[0];
+  if (!even && t.size() > kMaxListedArrayTasks) {
+    return Status::Error("an array of " + std::to_string(t.size()) + " unevenly spaced tasks is "
+                         "not exported (at most " + std::to_string(kMaxListedArrayTasks) +
+                         "; evenly spaced ones, such as 0-99999, have no limit)");
+  }
+  p.array_tasks = std::move(array.tasks);
+  p.array_limit = array.limit;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<JobPods> PlanJobPods(const JobToExport& job, const ClusterSpec& cluster,
@@ -173,9 +198,11 @@ Result<JobPods> PlanJobPods(const JobToExport& job, const ClusterSpec& cluster,
   auto fail = [&where](const std::string& message) {
     return Status::Error(where + ": " + message);
   };
+  ArraySpec array;
   if (job.request.array_size > 0) {
-    return fail("a job array (--array " + job.request.array + ") is not exported; export the "
-                "file without it for one task");
+    auto parsed = ParseArraySpec(job.request.array);
+    if (!parsed.ok()) return fail(parsed.status().message());
+    array = std::move(*parsed);
   }
   if (Status s = CheckTopologyRequest(spec.topology, cluster.topology); !s.ok()) {
     return fail(s.message());
@@ -196,13 +223,15 @@ Result<JobPods> PlanJobPods(const JobToExport& job, const ClusterSpec& cluster,
   const int width = spec.elastic.enabled() ? spec.elastic.max : spec.gpus;
   SplitIntoPods(width, largest, p);
   if (Status s = CheckRoom(nodes, p, width); !s.ok()) return fail(s.message());
+  if (Status st = TakeArray(std::move(array), p); !st.ok()) return fail(st.message());
   p.min_pods = spec.elastic.enabled() && p.gpus_per_pod > 0
                    ? static_cast<int>(CeilDiv(spec.elastic.min, p.gpus_per_pod))
                    : p.pods;
   p.spans_nodes = p.pods > 1;
   p.cpu_milli_per_pod = CeilDiv(spec.cpu_milli, p.pods);
   p.memory_mib_per_pod = CeilDiv(spec.memory_mib, p.pods);
-  if (p.pods > 1 && p.name.size() + 1 + std::to_string(p.pods - 1).size() > kMaxLabelLength) {
+  const size_t indices = p.array_tasks.empty() ? p.pods : p.array_tasks.size();
+  if (indices > 1 && p.name.size() + 1 + std::to_string(indices - 1).size() > kMaxLabelLength) {
     return fail("the name '" + p.name + "' leaves no room for the pods' index in a 63-character "
                 "host name; shorten it");
   }
@@ -213,6 +242,25 @@ Result<JobPods> PlanJobPods(const JobToExport& job, const ClusterSpec& cluster,
   AddPlacement(spec, nodes, cluster, plan, p);
   AddFieldNotes(job, p);
   return p;
+}
+
+// The shell line that sets an array task's SQUEEZE_ARRAY_TASK_ID from its pod's index
+// (SQUEEZE_ARRAY_INDEX) and runs the job's command ("$0" "$@"): arithmetic for evenly spaced
+// indices ("0-99", "1-10:3"), else a walk of the list.
+std::string ArrayTaskScript(const std::vector<int>& tasks) {
+  const std::string run = "; export SQUEEZE_ARRAY_TASK_ID; exec \"$0\" \"$@\"";
+  const int step = tasks.size() > 1 ? tasks[1] - tasks[0] : 1;
+  bool even = true;
+  for (size_t i = 1; i < tasks.size(); ++i) even = even && tasks[i] - tasks[i - 1] == step;
+  if (even) {
+    return "SQUEEZE_ARRAY_TASK_ID=$((" + std::to_string(tasks.front()) +
+           " + SQUEEZE_ARRAY_INDEX * " + std::to_string(step) + "))" + run;
+  }
+  std::string list;
+  for (int t : tasks) list += (list.empty() ? "" : " ") + std::to_string(t);
+  return "i=$SQUEEZE_ARRAY_INDEX; for t in " + list +
+         "; do if [ \"$i\" -eq 0 ]; then SQUEEZE_ARRAY_TASK_ID=$t; break; fi; i=$((i - 1)); "
+         "done" + run;
 }
 
 YamlValue ShapeEnv(const JobPods& pods, const std::string& rank_annotation,
@@ -239,6 +287,14 @@ YamlValue ShapeEnv(const JobPods& pods, const std::string& rank_annotation,
   }
   env.Add(var("SQUEEZE_MASTER_PORT", "29500"));
   env.Add(var("MASTER_PORT", "29500"));
+  if (!pods.array_tasks.empty()) {
+    const std::string path = "metadata.annotations['" + rank_annotation + "']";
+    env.Add(YamlValue::Map()
+                .Set("name", YamlValue::String("SQUEEZE_ARRAY_INDEX"))
+                .Set("valueFrom", YamlValue::Map().Set(
+                                      "fieldRef", YamlValue::Map().Set(
+                                                      "fieldPath", YamlValue::String(path)))));
+  }
   return env;
 }
 
@@ -246,6 +302,10 @@ YamlValue JobContainer(const JobToExport& job, const JobPods& pods, const std::s
                        YamlValue shape) {
   const JobRequest& r = job.request;
   YamlValue command = YamlValue::List();
+  if (!pods.array_tasks.empty()) {
+    command.Add(YamlValue::String("/bin/sh")).Add(YamlValue::String("-c"));
+    command.Add(YamlValue::String(ArrayTaskScript(pods.array_tasks)));
+  }
   for (const auto& word : r.command) command.Add(YamlValue::String(word));
   YamlValue c = YamlValue::Map().Set("name", YamlValue::String("train")).Set("image", YamlValue::String(image));
   c.Set("command", std::move(command));
@@ -308,12 +368,18 @@ std::optional<YamlValue> NodeAffinity(const JobPods& p) {
 void AddJobComments(YamlDocument& doc, const JobToExport& job, const JobPods& pods,
                     const std::string& queue, const std::vector<std::string>& more) {
   const JobSpec& s = job.request.spec;
+  const std::string gpus = std::to_string(pods.gpus_per_pod) +
+                          (pods.gpus_per_pod == 1 ? " GPU" : " GPUs");
   std::string shape = pods.gpus_per_pod == 0 ? "no GPU"
-                      : pods.pods == 1 ? std::to_string(pods.gpus_per_pod) + " GPUs in one pod"
-                                       : std::to_string(pods.pods) + " pods of " +
-                                             std::to_string(pods.gpus_per_pod) + " GPUs";
+                      : pods.pods == 1 ? gpus + " in one pod"
+                                       : std::to_string(pods.pods) + " pods of " + gpus;
   if (pods.min_pods < pods.pods) {
     shape += ", starting with " + std::to_string(pods.min_pods) + " or more";
+  }
+  if (!pods.array_tasks.empty()) {
+    shape = "an array of " + std::to_string(pods.array_tasks.size()) + " tasks (" +
+            FormatTaskRanges(pods.array_tasks) + "), each " + shape +
+            (pods.array_limit > 0 ? ", " + std::to_string(pods.array_limit) + " at once" : "");
   }
   AddComment(doc, "From squeeze: job '" + s.name + "' of " + job.source + ": " + shape +
                       "; queue " + queue + ", urgency " + std::string(UrgencyName(s.urgency)) +

@@ -45,17 +45,22 @@ struct JobPods {
   std::vector<std::string> regions;      // topology.kubernetes.io/region, when it limits them
   std::vector<std::string> tolerations;  // taint keys of the capacity it may take (spot, ...)
   bool spans_nodes = false;              // may run on several nodes
+  // A job array: its task indices (each one pod, one completion index of the Job) and the most
+  // that run at once (0: no limit).
+  std::vector<int> array_tasks;
+  int array_limit = 0;
   std::vector<std::string> unexpressed;  // sentences: what the objects leave out, and why
 };
 
 // The pods of `job` on `cluster`. Errors name the job and its file: a name that is no
-// Kubernetes name, no node it may use, more GPUs than those nodes hold, a job array, a
-// topology request the cluster cannot take.
+// Kubernetes name, no node it may use, more GPUs than those nodes hold, a job array whose tasks
+// need several nodes each, a topology request the cluster cannot take.
 Result<JobPods> PlanJobPods(const JobToExport& job, const ClusterSpec& cluster,
                             const CapacityPlan& plan, const ExportOptions& options);
 
 // The pod's container `train`: `image`, the job's command (the container's command, so the
-// image's entrypoint is not run), workingDir when the job names one, its environment plus
+// image's entrypoint is not run; an array task's run by /bin/sh, which sets
+// SQUEEZE_ARRAY_TASK_ID from the pod's index first), workingDir when the job names one, its environment plus
 // `shape` (the SQUEEZE_* variables of a run's shape), and resources (nvidia.com/gpu, cpu,
 // memory) per pod; a checkpointing job gets a preStop hook that asks it to save (SIGUSR1).
 YamlValue JobContainer(const JobToExport& job, const JobPods& pods, const std::string& image,
@@ -67,9 +72,14 @@ YamlValue JobContainer(const JobToExport& job, const JobPods& pods, const std::s
 YamlValue JobPodSpec(const JobToExport& job, const JobPods& pods, YamlValue container,
                      bool pod_deadline);
 
+// The shell line an array task's pod runs its command by (/bin/sh -c LINE COMMAND...): it sets
+// SQUEEZE_ARRAY_TASK_ID to the task index of the pod's index, SQUEEZE_ARRAY_INDEX (0, 1, ...).
+std::string ArrayTaskScript(const std::vector<int>& tasks);
+
 // The shape variables every pod gets (SQUEEZE_NNODES, SQUEEZE_GPUS_PER_NODE, SQUEEZE_JOB_NAME,
 // MASTER_PORT) and, for a job of several pods, SQUEEZE_NODE_RANK from `rank_annotation` (the
-// pod annotation holding its index) and SQUEEZE_MASTER_ADDR/MASTER_ADDR = `master`.
+// pod annotation holding its index) and SQUEEZE_MASTER_ADDR/MASTER_ADDR = `master`; an array
+// task's pod, SQUEEZE_ARRAY_INDEX from `rank_annotation`.
 YamlValue ShapeEnv(const JobPods& pods, const std::string& rank_annotation,
                    const std::string& master);
 

@@ -12,6 +12,16 @@ constexpr const char* kTaskName = "train";
 std::vector<std::string> VolcanoOnlyNotes(const JobSpec& spec, const JobPods& pods,
                                           const TopologySpec& topology) {
   std::vector<std::string> out;
+  if (!pods.array_tasks.empty()) {
+    out.push_back("array: its tasks are the pods of one task of the Job (index "
+                  "volcano.sh/task-index), which Volcano starts as room appears (minAvailable "
+                  "1)" + std::string(pods.array_limit > 0 ? ", all it can at once: the %" +
+                                                                std::to_string(pods.array_limit) +
+                                                                " limit is not expressed"
+                                                          : "") +
+                  "; maxRetry counts the Job's restarts, not each task's; SQUEEZE_ARRAY_JOB_ID "
+                  "is not set");
+  }
   if (spec.elastic.enabled()) {
     out.push_back("elastic gpus " + std::to_string(spec.elastic.min) + "-" +
                   std::to_string(spec.elastic.max) +
@@ -50,9 +60,11 @@ YamlDocument VolcanoJobDocument(const JobToExport& job, const JobPods& pods,
   for (const UrgencyClass& c : UrgencyClasses()) {
     if (c.urgency == s.urgency) spec.Set("priorityClassName", YamlValue::String(c.name));
   }
-  spec.Set("minAvailable", YamlValue::Int(pods.min_pods));
+  const bool array = !pods.array_tasks.empty();
+  const int replicas = array ? static_cast<int>(pods.array_tasks.size()) : pods.pods;
+  spec.Set("minAvailable", YamlValue::Int(array ? 1 : pods.min_pods));
   if (job.request.max_retries >= 0) spec.Set("maxRetry", YamlValue::Int(job.request.max_retries));
-  if (auto nt = VolcanoNetworkTopology(s.topology, topology, pods.spans_nodes)) {
+  if (auto nt = VolcanoNetworkTopology(s.topology, topology, pods.spans_nodes); nt && !array) {
     spec.Set("networkTopology", std::move(*nt));
   }
   if (pods.pods > 1) {
@@ -68,7 +80,7 @@ YamlDocument VolcanoJobDocument(const JobToExport& job, const JobPods& pods,
   YamlValue pod = JobPodSpec(job, pods, std::move(container), true);
   YamlValue task = YamlValue::Map();
   task.Set("name", YamlValue::String(kTaskName));
-  task.Set("replicas", YamlValue::Int(pods.pods));
+  task.Set("replicas", YamlValue::Int(replicas));
   task.Set("template", YamlValue::Map().Set("spec", std::move(pod)));
   spec.Set("tasks", YamlValue::List().Add(std::move(task)));
   doc.body.Set("spec", std::move(spec));

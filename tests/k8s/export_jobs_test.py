@@ -5,7 +5,8 @@ script for examples/clusters/two-teams-racks.yaml. Each object is checked by che
 then against the cluster's own export: a Job's LocalQueue (in its namespace) or Volcano Queue,
 priority class, topology level (a Topology level or a HyperNode tier), GPU models (the flavors'
 product labels) and tolerations (the flavors' taints) all exist there, and its pods hold the
-job's GPUs. Hostile input: the submitter's environment stays out of the manifest, a name and
+job's GPUs. Job arrays: each task an index of the Job, and the pod's shell line, run here,
+gives each index its task id. Hostile input: the submitter's environment stays out of the manifest, a name and
 environment values with quotes and control characters come back as written, a broken job file
 is refused naming the field and the value.
 
@@ -199,6 +200,59 @@ def check_hostile(squeeze, cluster, work, job_docs):
           "kept in its comment, %d bad inputs refused" % len(cases))
 
 
+ARRAYS = {
+    # name -> (file name, text, the task ids of its indices 0, 1, ...)
+    "odd": ("odd.yaml", 'name: odd\ncommand: [sh, -c, "echo task=$SQUEEZE_ARRAY_TASK_ID"]\n'
+            'array: "1,3,4,9%2"\n', [1, 3, 4, 9]),
+    "every-fourth": ("fourth.sbatch", "#!/bin/sh\n#SBATCH --array=0-8:4\n#SBATCH -J every-fourth\n"
+                     "echo task=$SQUEEZE_ARRAY_TASK_ID\n", [0, 4, 8]),
+    # Its arguments reach the command as they are, never through the pod's shell line.
+    "literal": ("literal.yaml", 'name: literal\ncommand: [sh, -c, \'echo "task=$SQUEEZE_ARRAY_'
+                'TASK_ID $0"\', "$(touch pwned); echo no"]\narray: 7-8\n', [7, 8]),
+}
+
+
+def check_arrays(squeeze, cluster, work, catalog, tally):
+    """Job arrays: each task one index of the Job; the pods' own shell line, run here by
+    /bin/sh for each index, gives the task its id."""
+    args = []
+    for file_name, text, _ in ARRAYS.values():
+        path = os.path.join(work, file_name)
+        with open(path, "w") as f:
+            f.write(text)
+        args += ["--job", path]
+    problems_found = 0
+    for target in ("kueue", "volcano"):
+        out = run_export(squeeze, target, cluster, os.path.join(work, "arrays.%s.yaml" % target),
+                         *args, "--image", "img")
+        docs, problems = check_objects.check_file(out, catalog, tally)
+        for line in problems:
+            print(line)
+        problems_found += bool(problems)
+        for job in docs:
+            name = job["metadata"]["name"]
+            tasks = ARRAYS[name][2]
+            if target == "kueue":
+                pod, count = job["spec"]["template"]["spec"], job["spec"]["completions"]
+            else:
+                pod, count = (job["spec"]["tasks"][0]["template"]["spec"],
+                              job["spec"]["tasks"][0]["replicas"])
+            assert count == len(tasks), "%s %s: %d indices for %s" % (target, name, count, tasks)
+            command = pod["containers"][0]["command"]
+            got = []
+            for index in range(count):
+                env = dict(os.environ, SQUEEZE_ARRAY_INDEX=str(index))
+                run = subprocess.run(command, capture_output=True, text=True, env=env, cwd=work)
+                got.append(run.stdout.strip())
+            suffix = " $(touch pwned); echo no" if name == "literal" else ""
+            assert got == ["task=%d%s" % (t, suffix) for t in tasks], "%s %s: %s" % (
+                target, name, got)
+            assert not os.path.exists(os.path.join(work, "pwned")), "an argument ran as shell"
+    print("arrays: %s, each index's pod runs its task (by /bin/sh here)" % ", ".join(
+        "%s %s" % (n, ARRAYS[n][2]) for n in ARRAYS))
+    return problems_found
+
+
 def main(squeeze, source, work):
     os.makedirs(work, exist_ok=True)
     catalog = check_objects.Catalog(os.path.join(source, "third_party", "k8s-crds"))
@@ -226,6 +280,7 @@ def main(squeeze, source, work):
                                docs[("volcano", "jobs")])
     print("volcano jobs %s: queues, priority classes, tiers, models, taints exist"
           % ", ".join(names))
+    failures += check_arrays(squeeze, cluster, work, catalog, tally)
     check_hostile(squeeze, cluster, work, docs[("kueue", "jobs")])
     print(tally.line())
     return 1 if failures else 0
