@@ -19,12 +19,6 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // An array of unevenly spaced indices is listed in its pods' shell line: this many at most.
 constexpr size_t kMaxListedArrayTasks = 10000;
 
-int64_t CardMemory(const NodeSpec& node, const ClusterSpec& cluster) {
-  if (node.gpu_memory_mib > 0) return node.gpu_memory_mib;
-  auto it = cluster.gpu_models.find(node.gpu_model);
-  return it == cluster.gpu_models.end() ? 0 : it->second.memory_mib;
-}
-
 // Spot and colocated capacity takes a job that asks for the pool, or one that tolerates having
 // it taken back (spot: preemptible; colocated: preemptible and checkpointable, as squeeze's
 // colocate action asks) when the policy has the action that uses it.
@@ -47,7 +41,8 @@ std::vector<const NodeSpec*> UsableNodes(const JobSpec& spec, const ClusterSpec&
     const PoolSpec& pool = cluster.pools[cluster.PoolIndex(node.pool)];
     if (!spec.pool.empty() && pool.name != spec.pool) continue;
     if (!Listed(spec.regions, pool.region) || !Listed(spec.gpu_models, node.gpu_model)) continue;
-    if (spec.min_gpu_memory_mib > CardMemory(node, cluster)) continue;
+    // A node's card memory, its gpu_models entry's when it gives none (cluster_yaml_models.cc).
+    if (spec.min_gpu_memory_mib > node.gpu_memory_mib) continue;
     if (any_firm && !MayTake(pool, spec, policy)) continue;
     out.push_back(&node);
   }
@@ -364,6 +359,15 @@ std::optional<YamlValue> NodeAffinity(const JobPods& p) {
 }
 
 }  // namespace
+
+std::string ElasticNote(const JobSpec& spec, const JobPods& pods, const std::string& fewer) {
+  if (!spec.elastic.enabled()) return "";
+  return "elastic gpus " + std::to_string(spec.elastic.min) + "-" +
+         std::to_string(spec.elastic.max) + ": " +
+         (pods.min_pods < pods.pods ? fewer
+                                    : "its pod asks for the full width (a pod's GPUs cannot "
+                                      "change)");
+}
 
 void AddJobComments(YamlDocument& doc, const JobToExport& job, const JobPods& pods,
                     const std::string& queue, const std::vector<std::string>& more) {

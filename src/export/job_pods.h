@@ -83,6 +83,11 @@ std::string ArrayTaskScript(const std::vector<int>& tasks);
 YamlValue ShapeEnv(const JobPods& pods, const std::string& rank_annotation,
                    const std::string& master);
 
+// The note on an elastic job: "elastic gpus MIN-MAX" and `fewer` (what the target does with
+// its narrowest width) when it starts with fewer pods, else that its one pod asks for the full
+// width. Empty for a job that is not elastic.
+std::string ElasticNote(const JobSpec& spec, const JobPods& pods, const std::string& fewer);
+
 // The comments above a job's object: where it came from, its pods, the queue, and each
 // sentence of what is not expressed (`pods.unexpressed`, then `more`, the target's own).
 void AddJobComments(YamlDocument& doc, const JobToExport& job, const JobPods& pods,

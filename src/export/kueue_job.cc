@@ -40,12 +40,9 @@ std::vector<std::string> KueueOnlyNotes(const JobSpec& spec, const JobPods& pods
                   "written (each runs on one node)");
   }
   if (spec.elastic.enabled()) {
-    out.push_back("elastic gpus " + std::to_string(spec.elastic.min) + "-" +
-                  std::to_string(spec.elastic.max) +
-                  (pods.min_pods < pods.pods
-                       ? ": Kueue admits it with as few as " + std::to_string(pods.min_pods) +
-                             " pods (partial admission) but never widens it while it runs"
-                       : ": its pod asks for the full width (a pod's GPUs cannot change)"));
+    out.push_back(ElasticNote(spec, pods,
+                              "Kueue admits it with as few as " + std::to_string(pods.min_pods) +
+                                  " pods (partial admission) but never widens it while it runs"));
   }
   return out;
 }

@@ -23,14 +23,11 @@ std::vector<std::string> VolcanoOnlyNotes(const JobSpec& spec, const JobPods& po
                   "is not set");
   }
   if (spec.elastic.enabled()) {
-    out.push_back("elastic gpus " + std::to_string(spec.elastic.min) + "-" +
-                  std::to_string(spec.elastic.max) +
-                  (pods.min_pods < pods.pods
-                       ? ": Volcano starts it once " + std::to_string(pods.min_pods) +
-                             (pods.min_pods == 1 ? " pod" : " pods") +
-                             " can run (minAvailable) and adds the others as room "
-                             "appears, but does not resize it at its checkpoints"
-                       : ": its pod asks for the full width (a pod's GPUs cannot change)"));
+    out.push_back(ElasticNote(spec, pods,
+                              "Volcano starts it once " + std::to_string(pods.min_pods) +
+                                  (pods.min_pods == 1 ? " pod" : " pods") +
+                                  " can run (minAvailable) and adds the others as room appears, "
+                                  "but does not resize it at its checkpoints"));
   }
   if (!topology.empty() && spec.topology.mode == TopologyMode::kPreferred && pods.spans_nodes) {
     out.push_back("topology preferred" +
